@@ -1,0 +1,34 @@
+# kcc — the two commands a new machine needs: `make demo` and `make test`.
+# Both install what is missing (scripts/deps.sh), configure Meson in build/, and build.
+BUILD ?= build
+MESON_OPTS ?=
+
+.PHONY: all deps build demo test test-gpu bench clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh > $(BUILD).llvm-config 2>&1 || (cat $(BUILD).llvm-config; exit 1)
+	@grep -v '^llvm-config' $(BUILD).llvm-config || true
+
+$(BUILD)/build.ninja:
+	@$(MAKE) --no-print-directory deps
+	meson setup $(BUILD) -Dllvm_config=$$(grep '^llvm-config' $(BUILD).llvm-config) $(MESON_OPTS)
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD)
+
+test: build
+	meson test -C $(BUILD) --print-errorlogs --num-processes 2 --no-suite gpu
+
+test-gpu: build
+	meson test -C $(BUILD) --print-errorlogs --suite gpu
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD).llvm-config

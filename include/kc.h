@@ -1,0 +1,271 @@
+/*
+ * kc.h — the one public header of kcc: the compiler (JIT) and the runtime.
+ *
+ * A program makes a context (which picks a device: a CUDA GPU or the CPU back end),
+ * compiles kernel source into a module (or loads PTX / an AOT header's module), gets a
+ * kernel by name and launches it on arrays that live on the context's device.
+ *
+ *     kc_config cfg;  kc_config_init(&cfg);
+ *     kc_context *ctx;  kc_context_new(&cfg, &ctx);
+ *     kc_module *m;  kc_compile_file(ctx, "add.k", NULL, &m);
+ *     kc_kernel *k;  kc_module_get_kernel(m, "add", &k);
+ *     kc_arg args[] = { kc_arg_array(a), kc_arg_array(b), kc_arg_array(out) };
+ *     kc_launch(k, kc_dim(n / 256), kc_dim(256), 0, NULL, args, 3);
+ *
+ * Every call returns a kc_status; on failure the message is kept in the context
+ * (kc_last_error). Nothing here exits or aborts on bad input. Handles are opaque and
+ * each has its kc_*_free. A context is used by one thread at a time; two contexts may
+ * be used on two threads at once.
+ */
+#ifndef KC_H
+#define KC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(KC_BUILDING) && defined(__GNUC__)
+#define KC_API __attribute__((visibility("default")))
+#else
+#define KC_API
+#endif
+
+#define KC_VERSION_STRING "0.1.0"
+
+/* ---- Status codes -------------------------------------------------------------- */
+typedef enum kc_status {
+  KC_OK = 0,
+  KC_ERR_SYNTAX,      /* the kernel source does not parse */
+  KC_ERR_TYPE,        /* the kernel source parses but is not a valid program */
+  KC_ERR_NOMEM,       /* an allocation (host or device) failed */
+  KC_ERR_NO_DEVICE,   /* no CUDA driver or no GPU, and CUDA was asked for */
+  KC_ERR_CUDA,        /* the CUDA driver returned an error (message names the call) */
+  KC_ERR_LAUNCH,      /* bad launch: shape, arguments, or a fault while running */
+  KC_ERR_INVALID,     /* a bad argument to an API call */
+  KC_ERR_IO,          /* a file could not be read or written */
+  KC_ERR_NOT_FOUND,   /* no kernel of that name, etc. */
+  KC_ERR_UNSUPPORTED, /* a feature this device or back end does not support */
+  KC_ERR_DEADLOCK,    /* threads of a block never met at a barrier (CPU back end) */
+  KC_ERR_INTERNAL     /* a bug in kcc: please report it */
+} kc_status;
+
+/* A short constant string naming the status ("KC_ERR_TYPE"). */
+KC_API const char *kc_status_name(kc_status s);
+
+/* ---- Element types ------------------------------------------------------------- */
+typedef enum kc_dtype {
+  KC_BOOL = 0,
+  KC_INT8, KC_INT16, KC_INT32, KC_INT64,
+  KC_UINT8, KC_UINT16, KC_UINT32, KC_UINT64,
+  KC_FLOAT32, KC_FLOAT64,
+  KC_DTYPE_COUNT
+} kc_dtype;
+
+/* Size in bytes of one element (bool is one byte). */
+KC_API size_t kc_dtype_size(kc_dtype t);
+/* Numba spelling of the type ("float32"). */
+KC_API const char *kc_dtype_name(kc_dtype t);
+
+/* ---- Diagnostics --------------------------------------------------------------- */
+typedef enum kc_severity { KC_SEV_ERROR, KC_SEV_WARNING, KC_SEV_NOTE } kc_severity;
+
+typedef struct kc_diagnostic {
+  kc_severity severity;
+  const char *file;    /* the source's name as given to the compiler */
+  int line, col;       /* 1-based start of the span; 0 when the message has no place */
+  int end_line, end_col; /* end of the span (end_col is one past the last column) */
+  const char *message; /* the message alone, no position */
+  const char *text;    /* GCC-style text: "file:l:c: error: msg", the line, a caret */
+} kc_diagnostic;
+
+/* ---- Configuration ------------------------------------------------------------- */
+typedef enum kc_device_kind {
+  KC_DEVICE_AUTO = 0, /* CUDA when a driver and a GPU are found, else the CPU */
+  KC_DEVICE_CPU,
+  KC_DEVICE_CUDA
+} kc_device_kind;
+
+/* Allocation hook, as Lua's lua_Alloc: nsize == 0 frees ptr and returns NULL;
+ * otherwise reallocates ptr (NULL for a new block) from osize to nsize bytes, and
+ * returns NULL on failure (ptr untouched). */
+typedef void *(*kc_alloc_fn)(void *user_data, void *ptr, size_t osize, size_t nsize);
+/* Diagnostic hook: called for every error, warning and note of a compilation. */
+typedef void (*kc_diag_fn)(void *user_data, const kc_diagnostic *d);
+
+typedef struct kc_config {
+  kc_device_kind device; /* default KC_DEVICE_AUTO; the KC_DEVICE environment variable
+                            (cpu|cuda|auto) overrides AUTO */
+  int cuda_device;       /* default 0: the CUDA device index */
+  int opt_level;         /* default 3: LLVM optimisation level 0..3 */
+  int arch;              /* default 0: sm version for PTX (80 = sm_80); 0 = the device's */
+  int cpu_threads;       /* default 0: worker threads of the CPU back end, 0 = all cores */
+  int verbose;           /* default 0 (or KC_VERBOSE=1): say which device was picked */
+  int lineinfo;          /* default 0: emit source line info into PTX */
+  int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache */
+  kc_alloc_fn alloc;     /* default NULL: realloc/free */
+  kc_diag_fn diag;       /* default NULL: print diagnostics to stderr */
+  void *user_data;       /* passed to alloc and diag */
+} kc_config;
+
+/* Fill cfg with the defaults above. */
+KC_API void kc_config_init(kc_config *cfg);
+
+/* ---- Context ------------------------------------------------------------------- */
+typedef struct kc_context kc_context;
+typedef struct kc_module kc_module;
+typedef struct kc_kernel kc_kernel;
+typedef struct kc_array kc_array;
+typedef struct kc_stream kc_stream;
+typedef struct kc_event kc_event;
+
+/* Make a context on the configured device. cfg may be NULL for the defaults.
+ * On failure *out is NULL, unless the failure is about the device, in which case
+ * *out is still a context (so kc_last_error can be read) that must be freed. */
+KC_API kc_status kc_context_new(const kc_config *cfg, kc_context **out);
+KC_API void kc_context_free(kc_context *ctx);
+/* The device actually in use: KC_DEVICE_CPU or KC_DEVICE_CUDA. */
+KC_API kc_device_kind kc_context_device(const kc_context *ctx);
+/* The message of the last failed call on this context ("" if none). */
+KC_API const char *kc_last_error(const kc_context *ctx);
+/* Wait until all work queued on the context's device is done. */
+KC_API kc_status kc_synchronize(kc_context *ctx);
+
+/* ---- Devices ------------------------------------------------------------------- */
+typedef struct kc_device_info {
+  char name[256];
+  int cc_major, cc_minor;   /* compute capability; 0.0 for the CPU */
+  size_t total_memory;      /* bytes */
+  int multiprocessors;      /* SMs, or CPU cores */
+  int max_threads_per_block;
+  size_t max_shared_per_block;
+  int supported;            /* kcc can run kernels on it */
+} kc_device_info;
+
+/* Number of CUDA devices (0 with no driver; returns KC_ERR_NO_DEVICE then). */
+KC_API kc_status kc_cuda_device_count(int *count);
+KC_API kc_status kc_cuda_device_info(int index, kc_device_info *info);
+/* Info on the context's own device. */
+KC_API kc_status kc_context_device_info(kc_context *ctx, kc_device_info *info);
+
+/* ---- Arrays ---------------------------------------------------------------------- */
+#define KC_MAX_DIMS 3
+
+/* A new uninitialised C-contiguous array of ndim (1..3) dimensions on the device. */
+KC_API kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim,
+                              const int64_t *shape, kc_array **out);
+/* A new array holding a copy of host data (Numba's cuda.to_device). */
+KC_API kc_status kc_array_from_host(kc_context *ctx, kc_dtype dtype, int ndim,
+                                    const int64_t *shape, const void *host,
+                                    kc_array **out);
+/* A new uninitialised array of the same dtype and shape (device_array_like). */
+KC_API kc_status kc_array_like(const kc_array *a, kc_array **out);
+/* A view of rows [start, stop) of a's first axis; shares a's memory and must be
+ * freed before a. */
+KC_API kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out);
+/* Copy the whole array to host memory of exactly `bytes` bytes, and back. */
+KC_API kc_status kc_array_to_host(kc_array *a, void *host, size_t bytes);
+KC_API kc_status kc_array_copy_from_host(kc_array *a, const void *host, size_t bytes);
+/* Copy between two arrays of the same dtype and size. */
+KC_API kc_status kc_array_copy(kc_array *dst, const kc_array *src);
+/* Set every element to *value (one element of the array's dtype), or to zero. */
+KC_API kc_status kc_array_fill(kc_array *a, const void *value);
+KC_API kc_status kc_array_zero(kc_array *a);
+KC_API void kc_array_free(kc_array *a);
+KC_API kc_dtype kc_array_dtype(const kc_array *a);
+KC_API int kc_array_ndim(const kc_array *a);
+KC_API const int64_t *kc_array_shape(const kc_array *a);
+KC_API int64_t kc_array_size(const kc_array *a);   /* number of elements */
+KC_API size_t kc_array_bytes(const kc_array *a);
+
+/* Page-locked host memory for fast copies (plain host memory on the CPU device). */
+KC_API kc_status kc_host_alloc(kc_context *ctx, size_t bytes, void **out);
+KC_API void kc_host_free(kc_context *ctx, void *p);
+
+/* ---- Compiling and loading modules ------------------------------------------------ */
+typedef struct kc_compile_options {
+  const char *const *signatures; /* "name(float32[:], int32)" for untyped kernels */
+  int nsignatures;
+  int opt_level;                 /* -1 = the context's */
+  int lineinfo;                  /* emit line info */
+} kc_compile_options;
+
+/* Compile kernel source for the context's device. name is used in diagnostics
+ * (e.g. the file name). Diagnostics go to the config's diag hook; the first error's
+ * text is also kept as kc_last_error. opts may be NULL. */
+KC_API kc_status kc_compile_source(kc_context *ctx, const char *name, const char *source,
+                                   size_t len, const kc_compile_options *opts,
+                                   kc_module **out);
+KC_API kc_status kc_compile_file(kc_context *ctx, const char *path,
+                                 const kc_compile_options *opts, kc_module **out);
+/* Load PTX made by kcc (its kernel signatures are read from the "// kcc-kernel:"
+ * lines kcc writes into it). CUDA contexts only. */
+KC_API kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len,
+                                    kc_module **out);
+KC_API void kc_module_free(kc_module *m);
+
+/* A kernel of the module by its name in the source. The kernel belongs to the
+ * module and lives as long as it does. */
+KC_API kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out);
+/* Number of parameters (-1 when the kernel is untyped: specialised at launch). */
+KC_API int kc_kernel_param_count(const kc_kernel *k);
+/* The kernel's signature in Numba spelling, "add(float32[:], float32[:], int32)". */
+KC_API const char *kc_kernel_signature(const kc_kernel *k);
+
+/* ---- Launching --------------------------------------------------------------------- */
+typedef struct kc_dim3 { unsigned x, y, z; } kc_dim3;
+
+static inline kc_dim3 kc_dim(unsigned x) { kc_dim3 d = {x, 1, 1}; return d; }
+static inline kc_dim3 kc_dim2(unsigned x, unsigned y) { kc_dim3 d = {x, y, 1}; return d; }
+static inline kc_dim3 kc_dim3_(unsigned x, unsigned y, unsigned z) {
+  kc_dim3 d = {x, y, z}; return d;
+}
+
+/* One launch argument: an array or a scalar of a given dtype. */
+typedef struct kc_arg {
+  int is_array;
+  kc_dtype dtype;       /* for scalars */
+  union { kc_array *array; int64_t i; uint64_t u; double f; } v;
+} kc_arg;
+
+static inline kc_arg kc_arg_array(kc_array *a) {
+  kc_arg r; r.is_array = 1; r.dtype = KC_FLOAT32; r.v.array = a; return r;
+}
+static inline kc_arg kc_arg_int(kc_dtype t, int64_t v) {
+  kc_arg r; r.is_array = 0; r.dtype = t; r.v.i = v; return r;
+}
+static inline kc_arg kc_arg_i32(int32_t v) { return kc_arg_int(KC_INT32, v); }
+static inline kc_arg kc_arg_i64(int64_t v) { return kc_arg_int(KC_INT64, v); }
+static inline kc_arg kc_arg_u32(uint32_t v) { return kc_arg_int(KC_UINT32, (int64_t)v); }
+static inline kc_arg kc_arg_bool(int v) { return kc_arg_int(KC_BOOL, v != 0); }
+static inline kc_arg kc_arg_f32(float v) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_FLOAT32; r.v.f = v; return r;
+}
+static inline kc_arg kc_arg_f64(double v) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_FLOAT64; r.v.f = v; return r;
+}
+
+/* Launch a kernel (asynchronously on CUDA) with grid x block threads, shared_bytes of
+ * dynamic shared memory, on stream (NULL = the default stream). Arguments are checked
+ * against the kernel's signature: count, dtype and rank, with an error naming the
+ * parameter; scalars convert to the parameter's type when the value fits. */
+KC_API kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_bytes,
+                           kc_stream *stream, const kc_arg *args, int nargs);
+
+/* ---- Streams and events ---------------------------------------------------------------- */
+KC_API kc_status kc_stream_new(kc_context *ctx, kc_stream **out);
+KC_API kc_status kc_stream_synchronize(kc_stream *s);
+KC_API void kc_stream_free(kc_stream *s);
+KC_API kc_status kc_event_new(kc_context *ctx, kc_event **out);
+KC_API kc_status kc_event_record(kc_event *e, kc_stream *s);
+KC_API kc_status kc_event_synchronize(kc_event *e);
+/* Milliseconds between two recorded events. */
+KC_API kc_status kc_event_elapsed_ms(kc_event *start, kc_event *end, float *ms);
+KC_API void kc_event_free(kc_event *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KC_H */

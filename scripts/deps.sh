@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Install what kcc needs to build and test, when missing, on Debian 12 (bookworm).
+# Runs as root (or with sudo). Quiet when everything is already there.
+set -euo pipefail
+
+want_llvm=(22 19 16)
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+
+have flex || need+=(flex)
+have bison || need+=(bison)
+have meson || need+=(meson)
+have ninja || need+=(ninja-build)
+have pkg-config || need+=(pkg-config)
+have gcc || need+=(gcc)
+[ -f /usr/include/check.h ] || need+=(check)
+have valgrind || need+=(valgrind)
+
+llvm_found=""
+for v in "${want_llvm[@]}"; do
+  if have "llvm-config-$v" && have "FileCheck-$v"; then llvm_found=$v; break; fi
+done
+
+sudo_=""
+[ "$(id -u)" = 0 ] || sudo_="sudo"
+updated=0
+apt_install() {
+  if [ $updated = 0 ]; then $sudo_ apt-get update -qq || true; updated=1; fi
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends "$@"
+}
+
+if [ -z "$llvm_found" ]; then
+  for v in "${want_llvm[@]}"; do
+    if apt_install "llvm-$v-dev" "llvm-$v-tools" >/dev/null 2>&1; then llvm_found=$v; break; fi
+  done
+  [ -n "$llvm_found" ] || { echo "deps: could not install llvm-dev (tried ${want_llvm[*]})" >&2; exit 1; }
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "deps: installing ${need[*]}"
+  apt_install "${need[@]}" >/dev/null
+fi
+if [ ! -f /usr/local/cuda/include/cuda.h ]; then
+  echo "deps: no CUDA toolkit under /usr/local/cuda: kcc builds CPU-only, ptxas checks are skipped"
+fi
+echo "llvm-config-$llvm_found"

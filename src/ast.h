@@ -1,0 +1,114 @@
+/*
+ * ast.h — the abstract syntax tree the parser builds and later stages annotate.
+ *
+ * One node struct for every kind (as chibicc does): a kind, a source span set when
+ * the node is built, and a handful of generic child slots whose meaning per kind is
+ * listed below. Type inference fills the `ty` and `sym` slots; code generation reads
+ * them. Nodes live in the compilation's arena.
+ */
+#ifndef KCC_AST_H
+#define KCC_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "types.h"
+
+typedef enum node_kind {
+  /* ---- expressions ---- */
+  N_INT,      /* ival (uval for literals > INT64_MAX; `big` set) */
+  N_FLOAT,    /* fval */
+  N_IMAG,     /* fval: an imaginary literal like 2.0j (parsed; not yet supported) */
+  N_BOOL,     /* ival 0/1 */
+  N_STR,      /* str (contents, escapes resolved) */
+  N_NONE,
+  N_NAME,     /* str */
+  N_ATTR,     /* a.str : a = object, str = attribute name */
+  N_CALL,     /* a = callee, list = positional args, kwargs = N_KEYWORD nodes */
+  N_KEYWORD,  /* str = name, a = value (only inside a call's kwargs) */
+  N_INDEX,    /* a = object, b = index (an N_TUPLE for a[i, j]) */
+  N_SLICE,    /* a = lower, b = upper, c = step; each may be NULL (a[1:], a[::2]) */
+  N_TUPLE,    /* list = elements */
+  N_LIST,     /* list = elements (decorator signature lists) */
+  N_BINOP,    /* op (an op_kind), a = left, b = right */
+  N_UNARY,    /* op: OP_NEG, OP_POS, OP_INVERT, OP_NOT; a = operand */
+  N_COMPARE,  /* list = n operands, cmp_ops = n-1 ops (OP_LT ...): a < b <= c */
+  N_BOOLOP,   /* op: OP_AND/OP_OR; list = 2+ operands */
+  N_IFEXP,    /* a = condition, b = value if true, c = value if false */
+  /* ---- statements ---- */
+  N_EXPR_STMT,  /* a = expression */
+  N_ASSIGN,     /* list = targets (a = b = v has two), a = value */
+  N_AUGASSIGN,  /* op, a = target, b = value */
+  N_ANNASSIGN,  /* a = target name, b = annotation, c = value or NULL */
+  N_IF,         /* a = condition, body, orelse (an elif is an N_IF alone in orelse) */
+  N_WHILE,      /* a = condition, body, orelse (the else of while...else) */
+  N_FOR,        /* a = target (N_NAME or N_TUPLE), b = iterable, body, orelse */
+  N_BREAK,
+  N_CONTINUE,
+  N_RETURN,     /* a = value or NULL */
+  N_PASS,
+  N_FUNCDEF,    /* str = name, params = N_PARAM nodes, decorators, body,
+                   a = return annotation or NULL */
+  N_PARAM,      /* str = name, a = annotation or NULL */
+  N_IMPORT,     /* list = N_ALIAS nodes: import numba.cuda as cuda */
+  N_IMPORTFROM, /* str = module ("numba.cuda"), list = N_ALIAS nodes */
+  N_ALIAS,      /* str = dotted name, str2 = `as` name or NULL */
+  N_MODULE      /* body = top-level statements */
+} node_kind;
+
+typedef enum op_kind {
+  OP_NONE,
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_MATMUL,
+  OP_LSHIFT, OP_RSHIFT, OP_BITAND, OP_BITOR, OP_BITXOR,
+  OP_NEG, OP_POS, OP_INVERT, OP_NOT,
+  OP_AND, OP_OR,
+  OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_IS, OP_ISNOT, OP_IN, OP_NOTIN
+} op_kind;
+
+typedef struct node node;
+
+typedef struct node_list {
+  node **items;
+  int len, cap;
+} node_list;
+
+struct symbol; /* a resolved name: local, constant, function, builtin (infer.c) */
+
+struct node {
+  node_kind kind;
+  span sp;
+  op_kind op;
+  /* literals and names */
+  int64_t ival;
+  uint64_t uval;
+  bool big;          /* N_INT: value above INT64_MAX, kept in uval */
+  double fval;
+  const char *str;
+  const char *str2;
+  /* children */
+  node *a, *b, *c;
+  node_list list;
+  node_list kwargs;
+  node_list body, orelse;
+  node_list params;
+  node_list decorators;
+  op_kind *cmp_ops;  /* N_COMPARE: list.len - 1 entries */
+  /* filled by type inference */
+  const type *ty;
+  struct symbol *sym;
+  bool weak;         /* a literal (or constant expression of literals) whose type
+                        may adapt to the other operand */
+  int aux;           /* stage-private integer (e.g. a builtin's id) */
+  void *aux_ptr;     /* stage-private pointer */
+};
+
+node *node_new(arena *a, node_kind kind, span sp);
+void node_push(arena *a, node_list *l, node *n);
+const char *node_kind_name(node_kind k);
+const char *op_symbol(op_kind op);   /* "+", "//", "<=", "and" ... */
+/* Print the tree, one node per line with its span, for `kcc compile --emit=ast`. */
+char *ast_dump(arena *a, const node *module);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * compile.h — the compiler as the runtime and the kcc driver see it: source in, PTX or
+ * JIT-compiled host code out, with a description of every kernel's parameters.
+ * (Internal: the public face of this is kc_compile_* in kc.h.)
+ */
+#ifndef KCC_COMPILE_H
+#define KCC_COMPILE_H
+
+#include <stddef.h>
+
+#include "kc.h"
+
+typedef enum kcc_target { KCC_TARGET_NVPTX, KCC_TARGET_HOST } kcc_target;
+
+typedef enum kcc_emit {
+  KCC_EMIT_PTX,    /* NVPTX target: PTX text */
+  KCC_EMIT_LLVM,   /* optimised LLVM IR text, for either target */
+  KCC_EMIT_AST,    /* the parsed tree */
+  KCC_EMIT_TYPES,  /* every function with the type of each local */
+  KCC_EMIT_JIT     /* host target: machine code in memory (kcc_output.host) */
+} kcc_emit;
+
+typedef struct kcc_options {
+  kcc_target target;
+  kcc_emit emit;
+  int arch;               /* sm version, e.g. 80 */
+  int opt_level;          /* 0..3 */
+  int lineinfo;           /* .loc line info */
+  int debug;              /* -g */
+  const char *const *sigs;/* "name(float32[:], int32)" from --sig; name may be absent
+                             when the module has a single kernel */
+  int nsigs;
+  const char *libdevice;  /* NULL: KC_LIBDEVICE_PATH or $KC_LIBDEVICE */
+  int color;              /* colour in diagnostic text */
+  kc_alloc_fn alloc;      /* NULL = realloc/free */
+  kc_diag_fn diag;        /* NULL = print to stderr */
+  void *user_data;
+} kcc_options;
+
+void kcc_options_init(kcc_options *o);
+
+/* One flattened parameter of a kernel, as the runtime packs it. */
+typedef struct kcc_param {
+  const char *name;
+  kc_dtype dtype;
+  int ndim;               /* 0 for a scalar, 1..3 for an array */
+} kcc_param;
+
+typedef struct kcc_kernel {
+  const char *name;       /* the name in the source */
+  const char *symbol;     /* the PTX entry / host symbol prefix */
+  const char *signature;  /* "add(float32[:], float32[:], int32)" */
+  int nparams;
+  kcc_param *params;
+  int uses_barrier;       /* calls cuda.syncthreads() (the CPU needs fibers) */
+  size_t static_shared;   /* bytes of static shared memory */
+  void *block_fn;         /* KCC_EMIT_JIT: kc_cpu_block_fn */
+  void *thread_fn;        /* KCC_EMIT_JIT: kc_cpu_thread_fn */
+} kcc_kernel;
+
+typedef struct kcc_host_code kcc_host_code;  /* owns JIT-compiled code */
+
+typedef struct kcc_output {
+  char *text;             /* PTX / IR / AST / types text, NUL-terminated (malloc) */
+  size_t text_len;
+  int nkernels;
+  kcc_kernel *kernels;    /* typed kernels compiled (malloc, with their strings) */
+  int nuntyped;           /* kernels skipped for lack of types */
+  const char **untyped;
+  kcc_host_code *host;    /* KCC_EMIT_JIT */
+  int nerrors, nwarnings;
+  char *first_error;      /* formatted text of the first error, or NULL */
+  kc_status status;
+} kcc_output;
+
+/* Compile source (len bytes; need not be NUL-terminated) named `name` in messages. */
+kc_status kcc_compile(const kcc_options *opts, const char *name, const char *source,
+                      size_t len, kcc_output *out);
+void kcc_output_free(kcc_output *out);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * signature.h — Numba type signatures as text, shared by the compiler (decorator
+ * strings, --sig) and the runtime (the "// kcc-kernel:" lines in PTX):
+ *   "float32[:, ::1]"                   one type
+ *   "void(float32[:], float32[:])"      a kernel signature, return type first
+ *   "add(float32[:], int32)"            a named signature (--sig)
+ *   "float32(float32, float32)"         a vectorize signature
+ * Type names are Numba's (float32, int64, uint8, boolean, ...) and their short
+ * aliases (f4, f32, i32, u8, ...). No allocation.
+ */
+#ifndef KCC_SIGNATURE_H
+#define KCC_SIGNATURE_H
+
+#include <stddef.h>
+
+#include "kc.h"
+
+#define SIG_MAX_PARAMS 64
+
+typedef struct sig_type {
+  kc_dtype dtype;
+  int ndim;          /* 0 = scalar, 1..3 = array */
+  int is_void;       /* the `void` return type */
+} sig_type;
+
+typedef struct sig_parsed {
+  char name[128];    /* "" when the text gave no name */
+  int has_ret;       /* a return type came first: "void(...)", "float32(...)" */
+  sig_type ret;
+  int nparams;
+  sig_type params[SIG_MAX_PARAMS];
+} sig_parsed;
+
+/* Parse a whole signature. Returns 0 on success; otherwise -1 with a message in err
+ * that names the 1-based column of the problem ("column 9: unknown type 'flaot32'"). */
+int sig_parse(const char *text, sig_parsed *out, char *err, size_t errlen);
+/* Parse one type at *pos in text, advancing *pos. Same return convention. */
+int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size_t errlen);
+/* The scalar dtype of a Numba type name or alias; -1 if unknown. */
+int sig_dtype_from_name(const char *name, size_t len);
+/* Write "float32[:, :]" / "int32" into buf. */
+void sig_format_type(sig_type t, char *buf, size_t len);
+
+#endif

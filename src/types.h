@@ -1,0 +1,59 @@
+/*
+ * types.h — the types of the kernel language: scalars (bool, ints, floats), arrays of
+ * a scalar dtype with 1..3 dimensions, tuples, and a few compile-time-only kinds
+ * (modules like `cuda`, functions, the None of a bare `return`). Scalar types are
+ * static constants; arrays and tuples are made in the compilation's arena.
+ */
+#ifndef KCC_TYPES_H
+#define KCC_TYPES_H
+
+#include <stdbool.h>
+
+#include "arena.h"
+#include "kc.h"
+
+typedef enum type_kind {
+  TY_VOID,   /* no value: a kernel's result, a call of a void device function */
+  TY_BOOL,
+  TY_INT,    /* bits 8/16/32/64, is_signed */
+  TY_FLOAT,  /* bits 32/64 */
+  TY_ARRAY,  /* elem (a scalar type), ndim 1..3 */
+  TY_TUPLE,  /* nelems elements, each a type */
+  TY_STRING  /* a string constant (print, docstrings) */
+} type_kind;
+
+typedef struct type type;
+struct type {
+  type_kind kind;
+  int bits;
+  bool is_signed;
+  const type *elem;       /* TY_ARRAY */
+  int ndim;               /* TY_ARRAY */
+  bool contiguous;        /* TY_ARRAY: declared [::1] (all our arrays are C-contiguous) */
+  int nelems;             /* TY_TUPLE */
+  const type **elems;     /* TY_TUPLE */
+};
+
+extern const type ty_void, ty_bool, ty_string;
+extern const type ty_i8, ty_i16, ty_i32, ty_i64, ty_u8, ty_u16, ty_u32, ty_u64;
+extern const type ty_f32, ty_f64;
+
+const type *type_array(arena *a, const type *elem, int ndim);
+const type *type_tuple(arena *a, const type **elems, int n);
+bool type_equal(const type *a, const type *b);
+static inline bool type_is_int(const type *t) { return t->kind == TY_INT; }
+static inline bool type_is_float(const type *t) { return t->kind == TY_FLOAT; }
+static inline bool type_is_numeric(const type *t) {
+  return t->kind == TY_INT || t->kind == TY_FLOAT || t->kind == TY_BOOL;
+}
+static inline bool type_is_scalar(const type *t) { return type_is_numeric(t); }
+/* Numba spelling: "float32", "int64[:, :]", "UniTuple(float32, 2)" etc. */
+const char *type_name(arena *a, const type *t);
+/* Map between scalar types and the public dtype enum. */
+const type *type_from_dtype(kc_dtype d);
+kc_dtype type_to_dtype(const type *t);
+/* The scalar type for a Numba name or short alias ("float32", "f4", "f32", "int_",
+ * "uint8", "boolean", "bool_", "intp"...), or NULL. */
+const type *type_from_name(const char *name);
+
+#endif
