@@ -30,7 +30,12 @@ typedef struct diag_sink {
   int nerrors, nwarnings;
   int max_errors;     /* stop reporting (not counting) after this many; default 20 */
   const char *first_error; /* text of the first error, for kc_last_error */
+  int stopped;        /* the cap was reached and "too many errors" said */
+  int muted;          /* the last error/warning was not shown, nor are its notes */
 } diag_sink;
+
+/* Every kc_diagnostic.text ends with a newline: "file:l:c: error: msg\n", then (when
+ * the span has a line) the source line and the caret line, each ending in '\n'. */
 
 void diag_init(diag_sink *d, arena *ar, const char *file, const char *src, size_t len);
 void diag_error(diag_sink *d, span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -38,6 +38,9 @@ int sig_parse(const char *text, sig_parsed *out, char *err, size_t errlen);
 int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size_t errlen);
 /* The scalar dtype of a Numba type name or alias; -1 if unknown. */
 int sig_dtype_from_name(const char *name, size_t len);
+/* The Numba name of a dtype ("float32"); "?" when out of range. Same as
+ * kc_dtype_name, but in the front end (no runtime needed). */
+const char *sig_dtype_name(kc_dtype d);
 /* Write "float32[:, :]" / "int32" into buf. */
 void sig_format_type(sig_type t, char *buf, size_t len);
 
