@@ -1,0 +1,76 @@
+/*
+ * target.h — module-level work for the two back ends, after code generation has built
+ * an LLVM module: the NVPTX target (data layout, libdevice, the optimisation pipeline,
+ * PTX emission) and the host target (data layout for this CPU, the pipeline, and
+ * machine code in memory through LLVM's ORC LLJIT).
+ *
+ * Every function returns 0 on success; on failure it returns non-zero and stores a
+ * malloc'd message in *err (the caller frees it). Nothing here prints or exits.
+ * LLVM's targets are initialised once per process, on first use, thread-safely; two
+ * threads may use these functions at once on two different LLVM contexts.
+ */
+#ifndef KCC_TARGET_H
+#define KCC_TARGET_H
+
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+
+#include "compile.h"
+
+/* ---- NVPTX ------------------------------------------------------------------------ */
+
+/* The NVPTX calling convention of kernel entry points (LLVM's CallingConv::PTX_Kernel). */
+#define NVPTX_KERNEL_CC 71
+
+/* The sm versions the installed LLVM can generate code for (20 … 121), for --arch
+ * validation; non-zero when `arch` (e.g. 80 for sm_80) is one of them. */
+int nvptx_arch_supported(int arch);
+
+/* Give m the triple nvptx64-nvidia-cuda and the data layout of a target machine for
+ * sm_<arch>. Call before generating code that depends on type sizes. */
+int nvptx_prepare_module(LLVMModuleRef m, int arch, char **err);
+
+/* When m declares any __nv_* function: read libdevice bitcode from libdevice_path
+ * (lazily: only the functions m needs, and what they call, are read and linked), set
+ * the module flag "nvvm-reflect-ftz" to 0 (the NVVMReflect pass of the optimisation
+ * pipeline then resolves __nvvm_reflect), and internalise every function that is not a
+ * kernel so unused ones are dropped. Does nothing when m uses no __nv_* function. */
+int nvptx_link_libdevice(LLVMModuleRef m, const char *libdevice_path, char **err);
+
+/* Verify m, mark kernels (functions listed as "kernel" in !nvvm.annotations get the
+ * PTX_Kernel calling convention, and the reverse), internalise non-kernel functions,
+ * optimise with LLVM's standard pipeline at opt_level 0..3 for sm_<arch>, and emit PTX
+ * text (emit_llvm == 0) or the optimised LLVM IR as text (emit_llvm != 0).
+ * *out is malloc'd and NUL-terminated; *out_len excludes the NUL. m is modified. */
+int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_llvm,
+                            char **out, size_t *out_len, char **err);
+
+/* ---- Host (the CPU back end) ------------------------------------------------------- */
+
+/* Give m the host's triple and data layout (for this CPU's name and features). */
+int host_prepare_module(LLVMModuleRef m, char **err);
+
+/* Verify m and optimise it with LLVM's standard pipeline at opt_level 0..3 for this
+ * CPU, loop and SLP vectorisation on. */
+int host_optimize(LLVMModuleRef m, int opt_level, char **err);
+
+/* m as LLVM IR text (malloc'd, NUL-terminated), or NULL when out of memory. */
+char *host_emit_llvm(LLVMModuleRef m);
+
+/* Compile m to machine code for this CPU at opt_level, in memory, with LLJIT. Takes
+ * ownership of ctx and m (both are disposed of, on failure too); m must be the only
+ * module in ctx. Calls from the code to the C maths library (sinf, expf, …) and to the
+ * C library resolve to this process's. On success *out owns the code until
+ * host_code_free. */
+int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, kcc_host_code **out,
+             char **err);
+
+/* The address of a function defined by the module (its LLVM name), or NULL. The first
+ * lookup compiles the module. Safe to call from several threads. */
+void *host_lookup(kcc_host_code *h, const char *symbol);
+
+/* Free the code and everything the JIT holds. NULL is allowed. */
+void host_code_free(kcc_host_code *h);
+
+#endif

@@ -1,0 +1,386 @@
+/*
+ * target_host.c — the host (CPU) back end's module-level work: the triple and data
+ * layout of this machine's CPU, LLVM's standard pipeline with vectorisation, and
+ * machine code in memory through ORC's LLJIT.
+ *
+ * The JIT'd code calls nothing but the C library and its maths functions (the
+ * executor's services are reached through function pointers, see host_abi.h). The
+ * maths functions are given to the JIT by address, so they resolve even when this
+ * program did not link libm's shared object itself; anything else is looked up in the
+ * process.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* sincos, sincosf */
+#endif
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "target.h"
+
+struct kcc_host_code {
+  LLVMOrcLLJITRef jit;
+  pthread_mutex_t lock;  /* guards first_error: the JIT may report from any thread */
+  char *first_error;     /* the first error the JIT or LLVM reported (malloc) */
+};
+
+static pthread_once_t host_init_once = PTHREAD_ONCE_INIT;
+static int host_init_failed;  /* written once, under host_init_once */
+
+static void host_init_llvm(void) {
+  host_init_failed = LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter();
+}
+
+static int host_fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int host_fail(char **err, const char *fmt, ...) {
+  if (!err) return 1;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (msg) {
+    va_start(ap, fmt);
+    vsnprintf(msg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  *err = msg;
+  return 1;
+}
+
+static int host_fail_llvm(char **err, const char *what, char *llvm_msg) {
+  host_fail(err, "%s: %s", what, llvm_msg ? llvm_msg : "unknown error");
+  if (llvm_msg) LLVMDisposeMessage(llvm_msg);
+  return 1;
+}
+
+static int host_fail_error(char **err, const char *what, LLVMErrorRef e) {
+  return host_fail_llvm(err, what, LLVMGetErrorMessage(e));
+}
+
+static LLVMCodeGenOptLevel host_codegen_level(int opt_level) {
+  switch (opt_level) {
+  case 0: return LLVMCodeGenLevelNone;
+  case 1: return LLVMCodeGenLevelLess;
+  case 2: return LLVMCodeGenLevelDefault;
+  default: return LLVMCodeGenLevelAggressive;
+  }
+}
+
+/* A target machine for this CPU, with its name and features (AVX…), position
+ * independent as the JIT prefers. */
+static LLVMTargetMachineRef host_target_machine(int opt_level, char **err) {
+  pthread_once(&host_init_once, host_init_llvm);
+  if (host_init_failed) {
+    host_fail(err, "LLVM has no code generator for this machine");
+    return NULL;
+  }
+  char *triple = LLVMGetDefaultTargetTriple();
+  LLVMTargetRef target;
+  char *msg = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+    host_fail_llvm(err, "no LLVM target for this machine", msg);
+  } else {
+    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+    tm = LLVMCreateTargetMachine(target, triple, cpu, features,
+                                 host_codegen_level(opt_level), LLVMRelocPIC,
+                                 LLVMCodeModelJITDefault);
+    if (!tm) host_fail(err, "cannot create a target machine for %s (%s)", triple, cpu);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+  }
+  LLVMDisposeMessage(triple);
+  return tm;
+}
+
+int host_prepare_module(LLVMModuleRef m, char **err) {
+  LLVMTargetMachineRef tm = host_target_machine(3, err);
+  if (!tm) return 1;
+  char *triple = LLVMGetTargetMachineTriple(tm);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+  LLVMSetTarget(m, triple);
+  LLVMSetModuleDataLayout(m, dl);
+  LLVMDisposeTargetData(dl);
+  LLVMDisposeMessage(triple);
+  LLVMDisposeTargetMachine(tm);
+  return 0;
+}
+
+/* LLVM reports some errors to the context's diagnostic handler, whose default prints
+ * and exits; while optimising, this one keeps the first error instead. */
+typedef struct host_diag_capture {
+  LLVMDiagnosticHandler saved;
+  void *saved_ctx;
+  char *first_error;
+} host_diag_capture;
+
+static void host_on_diagnostic(LLVMDiagnosticInfoRef di, void *p) {
+  host_diag_capture *c = p;
+  if (LLVMGetDiagInfoSeverity(di) == LLVMDSError && !c->first_error)
+    c->first_error = LLVMGetDiagInfoDescription(di);
+}
+
+static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRef tm,
+                             char **err) {
+  static const char *const pipelines[] = {
+    "default<O0>", "default<O1>", "default<O2>", "default<O3>",
+  };
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  host_diag_capture cap = {LLVMContextGetDiagnosticHandler(ctx),
+                           LLVMContextGetDiagnosticContext(ctx), NULL};
+  LLVMContextSetDiagnosticHandler(ctx, host_on_diagnostic, &cap);
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  LLVMPassBuilderOptionsSetLoopVectorization(opts, opt_level >= 2);
+  LLVMPassBuilderOptionsSetSLPVectorization(opts, opt_level >= 2);
+  LLVMPassBuilderOptionsSetLoopInterleaving(opts, opt_level >= 2);
+  LLVMPassBuilderOptionsSetLoopUnrolling(opts, opt_level >= 2);
+  LLVMErrorRef e = LLVMRunPasses(m, pipelines[opt_level], tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  LLVMContextSetDiagnosticHandler(ctx, cap.saved, cap.saved_ctx);
+  if (e) {
+    if (cap.first_error) LLVMDisposeMessage(cap.first_error);
+    return host_fail_error(err, "internal error: optimisation failed", e);
+  }
+  if (cap.first_error)
+    return host_fail_llvm(err, "internal error: optimisation failed", cap.first_error);
+  return 0;
+}
+
+int host_optimize(LLVMModuleRef m, int opt_level, char **err) {
+  if (opt_level < 0) opt_level = 0;
+  if (opt_level > 3) opt_level = 3;
+  char *msg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg))
+    return host_fail_llvm(err, "internal error: invalid LLVM IR", msg);
+  if (msg) LLVMDisposeMessage(msg);
+  LLVMTargetMachineRef tm = host_target_machine(opt_level, err);
+  if (!tm) return 1;
+  int rc = host_run_pipeline(m, opt_level, tm, err);
+  LLVMDisposeTargetMachine(tm);
+  return rc;
+}
+
+char *host_emit_llvm(LLVMModuleRef m) {
+  char *ir = LLVMPrintModuleToString(m);
+  size_t len = strlen(ir);
+  char *text = malloc(len + 1);
+  if (text) memcpy(text, ir, len + 1);
+  LLVMDisposeMessage(ir);
+  return text;
+}
+
+/* ---- The JIT ------------------------------------------------------------------------ */
+
+/* llvm.powi lowers to these compiler-rt/libgcc helpers, which the process may lack. */
+static float host_powisf2(float a, int b) {
+  unsigned n = b < 0 ? -(unsigned)b : (unsigned)b;
+  float r = 1;
+  for (; n; n >>= 1, a *= a)
+    if (n & 1) r *= a;
+  return b < 0 ? 1 / r : r;
+}
+
+static double host_powidf2(double a, int b) {
+  unsigned n = b < 0 ? -(unsigned)b : (unsigned)b;
+  double r = 1;
+  for (; n; n >>= 1, a *= a)
+    if (n & 1) r *= a;
+  return b < 0 ? 1 / r : r;
+}
+
+#define HOST_FN(name) {#name, (void (*)(void))name}
+#define HOST_FN_PAIR(name) HOST_FN(name), HOST_FN(name##f)
+
+/* What LLVM's maths intrinsics and kcc's math.* calls become on the host. */
+static const struct { const char *name; void (*fn)(void); } host_math[] = {
+  HOST_FN_PAIR(sqrt), HOST_FN_PAIR(cbrt), HOST_FN_PAIR(exp), HOST_FN_PAIR(exp2),
+  HOST_FN_PAIR(expm1), HOST_FN_PAIR(log), HOST_FN_PAIR(log2), HOST_FN_PAIR(log10),
+  HOST_FN_PAIR(log1p), HOST_FN_PAIR(pow), HOST_FN_PAIR(fabs), HOST_FN_PAIR(floor),
+  HOST_FN_PAIR(ceil), HOST_FN_PAIR(trunc), HOST_FN_PAIR(round), HOST_FN_PAIR(rint),
+  HOST_FN_PAIR(nearbyint), HOST_FN_PAIR(roundeven), HOST_FN_PAIR(fmod),
+  HOST_FN_PAIR(remainder), HOST_FN_PAIR(copysign), HOST_FN_PAIR(hypot),
+  HOST_FN_PAIR(fmin), HOST_FN_PAIR(fmax), HOST_FN_PAIR(fma), HOST_FN_PAIR(ldexp),
+  HOST_FN_PAIR(frexp), HOST_FN_PAIR(sin), HOST_FN_PAIR(cos), HOST_FN_PAIR(tan),
+  HOST_FN_PAIR(sincos), HOST_FN_PAIR(asin), HOST_FN_PAIR(acos), HOST_FN_PAIR(atan),
+  HOST_FN_PAIR(atan2), HOST_FN_PAIR(sinh), HOST_FN_PAIR(cosh), HOST_FN_PAIR(tanh),
+  HOST_FN_PAIR(asinh), HOST_FN_PAIR(acosh), HOST_FN_PAIR(atanh), HOST_FN_PAIR(erf),
+  HOST_FN_PAIR(erfc), HOST_FN_PAIR(tgamma), HOST_FN_PAIR(lgamma),
+  {"__powisf2", (void (*)(void))host_powisf2}, {"__powidf2", (void (*)(void))host_powidf2},
+};
+
+static LLVMErrorRef host_define_math(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd) {
+  enum { N = sizeof host_math / sizeof host_math[0] };
+  LLVMOrcCSymbolMapPair syms[N];
+  for (size_t i = 0; i < N; i++) {
+    syms[i].Name = LLVMOrcLLJITMangleAndIntern(jit, host_math[i].name);
+    syms[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)host_math[i].fn;
+    syms[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported |
+                                     LLVMJITSymbolGenericFlagsCallable;
+    syms[i].Sym.Flags.TargetFlags = 0;
+  }
+  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, N);
+  LLVMErrorRef e = LLVMOrcJITDylibDefine(jd, mu);
+  if (e) LLVMOrcDisposeMaterializationUnit(mu);
+  return e;
+}
+
+/* Keep the first error the JIT session or LLVM reports (the session's default reporter
+ * would print it; LLVM's default diagnostic handler would exit). */
+static void host_keep_error(kcc_host_code *h, char *msg) {
+  pthread_mutex_lock(&h->lock);
+  if (!h->first_error && msg) {
+    h->first_error = malloc(strlen(msg) + 1);
+    if (h->first_error) strcpy(h->first_error, msg);
+  }
+  pthread_mutex_unlock(&h->lock);
+}
+
+static void host_on_session_error(void *p, LLVMErrorRef e) {
+  char *msg = LLVMGetErrorMessage(e);
+  host_keep_error(p, msg);
+  LLVMDisposeErrorMessage(msg);
+}
+
+static void host_on_jit_diagnostic(LLVMDiagnosticInfoRef di, void *p) {
+  if (LLVMGetDiagInfoSeverity(di) != LLVMDSError) return;
+  char *msg = LLVMGetDiagInfoDescription(di);
+  host_keep_error(p, msg);
+  LLVMDisposeMessage(msg);
+}
+
+/* The JIT, its code generated by a target machine for this CPU at opt_level. */
+static LLVMErrorRef host_new_jit(int opt_level, LLVMOrcLLJITRef *out, char **err) {
+  LLVMTargetMachineRef tm = host_target_machine(opt_level, err);
+  if (!tm) return NULL;
+  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
+      builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+  return LLVMOrcCreateLLJIT(out, builder);  /* consumes the builder */
+}
+
+/* The name of some function m defines, to force compilation with (malloc'd). */
+static char *host_some_definition(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) || LLVMGetLinkage(f) != LLVMExternalLinkage) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    char *copy = malloc(len + 1);
+    if (copy) memcpy(copy, name, len + 1);
+    return copy;
+  }
+  return NULL;
+}
+
+/* Give the JIT the maths functions and the process's symbols. */
+static LLVMErrorRef host_add_symbols(LLVMOrcLLJITRef jit) {
+  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
+  LLVMErrorRef e = host_define_math(jit, jd);
+  if (e) return e;
+  LLVMOrcDefinitionGeneratorRef gen = NULL;
+  e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+      &gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+  if (!e) LLVMOrcJITDylibAddGenerator(jd, gen);
+  return e;
+}
+
+/* Hand the module (and its context) to the JIT, then compile it by looking up one of
+ * its functions, so that errors (an unresolved symbol) are reported here rather than
+ * at a lookup. */
+static LLVMErrorRef host_add_module(kcc_host_code *h, LLVMContextRef ctx,
+                                    LLVMModuleRef m) {
+  char *probe = host_some_definition(m);
+  LLVMContextSetDiagnosticHandler(ctx, host_on_jit_diagnostic, h);
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
+  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModule(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit),
+                                               tsm);
+  if (e) {
+    LLVMOrcDisposeThreadSafeModule(tsm);
+  } else if (probe) {
+    LLVMOrcExecutorAddress addr;
+    e = LLVMOrcLLJITLookup(h->jit, &addr, probe);
+  }
+  free(probe);
+  return e;
+}
+
+/* Fail with the JIT's own first report when it has one (it names the symbol that was
+ * not found, where the lookup's error only says the module failed). */
+static int host_fail_jit(kcc_host_code *h, LLVMErrorRef e, char **err) {
+  if (h->first_error) {
+    LLVMConsumeError(e);
+    host_fail(err, "JIT compilation failed: %s", h->first_error);
+  } else {
+    host_fail_error(err, "JIT compilation failed", e);
+  }
+  host_code_free(h);
+  return 1;
+}
+
+int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, kcc_host_code **out,
+             char **err) {
+  *out = NULL;
+  if (opt_level < 0) opt_level = 0;
+  if (opt_level > 3) opt_level = 3;
+  kcc_host_code *h = calloc(1, sizeof *h);
+  if (!h) {
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    return host_fail(err, "out of memory");
+  }
+  pthread_mutex_init(&h->lock, NULL);
+  LLVMErrorRef e = host_new_jit(opt_level, &h->jit, err);
+  if (!e && h->jit) {
+    LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(h->jit),
+                                            host_on_session_error, h);
+    e = host_add_symbols(h->jit);
+  }
+  if (e || !h->jit) {
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    if (e) return host_fail_jit(h, e, err);
+    host_code_free(h);
+    return 1;  /* host_new_jit said why */
+  }
+  e = host_add_module(h, ctx, m);  /* the JIT owns ctx and m from here */
+  if (e) return host_fail_jit(h, e, err);
+  *out = h;
+  return 0;
+}
+
+void *host_lookup(kcc_host_code *h, const char *symbol) {
+  if (!h || !symbol) return NULL;
+  LLVMOrcExecutorAddress addr = 0;
+  LLVMErrorRef e = LLVMOrcLLJITLookup(h->jit, &addr, symbol);
+  if (e) {
+    LLVMConsumeError(e);
+    return NULL;
+  }
+  return (void *)(uintptr_t)addr;
+}
+
+void host_code_free(kcc_host_code *h) {
+  if (!h) return;
+  if (h->jit) {
+    LLVMErrorRef e = LLVMOrcDisposeLLJIT(h->jit);
+    if (e) LLVMConsumeError(e);
+  }
+  pthread_mutex_destroy(&h->lock);
+  free(h->first_error);
+  free(h);
+}
