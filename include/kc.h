@@ -149,6 +149,17 @@ KC_API kc_status kc_cuda_device_count(int *count);
 KC_API kc_status kc_cuda_device_info(int index, kc_device_info *info);
 /* Info on the context's own device. */
 KC_API kc_status kc_context_device_info(kc_context *ctx, kc_device_info *info);
+/* What `kcc devices` prints, like Numba's cuda.detect(): where the CUDA driver,
+ * libdevice, ptxas and libnvJitLink were found (or that they were not), each CUDA
+ * device with its name, compute capability, memory and whether kcc supports it, and
+ * the CPU device with its core count. One fact per line.
+ *   buf:    where the NUL-terminated text goes; may be NULL when len is 0
+ *   len:    size of buf in bytes; the text is cut short to fit (still NUL-terminated)
+ *   needed: if not NULL, receives the length of the whole text (without the NUL), so
+ *           a caller can retry with a buffer of needed + 1 bytes
+ * Returns KC_OK (a missing driver is reported in the text, not as an error), or
+ * KC_ERR_INVALID when buf is NULL and len is not 0. */
+KC_API kc_status kc_detect(char *buf, size_t len, size_t *needed);
 
 /* ---- Arrays ---------------------------------------------------------------------- */
 #define KC_MAX_DIMS 3

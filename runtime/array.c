@@ -1,0 +1,237 @@
+/*
+ * array.c — device arrays: one handle for both devices. On the CPU device the data is
+ * host memory from the context's allocator; on CUDA it is a CUdeviceptr. The handle
+ * starts with the data pointer and the shape so a launch can point kernelParams
+ * straight into it. Views share their owner's memory; the owner's memory lives until
+ * it and all its views are freed (so freeing in the wrong order cannot dangle).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+/* Element count and byte size of a shape, or an error on bad or overflowing shapes. */
+static kc_status shape_bytes(kc_context *ctx, kc_dtype dtype, int ndim,
+                             const int64_t *shape, size_t *bytes) {
+  if ((unsigned)dtype >= KC_DTYPE_COUNT)
+    return rt_error(ctx, KC_ERR_INVALID, "array: unknown dtype %d", (int)dtype);
+  if (ndim < 1 || ndim > KC_MAX_DIMS)
+    return rt_error(ctx, KC_ERR_INVALID, "array: ndim must be 1..%d, not %d", KC_MAX_DIMS,
+                    ndim);
+  if (!shape) return rt_error(ctx, KC_ERR_INVALID, "array: shape is NULL");
+  uint64_t n = kc_dtype_size(dtype);
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i] < 0)
+      return rt_error(ctx, KC_ERR_INVALID, "array: extent %d is negative (%lld)", i,
+                      (long long)shape[i]);
+    if (shape[i] != 0 && n > (uint64_t)PTRDIFF_MAX / (uint64_t)shape[i])
+      return rt_error(ctx, KC_ERR_INVALID, "array: size of the shape overflows");
+    n *= (uint64_t)shape[i];
+  }
+  *bytes = (size_t)n;
+  return KC_OK;
+}
+
+kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim, const int64_t *shape,
+                       kc_array **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  size_t bytes = 0;
+  kc_status s = shape_bytes(ctx, dtype, ndim, shape, &bytes);
+  if (s != KC_OK) return s;
+  kc_array *a = rt_calloc(ctx, 1, sizeof *a);
+  if (!a) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  a->ctx = ctx;
+  a->dtype = dtype;
+  a->ndim = ndim;
+  a->bytes = bytes;
+  a->refs = 1;
+  for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
+  if (ctx->device == KC_DEVICE_CUDA) {
+    s = rt_cuda_mem_alloc(ctx, bytes, &a->data.dev);
+  } else {
+    a->data.host = rt_alloc(ctx, bytes);
+    if (!a->data.host)
+      s = rt_error(ctx, KC_ERR_NOMEM, "out of memory allocating an array of %zu bytes",
+                   bytes);
+  }
+  if (s != KC_OK) {
+    rt_free(ctx, a, sizeof *a);
+    return s;
+  }
+  *out = a;
+  return KC_OK;
+}
+
+kc_status kc_array_from_host(kc_context *ctx, kc_dtype dtype, int ndim,
+                             const int64_t *shape, const void *host, kc_array **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (!host) return rt_error(ctx, KC_ERR_INVALID, "array: host data is NULL");
+  kc_array *a;
+  kc_status s = kc_array_new(ctx, dtype, ndim, shape, &a);
+  if (s != KC_OK) return s;
+  s = kc_array_copy_from_host(a, host, a->bytes);
+  if (s != KC_OK) {
+    kc_array_free(a);
+    return s;
+  }
+  *out = a;
+  return KC_OK;
+}
+
+kc_status kc_array_like(const kc_array *a, kc_array **out) {
+  if (!a || !out) return KC_ERR_INVALID;
+  return kc_array_new(a->ctx, a->dtype, a->ndim, a->shape, out);
+}
+
+kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out) {
+  if (!a || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  kc_context *ctx = a->ctx;
+  if (start < 0 || stop < start || stop > a->shape[0])
+    return rt_error(ctx, KC_ERR_INVALID, "array view [%lld, %lld) is outside [0, %lld)",
+                    (long long)start, (long long)stop, (long long)a->shape[0]);
+  kc_array *owner = a->base ? a->base : a;
+  if (owner->freed) return rt_error(ctx, KC_ERR_INVALID, "array view of a freed array");
+  kc_array *v = rt_calloc(ctx, 1, sizeof *v);
+  if (!v) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  *v = *a;
+  size_t row = a->shape[0] ? a->bytes / (size_t)a->shape[0] : 0;
+  if (ctx->device == KC_DEVICE_CUDA) v->data.dev = a->data.dev + (uint64_t)start * row;
+  else v->data.host = (char *)a->data.host + (size_t)start * row;
+  v->shape[0] = stop - start;
+  v->bytes = (size_t)(stop - start) * row;
+  v->base = owner;
+  v->refs = 0;
+  v->freed = 0;
+  owner->refs++;
+  *out = v;
+  return KC_OK;
+}
+
+static kc_status check_host_copy(kc_array *a, const void *host, size_t bytes) {
+  if (!host) return rt_error(a->ctx, KC_ERR_INVALID, "array copy: host pointer is NULL");
+  if (bytes != a->bytes)
+    return rt_error(a->ctx, KC_ERR_INVALID,
+                    "array copy: the array holds %zu bytes, the host buffer %zu", a->bytes,
+                    bytes);
+  return KC_OK;
+}
+
+kc_status kc_array_to_host(kc_array *a, void *host, size_t bytes) {
+  if (!a) return KC_ERR_INVALID;
+  kc_status s = check_host_copy(a, host, bytes);
+  if (s != KC_OK) return s;
+  if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_copy_dtoh(a->ctx, host, a->data.dev, bytes);
+  if (bytes) memcpy(host, a->data.host, bytes);
+  return KC_OK;
+}
+
+kc_status kc_array_copy_from_host(kc_array *a, const void *host, size_t bytes) {
+  if (!a) return KC_ERR_INVALID;
+  kc_status s = check_host_copy(a, host, bytes);
+  if (s != KC_OK) return s;
+  if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_copy_htod(a->ctx, a->data.dev, host, bytes);
+  if (bytes) memcpy(a->data.host, host, bytes);
+  return KC_OK;
+}
+
+kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
+  if (!dst || !src) return KC_ERR_INVALID;
+  kc_context *ctx = dst->ctx;
+  if (src->ctx != ctx)
+    return rt_error(ctx, KC_ERR_INVALID, "array copy: the arrays belong to two contexts");
+  if (src->dtype != dst->dtype || src->bytes != dst->bytes)
+    return rt_error(ctx, KC_ERR_INVALID,
+                    "array copy: source is %s of %lld elements, destination %s of %lld",
+                    kc_dtype_name(src->dtype), (long long)kc_array_size(src),
+                    kc_dtype_name(dst->dtype), (long long)kc_array_size(dst));
+  if (ctx->device == KC_DEVICE_CUDA)
+    return rt_cuda_copy_dtod(ctx, dst->data.dev, src->data.dev, src->bytes);
+  if (src->bytes) memmove(dst->data.host, src->data.host, src->bytes);
+  return KC_OK;
+}
+
+kc_status kc_array_fill(kc_array *a, const void *value) {
+  if (!a) return KC_ERR_INVALID;
+  if (!value) return rt_error(a->ctx, KC_ERR_INVALID, "array fill: value is NULL");
+  size_t es = kc_dtype_size(a->dtype), n = a->bytes / es;
+  if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_fill(a->ctx, a->data.dev, n, es, value);
+  char *p = a->data.host;
+  for (size_t i = 0; i < n; i++) memcpy(p + i * es, value, es);
+  return KC_OK;
+}
+
+kc_status kc_array_zero(kc_array *a) {
+  if (!a) return KC_ERR_INVALID;
+  if (a->ctx->device == KC_DEVICE_CUDA) {
+    uint8_t zero = 0;
+    return rt_cuda_fill(a->ctx, a->data.dev, a->bytes, 1, &zero);
+  }
+  if (a->bytes) memset(a->data.host, 0, a->bytes);
+  return KC_OK;
+}
+
+static void release_owner(kc_array *owner) {
+  kc_context *ctx = owner->ctx;
+  if (ctx->device == KC_DEVICE_CUDA) rt_cuda_mem_free(ctx, owner->data.dev);
+  else rt_free(ctx, owner->data.host, owner->bytes);
+  rt_free(ctx, owner, sizeof *owner);
+}
+
+void kc_array_free(kc_array *a) {
+  if (!a) return;
+  kc_context *ctx = a->ctx;
+  if (a->base) {
+    kc_array *owner = a->base;
+    rt_free(ctx, a, sizeof *a);
+    if (--owner->refs == 0) release_owner(owner);
+    return;
+  }
+  if (a->freed) return;
+  a->freed = 1;
+  if (--a->refs == 0) release_owner(a);
+}
+
+kc_dtype kc_array_dtype(const kc_array *a) { return a ? a->dtype : KC_FLOAT32; }
+int kc_array_ndim(const kc_array *a) { return a ? a->ndim : 0; }
+const int64_t *kc_array_shape(const kc_array *a) { return a ? a->shape : NULL; }
+size_t kc_array_bytes(const kc_array *a) { return a ? a->bytes : 0; }
+
+int64_t kc_array_size(const kc_array *a) {
+  if (!a) return 0;
+  int64_t n = 1;
+  for (int i = 0; i < a->ndim; i++) n *= a->shape[i];
+  return n;
+}
+
+/* ---- Pinned host memory ------------------------------------------------------------ */
+/* On the CPU device a plain allocation with its size in a 16-byte header, since the
+ * allocation hook wants the size back when freeing. */
+#define HOST_HEADER 16
+
+kc_status kc_host_alloc(kc_context *ctx, size_t bytes, void **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (ctx->device == KC_DEVICE_CUDA) return rt_cuda_host_alloc(ctx, bytes, out);
+  if (bytes > SIZE_MAX - HOST_HEADER)
+    return rt_error(ctx, KC_ERR_INVALID, "host alloc: %zu bytes is too large", bytes);
+  char *p = rt_alloc(ctx, bytes + HOST_HEADER);
+  if (!p) return rt_error(ctx, KC_ERR_NOMEM, "out of memory allocating %zu host bytes", bytes);
+  memcpy(p, &bytes, sizeof bytes);
+  *out = p + HOST_HEADER;
+  return KC_OK;
+}
+
+void kc_host_free(kc_context *ctx, void *p) {
+  if (!ctx || !p) return;
+  if (ctx->device == KC_DEVICE_CUDA) {
+    rt_cuda_host_free(ctx, p);
+    return;
+  }
+  char *base = (char *)p - HOST_HEADER;
+  size_t bytes = 0;
+  memcpy(&bytes, base, sizeof bytes);
+  rt_free(ctx, base, bytes + HOST_HEADER);
+}

@@ -1,0 +1,398 @@
+/*
+ * context.c — configuration, contexts and device selection (KC_DEVICE=cpu|cuda|auto),
+ * the last-error text, status and dtype names, the allocation hook, kc_detect.
+ * A context picks its device once, at kc_context_new; AUTO means CUDA when the driver
+ * loads and the configured GPU is usable, else the CPU back end.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <dlfcn.h>
+
+#include "kc_config.h"
+#include "rt.h"
+
+/* ---- Names ----------------------------------------------------------------------- */
+const char *kc_status_name(kc_status s) {
+  static const char *const names[] = {
+      "KC_OK", "KC_ERR_SYNTAX", "KC_ERR_TYPE", "KC_ERR_NOMEM", "KC_ERR_NO_DEVICE",
+      "KC_ERR_CUDA", "KC_ERR_LAUNCH", "KC_ERR_INVALID", "KC_ERR_IO", "KC_ERR_NOT_FOUND",
+      "KC_ERR_UNSUPPORTED", "KC_ERR_DEADLOCK", "KC_ERR_INTERNAL"};
+  if ((unsigned)s < sizeof names / sizeof names[0]) return names[s];
+  return "KC_ERR_UNKNOWN";
+}
+
+size_t kc_dtype_size(kc_dtype t) {
+  switch (t) {
+  case KC_BOOL: case KC_INT8: case KC_UINT8: return 1;
+  case KC_INT16: case KC_UINT16: return 2;
+  case KC_INT32: case KC_UINT32: case KC_FLOAT32: return 4;
+  case KC_INT64: case KC_UINT64: case KC_FLOAT64: return 8;
+  default: return 0;
+  }
+}
+
+const char *kc_dtype_name(kc_dtype t) {
+  static const char *const names[] = {"bool", "int8", "int16", "int32", "int64",
+                                      "uint8", "uint16", "uint32", "uint64",
+                                      "float32", "float64"};
+  if ((unsigned)t < KC_DTYPE_COUNT) return names[t];
+  return "?";
+}
+
+int rt_dtype_is_float(kc_dtype t) { return t == KC_FLOAT32 || t == KC_FLOAT64; }
+int rt_dtype_is_signed(kc_dtype t) { return t >= KC_INT8 && t <= KC_INT64; }
+
+void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len) {
+  /* Numba prints bool as "bool"; the array spelling matches sig_format_type */
+  static const char *const dims[] = {"", "[:]", "[:, :]", "[:, :, :]"};
+  snprintf(buf, len, "%s%s", kc_dtype_name(t), ndim >= 0 && ndim <= 3 ? dims[ndim] : "[?]");
+}
+
+/* ---- Errors and allocation ---------------------------------------------------------- */
+kc_status rt_verror(kc_context *ctx, kc_status s, const char *fmt, va_list ap) {
+  if (ctx) vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+  return s;
+}
+
+kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rt_verror(ctx, s, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+void *rt_alloc(kc_context *ctx, size_t n) {
+  if (n == 0) n = 1;
+  if (ctx->cfg.alloc) return ctx->cfg.alloc(ctx->cfg.user_data, NULL, 0, n);
+  return malloc(n);
+}
+
+void *rt_calloc(kc_context *ctx, size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size) return NULL;
+  void *p = rt_alloc(ctx, count * size);
+  if (p) memset(p, 0, count * size);
+  return p;
+}
+
+void rt_free(kc_context *ctx, void *p, size_t n) {
+  if (!p) return;
+  if (ctx->cfg.alloc) ctx->cfg.alloc(ctx->cfg.user_data, p, n ? n : 1, 0);
+  else free(p);
+}
+
+char *rt_strdup(kc_context *ctx, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = rt_alloc(ctx, n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+void rt_free_str(kc_context *ctx, char *s) {
+  if (s) rt_free(ctx, s, strlen(s) + 1);
+}
+
+int rt_cpu_count(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/* ---- Configuration and contexts -------------------------------------------------------- */
+void kc_config_init(kc_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->device = KC_DEVICE_AUTO;
+  cfg->opt_level = 3;
+  cfg->cache = 1;
+  const char *v = getenv("KC_VERBOSE");
+  cfg->verbose = v && *v && strcmp(v, "0") != 0;
+  const char *c = getenv("KC_CACHE");
+  if (c && strcmp(c, "0") == 0) cfg->cache = 0;
+}
+
+static void cpu_limits(rt_limits *l) {
+  l->max_threads = 1024;
+  l->max_block[0] = 1024; l->max_block[1] = 1024; l->max_block[2] = 64;
+  l->max_grid[0] = 2147483647u; l->max_grid[1] = 65535; l->max_grid[2] = 65535;
+  l->max_shared = RT_CPU_MAX_SHARED;
+  l->max_shared_optin = RT_CPU_MAX_SHARED;
+}
+
+/* The device asked for: the config's, or KC_DEVICE's when the config says AUTO. */
+static kc_status requested_device(kc_context *ctx, kc_device_kind *out) {
+  *out = ctx->cfg.device;
+  if (*out != KC_DEVICE_AUTO) {
+    if (*out != KC_DEVICE_CPU && *out != KC_DEVICE_CUDA)
+      return rt_error(ctx, KC_ERR_INVALID, "config: unknown device kind %d", (int)*out);
+    return KC_OK;
+  }
+  const char *env = getenv("KC_DEVICE");
+  if (!env || !*env || strcasecmp(env, "auto") == 0) return KC_OK;
+  if (strcasecmp(env, "cpu") == 0) *out = KC_DEVICE_CPU;
+  else if (strcasecmp(env, "cuda") == 0 || strcasecmp(env, "gpu") == 0) *out = KC_DEVICE_CUDA;
+  else
+    return rt_error(ctx, KC_ERR_INVALID,
+                    "KC_DEVICE='%s' is not one of cpu, cuda, auto", env);
+  return KC_OK;
+}
+
+static void use_cpu(kc_context *ctx, const char *why) {
+  ctx->device = KC_DEVICE_CPU;
+  cpu_limits(&ctx->limits);
+  int n = ctx->cfg.cpu_threads > 0 ? ctx->cfg.cpu_threads : rt_cpu_count();
+  ctx->cpu_threads = n;
+  if (ctx->cfg.verbose)
+    fprintf(stderr, "kcc: using the CPU device (%d thread%s)%s%s\n", n, n == 1 ? "" : "s",
+            why ? ": " : "", why ? why : "");
+}
+
+kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
+  if (!out) return KC_ERR_INVALID;
+  *out = NULL;
+  kc_config defaults;
+  if (!cfg) {
+    kc_config_init(&defaults);
+    cfg = &defaults;
+  }
+  kc_context *ctx = cfg->alloc ? cfg->alloc(cfg->user_data, NULL, 0, sizeof *ctx)
+                               : malloc(sizeof *ctx);
+  if (!ctx) return KC_ERR_NOMEM;
+  memset(ctx, 0, sizeof *ctx);
+  ctx->cfg = *cfg;
+  ctx->err[0] = '\0';
+
+  kc_device_kind want;
+  kc_status s = requested_device(ctx, &want);
+  if (s != KC_OK) {
+    *out = ctx;
+    ctx->device = KC_DEVICE_CPU;
+    cpu_limits(&ctx->limits);
+    return s;
+  }
+  if (want == KC_DEVICE_CPU) {
+    use_cpu(ctx, NULL);
+    *out = ctx;
+    return KC_OK;
+  }
+  s = rt_cuda_open(ctx, cfg->cuda_device);
+  if (s == KC_OK) {
+    ctx->device = KC_DEVICE_CUDA;
+    if (cfg->verbose) {
+      kc_device_info info;
+      if (rt_cuda_info(ctx, cfg->cuda_device, &info) == KC_OK)
+        fprintf(stderr, "kcc: using CUDA device %d: %s (sm_%d%d)\n", cfg->cuda_device,
+                info.name, info.cc_major, info.cc_minor);
+    }
+    *out = ctx;
+    return KC_OK;
+  }
+  if (want == KC_DEVICE_CUDA) {
+    /* keep the context (CPU-backed but unusable for CUDA) so the error can be read */
+    cpu_limits(&ctx->limits);
+    ctx->device = KC_DEVICE_CPU;
+    ctx->cpu_threads = 1;
+    *out = ctx;
+    return s;
+  }
+  char why[RT_ERR_LEN];
+  snprintf(why, sizeof why, "%s", ctx->err);
+  ctx->err[0] = '\0';
+  use_cpu(ctx, why);
+  *out = ctx;
+  return KC_OK;
+}
+
+void kc_context_free(kc_context *ctx) {
+  if (!ctx) return;
+  if (ctx->pool) rt_pool_free(ctx->pool);
+  if (ctx->cuda) rt_cuda_close(ctx);
+  if (ctx->cfg.alloc) ctx->cfg.alloc(ctx->cfg.user_data, ctx, sizeof *ctx, 0);
+  else free(ctx);
+}
+
+kc_device_kind kc_context_device(const kc_context *ctx) {
+  return ctx ? ctx->device : KC_DEVICE_CPU;
+}
+
+const char *kc_last_error(const kc_context *ctx) { return ctx ? ctx->err : ""; }
+
+kc_status kc_synchronize(kc_context *ctx) {
+  if (!ctx) return KC_ERR_INVALID;
+  if (ctx->device == KC_DEVICE_CUDA) return rt_cuda_synchronize(ctx);
+  if (ctx->pending != KC_OK) {
+    kc_status s = ctx->pending;
+    ctx->pending = KC_OK;
+    return rt_error(ctx, s, "%s", ctx->pending_msg);
+  }
+  return KC_OK;
+}
+
+/* ---- Devices ------------------------------------------------------------------------ */
+kc_status kc_cuda_device_count(int *count) {
+  if (!count) return KC_ERR_INVALID;
+  *count = 0;
+  return rt_cuda_count(NULL, count);
+}
+
+kc_status kc_cuda_device_info(int index, kc_device_info *info) {
+  if (!info) return KC_ERR_INVALID;
+  memset(info, 0, sizeof *info);
+  return rt_cuda_info(NULL, index, info);
+}
+
+static void cpu_name(char *buf, size_t len) {
+  snprintf(buf, len, "CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) == 0) {
+      char *colon = strchr(line, ':');
+      if (colon) {
+        colon++;
+        while (*colon == ' ' || *colon == '\t') colon++;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(buf, len, "%s", colon);
+      }
+      break;
+    }
+  }
+  fclose(f);
+}
+
+static void cpu_info(kc_device_info *info) {
+  memset(info, 0, sizeof *info);
+  cpu_name(info->name, sizeof info->name);
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  info->total_memory = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+  info->multiprocessors = rt_cpu_count();
+  info->max_threads_per_block = 1024;
+  info->max_shared_per_block = RT_CPU_MAX_SHARED;
+  info->supported = 1;
+}
+
+kc_status kc_context_device_info(kc_context *ctx, kc_device_info *info) {
+  if (!ctx || !info) return KC_ERR_INVALID;
+  if (ctx->device == KC_DEVICE_CUDA) return rt_cuda_info(ctx, ctx->cfg.cuda_device, info);
+  cpu_info(info);
+  info->multiprocessors = ctx->cpu_threads;
+  return KC_OK;
+}
+
+/* ---- kc_detect ------------------------------------------------------------------------ */
+typedef struct text {
+  char *buf;
+  size_t len, used;
+} text;
+
+static void put(text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void put(text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  size_t room = t->used < t->len ? t->len - t->used : 0;
+  int n = vsnprintf(room ? t->buf + t->used : NULL, room, fmt, ap);
+  va_end(ap);
+  if (n > 0) t->used += (size_t)n;
+}
+
+static int file_exists(const char *path) { return access(path, R_OK) == 0; }
+
+/* ptxas under the CUDA root, else on PATH; the found path into out. */
+static int find_ptxas(char *out, size_t len) {
+  snprintf(out, len, "%s/bin/ptxas", KC_CUDA_ROOT);
+  if (access(out, X_OK) == 0) return 1;
+  const char *path = getenv("PATH");
+  while (path && *path) {
+    size_t n = strcspn(path, ":");
+    if (n > 0 && n < len - 7) {
+      snprintf(out, len, "%.*s/ptxas", (int)n, path);
+      if (access(out, X_OK) == 0) return 1;
+    }
+    path += n + (path[n] == ':');
+  }
+  return 0;
+}
+
+static int find_nvjitlink(char *out, size_t len) {
+  char root[1024];
+  snprintf(root, sizeof root, "%s/lib64/libnvJitLink.so", KC_CUDA_ROOT);
+  const char *names[] = {"libnvJitLink.so", root, "libnvJitLink.so.13",
+                         "libnvJitLink.so.12"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    void *h = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+    if (h) {
+      snprintf(out, len, "%s", names[i]);
+      dlclose(h);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void detect_cuda(text *t) {
+  char msg[RT_ERR_LEN];
+  if (rt_cuda_load(msg, sizeof msg) != KC_OK) {
+    put(t, "CUDA driver: not found (%s)\n", msg);
+    put(t, "CUDA devices: none\n");
+    return;
+  }
+  int v = rt_cuda_driver_version();
+  const char *path = rt_cuda_driver_path();
+  put(t, "CUDA driver: %s (CUDA %d.%d)\n", path ? path : "libcuda.so.1", v / 1000,
+      (v % 1000) / 10);
+  int count = 0;
+  if (rt_cuda_count(NULL, &count) != KC_OK || count == 0) {
+    put(t, "CUDA devices: none\n");
+    return;
+  }
+  put(t, "CUDA devices: %d\n", count);
+  for (int i = 0; i < count; i++) {
+    kc_device_info info;
+    if (rt_cuda_info(NULL, i, &info) != KC_OK) {
+      put(t, "  [%d] (could not be queried)\n", i);
+      continue;
+    }
+    put(t, "  [%d] %s, compute capability %d.%d, %.1f GiB, %d SMs: %s\n", i, info.name,
+        info.cc_major, info.cc_minor, (double)info.total_memory / (1024.0 * 1024 * 1024),
+        info.multiprocessors, info.supported ? "supported" : "not supported (needs 5.0+)");
+  }
+}
+
+kc_status kc_detect(char *buf, size_t len, size_t *needed) {
+  if (!buf && len) return KC_ERR_INVALID;
+  text t = {buf, len, 0};
+  if (len) buf[0] = '\0';
+  put(&t, "kcc %s\n", KC_VERSION);
+#ifdef KC_HAVE_CUDA
+  detect_cuda(&t);
+#else
+  (void)detect_cuda;
+  put(&t, "CUDA: not built with CUDA support (no CUDA headers at build time)\n");
+#endif
+  const char *ld = getenv("KC_LIBDEVICE");
+  if (!ld || !*ld) ld = KC_LIBDEVICE_PATH;
+  put(&t, "libdevice: %s (%s)\n", ld, file_exists(ld) ? "found" : "not found");
+  char path[1024];
+  if (find_ptxas(path, sizeof path)) put(&t, "ptxas: %s (found)\n", path);
+  else put(&t, "ptxas: not found (%s/bin or PATH)\n", KC_CUDA_ROOT);
+  if (find_nvjitlink(path, sizeof path)) put(&t, "nvJitLink: %s (found)\n", path);
+  else put(&t, "nvJitLink: not found (libnvJitLink.so)\n");
+  kc_device_info cpu;
+  cpu_info(&cpu);
+  put(&t, "CPU device: %s, %d cores: supported\n", cpu.name, cpu.multiprocessors);
+  if (len) buf[t.used < len ? t.used : len - 1] = '\0';
+  if (needed) *needed = t.used;
+  return KC_OK;
+}

@@ -1,0 +1,477 @@
+/*
+ * cpu_exec.c — the CPU grid executor: runs the blocks of a launch on a pool of
+ * persistent worker threads, each block with its own shared memory.
+ *
+ * Blocks are handed out through an atomic counter; the calling thread works too
+ * (worker 0), so a one-block launch or a one-thread pool never wakes anyone. A kernel
+ * without barriers runs a block as one call of its K__block function (a loop over the
+ * threads). A kernel with barriers runs each thread of the block as a fiber
+ * (makecontext/swapcontext on mmap'd stacks kept per worker and reused): a thread
+ * that reaches cuda.syncthreads() passes control to the next thread; when every
+ * thread has had its turn, the scheduler checks that all wait at the same barrier and
+ * lets them all continue. Threads that exited while others wait, or threads waiting at
+ * different barriers, are a deadlock: reported with the barrier site and thread ids,
+ * and the block abandoned, never a hang.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define RT_HAVE_VALGRIND 1
+#endif
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define RT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RT_TSAN 1
+#endif
+#endif
+#ifdef RT_TSAN
+/* ThreadSanitizer must be told about stack switches */
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#endif
+
+#define FIBER_STACK (128u * 1024u)   /* per thread of a barrier kernel */
+#define SHARED_ALIGN 64
+
+/* ---- Jobs: one launch ------------------------------------------------------------------ */
+typedef struct rt_job {
+  const rt_cpu_kernel *k;
+  void **args;
+  uint32_t grid[3], block[3];
+  uint64_t nblocks;
+  unsigned nthreads;            /* per block */
+  size_t shared;                /* static + dynamic bytes */
+  atomic_uint_fast64_t next;    /* next block to hand out */
+  atomic_int stop;              /* an error: hand out no more blocks */
+  atomic_int claimed;           /* the first error claims the message */
+  kc_status status;
+  char msg[RT_ERR_LEN];
+} rt_job;
+
+typedef enum fiber_state { FIBER_RUN, FIBER_WAIT, FIBER_DONE } fiber_state;
+
+typedef struct rt_fiber {
+  ucontext_t uc;
+  char *stack;                  /* FIBER_STACK bytes above a guard page */
+  uint32_t site;                /* the barrier it waits at */
+  fiber_state state;
+  unsigned vg_id;               /* valgrind's stack id */
+#ifdef RT_TSAN
+  void *tsan;
+#endif
+} rt_fiber;
+
+typedef struct rt_worker {
+  rt_pool *pool;
+  rt_job *job;
+  pthread_t thread;
+  void *shared;                 /* shared memory of the block being run */
+  size_t shared_cap;
+  rt_fiber *fibers;             /* fibers made so far (stacks reused) */
+  unsigned nfibers;
+  ucontext_t main_uc;           /* the scheduler's context */
+  unsigned cur;                 /* the fiber running now */
+  int in_fibers;                /* running a barrier kernel's block */
+  kc_cpu_block blk;
+#ifdef RT_TSAN
+  void *tsan_main;
+#endif
+} rt_worker;
+
+struct rt_pool {
+  kc_context *ctx;
+  int n;                        /* participants: the caller and n - 1 threads */
+  int started;                  /* threads running */
+  rt_worker *w;
+  pthread_mutex_t mu;
+  pthread_cond_t wake, idle;
+  unsigned long gen;            /* bumped for every job */
+  int busy;                     /* workers still on the current job */
+  int quit;
+  rt_job *job;
+};
+
+static void job_fail(rt_job *j, kc_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void job_fail(rt_job *j, kc_status s, const char *fmt, ...) {
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&j->claimed, &expected, 1)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(j->msg, sizeof j->msg, fmt, ap);
+  va_end(ap);
+  j->status = s;
+  atomic_store(&j->stop, 1);
+}
+
+static void thread_of(const rt_job *j, unsigned i, uint32_t t[3]) {
+  t[0] = i % j->block[0];
+  t[1] = (i / j->block[0]) % j->block[1];
+  t[2] = i / (j->block[0] * j->block[1]);
+}
+
+/* ---- Callbacks from generated code ---------------------------------------------------- */
+static void cpu_trap(kc_cpu_block *blk, const char *message) {
+  rt_worker *w = blk->exec;
+  const uint32_t *b = blk->block_idx;
+  if (w->in_fibers) {
+    uint32_t t[3];
+    thread_of(w->job, w->cur, t);
+    job_fail(w->job, KC_ERR_LAUNCH, "kernel '%s': block (%u, %u, %u), thread (%u, %u, %u): %s",
+             w->job->k->name, b[0], b[1], b[2], t[0], t[1], t[2], message);
+  } else {
+    job_fail(w->job, KC_ERR_LAUNCH, "kernel '%s': block (%u, %u, %u): %s", w->job->k->name,
+             b[0], b[1], b[2], message);
+  }
+}
+
+/* Leave the current fiber for the next one, or for the scheduler after the last. */
+static void switch_next(rt_worker *w, ucontext_t *from) {
+  unsigned i = w->cur + 1;
+  if (i < w->job->nthreads) {
+    w->cur = i;
+#ifdef RT_TSAN
+    __tsan_switch_to_fiber(w->fibers[i].tsan, 0);
+#endif
+    swapcontext(from, &w->fibers[i].uc);
+  } else {
+#ifdef RT_TSAN
+    __tsan_switch_to_fiber(w->tsan_main, 0);
+#endif
+    swapcontext(from, &w->main_uc);
+  }
+}
+
+static void cpu_barrier(kc_cpu_block *blk, uint32_t site) {
+  rt_worker *w = blk->exec;
+  if (!w->in_fibers) {
+    /* the compiler said the kernel has no barrier; running on would be wrong */
+    job_fail(w->job, KC_ERR_INTERNAL,
+             "kernel '%s' reached a barrier (line %u:%u) but was compiled as barrier-free",
+             w->job->k->name, site >> 16, site & 0xffff);
+    return;
+  }
+  rt_fiber *f = &w->fibers[w->cur];
+  f->state = FIBER_WAIT;
+  f->site = site;
+  switch_next(w, &f->uc);
+}
+
+/* ---- Fibers ------------------------------------------------------------------------------ */
+static void fiber_entry(unsigned lo, unsigned hi) {
+  uintptr_t p = (uintptr_t)lo;
+#if UINTPTR_MAX > 0xffffffffu
+  p |= (uintptr_t)hi << 32;
+#else
+  (void)hi;
+#endif
+  rt_worker *w = (rt_worker *)p;
+  rt_job *j = w->job;
+  unsigned i = w->cur;
+  uint32_t t[3];
+  thread_of(j, i, t);
+  j->k->thread_fn(j->args, &w->blk, t[0], t[1], t[2]);
+  w->fibers[i].state = FIBER_DONE;
+  switch_next(w, &w->fibers[i].uc);
+  /* never resumed: a done fiber is not scheduled again */
+}
+
+static void free_fibers(rt_worker *w) {
+  for (unsigned i = 0; i < w->nfibers; i++) {
+    rt_fiber *f = &w->fibers[i];
+#ifdef RT_HAVE_VALGRIND
+    VALGRIND_STACK_DEREGISTER(f->vg_id);
+#endif
+#ifdef RT_TSAN
+    __tsan_destroy_fiber(f->tsan);
+#endif
+    munmap(f->stack - getpagesize(), FIBER_STACK + (size_t)getpagesize());
+  }
+  free(w->fibers);
+  w->fibers = NULL;
+  w->nfibers = 0;
+}
+
+/* Have at least n fibers with stacks. */
+static int ensure_fibers(rt_worker *w, unsigned n) {
+  if (n <= w->nfibers) return 1;
+  rt_fiber *nf = realloc(w->fibers, n * sizeof *nf);
+  if (!nf) return 0;
+  w->fibers = nf;
+  size_t page = (size_t)getpagesize();
+  for (unsigned i = w->nfibers; i < n; i++) {
+    char *m = mmap(NULL, FIBER_STACK + page, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return 0;
+    mprotect(m, page, PROT_NONE);   /* a guard: overflow faults instead of corrupting */
+    memset(&nf[i], 0, sizeof nf[i]);
+    nf[i].stack = m + page;
+#ifdef RT_HAVE_VALGRIND
+    nf[i].vg_id = VALGRIND_STACK_REGISTER(nf[i].stack, nf[i].stack + FIBER_STACK);
+#endif
+#ifdef RT_TSAN
+    nf[i].tsan = __tsan_create_fiber(0);
+#endif
+    w->nfibers = i + 1;
+  }
+  return 1;
+}
+
+/* A block deadlocked: say who waits where and who exited or waits elsewhere. */
+static void report_deadlock(rt_worker *w) {
+  rt_job *j = w->job;
+  const uint32_t *b = w->blk.block_idx;
+  unsigned T = j->nthreads, first_wait = T, first_done = T, other = T, nwait = 0, ndone = 0;
+  for (unsigned i = 0; i < T; i++) {
+    if (w->fibers[i].state == FIBER_DONE) {
+      ndone++;
+      if (first_done == T) first_done = i;
+    } else {
+      nwait++;
+      if (first_wait == T) first_wait = i;
+      else if (other == T && w->fibers[i].site != w->fibers[first_wait].site) other = i;
+    }
+  }
+  uint32_t tw[3], tx[3];
+  uint32_t site = w->fibers[first_wait].site;
+  thread_of(j, first_wait, tw);
+  if (ndone > 0) {
+    thread_of(j, first_done, tx);
+    job_fail(j, KC_ERR_DEADLOCK,
+             "kernel '%s': deadlock in block (%u, %u, %u): %u thread%s wait at the barrier "
+             "at %u:%u (first: thread (%u, %u, %u)) while %u thread%s exited without "
+             "reaching it (first: thread (%u, %u, %u))",
+             j->k->name, b[0], b[1], b[2], nwait, nwait == 1 ? "" : "s", site >> 16,
+             site & 0xffff, tw[0], tw[1], tw[2], ndone, ndone == 1 ? "" : "s", tx[0], tx[1],
+             tx[2]);
+  } else {
+    uint32_t s2 = w->fibers[other].site;
+    thread_of(j, other, tx);
+    job_fail(j, KC_ERR_DEADLOCK,
+             "kernel '%s': deadlock in block (%u, %u, %u): threads wait at different "
+             "barriers: thread (%u, %u, %u) at %u:%u, thread (%u, %u, %u) at %u:%u",
+             j->k->name, b[0], b[1], b[2], tw[0], tw[1], tw[2], site >> 16, site & 0xffff,
+             tx[0], tx[1], tx[2], s2 >> 16, s2 & 0xffff);
+  }
+}
+
+static void run_fiber_block(rt_worker *w) {
+  rt_job *j = w->job;
+  unsigned T = j->nthreads;
+  if (!ensure_fibers(w, T)) {
+    job_fail(j, KC_ERR_NOMEM, "kernel '%s': out of memory for %u thread stacks", j->k->name, T);
+    return;
+  }
+  uintptr_t p = (uintptr_t)w;
+  unsigned lo = (unsigned)(p & 0xffffffffu), hi = 0;
+#if UINTPTR_MAX > 0xffffffffu
+  hi = (unsigned)(p >> 32);
+#endif
+  for (unsigned i = 0; i < T; i++) {
+    rt_fiber *f = &w->fibers[i];
+    getcontext(&f->uc);
+    f->uc.uc_stack.ss_sp = f->stack;
+    f->uc.uc_stack.ss_size = FIBER_STACK;
+    f->uc.uc_link = NULL;
+    f->state = FIBER_RUN;
+    makecontext(&f->uc, (void (*)(void))fiber_entry, 2, lo, hi);
+  }
+  w->in_fibers = 1;
+  for (;;) {
+    w->cur = 0;
+#ifdef RT_TSAN
+    __tsan_switch_to_fiber(w->fibers[0].tsan, 0);
+#endif
+    swapcontext(&w->main_uc, &w->fibers[0].uc);
+    /* every thread ran until it finished or reached a barrier */
+    unsigned ndone = 0, same = 1;
+    for (unsigned i = 0; i < T; i++) {
+      if (w->fibers[i].state == FIBER_DONE) ndone++;
+      else if (w->fibers[i].site != w->fibers[0].site) same = 0;
+    }
+    if (ndone == T) break;
+    if (ndone > 0 || !same) {
+      report_deadlock(w);
+      break;
+    }
+    for (unsigned i = 0; i < T; i++) w->fibers[i].state = FIBER_RUN;
+  }
+  w->in_fibers = 0;
+}
+
+/* ---- Blocks and workers ------------------------------------------------------------------- */
+static int ensure_shared(rt_worker *w, size_t bytes) {
+  if (bytes <= w->shared_cap) return 1;
+  void *p = NULL;
+  size_t cap = (bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
+  if (posix_memalign(&p, SHARED_ALIGN, cap) != 0) return 0;
+  free(w->shared);
+  w->shared = p;
+  w->shared_cap = cap;
+  return 1;
+}
+
+static void run_job(rt_worker *w, rt_job *j) {
+  w->job = j;
+  if (j->shared && !ensure_shared(w, j->shared)) {
+    job_fail(j, KC_ERR_NOMEM, "kernel '%s': out of memory for %zu bytes of shared memory",
+             j->k->name, j->shared);
+    return;
+  }
+  kc_cpu_block *blk = &w->blk;
+  memset(blk, 0, sizeof *blk);
+  memcpy(blk->block_dim, j->block, sizeof blk->block_dim);
+  memcpy(blk->grid_dim, j->grid, sizeof blk->grid_dim);
+  blk->shared = w->shared;
+  blk->exec = w;
+  blk->barrier = cpu_barrier;
+  blk->trap = cpu_trap;
+  const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
+  for (;;) {
+    if (atomic_load_explicit(&j->stop, memory_order_relaxed)) break;
+    uint64_t b = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    if (b >= j->nblocks) break;
+    blk->block_idx[0] = (uint32_t)(b % gx);
+    blk->block_idx[1] = (uint32_t)((b / gx) % j->grid[1]);
+    blk->block_idx[2] = (uint32_t)(b / gxy);
+    if (j->k->uses_barrier) run_fiber_block(w);
+    else j->k->block_fn(j->args, blk);
+  }
+}
+
+static void *worker_main(void *arg) {
+  rt_worker *w = arg;
+  rt_pool *p = w->pool;
+  unsigned long seen = 0;
+#ifdef RT_TSAN
+  w->tsan_main = __tsan_get_current_fiber();
+#endif
+  for (;;) {
+    pthread_mutex_lock(&p->mu);
+    while (p->gen == seen && !p->quit) pthread_cond_wait(&p->wake, &p->mu);
+    if (p->quit) {
+      pthread_mutex_unlock(&p->mu);
+      return NULL;
+    }
+    seen = p->gen;
+    rt_job *j = p->job;
+    pthread_mutex_unlock(&p->mu);
+    run_job(w, j);
+    pthread_mutex_lock(&p->mu);
+    if (--p->busy == 0) pthread_cond_signal(&p->idle);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+
+static rt_pool *pool_new(kc_context *ctx) {
+  rt_pool *p = rt_calloc(ctx, 1, sizeof *p);
+  if (!p) return NULL;
+  p->ctx = ctx;
+  p->n = ctx->cpu_threads > 0 ? ctx->cpu_threads : 1;
+  p->w = rt_calloc(ctx, (size_t)p->n, sizeof *p->w);
+  if (!p->w) {
+    rt_free(ctx, p, sizeof *p);
+    return NULL;
+  }
+  for (int i = 0; i < p->n; i++) p->w[i].pool = p;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->idle, NULL);
+#ifdef RT_TSAN
+  p->w[0].tsan_main = __tsan_get_current_fiber();
+#endif
+  return p;
+}
+
+/* Start the worker threads (once); with fewer threads than asked if some fail. */
+static void pool_start(rt_pool *p) {
+  if (p->started) return;
+  p->started = 1;
+  for (int i = 1; i < p->n; i++) {
+    if (pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i]) != 0) {
+      p->n = i;
+      break;
+    }
+  }
+}
+
+void rt_pool_free(rt_pool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  p->quit = 1;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  if (p->started)
+    for (int i = 1; i < p->n; i++) pthread_join(p->w[i].thread, NULL);
+  for (int i = 0; i < p->n; i++) {
+    free_fibers(&p->w[i]);
+    free(p->w[i].shared);
+  }
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->idle);
+  kc_context *ctx = p->ctx;
+  int total = ctx->cpu_threads > 0 ? ctx->cpu_threads : 1;
+  rt_free(ctx, p->w, (size_t)total * sizeof *p->w);
+  rt_free(ctx, p, sizeof *p);
+}
+
+kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
+                        kc_dim3 block, size_t dynamic_shared, void **args) {
+  if (k->uses_barrier ? !k->thread_fn : !k->block_fn)
+    return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' has no host code to run", k->name);
+  if (!ctx->pool && !(ctx->pool = pool_new(ctx)))
+    return rt_error(ctx, KC_ERR_NOMEM, "out of memory for the CPU thread pool");
+  rt_pool *p = ctx->pool;
+  rt_job j;
+  memset(&j, 0, sizeof j);
+  j.k = k;
+  j.args = args;
+  j.grid[0] = grid.x; j.grid[1] = grid.y; j.grid[2] = grid.z;
+  j.block[0] = block.x; j.block[1] = block.y; j.block[2] = block.z;
+  j.nblocks = (uint64_t)grid.x * grid.y * grid.z;
+  j.nthreads = block.x * block.y * block.z;
+  j.shared = (k->static_shared + 15) / 16 * 16 + dynamic_shared;
+  atomic_init(&j.next, 0);
+  atomic_init(&j.stop, 0);
+  atomic_init(&j.claimed, 0);
+  j.status = KC_OK;
+  if (j.nblocks > 1 && p->n > 1) pool_start(p);
+  if (j.nblocks <= 1 || p->n <= 1) {
+    run_job(&p->w[0], &j);
+  } else {
+    pthread_mutex_lock(&p->mu);
+    p->job = &j;
+    p->busy = p->n - 1;
+    p->gen++;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    run_job(&p->w[0], &j);
+    pthread_mutex_lock(&p->mu);
+    while (p->busy > 0) pthread_cond_wait(&p->idle, &p->mu);
+    p->job = NULL;
+    pthread_mutex_unlock(&p->mu);
+  }
+  if (j.status != KC_OK) return rt_error(ctx, j.status, "%s", j.msg);
+  return KC_OK;
+}

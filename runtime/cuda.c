@@ -1,0 +1,648 @@
+/*
+ * cuda.c — the CUDA driver API, loaded at run time.
+ *
+ * libcuda.so.1 (then libcuda.so) is opened with dlopen once per process (pthread_once)
+ * and its entry points go into a table of function pointers typed with CUDA's own
+ * PFN_ typedefs from cudaTypedefs.h, under the exact versioned symbol names the driver
+ * exports (cuMemAlloc_v2, ...). A missing driver is KC_ERR_NO_DEVICE with a message,
+ * never a crash, and a program that never asks for CUDA never notices.
+ *
+ * Every CUresult goes through RT_CU, which names the call and the CUDA error
+ * (cuGetErrorName / cuGetErrorString) in the context's last error and jumps to the
+ * function's cleanup label. Built without CUDA headers, every entry point here says
+ * "not built with CUDA support".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+#ifdef KC_HAVE_CUDA
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+/* The driver table. Members drop the "cu" prefix so they never clash with cuda.h's
+ * macros (cuMemAlloc -> cuMemAlloc_v2); RT_CU puts it back in messages. */
+typedef struct rt_driver {
+  void *lib;
+  const char *path;
+  int version;
+  kc_status status;
+  char msg[512];
+  PFN_cuInit_v2000 Init;
+  PFN_cuDriverGetVersion_v2020 DriverGetVersion;
+  PFN_cuGetErrorName_v6000 GetErrorName;
+  PFN_cuGetErrorString_v6000 GetErrorString;
+  PFN_cuDeviceGetCount_v2000 DeviceGetCount;
+  PFN_cuDeviceGet_v2000 DeviceGet;
+  PFN_cuDeviceGetName_v2000 DeviceGetName;
+  PFN_cuDeviceGetAttribute_v2000 DeviceGetAttribute;
+  PFN_cuDeviceTotalMem_v3020 DeviceTotalMem;
+  PFN_cuDevicePrimaryCtxRetain_v7000 DevicePrimaryCtxRetain;
+  PFN_cuDevicePrimaryCtxRelease_v11000 DevicePrimaryCtxRelease;
+  PFN_cuCtxSetCurrent_v4000 CtxSetCurrent;
+  PFN_cuCtxSynchronize_v2000 CtxSynchronize;
+  PFN_cuMemAlloc_v3020 MemAlloc;
+  PFN_cuMemFree_v3020 MemFree;
+  PFN_cuMemcpyHtoD_v3020 MemcpyHtoD;
+  PFN_cuMemcpyDtoH_v3020 MemcpyDtoH;
+  PFN_cuMemcpyDtoD_v3020 MemcpyDtoD;
+  PFN_cuMemsetD8_v3020 MemsetD8;
+  PFN_cuMemsetD16_v3020 MemsetD16;
+  PFN_cuMemsetD32_v3020 MemsetD32;
+  PFN_cuMemsetD2D32_v3020 MemsetD2D32;
+  PFN_cuMemAllocHost_v3020 MemAllocHost;
+  PFN_cuMemFreeHost_v2000 MemFreeHost;
+  PFN_cuModuleLoadDataEx_v2010 ModuleLoadDataEx;
+  PFN_cuModuleUnload_v2000 ModuleUnload;
+  PFN_cuModuleGetFunction_v2000 ModuleGetFunction;
+  PFN_cuFuncGetAttribute_v2020 FuncGetAttribute;
+  PFN_cuFuncSetAttribute_v9000 FuncSetAttribute;
+  PFN_cuLaunchKernel_v4000 LaunchKernel;
+  PFN_cuOccupancyMaxPotentialBlockSize_v6050 OccupancyMaxPotentialBlockSize;
+  PFN_cuStreamCreate_v2000 StreamCreate;
+  PFN_cuStreamDestroy_v4000 StreamDestroy;
+  PFN_cuStreamSynchronize_v2000 StreamSynchronize;
+  PFN_cuEventCreate_v2000 EventCreate;
+  PFN_cuEventRecord_v2000 EventRecord;
+  PFN_cuEventSynchronize_v2000 EventSynchronize;
+  PFN_cuEventElapsedTime_v2000 EventElapsedTime;
+  PFN_cuEventDestroy_v4000 EventDestroy;
+} rt_driver;
+
+/* The one piece of process-wide state: written once under pthread_once, then read. */
+static rt_driver rt_drv;
+static pthread_once_t rt_drv_once = PTHREAD_ONCE_INIT;
+
+struct rt_cuda {
+  CUdevice dev;
+  CUcontext pctx;
+  int index;
+};
+
+/* ---- Loading ------------------------------------------------------------------------ */
+static int resolve(void **slot, const char *name, const char *fallback) {
+  *slot = dlsym(rt_drv.lib, name);
+  if (!*slot && fallback) *slot = dlsym(rt_drv.lib, fallback);
+  if (!*slot)
+    snprintf(rt_drv.msg, sizeof rt_drv.msg,
+             "the CUDA driver (%s) lacks %s: it is too old for kcc", rt_drv.path, name);
+  return *slot != NULL;
+}
+
+#define RESOLVE(member, name, fallback) \
+  ok = ok && resolve((void **)&rt_drv.member, name, fallback)
+
+static void load_driver(void) {
+  static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
+  for (size_t i = 0; i < 2 && !rt_drv.lib; i++) {
+    rt_drv.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    rt_drv.path = names[i];
+  }
+  if (!rt_drv.lib) {
+    rt_drv.status = KC_ERR_NO_DEVICE;
+    snprintf(rt_drv.msg, sizeof rt_drv.msg, "no CUDA driver found (libcuda.so.1)");
+    return;
+  }
+  int ok = 1;
+  RESOLVE(Init, "cuInit", NULL);
+  RESOLVE(DriverGetVersion, "cuDriverGetVersion", NULL);
+  RESOLVE(GetErrorName, "cuGetErrorName", NULL);
+  RESOLVE(GetErrorString, "cuGetErrorString", NULL);
+  RESOLVE(DeviceGetCount, "cuDeviceGetCount", NULL);
+  RESOLVE(DeviceGet, "cuDeviceGet", NULL);
+  RESOLVE(DeviceGetName, "cuDeviceGetName", NULL);
+  RESOLVE(DeviceGetAttribute, "cuDeviceGetAttribute", NULL);
+  RESOLVE(DeviceTotalMem, "cuDeviceTotalMem_v2", NULL);
+  RESOLVE(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL);
+  RESOLVE(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",
+          "cuDevicePrimaryCtxRelease");
+  RESOLVE(CtxSetCurrent, "cuCtxSetCurrent", NULL);
+  RESOLVE(CtxSynchronize, "cuCtxSynchronize", NULL);
+  RESOLVE(MemAlloc, "cuMemAlloc_v2", NULL);
+  RESOLVE(MemFree, "cuMemFree_v2", NULL);
+  RESOLVE(MemcpyHtoD, "cuMemcpyHtoD_v2", NULL);
+  RESOLVE(MemcpyDtoH, "cuMemcpyDtoH_v2", NULL);
+  RESOLVE(MemcpyDtoD, "cuMemcpyDtoD_v2", NULL);
+  RESOLVE(MemsetD8, "cuMemsetD8_v2", NULL);
+  RESOLVE(MemsetD16, "cuMemsetD16_v2", NULL);
+  RESOLVE(MemsetD32, "cuMemsetD32_v2", NULL);
+  RESOLVE(MemsetD2D32, "cuMemsetD2D32_v2", NULL);
+  RESOLVE(MemAllocHost, "cuMemAllocHost_v2", NULL);
+  RESOLVE(MemFreeHost, "cuMemFreeHost", NULL);
+  RESOLVE(ModuleLoadDataEx, "cuModuleLoadDataEx", NULL);
+  RESOLVE(ModuleUnload, "cuModuleUnload", NULL);
+  RESOLVE(ModuleGetFunction, "cuModuleGetFunction", NULL);
+  RESOLVE(FuncGetAttribute, "cuFuncGetAttribute", NULL);
+  RESOLVE(FuncSetAttribute, "cuFuncSetAttribute", NULL);
+  RESOLVE(LaunchKernel, "cuLaunchKernel", NULL);
+  RESOLVE(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize", NULL);
+  RESOLVE(StreamCreate, "cuStreamCreate", NULL);
+  RESOLVE(StreamDestroy, "cuStreamDestroy_v2", NULL);
+  RESOLVE(StreamSynchronize, "cuStreamSynchronize", NULL);
+  RESOLVE(EventCreate, "cuEventCreate", NULL);
+  RESOLVE(EventRecord, "cuEventRecord", NULL);
+  RESOLVE(EventSynchronize, "cuEventSynchronize", NULL);
+  /* same signature; _v2 is the 12.8+ name, the old one stays exported */
+  RESOLVE(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+  RESOLVE(EventDestroy, "cuEventDestroy_v2", NULL);
+  if (!ok) {
+    rt_drv.status = KC_ERR_NO_DEVICE;
+    return;
+  }
+  Dl_info where;
+  void *sym;
+  memcpy(&sym, &rt_drv.Init, sizeof sym); /* ISO C has no function-to-object cast */
+  if (dladdr(sym, &where) && where.dli_fname) rt_drv.path = where.dli_fname;
+  CUresult r = rt_drv.Init(0);
+  if (r != CUDA_SUCCESS) {
+    const char *name = NULL, *str = NULL;
+    rt_drv.GetErrorName(r, &name);
+    rt_drv.GetErrorString(r, &str);
+    rt_drv.status = KC_ERR_NO_DEVICE;
+    snprintf(rt_drv.msg, sizeof rt_drv.msg, "cuInit failed: %s (%s)",
+             name ? name : "?", str ? str : "unknown error");
+    return;
+  }
+  rt_drv.DriverGetVersion(&rt_drv.version);
+  rt_drv.status = KC_OK;
+}
+
+kc_status rt_cuda_load(char *msg, size_t len) {
+  pthread_once(&rt_drv_once, load_driver);
+  if (rt_drv.status != KC_OK && msg && len) snprintf(msg, len, "%s", rt_drv.msg);
+  return rt_drv.status;
+}
+
+const char *rt_cuda_driver_path(void) {
+  return rt_cuda_load(NULL, 0) == KC_OK ? rt_drv.path : NULL;
+}
+
+int rt_cuda_driver_version(void) { return rt_cuda_load(NULL, 0) == KC_OK ? rt_drv.version : 0; }
+
+/* ---- Errors ------------------------------------------------------------------------- */
+static kc_status status_of(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_OUT_OF_MEMORY: return KC_ERR_NOMEM;
+  case CUDA_ERROR_NO_DEVICE:
+  case CUDA_ERROR_INVALID_DEVICE: return KC_ERR_NO_DEVICE;
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR: return KC_ERR_LAUNCH;
+  default: return KC_ERR_CUDA;
+  }
+}
+
+static kc_status cu_fail(kc_context *ctx, CUresult r, const char *call) {
+  const char *name = NULL, *str = NULL;
+  if (rt_drv.GetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;
+  if (rt_drv.GetErrorString(r, &str) != CUDA_SUCCESS) str = NULL;
+  return rt_error(ctx, status_of(r), "%s failed: %s (%s)", call,
+                  name ? name : "CUDA_ERROR_UNKNOWN", str ? str : "unknown error");
+}
+
+/* Call the driver's cu<fn> with args; on failure record it and goto cleanup. Needs a
+ * kc_status `status` and a `cleanup:` label in the calling function. */
+#define RT_CU(ctx, fn, args)                          \
+  do {                                                \
+    CUresult rt_r_ = rt_drv.fn args;                  \
+    if (rt_r_ != CUDA_SUCCESS) {                      \
+      status = cu_fail((ctx), rt_r_, "cu" #fn);       \
+      goto cleanup;                                   \
+    }                                                 \
+  } while (0)
+
+static kc_status need_driver(kc_context *ctx) {
+  char msg[512];
+  kc_status s = rt_cuda_load(msg, sizeof msg);
+  if (s != KC_OK) return rt_error(ctx, s, "%s", msg);
+  return KC_OK;
+}
+
+/* Make the context's primary context current on this thread: a context may move
+ * between threads (one at a time), and the driver keeps the current one per thread. */
+static kc_status enter(kc_context *ctx) {
+  kc_status status = KC_OK;
+  if (!ctx->cuda) return rt_error(ctx, KC_ERR_NO_DEVICE, "the context has no CUDA device");
+  RT_CU(ctx, CtxSetCurrent, (ctx->cuda->pctx));
+cleanup:
+  return status;
+}
+
+/* ---- Devices ------------------------------------------------------------------------ */
+int rt_cuda_device_supported(int cc_major, int cc_minor) {
+  (void)cc_minor;
+  return cc_major >= 5;
+}
+
+kc_status rt_cuda_count(kc_context *ctx, int *count) {
+  kc_status status = need_driver(ctx);
+  *count = 0;
+  if (status != KC_OK) return status;
+  RT_CU(ctx, DeviceGetCount, (count));
+cleanup:
+  return status;
+}
+
+static int attr(CUdevice dev, CUdevice_attribute a) {
+  int v = 0;
+  if (rt_drv.DeviceGetAttribute(&v, a, dev) != CUDA_SUCCESS) v = 0;
+  return v;
+}
+
+kc_status rt_cuda_info(kc_context *ctx, int index, kc_device_info *info) {
+  kc_status status = need_driver(ctx);
+  CUdevice dev;
+  int count = 0;
+  memset(info, 0, sizeof *info);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, DeviceGetCount, (&count));
+  if (index < 0 || index >= count)
+    return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d (%d found)", index, count);
+  RT_CU(ctx, DeviceGet, (&dev, index));
+  RT_CU(ctx, DeviceGetName, (info->name, (int)sizeof info->name, dev));
+  RT_CU(ctx, DeviceTotalMem, (&info->total_memory, dev));
+  info->cc_major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  info->cc_minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  info->multiprocessors = attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info->max_threads_per_block = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info->max_shared_per_block =
+      (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  info->supported = rt_cuda_device_supported(info->cc_major, info->cc_minor);
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_open(kc_context *ctx, int index) {
+  kc_status status = need_driver(ctx);
+  rt_cuda *c = NULL;
+  int count = 0;
+  if (status != KC_OK) return status;
+  RT_CU(ctx, DeviceGetCount, (&count));
+  if (count == 0) return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device found");
+  if (index < 0 || index >= count)
+    return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d (%d found)", index, count);
+  c = rt_calloc(ctx, 1, sizeof *c);
+  if (!c) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  c->index = index;
+  RT_CU(ctx, DeviceGet, (&c->dev, index));
+  int major = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  int minor = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  if (!rt_cuda_device_supported(major, minor)) {
+    status = rt_error(ctx, KC_ERR_NO_DEVICE,
+                      "CUDA device %d has compute capability %d.%d; kcc needs 5.0 or newer",
+                      index, major, minor);
+    goto cleanup;
+  }
+  RT_CU(ctx, DevicePrimaryCtxRetain, (&c->pctx, c->dev));
+  rt_limits *l = &ctx->limits;
+  l->max_threads = (unsigned)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  l->max_block[0] = (unsigned)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  l->max_block[1] = (unsigned)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  l->max_block[2] = (unsigned)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+  l->max_grid[0] = (unsigned)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+  l->max_grid[1] = (unsigned)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  l->max_grid[2] = (unsigned)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  l->max_shared = (size_t)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  l->max_shared_optin =
+      (size_t)attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  if (l->max_shared_optin < l->max_shared) l->max_shared_optin = l->max_shared;
+  ctx->cuda = c;
+  c = NULL;
+  status = enter(ctx);
+cleanup:
+  if (c) rt_free(ctx, c, sizeof *c);
+  return status;
+}
+
+void rt_cuda_close(kc_context *ctx) {
+  if (!ctx->cuda) return;
+  rt_drv.DevicePrimaryCtxRelease(ctx->cuda->dev);
+  rt_free(ctx, ctx->cuda, sizeof *ctx->cuda);
+  ctx->cuda = NULL;
+}
+
+/* ---- Memory --------------------------------------------------------------------------- */
+kc_status rt_cuda_mem_alloc(kc_context *ctx, size_t bytes, uint64_t *out) {
+  kc_status status = enter(ctx);
+  CUdeviceptr p = 0;
+  if (status != KC_OK) return status;
+  RT_CU(ctx, MemAlloc, (&p, bytes ? bytes : 1));
+  *out = (uint64_t)p;
+cleanup:
+  return status;
+}
+
+void rt_cuda_mem_free(kc_context *ctx, uint64_t p) {
+  if (ctx->cuda && enter(ctx) == KC_OK) rt_drv.MemFree((CUdeviceptr)p);
+}
+
+kc_status rt_cuda_copy_htod(kc_context *ctx, uint64_t dst, const void *src, size_t n) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || n == 0) return status;
+  RT_CU(ctx, MemcpyHtoD, ((CUdeviceptr)dst, src, n));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_copy_dtoh(kc_context *ctx, void *dst, uint64_t src, size_t n) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || n == 0) return status;
+  RT_CU(ctx, MemcpyDtoH, (dst, (CUdeviceptr)src, n));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_copy_dtod(kc_context *ctx, uint64_t dst, uint64_t src, size_t n) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || n == 0) return status;
+  RT_CU(ctx, MemcpyDtoD, ((CUdeviceptr)dst, (CUdeviceptr)src, n));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_fill(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
+                       const void *value) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || count == 0) return status;
+  CUdeviceptr d = (CUdeviceptr)dst;
+  if (elem_size == 1) {
+    uint8_t v;
+    memcpy(&v, value, 1);
+    RT_CU(ctx, MemsetD8, (d, v, count));
+  } else if (elem_size == 2) {
+    uint16_t v;
+    memcpy(&v, value, 2);
+    RT_CU(ctx, MemsetD16, (d, v, count));
+  } else if (elem_size == 4) {
+    uint32_t v;
+    memcpy(&v, value, 4);
+    RT_CU(ctx, MemsetD32, (d, v, count));
+  } else {
+    /* 8-byte elements: two strided 32-bit fills, low then high halves (a 2-D memset
+       with an 8-byte pitch and rows one word wide) */
+    uint32_t half[2];
+    memcpy(half, value, 8);
+    RT_CU(ctx, MemsetD2D32, (d, 8, half[0], 1, count));
+    RT_CU(ctx, MemsetD2D32, (d + 4, 8, half[1], 1, count));
+  }
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, MemAllocHost, (out, bytes ? bytes : 1));
+cleanup:
+  return status;
+}
+
+void rt_cuda_host_free(kc_context *ctx, void *p) {
+  if (ctx->cuda && enter(ctx) == KC_OK) rt_drv.MemFreeHost(p);
+}
+
+/* ---- Modules and launches ------------------------------------------------------------ */
+kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  char errlog[8192], infolog[4096];
+  errlog[0] = infolog[0] = '\0';
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {errlog, (void *)(uintptr_t)sizeof errlog, infolog,
+                  (void *)(uintptr_t)sizeof infolog};
+  CUmodule mod = NULL;
+  CUresult r = rt_drv.ModuleLoadDataEx(&mod, ptx, 4, opts, vals);
+  if (r != CUDA_SUCCESS) {
+    cu_fail(ctx, r, "cuModuleLoadDataEx");
+    size_t n = strlen(ctx->err);
+    errlog[sizeof errlog - 1] = '\0';
+    static const char head[] = "\nJIT log:\n";
+    if (errlog[0] && n + sizeof head < sizeof ctx->err) {
+      /* as much of the log as fits after the message */
+      size_t room = sizeof ctx->err - n - sizeof head, ll = strlen(errlog);
+      memcpy(ctx->err + n, head, sizeof head - 1);
+      n += sizeof head - 1;
+      if (ll > room) ll = room;
+      memcpy(ctx->err + n, errlog, ll);
+      ctx->err[n + ll] = '\0';
+    }
+    return KC_ERR_CUDA;
+  }
+  *out = mod;
+  return KC_OK;
+}
+
+void rt_cuda_module_unload(kc_context *ctx, void *module) {
+  if (module && ctx->cuda && enter(ctx) == KC_OK) rt_drv.ModuleUnload((CUmodule)module);
+}
+
+kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
+                               void **fn, unsigned *max_threads) {
+  kc_status status = KC_OK;
+  CUfunction f = NULL;
+  int mt = 0;
+  CUresult r = rt_drv.ModuleGetFunction(&f, (CUmodule)module, symbol);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return rt_error(ctx, KC_ERR_NOT_FOUND, "the PTX has no entry '%s'", symbol);
+  if (r != CUDA_SUCCESS) return cu_fail(ctx, r, "cuModuleGetFunction");
+  RT_CU(ctx, FuncGetAttribute, (&mt, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+  *fn = f;
+  *max_threads = (unsigned)mt;
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes) {
+  kc_status status = KC_OK;
+  RT_CU(ctx, FuncSetAttribute,
+        ((CUfunction)fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
+                         size_t shared, void *stream, void **params) {
+  kc_status status = KC_OK;
+  RT_CU(ctx, CtxSetCurrent, (ctx->cuda->pctx));
+  RT_CU(ctx, LaunchKernel, ((CUfunction)fn, grid.x, grid.y, grid.z, block.x, block.y,
+                            block.z, (unsigned)shared, (CUstream)stream, params, NULL));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_grid,
+                            int *block) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, OccupancyMaxPotentialBlockSize,
+        (min_grid, block, (CUfunction)fn, NULL, shared, 0));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_synchronize(kc_context *ctx) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, CtxSynchronize, ());
+cleanup:
+  return status;
+}
+
+/* ---- Streams and events ----------------------------------------------------------------- */
+kc_status rt_cuda_stream_new(kc_context *ctx, void **out) {
+  kc_status status = enter(ctx);
+  CUstream s = NULL;
+  if (status != KC_OK) return status;
+  RT_CU(ctx, StreamCreate, (&s, CU_STREAM_NON_BLOCKING));
+  *out = s;
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, StreamSynchronize, ((CUstream)stream));
+cleanup:
+  return status;
+}
+
+void rt_cuda_stream_free(kc_context *ctx, void *stream) {
+  if (stream && ctx->cuda && enter(ctx) == KC_OK) rt_drv.StreamDestroy((CUstream)stream);
+}
+
+kc_status rt_cuda_event_new(kc_context *ctx, void **out) {
+  kc_status status = enter(ctx);
+  CUevent e = NULL;
+  if (status != KC_OK) return status;
+  RT_CU(ctx, EventCreate, (&e, CU_EVENT_DEFAULT));
+  *out = e;
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, EventRecord, ((CUevent)event, (CUstream)stream));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_event_sync(kc_context *ctx, void *event) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, EventSynchronize, ((CUevent)event));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *ms) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, EventElapsedTime, (ms, (CUevent)start, (CUevent)end));
+cleanup:
+  return status;
+}
+
+void rt_cuda_event_free(kc_context *ctx, void *event) {
+  if (event && ctx->cuda && enter(ctx) == KC_OK) rt_drv.EventDestroy((CUevent)event);
+}
+
+#else /* !KC_HAVE_CUDA: a CPU-only build */
+
+static kc_status no_cuda(kc_context *ctx) {
+  return rt_error(ctx, KC_ERR_NO_DEVICE,
+                  "kcc was not built with CUDA support (no CUDA headers at build time)");
+}
+
+kc_status rt_cuda_load(char *msg, size_t len) {
+  if (msg && len) snprintf(msg, len, "not built with CUDA support");
+  return KC_ERR_NO_DEVICE;
+}
+const char *rt_cuda_driver_path(void) { return NULL; }
+int rt_cuda_driver_version(void) { return 0; }
+kc_status rt_cuda_open(kc_context *ctx, int index) { (void)index; return no_cuda(ctx); }
+void rt_cuda_close(kc_context *ctx) { (void)ctx; }
+int rt_cuda_device_supported(int cc_major, int cc_minor) {
+  (void)cc_major; (void)cc_minor;
+  return 0;
+}
+kc_status rt_cuda_info(kc_context *ctx, int index, kc_device_info *info) {
+  (void)index; memset(info, 0, sizeof *info);
+  return no_cuda(ctx);
+}
+kc_status rt_cuda_count(kc_context *ctx, int *count) { *count = 0; return no_cuda(ctx); }
+kc_status rt_cuda_mem_alloc(kc_context *ctx, size_t bytes, uint64_t *out) {
+  (void)bytes; (void)out; return no_cuda(ctx);
+}
+void rt_cuda_mem_free(kc_context *ctx, uint64_t p) { (void)ctx; (void)p; }
+kc_status rt_cuda_copy_htod(kc_context *ctx, uint64_t dst, const void *src, size_t n) {
+  (void)dst; (void)src; (void)n; return no_cuda(ctx);
+}
+kc_status rt_cuda_copy_dtoh(kc_context *ctx, void *dst, uint64_t src, size_t n) {
+  (void)dst; (void)src; (void)n; return no_cuda(ctx);
+}
+kc_status rt_cuda_copy_dtod(kc_context *ctx, uint64_t dst, uint64_t src, size_t n) {
+  (void)dst; (void)src; (void)n; return no_cuda(ctx);
+}
+kc_status rt_cuda_fill(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
+                       const void *value) {
+  (void)dst; (void)count; (void)elem_size; (void)value; return no_cuda(ctx);
+}
+kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out) {
+  (void)bytes; (void)out; return no_cuda(ctx);
+}
+void rt_cuda_host_free(kc_context *ctx, void *p) { (void)ctx; (void)p; }
+kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out) {
+  (void)ptx; (void)out; return no_cuda(ctx);
+}
+void rt_cuda_module_unload(kc_context *ctx, void *module) { (void)ctx; (void)module; }
+kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
+                               void **fn, unsigned *max_threads) {
+  (void)module; (void)symbol; (void)fn; (void)max_threads; return no_cuda(ctx);
+}
+kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes) {
+  (void)fn; (void)bytes; return no_cuda(ctx);
+}
+kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
+                         size_t shared, void *stream, void **params) {
+  (void)fn; (void)grid; (void)block; (void)shared; (void)stream; (void)params;
+  return no_cuda(ctx);
+}
+kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_grid,
+                            int *block) {
+  (void)fn; (void)shared; (void)min_grid; (void)block; return no_cuda(ctx);
+}
+kc_status rt_cuda_synchronize(kc_context *ctx) { return no_cuda(ctx); }
+kc_status rt_cuda_stream_new(kc_context *ctx, void **out) { (void)out; return no_cuda(ctx); }
+kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream) {
+  (void)stream; return no_cuda(ctx);
+}
+void rt_cuda_stream_free(kc_context *ctx, void *stream) { (void)ctx; (void)stream; }
+kc_status rt_cuda_event_new(kc_context *ctx, void **out) { (void)out; return no_cuda(ctx); }
+kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream) {
+  (void)event; (void)stream; return no_cuda(ctx);
+}
+kc_status rt_cuda_event_sync(kc_context *ctx, void *event) {
+  (void)event; return no_cuda(ctx);
+}
+kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *ms) {
+  (void)start; (void)end; (void)ms; return no_cuda(ctx);
+}
+void rt_cuda_event_free(kc_context *ctx, void *event) { (void)ctx; (void)event; }
+
+#endif

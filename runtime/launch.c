@@ -1,0 +1,257 @@
+/*
+ * launch.c — kc_launch: check the shape against the device's limits, check and pack
+ * the arguments against the kernel's parameter table, and hand the packed
+ * kernelParams to the CUDA driver or to the CPU executor (the same layout for both:
+ * an array of rank n is its data pointer then n int64 extents, a scalar its value).
+ *
+ * The hot path allocates nothing, formats no text and takes no lock: parameters are
+ * pointers into the array handles (data, shape) and into an on-stack scalar buffer.
+ * Messages are made only once something is wrong.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt.h"
+
+/* ---- Shape ------------------------------------------------------------------------- */
+kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
+                         size_t shared_bytes) {
+  const rt_limits *l = &ctx->limits;
+  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  static const char axis[] = "xyz";
+  if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2])
+    return rt_error(ctx, KC_ERR_LAUNCH,
+                    "kernel '%s': launch shape grid (%u, %u, %u), block (%u, %u, %u) has a "
+                    "zero dimension",
+                    k->name, g[0], g[1], g[2], b[0], b[1], b[2]);
+  for (int i = 0; i < 3; i++) {
+    if (b[i] > l->max_block[i])
+      return rt_error(ctx, KC_ERR_LAUNCH,
+                      "kernel '%s': block dimension %c = %u exceeds the device limit %u",
+                      k->name, axis[i], b[i], l->max_block[i]);
+    if (g[i] > l->max_grid[i])
+      return rt_error(ctx, KC_ERR_LAUNCH,
+                      "kernel '%s': grid dimension %c = %u exceeds the device limit %u",
+                      k->name, axis[i], g[i], l->max_grid[i]);
+  }
+  uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
+  unsigned max = l->max_threads;
+  if (k->max_threads && k->max_threads < max) max = k->max_threads;
+  if (threads > max)
+    return rt_error(ctx, KC_ERR_LAUNCH,
+                    "kernel '%s': a block of %llu threads (%u x %u x %u) exceeds the limit "
+                    "of %u threads per block",
+                    k->name, (unsigned long long)threads, b[0], b[1], b[2], max);
+  if (shared_bytes > l->max_shared_optin ||
+      k->static_shared > l->max_shared_optin - shared_bytes)
+    return rt_error(ctx, KC_ERR_LAUNCH,
+                    "kernel '%s': %zu bytes of shared memory (%zu static + %zu dynamic) "
+                    "exceed the device limit of %zu per block",
+                    k->name, k->static_shared + shared_bytes, k->static_shared, shared_bytes,
+                    l->max_shared_optin);
+  return KC_OK;
+}
+
+/* ---- Arguments ----------------------------------------------------------------------- */
+typedef enum bad_arg {
+  ARG_OK,
+  ARG_COUNT,     /* wrong number of arguments */
+  ARG_NULL,      /* an array argument is NULL */
+  ARG_CONTEXT,   /* an array of another context */
+  ARG_TYPE,      /* dtype or rank differ */
+  ARG_RANGE      /* a scalar does not fit the parameter's type */
+} bad_arg;
+
+static int fits_signed(int64_t v, kc_dtype t) {
+  switch (t) {
+  case KC_INT8: return v >= INT8_MIN && v <= INT8_MAX;
+  case KC_INT16: return v >= INT16_MIN && v <= INT16_MAX;
+  case KC_INT32: return v >= INT32_MIN && v <= INT32_MAX;
+  case KC_UINT8: return v >= 0 && v <= UINT8_MAX;
+  case KC_UINT16: return v >= 0 && v <= UINT16_MAX;
+  case KC_UINT32: return v >= 0 && v <= (int64_t)UINT32_MAX;
+  case KC_UINT64: return v >= 0;
+  case KC_BOOL: return v == 0 || v == 1;
+  default: return 1;
+  }
+}
+
+static int fits_unsigned(uint64_t v, kc_dtype t) {
+  switch (t) {
+  case KC_INT64: return v <= (uint64_t)INT64_MAX;
+  case KC_UINT64: return 1;
+  default: return v <= (uint64_t)INT64_MAX && fits_signed((int64_t)v, t);
+  }
+}
+
+/* Store an integer into a slot as dtype t (the caller checked that it fits). */
+static void store_int(void *slot, kc_dtype t, uint64_t bits) {
+  switch (kc_dtype_size(t)) {
+  case 1: { uint8_t v = (uint8_t)bits; memcpy(slot, &v, 1); break; }
+  case 2: { uint16_t v = (uint16_t)bits; memcpy(slot, &v, 2); break; }
+  case 4: { uint32_t v = (uint32_t)bits; memcpy(slot, &v, 4); break; }
+  default: memcpy(slot, &bits, 8); break;
+  }
+}
+
+/* Convert a scalar argument to the parameter's dtype: integers to any integer type
+ * they fit, integers and floats to floats; a float never silently becomes an int. */
+static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot) {
+  kc_dtype want = p->dtype, have = a->dtype;
+  if ((unsigned)have >= KC_DTYPE_COUNT) return ARG_TYPE;
+  if (rt_dtype_is_float(want)) {
+    double v;
+    if (rt_dtype_is_float(have)) v = a->v.f;
+    else if (have == KC_UINT64) v = (double)a->v.u;
+    else v = (double)a->v.i;
+    if (want == KC_FLOAT32) {
+      if (isfinite(v) && fabs(v) > 3.4028234663852886e38) return ARG_RANGE;
+      float f = (float)v;
+      memcpy(slot, &f, 4);
+    } else {
+      memcpy(slot, &v, 8);
+    }
+    return ARG_OK;
+  }
+  if (rt_dtype_is_float(have)) return ARG_TYPE;
+  if (have == KC_UINT64) {
+    if (!fits_unsigned(a->v.u, want)) return ARG_RANGE;
+    store_int(slot, want, a->v.u);
+  } else {
+    if (!fits_signed(a->v.i, want)) return ARG_RANGE;
+    store_int(slot, want, (uint64_t)a->v.i);
+  }
+  return ARG_OK;
+}
+
+/* Check the arguments and fill params (kernelParams) and scalars. On failure returns
+ * the reason and the 0-based index of the argument in *bad. */
+static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **params,
+                    uint64_t *scalars, int *bad) {
+  if (nargs != k->nparams || (nargs > 0 && !args)) {
+    *bad = -1;
+    return ARG_COUNT;
+  }
+  for (int i = 0; i < nargs; i++) {
+    const rt_param *p = &k->params[i];
+    const kc_arg *a = &args[i];
+    *bad = i;
+    if (p->ndim > 0) {
+      kc_array *arr = a->v.array;
+      if (!a->is_array) return ARG_TYPE;
+      if (!arr) return ARG_NULL;
+      if (arr->ctx != k->mod->ctx) return ARG_CONTEXT;
+      if (arr->dtype != p->dtype || arr->ndim != p->ndim) return ARG_TYPE;
+      params[p->flat] = &arr->data;
+      for (int d = 0; d < p->ndim; d++) params[p->flat + 1 + d] = &arr->shape[d];
+    } else {
+      if (a->is_array) return ARG_TYPE;
+      bad_arg r = convert_scalar(p, a, &scalars[p->flat]);
+      if (r != ARG_OK) return r;
+      params[p->flat] = &scalars[p->flat];
+    }
+  }
+  return ARG_OK;
+}
+
+static void describe_arg(const kc_arg *a, char *buf, size_t len) {
+  if (a->is_array && a->v.array) rt_format_type(a->v.array->dtype, a->v.array->ndim, buf, len);
+  else if (a->is_array) snprintf(buf, len, "NULL array");
+  else rt_format_type(a->dtype, 0, buf, len);
+}
+
+static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *args,
+                           int nargs, bad_arg why, int bad) {
+  if (why == ARG_COUNT)
+    return rt_error(ctx, KC_ERR_LAUNCH, "kernel '%s': expected %d argument%s (%s), got %d",
+                    k->name, k->nparams, k->nparams == 1 ? "" : "s", k->signature, nargs);
+  const rt_param *p = &k->params[bad];
+  const kc_arg *a = &args[bad];
+  char where[256], want[64], got[64];
+  if (p->name[0])
+    snprintf(where, sizeof where, "kernel '%s': argument %d ('%s')", k->name, bad + 1,
+             p->name);
+  else
+    snprintf(where, sizeof where, "kernel '%s': argument %d", k->name, bad + 1);
+  rt_format_type(p->dtype, p->ndim, want, sizeof want);
+  describe_arg(a, got, sizeof got);
+  switch (why) {
+  case ARG_NULL:
+    return rt_error(ctx, KC_ERR_LAUNCH, "%s: expected %s, got a NULL array", where, want);
+  case ARG_CONTEXT:
+    return rt_error(ctx, KC_ERR_LAUNCH, "%s: the array belongs to another context", where);
+  case ARG_RANGE:
+    if (rt_dtype_is_float(a->dtype))
+      return rt_error(ctx, KC_ERR_LAUNCH, "%s: value %g does not fit %s", where, a->v.f, want);
+    if (a->dtype == KC_UINT64)
+      return rt_error(ctx, KC_ERR_LAUNCH, "%s: value %llu does not fit %s", where,
+                      (unsigned long long)a->v.u, want);
+    return rt_error(ctx, KC_ERR_LAUNCH, "%s: value %lld does not fit %s", where,
+                    (long long)a->v.i, want);
+  default:
+    return rt_error(ctx, KC_ERR_LAUNCH, "%s: expected %s, got %s", where, want, got);
+  }
+}
+
+/* ---- Dispatch ------------------------------------------------------------------------- */
+static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3 block,
+                             size_t shared, kc_stream *stream, void **params) {
+  if (shared + k->static_shared > ctx->limits.max_shared && shared > k->shared_optin_set) {
+    kc_status s = rt_cuda_allow_shared(ctx, k->cu_function, shared);
+    if (s != KC_OK) return s;
+    k->shared_optin_set = shared;
+  }
+  return rt_cuda_launch(ctx, k->cu_function, grid, block, shared,
+                        stream ? stream->cu_stream : NULL, params);
+}
+
+static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3 block,
+                            size_t shared, void **params) {
+  rt_cpu_kernel ck;
+  ck.name = k->name;
+  ck.block_fn = k->block_fn;
+  ck.thread_fn = k->thread_fn;
+  ck.uses_barrier = k->uses_barrier;
+  ck.static_shared = k->static_shared;
+  kc_status s = rt_cpu_launch(ctx, &ck, grid, block, shared, params);
+  if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK) {
+    /* also reported by the next kc_synchronize, as a CUDA fault would be */
+    ctx->pending = s;
+    memcpy(ctx->pending_msg, ctx->err, sizeof ctx->pending_msg);
+  }
+  return s;
+}
+
+kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_bytes,
+                    kc_stream *stream, const kc_arg *args, int nargs) {
+  if (!k) return KC_ERR_INVALID;
+  kc_context *ctx = k->mod->ctx;
+  if (stream && stream->ctx != ctx)
+    return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': the stream belongs to another context",
+                    k->name);
+  kc_status s;
+  if (k->nparams < 0) {
+    s = rt_module_specialise(k, args, nargs, &k);
+    if (s != KC_OK) return s;
+  }
+  void *params[RT_MAX_FLAT_PARAMS];
+  uint64_t scalars[RT_MAX_FLAT_PARAMS];
+  int bad = 0;
+  kc_kernel *first = k;
+  bad_arg why = pack(k, args, nargs, params, scalars, &bad);
+  /* other compiled signatures of the same kernel, tried in order */
+  for (kc_kernel *o = k->next_overload; why != ARG_OK && o; o = o->next_overload) {
+    int b2;
+    if (pack(o, args, nargs, params, scalars, &b2) == ARG_OK) {
+      k = o;
+      why = ARG_OK;
+    }
+  }
+  if (why != ARG_OK) return arg_error(ctx, first, args, nargs, why, bad);
+  s = rt_check_shape(ctx, k, grid, block, shared_bytes);
+  if (s != KC_OK) return s;
+  if (ctx->device == KC_DEVICE_CUDA)
+    return launch_cuda(ctx, k, grid, block, shared_bytes, stream, params);
+  return launch_cpu(ctx, k, grid, block, shared_bytes, params);
+}

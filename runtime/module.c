@@ -1,0 +1,461 @@
+/*
+ * module.c — modules and kernels: compiling source with kcc_compile (host JIT code for
+ * the CPU device, PTX loaded through the driver for CUDA), loading PTX made by kcc,
+ * finding kernels by name, and specialising untyped kernels at their first launch.
+ *
+ * Each kernel gets a parameter table at load time (dtype, rank and the index of its
+ * first kernelParams entry) so the launch path does no string work. A module owns
+ * copies of every string it keeps; on the CPU it also keeps the kcc_output, whose
+ * `host` owns the JIT-compiled code the kernels' function pointers point into.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+#include "signature.h"
+
+struct rt_spec {
+  rt_spec *next;
+  char *signature;   /* "name(float32[:], int32)" as built from the arguments */
+  kc_module *module; /* compiled for that signature alone */
+};
+
+/* ---- Kernels ------------------------------------------------------------------------ */
+static void kernel_clear(kc_context *ctx, kc_kernel *k) {
+  rt_free_str(ctx, k->name);
+  rt_free_str(ctx, k->symbol);
+  rt_free_str(ctx, k->signature);
+  if (k->params) {
+    for (int i = 0; i < k->nparams; i++) rt_free_str(ctx, k->params[i].name);
+    rt_free(ctx, k->params, (size_t)k->nparams * sizeof *k->params);
+  }
+  memset(k, 0, sizeof *k);
+}
+
+/* Fill k's names and parameter table; nparams < 0 makes an untyped kernel. */
+static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
+                             const char *symbol, const char *signature, int nparams,
+                             const kcc_param *params) {
+  kc_context *ctx = m->ctx;
+  k->mod = m;
+  k->nparams = nparams;
+  k->max_threads = ctx->limits.max_threads;
+  k->name = rt_strdup(ctx, name);
+  k->symbol = rt_strdup(ctx, symbol ? symbol : name);
+  if (signature) {
+    k->signature = rt_strdup(ctx, signature);
+  } else {
+    char buf[300];
+    snprintf(buf, sizeof buf, "%s(untyped)", name);
+    k->signature = rt_strdup(ctx, buf);
+  }
+  if (!k->name || !k->symbol || !k->signature) goto nomem;
+  if (nparams <= 0) return KC_OK;
+  k->params = rt_calloc(ctx, (size_t)nparams, sizeof *k->params);
+  if (!k->params) goto nomem;
+  int flat = 0;
+  for (int i = 0; i < nparams; i++) {
+    rt_param *p = &k->params[i];
+    p->dtype = params[i].dtype;
+    p->ndim = params[i].ndim;
+    p->flat = flat;
+    p->name = rt_strdup(ctx, params[i].name ? params[i].name : "");
+    if (!p->name) goto nomem;
+    if ((unsigned)p->dtype >= KC_DTYPE_COUNT || p->ndim < 0 || p->ndim > KC_MAX_DIMS)
+      return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': parameter %d has a bad type",
+                      name, i + 1);
+    flat += p->ndim == 0 ? 1 : 1 + p->ndim;
+  }
+  if (flat > RT_MAX_FLAT_PARAMS)
+    return rt_error(ctx, KC_ERR_UNSUPPORTED,
+                    "kernel '%s' has %d parameter words; at most %d are supported", name,
+                    flat, RT_MAX_FLAT_PARAMS);
+  k->nflat = flat;
+  return KC_OK;
+nomem:
+  return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+}
+
+/* Link kernels sharing a name (several signatures of one source kernel). */
+static void link_overloads(kc_module *m) {
+  for (int i = 0; i < m->nkernels; i++)
+    for (int j = i + 1; j < m->nkernels; j++)
+      if (m->kernels[i].nparams >= 0 && m->kernels[j].nparams >= 0 &&
+          strcmp(m->kernels[i].name, m->kernels[j].name) == 0) {
+        m->kernels[i].next_overload = &m->kernels[j];
+        break;
+      }
+}
+
+static kc_status module_alloc(kc_context *ctx, int nkernels, kc_module **out) {
+  kc_module *m = rt_calloc(ctx, 1, sizeof *m);
+  if (!m) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  m->ctx = ctx;
+  m->opt_level = ctx->cfg.opt_level;
+  m->lineinfo = ctx->cfg.lineinfo;
+  if (nkernels > 0) {
+    m->kernels = rt_calloc(ctx, (size_t)nkernels, sizeof *m->kernels);
+    if (!m->kernels) {
+      rt_free(ctx, m, sizeof *m);
+      return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+    }
+  }
+  m->nkernels = nkernels;
+  *out = m;
+  return KC_OK;
+}
+
+void kc_module_free(kc_module *m) {
+  if (!m) return;
+  kc_context *ctx = m->ctx;
+  while (m->specs) {
+    rt_spec *s = m->specs;
+    m->specs = s->next;
+    kc_module_free(s->module);
+    rt_free_str(ctx, s->signature);
+    rt_free(ctx, s, sizeof *s);
+  }
+  for (int i = 0; i < m->nkernels; i++) kernel_clear(ctx, &m->kernels[i]);
+  rt_free(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels);
+  if (m->cu_module) rt_cuda_module_unload(ctx, m->cu_module);
+  if (m->has_out) kcc_output_free(&m->out);
+  rt_free_str(ctx, m->src_name);
+  rt_free(ctx, m->source, m->source_len + 1);
+  rt_free(ctx, m, sizeof *m);
+}
+
+kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n,
+                                 const char *const *untyped, int nuntyped,
+                                 kc_module **out) {
+  kc_module *m;
+  *out = NULL;
+  if (n < 0 || nuntyped < 0) return rt_error(ctx, KC_ERR_INVALID, "bad kernel table");
+  kc_status s = module_alloc(ctx, n + nuntyped, &m);
+  if (s != KC_OK) return s;
+  for (int i = 0; i < n && s == KC_OK; i++) {
+    const kcc_kernel *t = &table[i];
+    kc_kernel *k = &m->kernels[i];
+    s = kernel_init(m, k, t->name, t->symbol, t->signature, t->nparams, t->params);
+    k->uses_barrier = t->uses_barrier;
+    k->static_shared = t->static_shared;
+    /* the JIT hands back data pointers; ISO C wants a copy to turn them to functions */
+    memcpy(&k->block_fn, &t->block_fn, sizeof k->block_fn);
+    memcpy(&k->thread_fn, &t->thread_fn, sizeof k->thread_fn);
+    if (s == KC_OK && ctx->device == KC_DEVICE_CPU &&
+        !(t->uses_barrier ? (void *)t->thread_fn : (void *)t->block_fn))
+      s = rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' has no host code", t->name);
+  }
+  for (int i = 0; i < nuntyped && s == KC_OK; i++)
+    s = kernel_init(m, &m->kernels[n + i], untyped[i], NULL, NULL, -1, NULL);
+  if (s != KC_OK) {
+    kc_module_free(m);
+    return s;
+  }
+  link_overloads(m);
+  *out = m;
+  return KC_OK;
+}
+
+/* ---- Compiling ---------------------------------------------------------------------- */
+static kc_status fail_compile(kc_context *ctx, kcc_output *out, const char *name) {
+  kc_status s = out->status != KC_OK ? out->status : KC_ERR_INTERNAL;
+  if (out->first_error)
+    rt_error(ctx, s, "%s", out->first_error);
+  else
+    rt_error(ctx, s, "%s: compilation failed (%d error%s)", name, out->nerrors,
+             out->nerrors == 1 ? "" : "s");
+  kcc_output_free(out);
+  return s;
+}
+
+/* Resolve every kernel of a CUDA module to its CUfunction. */
+static kc_status bind_cuda_functions(kc_module *m) {
+  for (int i = 0; i < m->nkernels; i++) {
+    kc_kernel *k = &m->kernels[i];
+    if (k->nparams < 0) continue;
+    kc_status s = rt_cuda_get_function(m->ctx, m->cu_module, k->symbol, &k->cu_function,
+                                       &k->max_threads);
+    if (s != KC_OK) return s;
+  }
+  return KC_OK;
+}
+
+static kc_status compile(kc_context *ctx, const char *name, const char *source, size_t len,
+                         const char *const *sigs, int nsigs, int opt_level, int lineinfo,
+                         kc_module **out) {
+  kcc_options o;
+  kcc_output res;
+  kcc_options_init(&o);
+  memset(&res, 0, sizeof res);
+  o.opt_level = opt_level;
+  o.lineinfo = lineinfo;
+  o.sigs = sigs;
+  o.nsigs = nsigs;
+  o.alloc = ctx->cfg.alloc;
+  o.diag = ctx->cfg.diag;
+  o.user_data = ctx->cfg.user_data;
+  if (ctx->device == KC_DEVICE_CUDA) {
+    kc_device_info info;
+    kc_status s = rt_cuda_info(ctx, ctx->cfg.cuda_device, &info);
+    if (s != KC_OK) return s;
+    o.target = KCC_TARGET_NVPTX;
+    o.emit = KCC_EMIT_PTX;
+    o.arch = ctx->cfg.arch ? ctx->cfg.arch : info.cc_major * 10 + info.cc_minor;
+  } else {
+    o.target = KCC_TARGET_HOST;
+    o.emit = KCC_EMIT_JIT;
+  }
+  kc_status s = kcc_compile(&o, name, source, len, &res);
+  if (s != KC_OK || res.nerrors > 0) {
+    if (res.status == KC_OK) res.status = s != KC_OK ? s : KC_ERR_TYPE;
+    return fail_compile(ctx, &res, name);
+  }
+  kc_module *m;
+  s = rt_module_from_kernels(ctx, res.kernels, res.nkernels, res.untyped, res.nuntyped, &m);
+  if (s != KC_OK) {
+    kcc_output_free(&res);
+    return s;
+  }
+  m->out = res;
+  m->has_out = 1;
+  m->opt_level = opt_level;
+  m->lineinfo = lineinfo;
+  if (ctx->device == KC_DEVICE_CUDA) {
+    s = rt_cuda_module_load(ctx, res.text ? res.text : "", &m->cu_module);
+    if (s == KC_OK) s = bind_cuda_functions(m);
+  }
+  if (s == KC_OK && res.nuntyped > 0) {
+    /* keep the source to specialise untyped kernels at launch */
+    m->src_name = rt_strdup(ctx, name);
+    m->source = rt_alloc(ctx, len + 1);
+    if (!m->src_name || !m->source) {
+      s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+    } else {
+      memcpy(m->source, source, len);
+      m->source[len] = '\0';
+      m->source_len = len;
+    }
+  }
+  if (s != KC_OK) {
+    kc_module_free(m);
+    return s;
+  }
+  *out = m;
+  return KC_OK;
+}
+
+kc_status kc_compile_source(kc_context *ctx, const char *name, const char *source,
+                            size_t len, const kc_compile_options *opts, kc_module **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (!source) return rt_error(ctx, KC_ERR_INVALID, "compile: source is NULL");
+  if (!name) name = "<source>";
+  int opt = ctx->cfg.opt_level, lineinfo = ctx->cfg.lineinfo;
+  const char *const *sigs = NULL;
+  int nsigs = 0;
+  if (opts) {
+    if (opts->opt_level >= 0) opt = opts->opt_level;
+    lineinfo = lineinfo || opts->lineinfo;
+    sigs = opts->signatures;
+    nsigs = opts->nsignatures;
+    if (nsigs < 0 || (nsigs > 0 && !sigs))
+      return rt_error(ctx, KC_ERR_INVALID, "compile: bad signature list");
+  }
+  if (opt < 0 || opt > 3) opt = 3;
+  return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, out);
+}
+
+kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_options *opts,
+                          kc_module **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (!path) return rt_error(ctx, KC_ERR_INVALID, "compile: path is NULL");
+  FILE *f = fopen(path, "rb");
+  if (!f) return rt_error(ctx, KC_ERR_IO, "%s: cannot open the file", path);
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  kc_status s = KC_OK;
+  for (;;) {
+    if (len == cap) {
+      size_t ncap = cap ? cap * 2 : 8192;
+      char *nb = rt_alloc(ctx, ncap);
+      if (!nb) {
+        s = rt_error(ctx, KC_ERR_NOMEM, "out of memory reading %s", path);
+        break;
+      }
+      if (len) memcpy(nb, buf, len);
+      rt_free(ctx, buf, cap);
+      buf = nb;
+      cap = ncap;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) {
+      if (ferror(f)) s = rt_error(ctx, KC_ERR_IO, "%s: read error", path);
+      break;
+    }
+  }
+  fclose(f);
+  if (s == KC_OK) s = kc_compile_source(ctx, path, buf, len, opts, out);
+  rt_free(ctx, buf, cap);
+  return s;
+}
+
+/* ---- Loading PTX ------------------------------------------------------------------------- */
+/* Count (table == NULL) or parse the "// kcc-kernel: <symbol> <signature>" lines. */
+static kc_status ptx_kernels(kc_module *m, const char *ptx, size_t len, int *count,
+                             int fill) {
+  static const char tag[] = "// kcc-kernel:";
+  const size_t taglen = sizeof tag - 1;
+  int n = 0;
+  for (size_t at = 0; at < len;) {
+    const char *line = ptx + at;
+    const char *nl = memchr(line, '\n', len - at);
+    size_t ll = nl ? (size_t)(nl - line) : len - at;
+    at += ll + 1;
+    if (ll < taglen || memcmp(line, tag, taglen) != 0) continue;
+    if (fill) {
+      char text[1024], err[256];
+      size_t tl = ll - taglen < sizeof text - 1 ? ll - taglen : sizeof text - 1;
+      memcpy(text, line + taglen, tl);
+      text[tl] = '\0';
+      char *p = text;
+      while (*p == ' ' || *p == '\t') p++;
+      char *sym = p;
+      while (*p && *p != ' ' && *p != '\t') p++;
+      if (*p) *p++ = '\0';
+      while (*p == ' ' || *p == '\t') p++;
+      p[strcspn(p, "\r")] = '\0';
+      sig_parsed sig;
+      if (!*sym || sig_parse(p, &sig, err, sizeof err) != 0 || !sig.name[0])
+        return rt_error(m->ctx, KC_ERR_INVALID, "PTX: bad kcc-kernel line '%s': %s", text,
+                        *sym ? err : "no symbol");
+      kcc_param params[SIG_MAX_PARAMS];
+      for (int i = 0; i < sig.nparams; i++) {
+        params[i].name = "";
+        params[i].dtype = sig.params[i].dtype;
+        params[i].ndim = sig.params[i].ndim;
+      }
+      kc_status s = kernel_init(m, &m->kernels[n], sig.name, sym, p, sig.nparams, params);
+      if (s != KC_OK) return s;
+    }
+    n++;
+  }
+  *count = n;
+  return KC_OK;
+}
+
+kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len, kc_module **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (!ptx) return rt_error(ctx, KC_ERR_INVALID, "PTX is NULL");
+  if (ctx->device != KC_DEVICE_CUDA)
+    return rt_error(ctx, KC_ERR_UNSUPPORTED,
+                    "PTX can only be loaded on a CUDA device (this context runs on the CPU)");
+  int n = 0;
+  kc_module *m;
+  kc_status s = ptx_kernels(NULL, ptx, len, &n, 0);
+  if (s == KC_OK) s = module_alloc(ctx, n, &m);
+  if (s != KC_OK) return s;
+  s = ptx_kernels(m, ptx, len, &n, 1);
+  char *text = NULL;
+  if (s == KC_OK) {
+    text = rt_alloc(ctx, len + 1);   /* the driver wants NUL-terminated PTX */
+    if (!text) s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  }
+  if (s == KC_OK) {
+    memcpy(text, ptx, len);
+    text[len] = '\0';
+    s = rt_cuda_module_load(ctx, text, &m->cu_module);
+    rt_free(ctx, text, len + 1);
+  }
+  if (s == KC_OK) s = bind_cuda_functions(m);
+  if (s != KC_OK) {
+    kc_module_free(m);
+    return s;
+  }
+  link_overloads(m);
+  *out = m;
+  return KC_OK;
+}
+
+/* ---- Kernels by name ---------------------------------------------------------------------- */
+kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out) {
+  if (!m || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (!name) return rt_error(m->ctx, KC_ERR_INVALID, "kernel name is NULL");
+  for (int i = 0; i < m->nkernels; i++)
+    if (strcmp(m->kernels[i].name, name) == 0) {
+      *out = &m->kernels[i];
+      return KC_OK;
+    }
+  return rt_error(m->ctx, KC_ERR_NOT_FOUND, "no kernel named '%s' in the module", name);
+}
+
+int kc_kernel_param_count(const kc_kernel *k) { return k ? k->nparams : 0; }
+const char *kc_kernel_signature(const kc_kernel *k) { return k ? k->signature : ""; }
+
+/* ---- Specialising untyped kernels ---------------------------------------------------------- */
+static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char *buf,
+                         size_t len) {
+  size_t at = (size_t)snprintf(buf, len, "%s(", k->name);
+  for (int i = 0; i < nargs && at < len; i++) {
+    char t[64];
+    if (args[i].is_array) {
+      if (!args[i].v.array) return -1 - i;
+      rt_format_type(args[i].v.array->dtype, args[i].v.array->ndim, t, sizeof t);
+    } else {
+      if ((unsigned)args[i].dtype >= KC_DTYPE_COUNT) return -1 - i;
+      rt_format_type(args[i].dtype, 0, t, sizeof t);
+    }
+    at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", t);
+  }
+  if (at < len) at += (size_t)snprintf(buf + at, len - at, ")");
+  return at < len ? 0 : -1000;
+}
+
+kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
+                               kc_kernel **out) {
+  kc_module *m = k->mod;
+  kc_context *ctx = m->ctx;
+  char sig[1024];
+  int r = arg_signature(k, args, nargs, sig, sizeof sig);
+  if (r == -1000)
+    return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': too many arguments", k->name);
+  if (r < 0)
+    return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': argument %d is invalid", k->name, -r);
+  rt_spec *sp = m->specs;
+  while (sp && strcmp(sp->signature, sig) != 0) sp = sp->next;
+  if (!sp) {
+    if (!m->source)
+      return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' is untyped but its source is gone",
+                      k->name);
+    const char *sigs[1] = {sig};
+    kc_module *child;
+    kc_status s = compile(ctx, m->src_name, m->source, m->source_len, sigs, 1,
+                          m->opt_level, m->lineinfo, &child);
+    if (s != KC_OK) return s;
+    sp = rt_calloc(ctx, 1, sizeof *sp);
+    if (!sp || !(sp->signature = rt_strdup(ctx, sig))) {
+      rt_free(ctx, sp, sizeof *sp);
+      kc_module_free(child);
+      return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+    }
+    sp->module = child;
+    sp->next = m->specs;
+    m->specs = sp;
+  }
+  kc_kernel *typed = NULL;
+  for (int i = 0; i < sp->module->nkernels; i++)
+    if (sp->module->kernels[i].nparams >= 0 &&
+        strcmp(sp->module->kernels[i].name, k->name) == 0) {
+      typed = &sp->module->kernels[i];
+      break;
+    }
+  if (!typed)
+    return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': compiling %s gave no typed kernel",
+                    k->name, sig);
+  *out = typed;
+  return KC_OK;
+}

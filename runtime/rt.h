@@ -1,0 +1,220 @@
+/*
+ * rt.h — declarations shared by the runtime's files (internal; the public face is
+ * include/kc.h). The runtime is split by concern:
+ *   context.c   configuration, contexts, device selection, errors, dtypes, kc_detect
+ *   cuda.c      the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU
+ *   array.c     device arrays (host memory on the CPU device)
+ *   module.c    compiling and loading modules, kernels and their parameter tables
+ *   launch.c    argument checking and packing, launch-shape checks, dispatch
+ *   stream.c    streams and events
+ *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
+ * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
+ * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
+ */
+#ifndef KC_RT_H
+#define KC_RT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compile.h"
+#include "host_abi.h"
+#include "kc.h"
+
+#define RT_ERR_LEN 2048
+#define RT_MAX_FLAT_PARAMS 256   /* flattened kernel parameters (data + extents) */
+#define RT_CPU_MAX_SHARED 49152  /* shared memory per block on the CPU device, as CUDA's
+                                    default limit, so CPU-tested kernels fit a GPU */
+
+typedef struct rt_pool rt_pool;   /* cpu_exec.c */
+typedef struct rt_cuda rt_cuda;   /* cuda.c: per-context CUDA state */
+
+/* Launch limits of a device; the CPU uses CUDA's so kernels behave alike. */
+typedef struct rt_limits {
+  unsigned max_threads;         /* per block */
+  unsigned max_block[3];
+  unsigned max_grid[3];
+  size_t max_shared;            /* without opt-in */
+  size_t max_shared_optin;      /* with cuFuncSetAttribute (== max_shared on the CPU) */
+} rt_limits;
+
+struct kc_context {
+  kc_config cfg;
+  kc_device_kind device;        /* KC_DEVICE_CPU or KC_DEVICE_CUDA once chosen */
+  rt_limits limits;
+  int cpu_threads;              /* workers of the CPU pool (including the caller) */
+  rt_pool *pool;                /* CPU: made at the first multi-block launch */
+  rt_cuda *cuda;                /* CUDA: device, primary context */
+  kc_status pending;            /* CPU: a kernel fault not yet reported by a sync */
+  char pending_msg[RT_ERR_LEN];
+  char err[RT_ERR_LEN];         /* kc_last_error */
+};
+
+struct kc_array {
+  /* data comes first and shape right after: kernel parameters point into them */
+  union { void *host; uint64_t dev; } data;
+  int64_t shape[KC_MAX_DIMS];
+  kc_context *ctx;
+  kc_array *base;               /* the array a view looks into; NULL for an owner */
+  int refs;                     /* owner: 1 + live views; memory freed at 0 */
+  int freed;                    /* owner: kc_array_free was called, views remain */
+  kc_dtype dtype;
+  int ndim;
+  size_t bytes;
+};
+
+/* One parameter of a kernel as the launch path checks and packs it. */
+typedef struct rt_param {
+  char *name;                   /* may be "" (PTX loaded without names) */
+  kc_dtype dtype;
+  int ndim;                     /* 0: scalar */
+  int flat;                     /* index of its first kernelParams entry */
+} rt_param;
+
+typedef struct rt_spec rt_spec; /* module.c: a specialisation of an untyped kernel */
+
+struct kc_kernel {
+  kc_module *mod;
+  char *name;
+  char *symbol;
+  char *signature;
+  int nparams;                  /* -1: untyped, specialised at launch */
+  int nflat;                    /* kernelParams entries */
+  rt_param *params;
+  int uses_barrier;
+  size_t static_shared;
+  kc_cpu_block_fn block_fn;
+  kc_cpu_thread_fn thread_fn;
+  void *cu_function;            /* CUfunction */
+  unsigned max_threads;         /* of this kernel (registers may lower it on CUDA) */
+  size_t shared_optin_set;      /* dynamic shared bytes already allowed on CUDA */
+  kc_kernel *next_overload;     /* another compiled signature of the same name */
+};
+
+struct kc_module {
+  kc_context *ctx;
+  int nkernels;
+  kc_kernel *kernels;
+  kcc_output out;               /* CPU: owns the JIT code (out.host) */
+  int has_out;
+  void *cu_module;              /* CUmodule */
+  /* for specialising untyped kernels: the source and options it was compiled with */
+  char *src_name;
+  char *source;
+  size_t source_len;
+  int opt_level, lineinfo;
+  rt_spec *specs;
+};
+
+struct kc_stream {
+  kc_context *ctx;
+  void *cu_stream;              /* CUstream; NULL on the CPU */
+};
+
+struct kc_event {
+  kc_context *ctx;
+  void *cu_event;               /* CUevent; NULL on the CPU */
+  double cpu_ms;                /* CPU: monotonic time when recorded, in ms */
+  int recorded;
+};
+
+/* ---- context.c ------------------------------------------------------------------ */
+/* Record a formatted message as the context's last error and return s. */
+kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+kc_status rt_verror(kc_context *ctx, kc_status s, const char *fmt, va_list ap);
+void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
+void *rt_calloc(kc_context *ctx, size_t count, size_t size);
+void rt_free(kc_context *ctx, void *p, size_t n);
+char *rt_strdup(kc_context *ctx, const char *s);
+void rt_free_str(kc_context *ctx, char *s);
+int rt_cpu_count(void);                               /* cores this process may use */
+int rt_dtype_is_float(kc_dtype t);
+int rt_dtype_is_signed(kc_dtype t);
+/* "float32[:, :]" or "int32" into buf. */
+void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
+
+/* ---- cuda.c ----------------------------------------------------------------------- */
+/* Load the driver once (thread-safe). KC_OK, or KC_ERR_NO_DEVICE with why in msg. */
+kc_status rt_cuda_load(char *msg, size_t len);
+/* Path of the loaded driver library (or NULL) and its version (e.g. 12040). */
+const char *rt_cuda_driver_path(void);
+int rt_cuda_driver_version(void);
+kc_status rt_cuda_open(kc_context *ctx, int index);   /* primary context, limits */
+void rt_cuda_close(kc_context *ctx);
+int rt_cuda_device_supported(int cc_major, int cc_minor);
+kc_status rt_cuda_info(kc_context *ctx, int index, kc_device_info *info);
+kc_status rt_cuda_count(kc_context *ctx, int *count);
+kc_status rt_cuda_mem_alloc(kc_context *ctx, size_t bytes, uint64_t *out);
+void rt_cuda_mem_free(kc_context *ctx, uint64_t p);
+kc_status rt_cuda_copy_htod(kc_context *ctx, uint64_t dst, const void *src, size_t n);
+kc_status rt_cuda_copy_dtoh(kc_context *ctx, void *dst, uint64_t src, size_t n);
+kc_status rt_cuda_copy_dtod(kc_context *ctx, uint64_t dst, uint64_t src, size_t n);
+/* Fill count elements of elem_size (1, 2, 4 or 8) bytes with the bytes at value. */
+kc_status rt_cuda_fill(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
+                       const void *value);
+kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out);
+void rt_cuda_host_free(kc_context *ctx, void *p);
+/* Load PTX text, the driver's JIT error log in the message on failure. */
+kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out);
+void rt_cuda_module_unload(kc_context *ctx, void *module);
+kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
+                               void **fn, unsigned *max_threads);
+/* Allow `bytes` of dynamic shared memory on fn (past the 48 KiB default). */
+kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes);
+kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
+                         size_t shared, void *stream, void **params);
+/* Block size that maximises occupancy of fn with `shared` dynamic bytes. */
+kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_grid,
+                            int *block);
+kc_status rt_cuda_synchronize(kc_context *ctx);
+kc_status rt_cuda_stream_new(kc_context *ctx, void **out);
+kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream);
+void rt_cuda_stream_free(kc_context *ctx, void *stream);
+kc_status rt_cuda_event_new(kc_context *ctx, void **out);
+kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream);
+kc_status rt_cuda_event_sync(kc_context *ctx, void *event);
+kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *ms);
+void rt_cuda_event_free(kc_context *ctx, void *event);
+
+/* ---- module.c ------------------------------------------------------------------- */
+/* A module of host kernels described by table (the kcc_output of a JIT compilation,
+ * or a table built by hand in tests). The module copies what it needs from table. */
+kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n,
+                                 const char *const *untyped, int nuntyped,
+                                 kc_module **out);
+/* The kernel of an untyped kernel k specialised for these arguments (compiled and
+ * cached on first use). */
+kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
+                               kc_kernel **out);
+
+/* ---- cpu_exec.c ------------------------------------------------------------------- */
+/* What the CPU executor needs to run a kernel. */
+typedef struct rt_cpu_kernel {
+  const char *name;             /* for messages */
+  kc_cpu_block_fn block_fn;     /* kernels without barriers */
+  kc_cpu_thread_fn thread_fn;   /* kernels with barriers (run as fibers) */
+  int uses_barrier;
+  size_t static_shared;
+} rt_cpu_kernel;
+
+/* Run every block of a grid on the context's pool and wait for it. Shapes are not
+ * checked here (launch.c does). A trap is KC_ERR_LAUNCH, a barrier deadlock
+ * KC_ERR_DEADLOCK, both with the message in the context. */
+kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
+                        kc_dim3 block, size_t dynamic_shared, void **args);
+void rt_pool_free(rt_pool *pool);
+
+/* ---- launch.c --------------------------------------------------------------------- */
+/* Check a launch shape and shared memory size against the context's limits. */
+kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
+                         size_t shared_bytes);
+
+/* ---- stream.c --------------------------------------------------------------------- */
+double rt_now_ms(void);                               /* monotonic clock */
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * stream.c — streams and events. On CUDA they are the driver's; on the CPU device a
+ * launch has finished when kc_launch returns, so a stream is only a handle and an
+ * event records the monotonic clock.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "rt.h"
+
+double rt_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A fault of an earlier CPU launch, reported once by the next synchronisation. */
+static kc_status take_pending(kc_context *ctx) {
+  if (ctx->pending == KC_OK) return KC_OK;
+  kc_status s = ctx->pending;
+  ctx->pending = KC_OK;
+  return rt_error(ctx, s, "%s", ctx->pending_msg);
+}
+
+kc_status kc_stream_new(kc_context *ctx, kc_stream **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  kc_stream *s = rt_calloc(ctx, 1, sizeof *s);
+  if (!s) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  s->ctx = ctx;
+  if (ctx->device == KC_DEVICE_CUDA) {
+    kc_status st = rt_cuda_stream_new(ctx, &s->cu_stream);
+    if (st != KC_OK) {
+      rt_free(ctx, s, sizeof *s);
+      return st;
+    }
+  }
+  *out = s;
+  return KC_OK;
+}
+
+kc_status kc_stream_synchronize(kc_stream *s) {
+  if (!s) return KC_ERR_INVALID;
+  if (s->ctx->device == KC_DEVICE_CUDA) return rt_cuda_stream_sync(s->ctx, s->cu_stream);
+  return take_pending(s->ctx);
+}
+
+void kc_stream_free(kc_stream *s) {
+  if (!s) return;
+  if (s->ctx->device == KC_DEVICE_CUDA) rt_cuda_stream_free(s->ctx, s->cu_stream);
+  rt_free(s->ctx, s, sizeof *s);
+}
+
+kc_status kc_event_new(kc_context *ctx, kc_event **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  kc_event *e = rt_calloc(ctx, 1, sizeof *e);
+  if (!e) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  e->ctx = ctx;
+  if (ctx->device == KC_DEVICE_CUDA) {
+    kc_status st = rt_cuda_event_new(ctx, &e->cu_event);
+    if (st != KC_OK) {
+      rt_free(ctx, e, sizeof *e);
+      return st;
+    }
+  }
+  *out = e;
+  return KC_OK;
+}
+
+kc_status kc_event_record(kc_event *e, kc_stream *s) {
+  if (!e) return KC_ERR_INVALID;
+  kc_context *ctx = e->ctx;
+  if (s && s->ctx != ctx)
+    return rt_error(ctx, KC_ERR_INVALID, "event record: the stream belongs to another context");
+  if (ctx->device == KC_DEVICE_CUDA) {
+    kc_status st = rt_cuda_event_record(ctx, e->cu_event, s ? s->cu_stream : NULL);
+    if (st != KC_OK) return st;
+  } else {
+    e->cpu_ms = rt_now_ms();
+  }
+  e->recorded = 1;
+  return KC_OK;
+}
+
+kc_status kc_event_synchronize(kc_event *e) {
+  if (!e) return KC_ERR_INVALID;
+  if (!e->recorded)
+    return rt_error(e->ctx, KC_ERR_INVALID, "event synchronize: the event was never recorded");
+  if (e->ctx->device == KC_DEVICE_CUDA) return rt_cuda_event_sync(e->ctx, e->cu_event);
+  return KC_OK;
+}
+
+kc_status kc_event_elapsed_ms(kc_event *start, kc_event *end, float *ms) {
+  if (!start || !end || !ms) return KC_ERR_INVALID;
+  kc_context *ctx = start->ctx;
+  if (end->ctx != ctx)
+    return rt_error(ctx, KC_ERR_INVALID, "event elapsed: the events belong to two contexts");
+  if (!start->recorded || !end->recorded)
+    return rt_error(ctx, KC_ERR_INVALID, "event elapsed: both events must be recorded");
+  if (ctx->device == KC_DEVICE_CUDA)
+    return rt_cuda_event_elapsed(ctx, start->cu_event, end->cu_event, ms);
+  *ms = (float)(end->cpu_ms - start->cpu_ms);
+  return KC_OK;
+}
+
+void kc_event_free(kc_event *e) {
+  if (!e) return;
+  if (e->ctx->device == KC_DEVICE_CUDA) rt_cuda_event_free(e->ctx, e->cu_event);
+  rt_free(e->ctx, e, sizeof *e);
+}
