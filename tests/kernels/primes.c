@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
   int32_t *num = h_alloc(n, 4), *out = h_alloc(n, 4), *want = h_alloc(n, 4);
   static const int32_t special[] = {-7, -1, 0, 1, 2, 3, 4, 9, 25, 49, 121, 169, 289,
                                     2147483647, 2147483646, 2147483629, 1000000007,
-                                    999999999, 46349 * 46349, 65521 * 32749};
+                                    999999999, 46337 * 46337, 65521 * 32749};
   const int64_t nspecial = (int64_t)(sizeof special / sizeof special[0]);
   for (int64_t i = 0; i < n; i++) {
     num[i] = i < nspecial ? special[i] : (int32_t)(i * 7 + 1);
