@@ -1,0 +1,1348 @@
+/*
+ * codegen.c — typed AST -> LLVM IR through the LLVM C API, one code generator for both
+ * targets. Every function instance becomes an internal LLVM function whose array
+ * parameters are passed as {ptr data, i64 extent...} values; kernels get entry points
+ * that unpack the flattened launch arguments (CUDA kernelParams layout, host_abi.h):
+ *   NVPTX: one `ptx_kernel` function per kernel with flattened parameters;
+ *   host:  K__thread(args, blk, tx, ty, tz) and K__block(args, blk), the latter looping
+ *          over the block's threads so LLVM can vectorise across threadIdx.x.
+ * On the host every function also takes hidden (blk, tx, ty, tz) parameters, from which
+ * thread and block indices are read. Locals live in allocas (mem2reg promotes them).
+ * Integer division and modulo follow Python (floor, sign of the divisor); division by
+ * zero gives 0 rather than a trap (NumPy's error model), so no kernel can crash the host.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/DebugInfo.h>
+
+#include "codegen.h"
+#include "host_abi.h"
+#include "target.h"
+
+typedef struct loop_targets {
+  LLVMBasicBlockRef brk, cont;
+} loop_targets;
+
+typedef struct cg_ctx {
+  arena *ar;
+  diag_sink *d;
+  program *prog;
+  const kcc_options *opts;
+  bool host;
+  LLVMContextRef c;
+  LLVMModuleRef m;
+  LLVMBuilderRef b;
+  LLVMTypeRef ptr, i1, i8, i32, i64, f32, f64, voidt;
+  /* the function being generated */
+  fn_instance *fi;
+  LLVMValueRef fn;
+  LLVMValueRef blk, tid[3];         /* host: hidden parameters */
+  LLVMBasicBlockRef entry, ret_bb;
+  LLVMValueRef ret_slot;
+  loop_targets *loop;
+  size_t shared_bytes;              /* host: static shared layout of the module */
+  /* debug info */
+  LLVMDIBuilderRef dib;
+  LLVMMetadataRef di_file, di_sp;
+} cg_ctx;
+
+static LLVMValueRef cg_expr(cg_ctx *g, node *e);
+static void cg_block(cg_ctx *g, node_list *body);
+
+/* ---- types -------------------------------------------------------------------------- */
+
+static LLVMTypeRef cg_type(cg_ctx *g, const type *t);
+
+static LLVMTypeRef scalar_type(cg_ctx *g, const type *t) {
+  switch (t->kind) {
+  case TY_BOOL: return g->i1;
+  case TY_INT: return LLVMIntTypeInContext(g->c, (unsigned)t->bits);
+  case TY_FLOAT: return t->bits == 32 ? g->f32 : g->f64;
+  default: return g->voidt;
+  }
+}
+
+/* The type of an array element in memory (bool is a byte). */
+static LLVMTypeRef mem_type(cg_ctx *g, const type *t) {
+  return t->kind == TY_BOOL ? g->i8 : scalar_type(g, t);
+}
+
+static LLVMTypeRef array_struct(cg_ctx *g, int ndim) {
+  LLVMTypeRef f[1 + KC_MAX_DIMS] = {g->ptr, g->i64, g->i64, g->i64};
+  return LLVMStructTypeInContext(g->c, f, (unsigned)(1 + ndim), 0);
+}
+
+static LLVMTypeRef cg_type(cg_ctx *g, const type *t) {
+  switch (t->kind) {
+  case TY_ARRAY: return array_struct(g, t->ndim);
+  case TY_TUPLE: {
+    LLVMTypeRef f[64];
+    int n = t->nelems < 64 ? t->nelems : 64;
+    for (int i = 0; i < n; i++) f[i] = cg_type(g, t->elems[i]);
+    return LLVMStructTypeInContext(g->c, f, (unsigned)n, 0);
+  }
+  case TY_VOID: return g->voidt;
+  default: return scalar_type(g, t);
+  }
+}
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+static LLVMValueRef ci32(cg_ctx *g, long long v) { return LLVMConstInt(g->i32, (unsigned long long)v, 1); }
+static LLVMValueRef ci64(cg_ctx *g, long long v) { return LLVMConstInt(g->i64, (unsigned long long)v, 1); }
+
+static LLVMBasicBlockRef new_bb(cg_ctx *g, const char *name) {
+  return LLVMAppendBasicBlockInContext(g->c, g->fn, name);
+}
+
+static bool terminated(cg_ctx *g) {
+  return LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)) != NULL;
+}
+
+static void br_if_open(cg_ctx *g, LLVMBasicBlockRef to) {
+  if (!terminated(g)) LLVMBuildBr(g->b, to);
+}
+
+/* An alloca in the entry block, so mem2reg can promote it. */
+static LLVMValueRef entry_alloca(cg_ctx *g, LLVMTypeRef t, const char *name) {
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->c);
+  LLVMValueRef first = LLVMGetFirstInstruction(g->entry);
+  if (first) LLVMPositionBuilderBefore(eb, first);
+  else LLVMPositionBuilderAtEnd(eb, g->entry);
+  LLVMValueRef a = LLVMBuildAlloca(eb, t, name);
+  LLVMDisposeBuilder(eb);
+  return a;
+}
+
+static LLVMValueRef get_intrinsic(cg_ctx *g, const char *name, LLVMTypeRef *over, size_t n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  return LLVMGetIntrinsicDeclaration(g->m, id, over, n);
+}
+
+static LLVMValueRef call_intrinsic(cg_ctx *g, const char *name, LLVMTypeRef over,
+                                   LLVMValueRef *args, unsigned n) {
+  LLVMTypeRef ov[1] = {over};
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef f = get_intrinsic(g, name, ov, over ? 1 : 0);
+  LLVMTypeRef ft = LLVMIntrinsicGetType(g->c, id, ov, over ? 1 : 0);
+  return LLVMBuildCall2(g->b, ft, f, args, n, "");
+}
+
+static LLVMValueRef declare_fn(cg_ctx *g, const char *name, LLVMTypeRef ret,
+                               LLVMTypeRef *params, unsigned n) {
+  LLVMValueRef f = LLVMGetNamedFunction(g->m, name);
+  if (f) return f;
+  return LLVMAddFunction(g->m, name, LLVMFunctionType(ret, params, n, 0));
+}
+
+static LLVMValueRef call_fn(cg_ctx *g, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
+  return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
+}
+
+static void internal_error(cg_ctx *g, span sp, const char *what) {
+  diag_error(g->d, sp, "internal compiler error: %s (please report this)", what);
+}
+
+/* ---- conversions --------------------------------------------------------------------------- */
+
+static LLVMValueRef to_bool(cg_ctx *g, LLVMValueRef v, const type *t) {
+  switch (t->kind) {
+  case TY_BOOL: return v;
+  case TY_INT: return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  case TY_FLOAT: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  default: return LLVMConstInt(g->i1, 1, 0);
+  }
+}
+
+static LLVMValueRef convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to) {
+  if (!from || !to || type_equal(from, to) || !type_is_scalar(from) || !type_is_scalar(to))
+    return v;
+  LLVMTypeRef tt = scalar_type(g, to);
+  if (to->kind == TY_BOOL) return to_bool(g, v, from);
+  if (from->kind == TY_BOOL)
+    return to->kind == TY_FLOAT ? LLVMBuildUIToFP(g->b, v, tt, "") : LLVMBuildZExt(g->b, v, tt, "");
+  if (from->kind == TY_INT && to->kind == TY_INT) {
+    if (to->bits == from->bits) return v;
+    if (to->bits < from->bits) return LLVMBuildTrunc(g->b, v, tt, "");
+    return from->is_signed ? LLVMBuildSExt(g->b, v, tt, "") : LLVMBuildZExt(g->b, v, tt, "");
+  }
+  if (from->kind == TY_INT)
+    return from->is_signed ? LLVMBuildSIToFP(g->b, v, tt, "") : LLVMBuildUIToFP(g->b, v, tt, "");
+  if (to->kind == TY_INT) {
+    /* saturating: an out-of-range float gives the nearest integer, never poison */
+    LLVMValueRef args[1] = {v};
+    LLVMTypeRef ov[2] = {tt, scalar_type(g, from)};
+    const char *name = to->is_signed ? "llvm.fptosi.sat" : "llvm.fptoui.sat";
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->m, id, ov, 2);
+    return LLVMBuildCall2(g->b, LLVMIntrinsicGetType(g->c, id, ov, 2), f, args, 1, "");
+  }
+  return to->bits > from->bits ? LLVMBuildFPExt(g->b, v, tt, "") : LLVMBuildFPTrunc(g->b, v, tt, "");
+}
+
+static LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to) {
+  return convert(g, cg_expr(g, e), e->ty, to);
+}
+
+/* ---- thread indices, barriers ---------------------------------------------------------------- */
+
+static const char *const sreg_names[4] = {"tid", "ctaid", "ntid", "nctaid"};
+
+/* which: 0 threadIdx, 1 blockIdx, 2 blockDim, 3 gridDim; axis 0..2 */
+static LLVMValueRef special_reg(cg_ctx *g, int which, int axis) {
+  if (!g->host) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%c", sreg_names[which], "xyz"[axis]);
+    return call_intrinsic(g, name, NULL, NULL, 0);
+  }
+  if (which == 0) return g->tid[axis];
+  static const int offs[4] = {0, KC_CPU_BLOCK_OFF_BLOCK_IDX, KC_CPU_BLOCK_OFF_BLOCK_DIM,
+                              KC_CPU_BLOCK_OFF_GRID_DIM};
+  LLVMValueRef idx[1] = {ci64(g, offs[which] + 4 * axis)};
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "");
+  LLVMValueRef v = LLVMBuildLoad2(g->b, g->i32, p, sreg_names[which]);
+  LLVMSetMetadata(v, LLVMGetMDKindIDInContext(g->c, "invariant.load", 14),
+                  LLVMMDNodeInContext(g->c, NULL, 0));
+  return v;
+}
+
+static LLVMValueRef laneid(cg_ctx *g) {
+  if (!g->host) return call_intrinsic(g, "llvm.nvvm.read.ptx.sreg.laneid", NULL, NULL, 0);
+  /* linear thread index within the block, mod 32 */
+  LLVMValueRef bx = special_reg(g, 2, 0), by = special_reg(g, 2, 1);
+  LLVMValueRef lin = LLVMBuildAdd(g->b, g->tid[0],
+      LLVMBuildMul(g->b, bx, LLVMBuildAdd(g->b, g->tid[1],
+                   LLVMBuildMul(g->b, by, g->tid[2], ""), ""), ""), "");
+  return LLVMBuildAnd(g->b, lin, ci32(g, 31), "");
+}
+
+static LLVMValueRef grid_axis(cg_ctx *g, int axis, bool size) {
+  LLVMValueRef a = special_reg(g, size ? 2 : 1, axis), b = special_reg(g, size ? 3 : 2, axis);
+  LLVMValueRef v = LLVMBuildNUWMul(g->b, a, b, "");
+  if (!size) v = LLVMBuildNUWAdd(g->b, v, special_reg(g, 0, axis), "");
+  return v;
+}
+
+static LLVMValueRef cg_grid(cg_ctx *g, node *e, bool size) {
+  const type *t = e->ty;
+  if (t->kind != TY_TUPLE) return grid_axis(g, 0, size);
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, t));
+  for (int i = 0; i < t->nelems; i++)
+    agg = LLVMBuildInsertValue(g->b, agg, grid_axis(g, i, size), (unsigned)i, "");
+  return agg;
+}
+
+static void cg_barrier(cg_ctx *g, node *e) {
+  if (!g->host) {
+    call_intrinsic(g, "llvm.nvvm.barrier0", NULL, NULL, 0);
+    return;
+  }
+  LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_BARRIER)};
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "");
+  LLVMValueRef fp = LLVMBuildLoad2(g->b, g->ptr, p, "barrier");
+  LLVMTypeRef pt[2] = {g->ptr, g->i32};
+  LLVMTypeRef ft = LLVMFunctionType(g->voidt, pt, 2, 0);
+  LLVMValueRef args[2] = {g->blk, ci32(g, (e->sp.line << 16) | (e->sp.col & 0xffff))};
+  LLVMBuildCall2(g->b, ft, fp, args, 2, "");
+}
+
+/* ---- math -------------------------------------------------------------------------------------- */
+
+typedef struct math_entry {
+  builtin_id id;
+  const char *name;       /* libm / libdevice base name (float64 spelling) */
+  const char *intrinsic;  /* LLVM intrinsic usable on both targets, or NULL */
+} math_entry;
+
+static const math_entry math_table[] = {
+  {B_MATH_SQRT, "sqrt", "llvm.sqrt"}, {B_MATH_EXP, "exp", NULL}, {B_MATH_EXP2, "exp2", NULL},
+  {B_MATH_EXPM1, "expm1", NULL}, {B_MATH_LOG, "log", NULL}, {B_MATH_LOG2, "log2", NULL},
+  {B_MATH_LOG10, "log10", NULL}, {B_MATH_LOG1P, "log1p", NULL},
+  {B_MATH_FABS, "fabs", "llvm.fabs"}, {B_MATH_SIN, "sin", NULL}, {B_MATH_COS, "cos", NULL},
+  {B_MATH_TAN, "tan", NULL}, {B_MATH_ASIN, "asin", NULL}, {B_MATH_ACOS, "acos", NULL},
+  {B_MATH_ATAN, "atan", NULL}, {B_MATH_SINH, "sinh", NULL}, {B_MATH_COSH, "cosh", NULL},
+  {B_MATH_TANH, "tanh", NULL}, {B_MATH_ASINH, "asinh", NULL}, {B_MATH_ACOSH, "acosh", NULL},
+  {B_MATH_ATANH, "atanh", NULL}, {B_MATH_ERF, "erf", NULL}, {B_MATH_ERFC, "erfc", NULL},
+  {B_MATH_GAMMA, "tgamma", NULL}, {B_MATH_LGAMMA, "lgamma", NULL},
+  {B_MATH_POW, "pow", NULL}, {B_MATH_FMOD, "fmod", NULL},
+  {B_MATH_COPYSIGN, "copysign", "llvm.copysign"}, {B_MATH_HYPOT, "hypot", NULL},
+  {B_MATH_ATAN2, "atan2", NULL}, {B_MATH_FLOOR, "floor", "llvm.floor"},
+  {B_MATH_CEIL, "ceil", "llvm.ceil"}, {B_MATH_TRUNC, "trunc", "llvm.trunc"},
+};
+
+/* Host intrinsics LLVM lowers to good code (or to the libm call itself). */
+static const char *host_intrinsic(builtin_id id) {
+  switch (id) {
+  case B_MATH_EXP: return "llvm.exp";
+  case B_MATH_EXP2: return "llvm.exp2";
+  case B_MATH_LOG: return "llvm.log";
+  case B_MATH_LOG2: return "llvm.log2";
+  case B_MATH_LOG10: return "llvm.log10";
+  case B_MATH_SIN: return "llvm.sin";
+  case B_MATH_COS: return "llvm.cos";
+  case B_MATH_POW: return "llvm.pow";
+  default: return NULL;
+  }
+}
+
+static LLVMValueRef math_call(cg_ctx *g, builtin_id id, const type *t, LLVMValueRef *args,
+                              unsigned n) {
+  const math_entry *me = NULL;
+  for (size_t i = 0; i < sizeof math_table / sizeof math_table[0]; i++)
+    if (math_table[i].id == id) me = &math_table[i];
+  if (!me) return NULL;
+  LLVMTypeRef ft = scalar_type(g, t);
+  const char *intr = me->intrinsic ? me->intrinsic : g->host ? host_intrinsic(id) : NULL;
+  if (intr) return call_intrinsic(g, intr, ft, args, n);
+  if (id == B_MATH_FMOD) return LLVMBuildFRem(g->b, args[0], args[1], "");
+  char name[64];
+  bool f32 = t->bits == 32;
+  if (g->host) snprintf(name, sizeof name, "%s%s", me->name, f32 ? "f" : "");
+  else snprintf(name, sizeof name, "__nv_%s%s", me->name, f32 ? "f" : "");
+  LLVMTypeRef pt[2] = {ft, ft};
+  LLVMValueRef f = declare_fn(g, name, ft, pt, n);
+  return call_fn(g, f, args, n);
+}
+
+static LLVMValueRef float_class(cg_ctx *g, builtin_id id, LLVMValueRef v, const type *t) {
+  if (t->kind != TY_FLOAT) return LLVMConstInt(g->i1, id == B_MATH_ISFINITE, 0);
+  if (id == B_MATH_ISNAN) return LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
+  LLVMValueRef a = call_intrinsic(g, "llvm.fabs", LLVMTypeOf(v), &v, 1);
+  LLVMValueRef inf = LLVMConstReal(LLVMTypeOf(v), 1.0 / 0.0);
+  return LLVMBuildFCmp(g->b, id == B_MATH_ISINF ? LLVMRealOEQ : LLVMRealOLT, a, inf, "");
+}
+
+static LLVMValueRef cg_math(cg_ctx *g, node *e, builtin_id id) {
+  if (id >= B_MATH_ISNAN && id <= B_MATH_ISFINITE) {
+    node *a = e->list.items[0];
+    return float_class(g, id, cg_expr(g, a), a->ty);
+  }
+  bool toint = id >= B_MATH_FLOOR && id <= B_MATH_TRUNC;
+  const type *ft = toint ? (((node *)e->list.items[0])->ty->kind == TY_FLOAT
+                                ? ((node *)e->list.items[0])->ty : &ty_f64)
+                         : e->ty;
+  LLVMValueRef args[2];
+  for (int i = 0; i < e->list.len && i < 2; i++) args[i] = cg_expr_as(g, e->list.items[i], ft);
+  LLVMValueRef r = math_call(g, id, ft, args, (unsigned)e->list.len);
+  if (!r) {
+    internal_error(g, e->sp, "unknown math function");
+    return LLVMGetUndef(scalar_type(g, e->ty));
+  }
+  return toint ? convert(g, r, ft, e->ty) : r;
+}
+
+/* ---- arrays ------------------------------------------------------------------------------------- */
+
+static LLVMValueRef array_extent(cg_ctx *g, LLVMValueRef arr, int k) {
+  return LLVMBuildExtractValue(g->b, arr, (unsigned)(1 + k), "extent");
+}
+
+/* The address of a[i, j, k]: negative indices count from the end, as in Python. */
+static LLVMValueRef element_ptr(cg_ctx *g, node *ix) {
+  node *base = ix->a;
+  const type *at = base->ty;
+  LLVMValueRef arr = cg_expr(g, base);
+  node_list single = {&ix->b, 1, 1};
+  node_list *idx = ix->b->kind == N_TUPLE ? &ix->b->list : &single;
+  LLVMValueRef lin = NULL;
+  for (int k = 0; k < at->ndim; k++) {
+    node *in = idx->items[k];
+    LLVMValueRef v = cg_expr_as(g, in, in->ty->kind == TY_BOOL ? &ty_i64 : in->ty);
+    const type *it = in->ty->kind == TY_BOOL ? &ty_u64 : in->ty;
+    LLVMValueRef ext = array_extent(g, arr, k);
+    v = convert(g, v, it, it->is_signed ? &ty_i64 : &ty_u64);
+    if (it->is_signed) {
+      LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, ci64(g, 0), "");
+      v = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, v, ext, ""), v, "");
+    }
+    lin = lin ? LLVMBuildAdd(g->b, LLVMBuildMul(g->b, lin, ext, ""), v, "") : v;
+  }
+  LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "data");
+  return LLVMBuildInBoundsGEP2(g->b, mem_type(g, at->elem), data, &lin, 1, "");
+}
+
+static LLVMValueRef load_element(cg_ctx *g, LLVMValueRef p, const type *el) {
+  LLVMValueRef v = LLVMBuildLoad2(g->b, mem_type(g, el), p, "");
+  return el->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
+}
+
+static void store_element(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, const type *el) {
+  if (el->kind == TY_BOOL) v = LLVMBuildZExt(g->b, v, g->i8, "");
+  LLVMBuildStore(g->b, v, p);
+}
+
+static LLVMValueRef array_size(cg_ctx *g, LLVMValueRef arr, int ndim) {
+  LLVMValueRef s = array_extent(g, arr, 0);
+  for (int k = 1; k < ndim; k++) s = LLVMBuildMul(g->b, s, array_extent(g, arr, k), "");
+  return s;
+}
+
+/* A shared array: an addrspace(3) global on the GPU, a slice of the block's shared
+ * buffer on the host; a local array: an alloca. Either way an array value. */
+static LLVMValueRef cg_mem_array(cg_ctx *g, node *e) {
+  const type *t = e->ty;
+  const int64_t *dims = e->aux_ptr;
+  int64_t n = 1;
+  for (int k = 0; k < t->ndim; k++) n *= dims[k];
+  LLVMTypeRef at = LLVMArrayType2(mem_type(g, t->elem), (uint64_t)n);
+  LLVMValueRef data;
+  if (e->aux == B_LOCAL_ARRAY) {
+    data = entry_alloca(g, at, "local");
+  } else if (!g->host) {
+    LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, at, "shared", 3);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetInitializer(gv, LLVMGetUndef(at));
+    LLVMSetAlignment(gv, 16);
+    data = LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+  } else {
+    size_t bytes = (size_t)n * (t->elem->kind == TY_BOOL ? 1 : (size_t)t->elem->bits / 8);
+    size_t off = (g->shared_bytes + 15) & ~(size_t)15;
+    g->shared_bytes = off + bytes;
+    LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_SHARED)};
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "");
+    LLVMValueRef base = LLVMBuildLoad2(g->b, g->ptr, p, "shared");
+    LLVMValueRef o[1] = {ci64(g, (long long)off)};
+    data = LLVMBuildInBoundsGEP2(g->b, g->i8, base, o, 1, "");
+  }
+  LLVMValueRef v = LLVMGetUndef(array_struct(g, t->ndim));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  for (int k = 0; k < t->ndim; k++) v = LLVMBuildInsertValue(g->b, v, ci64(g, dims[k]), (unsigned)(k + 1), "");
+  return v;
+}
+
+static LLVMValueRef cg_atomic(cg_ctx *g, node *e, builtin_id id) {
+  node *arr = e->list.items[0], *idxn = e->list.items[1];
+  const type *el = arr->ty->elem;
+  node ix = {0};
+  ix.kind = N_INDEX;
+  ix.a = arr;
+  ix.b = idxn;
+  ix.sp = e->sp;
+  LLVMValueRef p = element_ptr(g, &ix);
+  LLVMValueRef v = cg_expr_as(g, e->list.items[2], el);
+  bool fl = el->kind == TY_FLOAT;
+  LLVMAtomicRMWBinOp op;
+  switch (id) {
+  case B_ATOMIC_ADD: op = fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
+  case B_ATOMIC_SUB: op = fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub; break;
+  case B_ATOMIC_MAX: op = fl ? LLVMAtomicRMWBinOpFMax : el->is_signed ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
+  case B_ATOMIC_MIN: op = fl ? LLVMAtomicRMWBinOpFMin : el->is_signed ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
+  default: op = LLVMAtomicRMWBinOpXchg; break;
+  }
+  return LLVMBuildAtomicRMW(g->b, op, p, v, LLVMAtomicOrderingMonotonic, 0);
+}
+
+/* ---- arithmetic with Python semantics -------------------------------------------------------- */
+
+static LLVMValueRef int_divmod(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b,
+                               const type *t) {
+  LLVMTypeRef lt = LLVMTypeOf(a);
+  LLVMValueRef zero = LLVMConstNull(lt);
+  LLVMValueRef bz = LLVMBuildICmp(g->b, LLVMIntEQ, b, zero, "");
+  /* divide by 1 where b is 0 (the result is then replaced by 0), and avoid the
+     INT_MIN / -1 trap by dividing by 1 and negating */
+  LLVMValueRef safe_b = LLVMBuildSelect(g->b, bz, LLVMConstInt(lt, 1, 0), b, "");
+  if (!t->is_signed) {
+    LLVMValueRef r = op == OP_MOD ? LLVMBuildURem(g->b, a, safe_b, "") : LLVMBuildUDiv(g->b, a, safe_b, "");
+    return LLVMBuildSelect(g->b, bz, zero, r, "");
+  }
+  LLVMValueRef m1 = LLVMBuildICmp(g->b, LLVMIntEQ, safe_b, LLVMConstAllOnes(lt), "");
+  safe_b = LLVMBuildSelect(g->b, m1, LLVMConstInt(lt, 1, 0), safe_b, "");
+  LLVMValueRef q = LLVMBuildSDiv(g->b, a, safe_b, "");
+  LLVMValueRef r = LLVMBuildSRem(g->b, a, safe_b, "");
+  q = LLVMBuildSelect(g->b, m1, LLVMBuildNeg(g->b, a, ""), q, "");
+  r = LLVMBuildSelect(g->b, m1, zero, r, "");
+  /* floor: when the remainder is non-zero and its sign differs from b's */
+  LLVMValueRef adj = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntNE, r, zero, ""),
+      LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildXor(g->b, r, b, ""), zero, ""), "");
+  LLVMValueRef res = op == OP_MOD
+      ? LLVMBuildSelect(g->b, adj, LLVMBuildAdd(g->b, r, b, ""), r, "")
+      : LLVMBuildSelect(g->b, adj, LLVMBuildSub(g->b, q, LLVMConstInt(lt, 1, 0), ""), q, "");
+  return LLVMBuildSelect(g->b, bz, zero, res, "");
+}
+
+static LLVMValueRef float_mod(cg_ctx *g, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef r = LLVMBuildFRem(g->b, a, b, "");
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
+  LLVMValueRef rneg = LLVMBuildFCmp(g->b, LLVMRealOLT, r, zero, "");
+  LLVMValueRef bneg = LLVMBuildFCmp(g->b, LLVMRealOLT, b, zero, "");
+  LLVMValueRef adj = LLVMBuildAnd(g->b, LLVMBuildFCmp(g->b, LLVMRealONE, r, zero, ""),
+                                  LLVMBuildXor(g->b, rneg, bneg, ""), "");
+  return LLVMBuildSelect(g->b, adj, LLVMBuildFAdd(g->b, r, b, ""), r, "");
+}
+
+/* Integer power by squaring, as an internal helper per integer type. */
+static LLVMValueRef ipow_fn(cg_ctx *g, const type *t) {
+  char name[32];
+  snprintf(name, sizeof name, "kc.ipow.%c%d", t->is_signed ? 'i' : 'u', t->bits);
+  LLVMValueRef f = LLVMGetNamedFunction(g->m, name);
+  if (f) return f;
+  LLVMTypeRef it = scalar_type(g, t);
+  LLVMTypeRef pt[2] = {it, it};
+  f = LLVMAddFunction(g->m, name, LLVMFunctionType(it, pt, 2, 0));
+  LLVMSetLinkage(f, LLVMInternalLinkage);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(g->c);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->c, f, "entry");
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->c, f, "loop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->c, f, "done");
+  LLVMValueRef base = LLVMGetParam(f, 0), ex = LLVMGetParam(f, 1);
+  LLVMValueRef one = LLVMConstInt(it, 1, 0), zero = LLVMConstNull(it);
+  LLVMPositionBuilderAtEnd(b, entry);
+  /* a negative exponent: Python gives a float; integers give 0 (or +-1 for base +-1) */
+  LLVMValueRef neg = t->is_signed ? LLVMBuildICmp(b, LLVMIntSLT, ex, zero, "") : LLVMConstInt(g->i1, 0, 0);
+  LLVMValueRef e0 = LLVMBuildSelect(b, neg, zero, ex, "");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef r = LLVMBuildPhi(b, it, "r"), bb = LLVMBuildPhi(b, it, "b"), e = LLVMBuildPhi(b, it, "e");
+  LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, e, one, ""), zero, "");
+  LLVMValueRef r2 = LLVMBuildSelect(b, odd, LLVMBuildMul(b, r, bb, ""), r, "");
+  LLVMValueRef b2 = LLVMBuildMul(b, bb, bb, "");
+  LLVMValueRef e2 = LLVMBuildLShr(b, e, one, "");
+  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntNE, e2, zero, "");
+  LLVMBuildCondBr(b, more, loop, done);
+  LLVMValueRef rin[2] = {one, r2}, bin[2] = {base, b2}, ein[2] = {e0, e2};
+  LLVMBasicBlockRef from[2] = {entry, loop};
+  LLVMAddIncoming(r, rin, from, 2);
+  LLVMAddIncoming(bb, bin, from, 2);
+  LLVMAddIncoming(e, ein, from, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMValueRef res = r2;
+  if (t->is_signed) {
+    /* base 1 -> 1; base -1 -> +-1 by parity; else 0 */
+    LLVMValueRef is1 = LLVMBuildICmp(b, LLVMIntEQ, base, one, "");
+    LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, base, LLVMConstAllOnes(it), "");
+    LLVMValueRef eodd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, ex, one, ""), zero, "");
+    LLVMValueRef negres = LLVMBuildSelect(b, is1, one,
+        LLVMBuildSelect(b, ism1, LLVMBuildSelect(b, eodd, LLVMConstAllOnes(it), one, ""), zero, ""), "");
+    res = LLVMBuildSelect(b, neg, negres, r2, "");
+  }
+  LLVMBuildRet(b, res);
+  LLVMDisposeBuilder(b);
+  return f;
+}
+
+static bool small_int_literal(node *e, int64_t *v) {
+  node *n = e;
+  bool neg = false;
+  if (n->kind == N_UNARY && n->op == OP_NEG) { neg = true; n = n->a; }
+  if (n->kind != N_INT || n->big) return false;
+  *v = neg ? -n->ival : n->ival;
+  return true;
+}
+
+static LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t) {
+  int64_t k;
+  if (t->kind == TY_FLOAT && e->b->weak && small_int_literal(e->b, &k) && k >= -1 && k <= 4) {
+    LLVMValueRef one = LLVMConstReal(scalar_type(g, t), 1.0);
+    if (k == -1) return LLVMBuildFDiv(g->b, one, a, "");
+    LLVMValueRef r = one;
+    for (int64_t i = 0; i < k; i++) r = i == 0 ? a : LLVMBuildFMul(g->b, r, a, "");
+    return r;
+  }
+  LLVMValueRef bv = cg_expr_as(g, e->b, t);
+  if (t->kind == TY_FLOAT) {
+    LLVMValueRef args[2] = {a, bv};
+    return math_call(g, B_MATH_POW, t, args, 2);
+  }
+  LLVMValueRef args[2] = {a, bv};
+  return call_fn(g, ipow_fn(g, t), args, 2);
+}
+
+static LLVMValueRef shift(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  /* shifting by the width or more: 0 (or the sign for >>), never poison */
+  LLVMTypeRef lt = LLVMTypeOf(a);
+  LLVMValueRef w = LLVMConstInt(lt, (unsigned long long)t->bits, 0);
+  LLVMValueRef big = LLVMBuildICmp(g->b, LLVMIntUGE, b, w, "");
+  LLVMValueRef sb = LLVMBuildSelect(g->b, big, LLVMConstInt(lt, (unsigned long long)t->bits - 1, 0), b, "");
+  if (op == OP_LSHIFT)
+    return LLVMBuildSelect(g->b, big, LLVMConstNull(lt), LLVMBuildShl(g->b, a, sb, ""), "");
+  if (t->is_signed) return LLVMBuildAShr(g->b, a, sb, "");
+  return LLVMBuildSelect(g->b, big, LLVMConstNull(lt), LLVMBuildLShr(g->b, a, sb, ""), "");
+}
+
+static LLVMValueRef arith(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  bool fl = t->kind == TY_FLOAT;
+  switch (op) {
+  case OP_ADD: return fl ? LLVMBuildFAdd(g->b, a, b, "") : LLVMBuildAdd(g->b, a, b, "");
+  case OP_SUB: return fl ? LLVMBuildFSub(g->b, a, b, "") : LLVMBuildSub(g->b, a, b, "");
+  case OP_MUL: return fl ? LLVMBuildFMul(g->b, a, b, "") : LLVMBuildMul(g->b, a, b, "");
+  case OP_DIV: return LLVMBuildFDiv(g->b, a, b, "");
+  case OP_FLOORDIV:
+    if (fl) {
+      LLVMValueRef q = LLVMBuildFDiv(g->b, a, b, "");
+      return call_intrinsic(g, "llvm.floor", LLVMTypeOf(q), &q, 1);
+    }
+    return int_divmod(g, op, a, b, t);
+  case OP_MOD: return fl ? float_mod(g, a, b) : int_divmod(g, op, a, b, t);
+  case OP_BITAND: return LLVMBuildAnd(g->b, a, b, "");
+  case OP_BITOR: return LLVMBuildOr(g->b, a, b, "");
+  case OP_BITXOR: return LLVMBuildXor(g->b, a, b, "");
+  case OP_LSHIFT: case OP_RSHIFT: return shift(g, op, a, b, t);
+  default: return NULL;
+  }
+}
+
+static LLVMValueRef cg_binop(cg_ctx *g, node *e) {
+  const type *t = e->ty;
+  LLVMValueRef a = cg_expr_as(g, e->a, t);
+  if (e->op == OP_POW) return cg_pow(g, e, a, t);
+  LLVMValueRef b = cg_expr_as(g, e->b, t);
+  LLVMValueRef r = arith(g, e->op, a, b, t);
+  if (!r) {
+    internal_error(g, e->sp, "unknown binary operator");
+    return LLVMGetUndef(scalar_type(g, t));
+  }
+  return r;
+}
+
+static LLVMValueRef cg_unary(cg_ctx *g, node *e) {
+  if (e->op == OP_NOT) return LLVMBuildNot(g->b, to_bool(g, cg_expr(g, e->a), e->a->ty), "");
+  LLVMValueRef v = cg_expr_as(g, e->a, e->ty);
+  switch (e->op) {
+  case OP_NEG: return e->ty->kind == TY_FLOAT ? LLVMBuildFNeg(g->b, v, "") : LLVMBuildNeg(g->b, v, "");
+  case OP_INVERT: return LLVMBuildNot(g->b, v, "");
+  default: return v;
+  }
+}
+
+static LLVMValueRef compare(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  if (t->kind == TY_FLOAT) {
+    LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE
+                        : op == OP_LT ? LLVMRealOLT : op == OP_LE ? LLVMRealOLE
+                        : op == OP_GT ? LLVMRealOGT : LLVMRealOGE;
+    return LLVMBuildFCmp(g->b, p, a, b, "");
+  }
+  bool s = t->kind == TY_INT && t->is_signed;
+  LLVMIntPredicate p = op == OP_EQ ? LLVMIntEQ : op == OP_NE ? LLVMIntNE
+                     : op == OP_LT ? (s ? LLVMIntSLT : LLVMIntULT)
+                     : op == OP_LE ? (s ? LLVMIntSLE : LLVMIntULE)
+                     : op == OP_GT ? (s ? LLVMIntSGT : LLVMIntUGT)
+                     : (s ? LLVMIntSGE : LLVMIntUGE);
+  return LLVMBuildICmp(g->b, p, a, b, "");
+}
+
+/* a < b < c: each operand evaluated once, later comparisons skipped once one fails. */
+static LLVMValueRef cg_compare(cg_ctx *g, node *e) {
+  const type **pair = e->aux_ptr;
+  int n = e->list.len;
+  if (n == 2) {
+    const type *t = pair[0];
+    return compare(g, e->cmp_ops[0], cg_expr_as(g, e->list.items[0], t),
+                   cg_expr_as(g, e->list.items[1], t), t);
+  }
+  LLVMValueRef res = entry_alloca(g, g->i1, "cmp");
+  LLVMBasicBlockRef done = new_bb(g, "cmp.done");
+  LLVMValueRef left = cg_expr(g, e->list.items[0]);
+  const type *lt = ((node *)e->list.items[0])->ty;
+  for (int i = 0; i < n - 1; i++) {
+    node *rn = e->list.items[i + 1];
+    LLVMValueRef right = cg_expr(g, rn);
+    LLVMValueRef c = compare(g, e->cmp_ops[i], convert(g, left, lt, pair[i]),
+                             convert(g, right, rn->ty, pair[i]), pair[i]);
+    LLVMBuildStore(g->b, c, res);
+    if (i < n - 2) {
+      LLVMBasicBlockRef next = new_bb(g, "cmp.next");
+      LLVMBuildCondBr(g->b, c, next, done);
+      LLVMPositionBuilderAtEnd(g->b, next);
+    }
+    left = right;
+    lt = rn->ty;
+  }
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+  return LLVMBuildLoad2(g->b, g->i1, res, "");
+}
+
+/* and/or with Python's value semantics and short-circuit. */
+static LLVMValueRef cg_boolop(cg_ctx *g, node *e) {
+  const type *t = e->ty;
+  LLVMValueRef slot = entry_alloca(g, scalar_type(g, t), "boolop");
+  LLVMBasicBlockRef done = new_bb(g, "bool.done");
+  for (int i = 0; i < e->list.len; i++) {
+    node *x = e->list.items[i];
+    LLVMValueRef v = cg_expr(g, x);
+    LLVMBuildStore(g->b, convert(g, v, x->ty, t), slot);
+    if (i == e->list.len - 1) break;
+    LLVMValueRef truth = to_bool(g, v, x->ty);
+    LLVMBasicBlockRef next = new_bb(g, "bool.next");
+    if (e->op == OP_AND) LLVMBuildCondBr(g->b, truth, next, done);
+    else LLVMBuildCondBr(g->b, truth, done, next);
+    LLVMPositionBuilderAtEnd(g->b, next);
+  }
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+  return LLVMBuildLoad2(g->b, scalar_type(g, t), slot, "");
+}
+
+static LLVMValueRef cg_ifexp(cg_ctx *g, node *e) {
+  LLVMTypeRef lt = cg_type(g, e->ty);
+  LLVMValueRef slot = entry_alloca(g, lt, "ifexp");
+  LLVMBasicBlockRef tb = new_bb(g, "ifexp.then"), fb = new_bb(g, "ifexp.else"),
+                    done = new_bb(g, "ifexp.done");
+  LLVMBuildCondBr(g->b, to_bool(g, cg_expr(g, e->a), e->a->ty), tb, fb);
+  LLVMPositionBuilderAtEnd(g->b, tb);
+  LLVMBuildStore(g->b, cg_expr_as(g, e->b, e->ty), slot);
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, fb);
+  LLVMBuildStore(g->b, cg_expr_as(g, e->c, e->ty), slot);
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+  return LLVMBuildLoad2(g->b, lt, slot, "");
+}
+
+/* ---- calls ------------------------------------------------------------------------------------------ */
+
+static LLVMValueRef cg_minmax(cg_ctx *g, node *e, bool is_max) {
+  const type *t = e->ty;
+  LLVMValueRef r = cg_expr_as(g, e->list.items[0], t);
+  for (int i = 1; i < e->list.len; i++) {
+    LLVMValueRef v = cg_expr_as(g, e->list.items[i], t);
+    /* Python: min keeps the first of equal values; a new value wins only if smaller */
+    LLVMValueRef better = compare(g, is_max ? OP_GT : OP_LT, v, r, t);
+    r = LLVMBuildSelect(g->b, better, v, r, "");
+  }
+  return r;
+}
+
+static LLVMValueRef cg_abs(cg_ctx *g, node *e) {
+  const type *t = e->ty;
+  LLVMValueRef v = cg_expr_as(g, e->list.items[0], t);
+  if (t->kind == TY_FLOAT) return call_intrinsic(g, "llvm.fabs", LLVMTypeOf(v), &v, 1);
+  if (!t->is_signed) return v;
+  LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  return LLVMBuildSelect(g->b, neg, LLVMBuildNeg(g->b, v, ""), v, "");
+}
+
+static LLVMValueRef cg_round(cg_ctx *g, node *e) {
+  node *a = e->list.items[0];
+  if (a->ty->kind == TY_INT) return cg_expr(g, a);
+  const type *ft = a->ty->kind == TY_FLOAT ? a->ty : &ty_f64;
+  LLVMValueRef v = cg_expr_as(g, a, ft);
+  LLVMValueRef r = call_intrinsic(g, "llvm.roundeven", LLVMTypeOf(v), &v, 1);
+  return convert(g, r, ft, e->ty);
+}
+
+static LLVMValueRef cg_len(cg_ctx *g, node *e) {
+  node *a = e->list.items[0];
+  if (a->ty->kind == TY_TUPLE) return ci64(g, a->ty->nelems);
+  return array_extent(g, cg_expr(g, a), 0);
+}
+
+static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
+  LLVMValueRef args[70];
+  unsigned n = 0;
+  if (g->host) {
+    args[n++] = g->blk;
+    for (int k = 0; k < 3; k++) args[n++] = g->tid[k];
+  }
+  for (int i = 0; i < e->list.len && n < 70; i++) {
+    node *a = e->list.items[i];
+    args[n++] = cg_expr_as(g, a, callee->param_types[i]);
+  }
+  LLVMValueRef f = callee->cg;
+  return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
+}
+
+static LLVMValueRef cg_call(cg_ctx *g, node *e) {
+  if (e->aux_ptr && e->aux == 0) return hidden_args_call(g, e->aux_ptr, e);
+  builtin_id id = node_builtin(e);
+  switch (id) {
+  case B_GRID: return cg_grid(g, e, false);
+  case B_GRIDSIZE: return cg_grid(g, e, true);
+  case B_SYNCTHREADS: cg_barrier(g, e); return NULL;
+  case B_SHARED_ARRAY: case B_LOCAL_ARRAY: return cg_mem_array(g, e);
+  case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
+  case B_ATOMIC_EXCH:
+    return cg_atomic(g, e, id);
+  case B_LEN: return cg_len(g, e);
+  case B_ABS: return cg_abs(g, e);
+  case B_MIN: return cg_minmax(g, e, false);
+  case B_MAX: return cg_minmax(g, e, true);
+  case B_ROUND: return cg_round(g, e);
+  case B_INT: case B_FLOAT: case B_BOOL: case B_TYPE:
+    return cg_expr_as(g, e->list.items[0], e->ty);
+  default: break;
+  }
+  if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return cg_math(g, e, id);
+  internal_error(g, e->sp, "call not handled by the code generator");
+  return e->ty && e->ty->kind != TY_VOID ? LLVMGetUndef(cg_type(g, e->ty)) : NULL;
+}
+
+/* ---- expressions --------------------------------------------------------------------------------- */
+
+static LLVMValueRef cg_const(cg_ctx *g, node *v, const type *t) {
+  if (t->kind == TY_TUPLE) {
+    LLVMValueRef agg = LLVMGetUndef(cg_type(g, t));
+    for (int i = 0; i < t->nelems; i++)
+      agg = LLVMBuildInsertValue(g->b, agg, cg_const(g, v->list.items[i], t->elems[i]), (unsigned)i, "");
+    return agg;
+  }
+  if (t->kind == TY_FLOAT) return LLVMConstReal(scalar_type(g, t), v->kind == N_FLOAT ? v->fval : (double)v->ival);
+  if (t->kind == TY_BOOL) return LLVMConstInt(g->i1, v->ival != 0, 0);
+  return LLVMConstInt(scalar_type(g, t), v->big ? v->uval : (unsigned long long)v->ival, 0);
+}
+
+static LLVMValueRef cg_name(cg_ctx *g, node *e) {
+  symbol *s = e->sym;
+  if (!s) {
+    internal_error(g, e->sp, "unresolved name");
+    return LLVMGetUndef(g->i32);
+  }
+  if (s->kind == SYM_CONST) return cg_const(g, s->value, s->ty);
+  return LLVMBuildLoad2(g->b, cg_type(g, s->ty), s->cg, s->name);
+}
+
+static LLVMValueRef cg_builtin_value(cg_ctx *g, node *e) {
+  builtin_id id = node_builtin(e);
+  if (id >= B_TID_X && id <= B_NCTAID_Z) {
+    int k = id - B_TID_X;
+    return special_reg(g, k / 3, k % 3);
+  }
+  if (id == B_LANEID) return laneid(g);
+  if (id == B_WARPSIZE) return ci32(g, 32);
+  double v = id == B_MATH_PI ? 3.14159265358979323846 : id == B_MATH_E ? 2.71828182845904523536
+           : id == B_MATH_TAU ? 6.28318530717958647692 : id == B_MATH_INF ? 1.0 / 0.0 : 0.0 / 0.0;
+  return LLVMConstReal(scalar_type(g, e->ty), v);
+}
+
+static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
+  if (e->aux) return cg_builtin_value(g, e);
+  const type *bt = e->a->ty;
+  LLVMValueRef arr = cg_expr(g, e->a);
+  if (strcmp(e->str, "size") == 0) return array_size(g, arr, bt->ndim);
+  if (strcmp(e->str, "ndim") == 0) return ci64(g, bt->ndim);
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
+  for (int k = 0; k < bt->ndim; k++)
+    agg = LLVMBuildInsertValue(g->b, agg, array_extent(g, arr, k), (unsigned)k, "");
+  return agg;
+}
+
+static LLVMValueRef cg_index(cg_ctx *g, node *e) {
+  if (e->a->ty->kind == TY_TUPLE)
+    return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, "");
+  return load_element(g, element_ptr(g, e), e->ty);
+}
+
+static LLVMValueRef cg_tuple(cg_ctx *g, node *e) {
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
+  for (int i = 0; i < e->list.len; i++)
+    agg = LLVMBuildInsertValue(g->b, agg, cg_expr_as(g, e->list.items[i], e->ty->elems[i]), (unsigned)i, "");
+  return agg;
+}
+
+static LLVMValueRef cg_expr(cg_ctx *g, node *e) {
+  switch (e->kind) {
+  case N_INT: return LLVMConstInt(scalar_type(g, e->ty), e->big ? e->uval : (unsigned long long)e->ival, 1);
+  case N_FLOAT: return LLVMConstReal(scalar_type(g, e->ty), e->fval);
+  case N_BOOL: return LLVMConstInt(g->i1, e->ival != 0, 0);
+  case N_NAME: return cg_name(g, e);
+  case N_ATTR: return cg_attr(g, e);
+  case N_CALL: return cg_call(g, e);
+  case N_INDEX: return cg_index(g, e);
+  case N_BINOP: return cg_binop(g, e);
+  case N_UNARY: return cg_unary(g, e);
+  case N_COMPARE: return cg_compare(g, e);
+  case N_BOOLOP: return cg_boolop(g, e);
+  case N_IFEXP: return cg_ifexp(g, e);
+  case N_TUPLE: return cg_tuple(g, e);
+  default:
+    internal_error(g, e->sp, "expression not handled by the code generator");
+    return LLVMGetUndef(g->i32);
+  }
+}
+
+/* ---- statements -------------------------------------------------------------------------------------- */
+
+static void set_debug_loc(cg_ctx *g, span sp) {
+  if (!g->dib || !g->di_sp || sp.line == 0) return;
+  LLVMMetadataRef loc = LLVMDIBuilderCreateDebugLocation(g->c, (unsigned)sp.line,
+                                                         (unsigned)sp.col, g->di_sp, NULL);
+  LLVMSetCurrentDebugLocation2(g->b, loc);
+}
+
+static void store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt) {
+  switch (t->kind) {
+  case N_NAME: {
+    symbol *s = t->sym;
+    LLVMBuildStore(g->b, convert(g, v, vt, s->ty), s->cg);
+    return;
+  }
+  case N_TUPLE:
+    for (int i = 0; i < t->list.len; i++)
+      store_target(g, t->list.items[i], LLVMBuildExtractValue(g->b, v, (unsigned)i, ""), vt->elems[i]);
+    return;
+  case N_INDEX: {
+    const type *el = t->a->ty->elem;
+    store_element(g, element_ptr(g, t), convert(g, v, vt, el), el);
+    return;
+  }
+  default:
+    internal_error(g, t->sp, "bad assignment target");
+  }
+}
+
+static void cg_assign(cg_ctx *g, node *s) {
+  LLVMValueRef v = cg_expr(g, s->a);
+  for (int i = 0; i < s->list.len; i++) store_target(g, s->list.items[i], v, s->a->ty);
+}
+
+static void cg_augassign(cg_ctx *g, node *s) {
+  node *t = s->a;
+  const type *rt = s->ty;
+  if (t->kind == N_NAME) {
+    LLVMValueRef cur = cg_name(g, t);
+    node tmp = {0};
+    tmp.kind = N_BINOP; tmp.op = s->op; tmp.a = t; tmp.b = s->b; tmp.ty = rt; tmp.sp = s->sp;
+    LLVMValueRef a = convert(g, cur, t->sym->ty, rt);
+    LLVMValueRef r = s->op == OP_POW ? cg_pow(g, &tmp, a, rt)
+                                     : arith(g, s->op, a, cg_expr_as(g, s->b, rt), rt);
+    LLVMBuildStore(g->b, convert(g, r, rt, t->sym->ty), t->sym->cg);
+    return;
+  }
+  const type *el = t->a->ty->elem;
+  LLVMValueRef p = element_ptr(g, t);
+  LLVMValueRef a = convert(g, load_element(g, p, el), el, rt);
+  node tmp = {0};
+  tmp.kind = N_BINOP; tmp.op = s->op; tmp.a = t; tmp.b = s->b; tmp.ty = rt; tmp.sp = s->sp;
+  LLVMValueRef r = s->op == OP_POW ? cg_pow(g, &tmp, a, rt)
+                                   : arith(g, s->op, a, cg_expr_as(g, s->b, rt), rt);
+  store_element(g, p, convert(g, r, rt, el), el);
+}
+
+static void cg_if(cg_ctx *g, node *s) {
+  LLVMBasicBlockRef tb = new_bb(g, "if.then"), eb = new_bb(g, "if.else"), done = new_bb(g, "if.end");
+  LLVMBuildCondBr(g->b, to_bool(g, cg_expr(g, s->a), s->a->ty), tb, eb);
+  LLVMPositionBuilderAtEnd(g->b, tb);
+  cg_block(g, &s->body);
+  br_if_open(g, done);
+  LLVMPositionBuilderAtEnd(g->b, eb);
+  cg_block(g, &s->orelse);
+  br_if_open(g, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void cg_loop_body(cg_ctx *g, node_list *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont) {
+  loop_targets lt = {brk, cont}, *saved = g->loop;
+  g->loop = &lt;
+  cg_block(g, body);
+  g->loop = saved;
+  br_if_open(g, cont);
+}
+
+static void cg_while(cg_ctx *g, node *s) {
+  LLVMBasicBlockRef cond = new_bb(g, "while.cond"), body = new_bb(g, "while.body"),
+                    els = new_bb(g, "while.else"), done = new_bb(g, "while.end");
+  LLVMBuildBr(g->b, cond);
+  LLVMPositionBuilderAtEnd(g->b, cond);
+  set_debug_loc(g, s->sp);
+  LLVMBuildCondBr(g->b, to_bool(g, cg_expr(g, s->a), s->a->ty), body, els);
+  LLVMPositionBuilderAtEnd(g->b, body);
+  cg_loop_body(g, &s->body, done, cond);
+  LLVMPositionBuilderAtEnd(g->b, els);
+  cg_block(g, &s->orelse);
+  br_if_open(g, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* for i in range(start, stop, step): a hidden counter drives the loop, so assigning to
+ * i in the body does not change the iteration (Python's rule). */
+static void cg_for(cg_ctx *g, node *s) {
+  node *r = s->b;
+  const type *t = r->ty;
+  LLVMTypeRef lt = scalar_type(g, t);
+  int n = r->list.len;
+  LLVMValueRef start = n >= 2 ? cg_expr_as(g, r->list.items[0], t) : LLVMConstNull(lt);
+  LLVMValueRef stop = cg_expr_as(g, r->list.items[n >= 2 ? 1 : 0], t);
+  LLVMValueRef step = n == 3 ? cg_expr_as(g, r->list.items[2], t) : LLVMConstInt(lt, 1, 0);
+  LLVMValueRef ctr = entry_alloca(g, lt, "for.i");
+  LLVMBuildStore(g->b, start, ctr);
+  LLVMBasicBlockRef cond = new_bb(g, "for.cond"), body = new_bb(g, "for.body"),
+                    inc = new_bb(g, "for.inc"), els = new_bb(g, "for.else"),
+                    done = new_bb(g, "for.end");
+  LLVMBuildBr(g->b, cond);
+  LLVMPositionBuilderAtEnd(g->b, cond);
+  LLVMValueRef i = LLVMBuildLoad2(g->b, lt, ctr, "");
+  bool sgn = t->is_signed;
+  LLVMValueRef up = LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, stop, "");
+  LLVMValueRef more = up;
+  if (sgn) {
+    LLVMValueRef down = LLVMBuildICmp(g->b, LLVMIntSGT, i, stop, "");
+    LLVMValueRef pos = LLVMBuildICmp(g->b, LLVMIntSGT, step, LLVMConstNull(lt), "");
+    LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, step, LLVMConstNull(lt), "");
+    more = LLVMBuildOr(g->b, LLVMBuildAnd(g->b, pos, up, ""), LLVMBuildAnd(g->b, neg, down, ""), "");
+  }
+  LLVMBuildCondBr(g->b, more, body, els);
+  LLVMPositionBuilderAtEnd(g->b, body);
+  store_target(g, s->a, i, t);
+  cg_loop_body(g, &s->body, done, inc);
+  LLVMPositionBuilderAtEnd(g->b, inc);
+  LLVMValueRef cur = LLVMBuildLoad2(g->b, lt, ctr, "");
+  LLVMBuildStore(g->b, sgn ? LLVMBuildNSWAdd(g->b, cur, step, "") : LLVMBuildAdd(g->b, cur, step, ""), ctr);
+  LLVMBuildBr(g->b, cond);
+  LLVMPositionBuilderAtEnd(g->b, els);
+  cg_block(g, &s->orelse);
+  br_if_open(g, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void cg_return(cg_ctx *g, node *s) {
+  if (s->a && s->a->kind != N_NONE && g->ret_slot)
+    LLVMBuildStore(g->b, cg_expr_as(g, s->a, g->fi->ret), g->ret_slot);
+  LLVMBuildBr(g->b, g->ret_bb);
+}
+
+static void cg_stmt(cg_ctx *g, node *s) {
+  set_debug_loc(g, s->sp);
+  switch (s->kind) {
+  case N_EXPR_STMT:
+    if (s->a->kind != N_STR) cg_expr(g, s->a);
+    return;
+  case N_ASSIGN: cg_assign(g, s); return;
+  case N_AUGASSIGN: cg_augassign(g, s); return;
+  case N_ANNASSIGN:
+    if (s->c) store_target(g, s->a, cg_expr(g, s->c), s->c->ty);
+    return;
+  case N_IF: cg_if(g, s); return;
+  case N_WHILE: cg_while(g, s); return;
+  case N_FOR: cg_for(g, s); return;
+  case N_BREAK: LLVMBuildBr(g->b, g->loop->brk); return;
+  case N_CONTINUE: LLVMBuildBr(g->b, g->loop->cont); return;
+  case N_RETURN: cg_return(g, s); return;
+  case N_PASS: return;
+  default: internal_error(g, s->sp, "statement not handled by the code generator");
+  }
+}
+
+static void cg_block(cg_ctx *g, node_list *body) {
+  for (int i = 0; i < body->len; i++) {
+    if (terminated(g)) {
+      /* code after break/continue/return: give it a block of its own (unreachable) */
+      LLVMPositionBuilderAtEnd(g->b, new_bb(g, "dead"));
+    }
+    cg_stmt(g, body->items[i]);
+  }
+}
+
+/* ---- functions -------------------------------------------------------------------------------------- */
+
+static void add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, (LLVMAttributeIndex)idx, LLVMCreateEnumAttribute(g->c, kind, 0));
+}
+
+static unsigned hidden_count(cg_ctx *g) { return g->host ? 4 : 0; }
+
+static void declare_instance(cg_ctx *g, fn_instance *f) {
+  LLVMTypeRef pt[80];
+  unsigned n = 0;
+  if (g->host) { pt[n++] = g->ptr; pt[n++] = g->i32; pt[n++] = g->i32; pt[n++] = g->i32; }
+  for (int i = 0; i < f->nparams && n < 80; i++) pt[n++] = cg_type(g, f->param_types[i]);
+  const char *name = arena_printf(g->ar, "%s%s", f->symbol_name, f->is_kernel ? "__body" : "");
+  LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(cg_type(g, f->ret), pt, n, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  if (f->is_kernel) add_attr(g, fn, -1, "alwaysinline");
+  f->cg = fn;
+}
+
+static void begin_debug_function(cg_ctx *g, fn_instance *f) {
+  g->di_sp = NULL;
+  if (!g->dib || !f->def) return;
+  LLVMMetadataRef st = LLVMDIBuilderCreateSubroutineType(g->dib, g->di_file, NULL, 0, LLVMDIFlagZero);
+  const char *name = f->symbol_name;
+  g->di_sp = LLVMDIBuilderCreateFunction(g->dib, g->di_file, name, strlen(name), name,
+      strlen(name), g->di_file, (unsigned)f->def->sp.line, st, 1, 1,
+      (unsigned)f->def->sp.line, LLVMDIFlagZero, 1);
+  LLVMSetSubprogram(g->fn, g->di_sp);
+}
+
+static void gen_body(cg_ctx *g, fn_instance *f) {
+  g->fi = f;
+  g->fn = f->cg;
+  g->entry = new_bb(g, "entry");
+  LLVMBasicBlockRef start = new_bb(g, "start");
+  g->ret_bb = new_bb(g, "return");
+  LLVMPositionBuilderAtEnd(g->b, g->entry);
+  begin_debug_function(g, f);
+  set_debug_loc(g, f->def->sp);
+  unsigned h = hidden_count(g);
+  if (g->host) {
+    g->blk = LLVMGetParam(g->fn, 0);
+    for (int k = 0; k < 3; k++) g->tid[k] = LLVMGetParam(g->fn, 1 + (unsigned)k);
+  }
+  g->ret_slot = f->ret->kind != TY_VOID ? LLVMBuildAlloca(g->b, cg_type(g, f->ret), "ret") : NULL;
+  for (int i = 0; i < f->locals.len; i++) {
+    symbol *s = f->locals.items[i];
+    if (!s->ty) continue;
+    LLVMTypeRef lt = cg_type(g, s->ty);
+    s->cg = LLVMBuildAlloca(g->b, lt, s->name);
+    LLVMValueRef init = s->is_param ? LLVMGetParam(g->fn, h + (unsigned)s->param_index) : LLVMConstNull(lt);
+    LLVMBuildStore(g->b, init, s->cg);
+  }
+  LLVMBuildBr(g->b, start);
+  LLVMPositionBuilderAtEnd(g->b, start);
+  g->loop = NULL;
+  cg_block(g, &f->def->body);
+  br_if_open(g, g->ret_bb);
+  LLVMPositionBuilderAtEnd(g->b, g->ret_bb);
+  if (g->ret_slot) LLVMBuildRet(g->b, LLVMBuildLoad2(g->b, cg_type(g, f->ret), g->ret_slot, ""));
+  else LLVMBuildRetVoid(g->b);
+  LLVMSetCurrentDebugLocation2(g->b, NULL);
+}
+
+/* The vectorize kernel body: for i in grid-stride range(out.size): out[i] = f(in[i]...). */
+static void gen_vectorize_body(cg_ctx *g, fn_instance *w) {
+  fn_instance *f = w->vec_scalar;
+  g->fi = w;
+  g->fn = w->cg;
+  g->di_sp = NULL;
+  g->entry = new_bb(g, "entry");
+  LLVMPositionBuilderAtEnd(g->b, g->entry);
+  unsigned h = hidden_count(g);
+  if (g->host) {
+    g->blk = LLVMGetParam(g->fn, 0);
+    for (int k = 0; k < 3; k++) g->tid[k] = LLVMGetParam(g->fn, 1 + (unsigned)k);
+  }
+  int nin = w->nparams - 1;
+  LLVMValueRef out = LLVMGetParam(g->fn, h + (unsigned)nin);
+  LLVMValueRef n = array_extent(g, out, 0);
+  LLVMValueRef start = LLVMBuildZExt(g->b, grid_axis(g, 0, false), g->i64, "");
+  LLVMValueRef stride = LLVMBuildZExt(g->b, grid_axis(g, 0, true), g->i64, "");
+  LLVMBasicBlockRef cond = new_bb(g, "cond"), body = new_bb(g, "body"), done = new_bb(g, "done");
+  LLVMBuildBr(g->b, cond);
+  LLVMPositionBuilderAtEnd(g->b, cond);
+  LLVMValueRef i = LLVMBuildPhi(g->b, g->i64, "i");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, n, ""), body, done);
+  LLVMPositionBuilderAtEnd(g->b, body);
+  LLVMValueRef args[70];
+  unsigned na = 0;
+  if (g->host) { args[na++] = g->blk; for (int k = 0; k < 3; k++) args[na++] = g->tid[k]; }
+  for (int k = 0; k < nin; k++) {
+    LLVMValueRef arr = LLVMGetParam(g->fn, h + (unsigned)k);
+    LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "");
+    const type *el = w->param_types[k]->elem;
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, mem_type(g, el), data, &i, 1, "");
+    args[na++] = load_element(g, p, el);
+  }
+  LLVMValueRef r = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, na, "");
+  const type *oel = w->param_types[nin]->elem;
+  LLVMValueRef od = LLVMBuildExtractValue(g->b, out, 0, "");
+  store_element(g, LLVMBuildInBoundsGEP2(g->b, mem_type(g, oel), od, &i, 1, ""),
+                convert(g, r, f->ret, oel), oel);
+  LLVMValueRef next = LLVMBuildAdd(g->b, i, stride, "");
+  LLVMBuildBr(g->b, cond);
+  LLVMValueRef in[2] = {start, next};
+  LLVMBasicBlockRef from[2] = {g->entry, body};
+  LLVMAddIncoming(i, in, from, 2);
+  LLVMPositionBuilderAtEnd(g->b, done);
+  LLVMBuildRetVoid(g->b);
+}
+
+/* ---- kernel entry points ------------------------------------------------------------------------------ */
+
+/* Reassemble array values from flattened parameters (data pointer + extents). */
+static LLVMValueRef build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef *ext) {
+  LLVMValueRef v = LLVMGetUndef(array_struct(g, ndim));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  for (int k = 0; k < ndim; k++) v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(k + 1), "");
+  return v;
+}
+
+/* The LLVM type a scalar kernel parameter is passed as (bool as a byte). */
+static LLVMTypeRef param_scalar_type(cg_ctx *g, const type *t) {
+  return t->kind == TY_BOOL ? g->i8 : scalar_type(g, t);
+}
+
+static LLVMValueRef param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t) {
+  return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
+}
+
+static void nvptx_entry(cg_ctx *g, fn_instance *f) {
+  LLVMTypeRef pt[256];
+  unsigned n = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    const type *t = f->param_types[i];
+    if (t->kind == TY_ARRAY) {
+      pt[n++] = g->ptr;
+      for (int k = 0; k < t->ndim; k++) pt[n++] = g->i64;
+    } else {
+      pt[n++] = param_scalar_type(g, t);
+    }
+  }
+  LLVMValueRef fn = LLVMAddFunction(g->m, f->symbol_name, LLVMFunctionType(g->voidt, pt, n, 0));
+  LLVMSetFunctionCallConv(fn, NVPTX_KERNEL_CC);
+  LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->c, fn, "entry");
+  LLVMPositionBuilderAtEnd(g->b, bb);
+  LLVMValueRef args[80];
+  unsigned p = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    const type *t = f->param_types[i];
+    if (t->kind == TY_ARRAY) {
+      unsigned dp = p;
+      LLVMValueRef data = LLVMGetParam(fn, p++);
+      LLVMValueRef ext[KC_MAX_DIMS];
+      for (int k = 0; k < t->ndim; k++) ext[k] = LLVMGetParam(fn, p++);
+      args[i] = build_array(g, t->ndim, data, ext);
+      /* arrays the kernel never writes may be read through the non-coherent cache */
+      if (!(f->written_params & (1u << i))) {
+        add_attr(g, fn, (int)dp + 1, "noalias");
+        add_attr(g, fn, (int)dp + 1, "readonly");
+      }
+      add_attr(g, fn, (int)dp + 1, "nocapture");
+    } else {
+      args[i] = param_scalar_value(g, LLVMGetParam(fn, p++), t);
+    }
+  }
+  LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams, "");
+  LLVMBuildRetVoid(g->b);
+  /* also the classic annotation, read by tools and older LLVMs */
+  LLVMValueRef md[3] = {fn, LLVMMDStringInContext(g->c, "kernel", 6), ci32(g, 1)};
+  LLVMAddNamedMetadataOperand(g->m, "nvvm.annotations", LLVMMDNodeInContext(g->c, md, 3));
+}
+
+/* Load the kernel's arguments from a kernelParams-style void** array. */
+static void unpack_host_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef *out) {
+  unsigned slot = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    const type *t = f->param_types[i];
+    int parts = t->kind == TY_ARRAY ? 1 + t->ndim : 1;
+    LLVMValueRef vals[1 + KC_MAX_DIMS];
+    for (int k = 0; k < parts; k++) {
+      LLVMValueRef idx = ci64(g, slot++);
+      LLVMValueRef pp = LLVMBuildInBoundsGEP2(g->b, g->ptr, argv, &idx, 1, "");
+      LLVMValueRef p = LLVMBuildLoad2(g->b, g->ptr, pp, "");
+      LLVMTypeRef vt = t->kind != TY_ARRAY ? param_scalar_type(g, t) : k == 0 ? g->ptr : g->i64;
+      vals[k] = LLVMBuildLoad2(g->b, vt, p, "");
+    }
+    out[i] = t->kind == TY_ARRAY ? build_array(g, t->ndim, vals[0], vals + 1)
+                                 : param_scalar_value(g, vals[0], t);
+  }
+}
+
+static void host_thread_entry(cg_ctx *g, fn_instance *f) {
+  LLVMTypeRef pt[5] = {g->ptr, g->ptr, g->i32, g->i32, g->i32};
+  const char *name = arena_printf(g->ar, "%s__thread", f->symbol_name);
+  LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(g->voidt, pt, 5, 0));
+  LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->c, fn, "entry"));
+  LLVMValueRef args[84];
+  for (unsigned k = 0; k < 4; k++) args[k] = LLVMGetParam(fn, 1 + k);
+  unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
+  LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
+  LLVMBuildRetVoid(g->b);
+}
+
+/* K__block: for tz, ty, tx in the block: body(...). */
+static void host_block_entry(cg_ctx *g, fn_instance *f) {
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  const char *name = arena_printf(g->ar, "%s__block", f->symbol_name);
+  LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(g->voidt, pt, 2, 0));
+  LLVMValueRef saved_fn = g->fn;
+  g->fn = fn;
+  LLVMBasicBlockRef entry = new_bb(g, "entry");
+  LLVMPositionBuilderAtEnd(g->b, entry);
+  LLVMValueRef blk = LLVMGetParam(fn, 1);
+  LLVMValueRef args[84];
+  args[0] = blk;
+  unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
+  LLVMValueRef dims[3];
+  for (int k = 0; k < 3; k++) {
+    LLVMValueRef idx = ci64(g, KC_CPU_BLOCK_OFF_BLOCK_DIM + 4 * k);
+    dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""), "");
+  }
+  /* three nested loops, z outermost; each runs at least once (dims are >= 1). An inner
+     loop's phi restarts at 0 each time the outer head branches into it. */
+  LLVMBasicBlockRef pre = entry;
+  LLVMValueRef ivs[3];
+  LLVMBasicBlockRef heads[3];
+  for (int k = 2; k >= 0; k--) {
+    heads[k] = new_bb(g, "loop");
+    LLVMBuildBr(g->b, heads[k]);
+    LLVMPositionBuilderAtEnd(g->b, heads[k]);
+    ivs[k] = LLVMBuildPhi(g->b, g->i32, "t");
+    LLVMValueRef zero = ci32(g, 0);
+    LLVMAddIncoming(ivs[k], &zero, &pre, 1);
+    pre = heads[k];
+  }
+  args[1] = ivs[0]; args[2] = ivs[1]; args[3] = ivs[2];
+  LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
+  for (int k = 0; k < 3; k++) {
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
+    LLVMValueRef next = LLVMBuildNUWAdd(g->b, ivs[k], ci32(g, 1), "");
+    LLVMAddIncoming(ivs[k], &next, &latch, 1);
+    LLVMBasicBlockRef after = new_bb(g, "after");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, dims[k], ""), heads[k], after);
+    LLVMPositionBuilderAtEnd(g->b, after);
+  }
+  LLVMBuildRetVoid(g->b);
+  g->fn = saved_fn;
+}
+
+static void gen_entries(cg_ctx *g, fn_instance *f) {
+  if (!g->host) {
+    nvptx_entry(g, f);
+    return;
+  }
+  host_thread_entry(g, f);
+  host_block_entry(g, f);
+}
+
+static void init_types(cg_ctx *g) {
+  g->ptr = LLVMPointerTypeInContext(g->c, 0);
+  g->i1 = LLVMInt1TypeInContext(g->c);
+  g->i8 = LLVMInt8TypeInContext(g->c);
+  g->i32 = LLVMInt32TypeInContext(g->c);
+  g->i64 = LLVMInt64TypeInContext(g->c);
+  g->f32 = LLVMFloatTypeInContext(g->c);
+  g->f64 = LLVMDoubleTypeInContext(g->c);
+  g->voidt = LLVMVoidTypeInContext(g->c);
+}
+
+static void init_debug(cg_ctx *g, const char *file) {
+  if (!g->opts->lineinfo && !g->opts->debug) return;
+  g->dib = LLVMCreateDIBuilder(g->m);
+  const char *slash = strrchr(file, '/');
+  const char *base = slash ? slash + 1 : file;
+  const char *dir = slash ? arena_strndup(g->ar, file, (size_t)(slash - file)) : ".";
+  g->di_file = LLVMDIBuilderCreateFile(g->dib, base, strlen(base), dir, strlen(dir));
+  LLVMDIBuilderCreateCompileUnit(g->dib, LLVMDWARFSourceLanguagePython, g->di_file, "kcc",
+      3, g->opts->opt_level > 0, "", 0, 0, "", 0,
+      g->opts->debug ? LLVMDWARFEmissionFull : LLVMDWARFEmissionLineTablesOnly,
+      0, 0, 0, "", 0, "", 0);
+  LLVMAddModuleFlag(g->m, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+                    LLVMValueAsMetadata(ci32(g, (long long)LLVMDebugMetadataVersion())));
+  LLVMAddModuleFlag(g->m, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
+                    LLVMValueAsMetadata(ci32(g, 4)));
+}
+
+int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
+               LLVMContextRef ctx, const char *module_name, LLVMModuleRef *out,
+               size_t *static_shared) {
+  cg_ctx g = {0};
+  g.ar = a;
+  g.d = d;
+  g.prog = p;
+  g.opts = opts;
+  g.host = opts->target == KCC_TARGET_HOST;
+  g.c = ctx;
+  g.m = LLVMModuleCreateWithNameInContext(module_name, ctx);
+  g.b = LLVMCreateBuilderInContext(ctx);
+  init_types(&g);
+  init_debug(&g, module_name);
+  int before = d->nerrors;
+  for (int i = 0; i < p->instances.len; i++) declare_instance(&g, p->instances.items[i]);
+  for (int i = 0; i < p->instances.len; i++) {
+    fn_instance *f = p->instances.items[i];
+    if (f->vec_scalar) gen_vectorize_body(&g, f);
+    else gen_body(&g, f);
+  }
+  for (int i = 0; i < p->kernels.len; i++) gen_entries(&g, p->kernels.items[i]);
+  if (g.dib) {
+    LLVMDIBuilderFinalize(g.dib);
+    LLVMDisposeDIBuilder(g.dib);
+  }
+  LLVMDisposeBuilder(g.b);
+  *out = g.m;
+  *static_shared = g.shared_bytes;
+  return d->nerrors - before;
+}
