@@ -77,13 +77,24 @@ static const char compile_usage_text[] =
 
 /* ---- Messages ------------------------------------------------------------------------ */
 
-static int use_color;  /* set once in main, before anything else runs */
+/* Colour only for a terminal, and not when NO_COLOR is set (no-color.org). */
+static int want_color(void) {
+  const char *no_color = getenv("NO_COLOR");
+  const char *term = getenv("TERM");
+  if (no_color && *no_color) return 0;
+  if (term && strcmp(term, "dumb") == 0) return 0;
+  return isatty(STDERR_FILENO);
+}
+
+static const char *error_label(void) {
+  return want_color() ? "kcc: \033[1;31merror:\033[0m " : "kcc: error: ";
+}
 
 static void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void error_msg(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs(use_color ? "kcc: \033[1;31merror:\033[0m " : "kcc: error: ", stderr);
+  fputs(error_label(), stderr);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
@@ -95,7 +106,7 @@ static int usage_error(const char *help_cmd, const char *fmt, ...)
 static int usage_error(const char *help_cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs(use_color ? "kcc: \033[1;31merror:\033[0m " : "kcc: error: ", stderr);
+  fputs(error_label(), stderr);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
@@ -103,13 +114,6 @@ static int usage_error(const char *help_cmd, const char *fmt, ...) {
   return 1;
 }
 
-static int want_color(void) {
-  const char *no_color = getenv("NO_COLOR");
-  const char *term = getenv("TERM");
-  if (no_color && *no_color) return 0;
-  if (term && strcmp(term, "dumb") == 0) return 0;
-  return isatty(STDERR_FILENO);
-}
 
 /* ---- Files --------------------------------------------------------------------------- */
 
@@ -713,7 +717,7 @@ static int cmd_compile(int argc, char **argv) {
   opts.debug = o.debug;
   opts.sigs = o.sigs;
   opts.nsigs = o.nsigs;
-  opts.color = use_color;
+  opts.color = want_color();
   kcc_output out;
   memset(&out, 0, sizeof out);
   const char *name = strcmp(o.input, "-") == 0 ? "<stdin>" : o.input;
@@ -775,7 +779,6 @@ static int cmd_version(void) {
 }
 
 int main(int argc, char **argv) {
-  use_color = want_color();
   if (argc < 2) {
     fputs(usage_text, stderr);
     return 1;

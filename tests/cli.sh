@@ -1,0 +1,98 @@
+#!/bin/sh
+# cli.sh KCC — the kcc command's contract: exit statuses (0 success, 1 any error, never
+# anything else), messages for bad options and files, default output names, -o -,
+# --emit=header giving a header that compiles, --emit=cubin through ptxas when present.
+# Uses samples/vector_add.k; runs in a scratch directory.
+set -u
+KCC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=${KC_SOURCE_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+SAMPLE=$ROOT/samples/vector_add.k
+CC=${CC:-cc}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kcc-cli-XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+export NO_COLOR=1
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect STATUS PATTERN -- ARGS...: kcc exits with STATUS and stderr matches PATTERN.
+expect() {
+  want=$1 pattern=$2
+  shift 3
+  "$KCC" "$@" >out.txt 2>err.txt
+  got=$?
+  [ "$got" -eq "$want" ] || fail "kcc $*: exit $got, expected $want ($(cat err.txt))"
+  if [ -n "$pattern" ] && ! grep -q -- "$pattern" err.txt; then
+    fail "kcc $*: stderr lacks '$pattern': $(cat err.txt)"
+  fi
+}
+
+# ---- the command itself ------------------------------------------------------------
+expect 1 "Usage: kcc" --
+expect 0 "" -- --help
+grep -q "kcc compile" out.txt || fail "--help does not mention compile"
+expect 0 "" -- compile --help
+grep -q -- "--emit" out.txt || fail "compile --help does not list --emit"
+expect 0 "" -- --version
+grep -q "^kcc " out.txt && grep -q "^LLVM " out.txt && grep -q "sm_80" out.txt ||
+  fail "--version: $(cat out.txt)"
+expect 1 "unknown command 'frob'" -- frob
+expect 1 "unknown option '--frob'" -- --frob
+
+# ---- option errors: exit 1, a message, a hint ---------------------------------------
+expect 1 "no input file" -- compile
+expect 1 "cannot read 'missing.k': No such file or directory" -- compile missing.k
+expect 1 "unknown option '--bogus'" -- compile "$SAMPLE" --bogus
+expect 1 "Try 'kcc compile --help'" -- compile "$SAMPLE" --bogus
+expect 1 "bad optimisation level '-O4'" -- compile "$SAMPLE" -O4
+expect 1 "bad --emit 'zip'" -- compile "$SAMPLE" --emit=zip
+expect 1 "bad --arch 'sm_x'" -- compile "$SAMPLE" --arch sm_x
+expect 1 "sm_81" -- compile "$SAMPLE" --arch=sm_81
+expect 1 "bad --sig" -- compile "$SAMPLE" --sig 'vector_add(flaot32[:])'
+expect 1 "more than one input file" -- compile "$SAMPLE" "$SAMPLE"
+expect 1 "needs --target=nvptx" -- compile "$SAMPLE" --target=host --emit=ptx
+expect 1 "bad --target" -- compile "$SAMPLE" --target=gpu
+expect 1 "cannot read" -- compile "$WORK"
+expect 1 "cannot write '/nonexistent/x.ptx'" -- compile "$SAMPLE" -o /nonexistent/x.ptx
+[ -e vector_add.ptx ] && fail "an output file was left after errors"
+
+# ---- compiling ------------------------------------------------------------------------
+expect 0 "" -- compile "$SAMPLE"
+grep -q "\.entry" vector_add.ptx || fail "vector_add.ptx has no .entry"
+expect 0 "" -- compile "$SAMPLE" --emit=llvm -O1 --arch sm_90 -o va.ll
+grep -q "define" va.ll || fail "--emit=llvm: no define"
+expect 0 "" -- compile "$SAMPLE" -o -
+grep -q "\.target sm_80" out.txt || fail "-o - did not print PTX for sm_80"
+expect 0 "" -- compile "$SAMPLE" --arch=90 --lineinfo -o -
+grep -q "\.target sm_90" out.txt || fail "--arch=90 did not give sm_90"
+expect 0 "" -- compile "$SAMPLE" --emit=types
+[ -s out.txt ] || fail "--emit=types printed nothing"
+expect 0 "" -- compile "$SAMPLE" --emit=ast
+[ -s out.txt ] || fail "--emit=ast printed nothing"
+expect 0 "" -- compile - -o stdin.ptx <"$SAMPLE"
+grep -q "\.entry" stdin.ptx || fail "reading standard input"
+
+# a compile error: GCC format, exit 1, no output file
+printf 'from numba import cuda\n@cuda.jit\ndef k(a: float32[:]):\n    a[0] = undefined_name\n' >bad.k
+expect 1 "bad.k:4:" -- compile bad.k
+[ -e bad.ptx ] && fail "bad.ptx written despite errors"
+
+# --emit=header: a header that compiles against kc.h
+expect 0 "" -- compile "$SAMPLE" --emit=header
+[ -f vector_add_kc.h ] || fail "no vector_add_kc.h"
+grep -q "vector_add_vector_add_launch" vector_add_kc.h || fail "no launch function in header"
+printf '#include "vector_add_kc.h"\nint main(void) { return vector_add_ptx[0] == 0; }\n' >use.c
+$CC -std=c11 -Wall -Wextra -Werror -pedantic -I"$ROOT/include" -I. -c use.c -o use.o ||
+  fail "the generated header does not compile"
+
+# --emit=cubin, when ptxas is installed
+if command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]; then
+  expect 0 "" -- compile "$SAMPLE" --emit=cubin --arch=sm_80
+  [ -s vector_add.cubin ] || fail "no vector_add.cubin"
+else
+  echo "ptxas not found: --emit=cubin not tested"
+fi
+
+[ "$fails" -eq 0 ] && echo "cli: all passed"
+[ "$fails" -eq 0 ]
