@@ -344,7 +344,7 @@ static int find_nvjitlink(char *out, size_t len) {
 static void detect_cuda(text *t) {
   char msg[RT_ERR_LEN];
   if (rt_cuda_load(msg, sizeof msg) != KC_OK) {
-    put(t, "CUDA driver: not found (%s)\n", msg);
+    put(t, "CUDA driver: %s\n", msg);
     put(t, "CUDA devices: none\n");
     return;
   }

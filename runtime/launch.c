@@ -60,7 +60,8 @@ typedef enum bad_arg {
   ARG_NULL,      /* an array argument is NULL */
   ARG_CONTEXT,   /* an array of another context */
   ARG_TYPE,      /* dtype or rank differ */
-  ARG_RANGE      /* a scalar does not fit the parameter's type */
+  ARG_RANGE,     /* a scalar does not fit the parameter's type */
+  ARG_ALIAS      /* a written array overlaps a read-only (noalias) one */
 } bad_arg;
 
 static int fits_signed(int64_t v, kc_dtype t) {
@@ -125,10 +126,32 @@ static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot) {
   return ARG_OK;
 }
 
+static int overlap(const kc_array *a, const kc_array *b) {
+  if (!a->bytes || !b->bytes) return 0;
+  uint64_t a0 = a->data.dev, b0 = b->data.dev;   /* same bits as the host pointer */
+  return a0 < b0 + b->bytes && b0 < a0 + a->bytes;
+}
+
+/* The compiler marked read-only arrays noalias: a written array must not overlap one.
+ * Returns the read-only argument's index, the written one's in *w, or -1. */
+static int find_alias(const kc_kernel *k, const kc_arg *args, int *w) {
+  for (int i = 0; i < k->nparams; i++) {
+    if (!k->params[i].written) continue;
+    for (int j = 0; j < k->nparams; j++)
+      if (k->params[j].ndim > 0 && !k->params[j].written &&
+          overlap(args[i].v.array, args[j].v.array)) {
+        *w = i;
+        return j;
+      }
+  }
+  return -1;
+}
+
 /* Check the arguments and fill params (kernelParams) and scalars. On failure returns
- * the reason and the 0-based index of the argument in *bad. */
+ * the reason and the 0-based index of the argument in *bad (and for ARG_ALIAS, the
+ * read-only argument's in *other). */
 static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **params,
-                    uint64_t *scalars, int *bad) {
+                    uint64_t *scalars, int *bad, int *other) {
   if (nargs != k->nparams || (nargs > 0 && !args)) {
     *bad = -1;
     return ARG_COUNT;
@@ -152,6 +175,7 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
       params[p->flat] = &scalars[p->flat];
     }
   }
+  if (k->alias_check && (*other = find_alias(k, args, bad)) >= 0) return ARG_ALIAS;
   return ARG_OK;
 }
 
@@ -161,19 +185,28 @@ static void describe_arg(const kc_arg *a, char *buf, size_t len) {
   else rt_format_type(a->dtype, 0, buf, len);
 }
 
+static void name_arg(const kc_kernel *k, int i, char *buf, size_t len) {
+  if (k->params[i].name[0]) snprintf(buf, len, "argument %d ('%s')", i + 1, k->params[i].name);
+  else snprintf(buf, len, "argument %d", i + 1);
+}
+
 static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *args,
-                           int nargs, bad_arg why, int bad) {
+                           int nargs, bad_arg why, int bad, int other) {
   if (why == ARG_COUNT)
     return rt_error(ctx, KC_ERR_LAUNCH, "kernel '%s': expected %d argument%s (%s), got %d",
                     k->name, k->nparams, k->nparams == 1 ? "" : "s", k->signature, nargs);
   const rt_param *p = &k->params[bad];
   const kc_arg *a = &args[bad];
-  char where[256], want[64], got[64];
-  if (p->name[0])
-    snprintf(where, sizeof where, "kernel '%s': argument %d ('%s')", k->name, bad + 1,
-             p->name);
-  else
-    snprintf(where, sizeof where, "kernel '%s': argument %d", k->name, bad + 1);
+  char where[300], arg[200], want[64], got[64];
+  name_arg(k, bad, arg, sizeof arg);
+  snprintf(where, sizeof where, "kernel '%s': %s", k->name, arg);
+  if (why == ARG_ALIAS) {
+    name_arg(k, other, arg, sizeof arg);
+    return rt_error(ctx, KC_ERR_LAUNCH,
+                    "%s is written by the kernel and overlaps %s, which it only reads "
+                    "(compiled as not aliased); pass separate arrays",
+                    where, arg);
+  }
   rt_format_type(p->dtype, p->ndim, want, sizeof want);
   describe_arg(a, got, sizeof got);
   switch (why) {
@@ -237,18 +270,19 @@ kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_byt
   }
   void *params[RT_MAX_FLAT_PARAMS];
   uint64_t scalars[RT_MAX_FLAT_PARAMS];
-  int bad = 0;
+  int bad = 0, other = 0;
   kc_kernel *first = k;
-  bad_arg why = pack(k, args, nargs, params, scalars, &bad);
+  bad_arg why = pack(k, args, nargs, params, scalars, &bad, &other);
   /* other compiled signatures of the same kernel, tried in order */
-  for (kc_kernel *o = k->next_overload; why != ARG_OK && o; o = o->next_overload) {
-    int b2;
-    if (pack(o, args, nargs, params, scalars, &b2) == ARG_OK) {
+  for (kc_kernel *o = k->next_overload; why != ARG_OK && why != ARG_ALIAS && o;
+       o = o->next_overload) {
+    int b2, o2;
+    if (pack(o, args, nargs, params, scalars, &b2, &o2) == ARG_OK) {
       k = o;
       why = ARG_OK;
     }
   }
-  if (why != ARG_OK) return arg_error(ctx, first, args, nargs, why, bad);
+  if (why != ARG_OK) return arg_error(ctx, first, args, nargs, why, bad, other);
   s = rt_check_shape(ctx, k, grid, block, shared_bytes);
   if (s != KC_OK) return s;
   if (ctx->device == KC_DEVICE_CUDA)

@@ -60,6 +60,7 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
     p->dtype = params[i].dtype;
     p->ndim = params[i].ndim;
     p->flat = flat;
+    p->written = p->ndim > 0 && params[i].written;
     p->name = rt_strdup(ctx, params[i].name ? params[i].name : "");
     if (!p->name) goto nomem;
     if ((unsigned)p->dtype >= KC_DTYPE_COUNT || p->ndim < 0 || p->ndim > KC_MAX_DIMS)
@@ -72,6 +73,13 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
                     "kernel '%s' has %d parameter words; at most %d are supported", name,
                     flat, RT_MAX_FLAT_PARAMS);
   k->nflat = flat;
+  int nwritten = 0, nread = 0;
+  for (int i = 0; i < nparams; i++)
+    if (k->params[i].ndim > 0) {
+      if (k->params[i].written) nwritten++;
+      else nread++;
+    }
+  k->alias_check = nwritten > 0 && nread > 0;
   return KC_OK;
 nomem:
   return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
@@ -336,6 +344,7 @@ static kc_status ptx_kernels(kc_module *m, const char *ptx, size_t len, int *cou
         params[i].name = "";
         params[i].dtype = sig.params[i].dtype;
         params[i].ndim = sig.params[i].ndim;
+        params[i].written = 0;   /* unknown from PTX: no alias check */
       }
       kc_status s = kernel_init(m, &m->kernels[n], sig.name, sym, p, sig.nparams, params);
       if (s != KC_OK) return s;

@@ -70,6 +70,8 @@ typedef struct rt_param {
   kc_dtype dtype;
   int ndim;                     /* 0: scalar */
   int flat;                     /* index of its first kernelParams entry */
+  int written;                  /* an array the kernel stores to; the compiler marked
+                                   the read-only ones noalias, so they must not overlap */
 } rt_param;
 
 typedef struct rt_spec rt_spec; /* module.c: a specialisation of an untyped kernel */
@@ -82,6 +84,7 @@ struct kc_kernel {
   int nparams;                  /* -1: untyped, specialised at launch */
   int nflat;                    /* kernelParams entries */
   rt_param *params;
+  int alias_check;              /* has written and read-only array parameters */
   int uses_barrier;
   size_t static_shared;
   kc_cpu_block_fn block_fn;
