@@ -70,6 +70,8 @@ typedef struct parse_state {
   bool fatal;              /* a limit was hit: stop, and report nothing more */
   /* ---- parser ---- */
   bool after_error;        /* the last statement was skipped after a syntax error */
+  bool recovering;         /* since a syntax error, until a statement parses */
+  int syntax_error_line;   /* line of the last syntax error */
   bool depth_reported;     /* "too complex" said for the current statement */
 } parse_state;
 

@@ -88,7 +88,7 @@ static void stmt_done(parse_state *ps);
 %token NEWLINE INDENT DEDENT
 %token <op> AUGASSIGN
 %token POW "**" FLOORDIV "//" LSHIFT "<<" RSHIFT ">>" LE "<=" GE ">=" EQ "=="
-%token NE "!=" ARROW "->" ELLIPSIS "..."
+%token NE "!=" ARROW "->" ELLIPSIS "..." LBRACE "{" RBRACE "}"
 %token AND "and" AS "as" ASSERT "assert" ASYNC "async" AWAIT "await" BREAK "break"
 %token CLASS "class" CONTINUE "continue" DEF "def" DEL "del" ELIF "elif" ELSE "else"
 %token EXCEPT "except" FALSE "False" FINALLY "finally" FOR "for" FROM "from"
@@ -120,8 +120,12 @@ file_input:
 stmt:
     simple_stmts       { $$ = $1; stmt_done(ps); }
   | compound_stmt      { $$ = list1(ps, $1); stmt_done(ps); }
-  | error NEWLINE      { $$ = (node_list){0}; yyerrok; ps->after_error = true;
-                         ps->depth_reported = false; }
+  | error NEWLINE      {
+      /* no yyerrok: bison stays quiet for 3 tokens, so one mistake is one message */
+      $$ = (node_list){0};
+      ps->after_error = true;
+      ps->depth_reported = false;
+    }
   | INDENT { $<i>$ = ps->after_error; } stmts DEDENT {
       /* a block no statement opened: after a skipped line it is that line's body */
       if (!$<i>2)
@@ -239,9 +243,11 @@ elifs:
       node *e = mk(ps, N_IF, body_span(@2, $5));
       e->a = $3; e->body = $5;
       $$ = $1;
+      /* they nest in the tree (each in the last one's orelse): keep the depth bounded;
+         one past the limit marks it as said */
       if ($$.len == PARSE_MAX_ELIFS)
         diag_error(ps->d, @2, "too many 'elif' branches (limit %d)", PARSE_MAX_ELIFS);
-      if ($$.len < PARSE_MAX_ELIFS)
+      if ($$.len <= PARSE_MAX_ELIFS)
         node_push(ps->ar, &$$, e);
     }
   ;
@@ -735,6 +741,7 @@ static node *mk_alias(parse_state *ps, node *name, node *as, span sp) {
 
 static void stmt_done(parse_state *ps) {
   ps->after_error = false;
+  ps->recovering = false;
   ps->depth_reported = false;
 }
 
@@ -811,32 +818,41 @@ static const char *describe_found(parse_state *ps, yysymbol_kind_t k) {
   }
 }
 
+static bool is_char_token(yysymbol_kind_t k, char c) {
+  const char *name = yysymbol_name(k);
+  return name[0] == '\'' && name[1] == c && name[2] == '\'';
+}
+
 /* A specific message for a known construct, or NULL. */
 static const char *special_message(parse_state *ps, yysymbol_kind_t found,
                                    const yysymbol_kind_t *exp, int n) {
-  bool want_expr = false, want_indent = false;
+  bool want_stmt = false, want_indent = false;
   for (int i = 0; i < n; i++) {
-    want_expr |= exp[i] == YYSYMBOL_INT;
+    want_stmt |= exp[i] == YYSYMBOL_PASS;
     want_indent |= exp[i] == YYSYMBOL_INDENT;
   }
   const char *kw = unsupported_keyword(found);
   if (kw)
     return kw;
-  if (want_indent)
+  if (want_indent && !want_stmt)
     return "expected an indented block";
   if (found == YYSYMBOL_INDENT)
     return "unexpected indent";
-  if (yysymbol_name(found)[0] == '\'' && yysymbol_name(found)[1] == '{')
+  if (found == YYSYMBOL_LBRACE)
     return "dict and set displays are not supported in kernels";
   if (found == YYSYMBOL_FOR && ps->nbrackets > 0)
     return ps->brackets[ps->nbrackets - 1] == '['
                ? "list comprehensions are not supported in kernels"
                : "generator expressions are not supported in kernels";
-  if ((found == YYSYMBOL_POW || yysymbol_name(found)[1] == '*') && want_expr)
+  if (found == YYSYMBOL_POW || is_char_token(found, '*'))
     return "star arguments and unpacking ('*args', '**kwargs') are not supported in "
            "kernels";
-  if (yysymbol_name(found)[1] == '=' && yysymbol_name(found)[0] == '\'')
+  if (is_char_token(found, '='))
     return "invalid syntax: '=' assigns; did you mean '=='?";
+  if (want_stmt && found == YYSYMBOL_ELSE)
+    return "'else' without a matching 'if', 'for' or 'while'";
+  if (want_stmt && found == YYSYMBOL_ELIF)
+    return "'elif' without a matching 'if'";
   return NULL;
 }
 
@@ -850,6 +866,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, parse_state *ps) {
   if (n < 0)
     n = 0;
   const char *msg = special_message(ps, found, exp, n);
+  /* Skip to the end of the line even inside brackets: forget them (their closers are
+   * then not "unmatched" while recovering). */
+  ps->nbrackets = 0;
+  ps->recovering = true;
+  ps->syntax_error_line = at.line;
   if (msg) {
     diag_error(ps->d, at, "%s", msg);
     return 0;
@@ -857,8 +878,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, parse_state *ps) {
   bool want_expr = false;
   const char *list[3];
   int m = 0, kept = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++)
     want_expr |= exp[i] == YYSYMBOL_INT;
+  for (int i = 0; i < n; i++) {
     if (continues_expr(exp[i]) || exp[i] == YYSYMBOL_INT || exp[i] == YYSYMBOL_FLOAT ||
         exp[i] == YYSYMBOL_IMAG || exp[i] == YYSYMBOL_STRING || exp[i] == YYSYMBOL_TRUE ||
         exp[i] == YYSYMBOL_FALSE || exp[i] == YYSYMBOL_NONE ||
@@ -883,9 +905,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, parse_state *ps) {
   return 0;
 }
 
-/* Only reached when the parse stack is full (YYMAXDEPTH): input nested too deep. */
+/* Only reached when the parse stack is full (YYMAXDEPTH): brackets and blocks are
+ * limited, so only a very deep expression (not not ... x, 2**2**...) gets here. */
 static void yyerror(span *loc, parse_state *ps, const char *msg) {
+  (void)msg;
   if (!ps->fatal)
-    diag_error(ps->d, *loc, "too deeply nested (%s)", msg);
+    diag_error(ps->d, *loc, "expression too complex (nesting depth over %d)",
+               PARSE_MAX_DEPTH);
   ps->fatal = true;
 }
