@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include <dlfcn.h>
 
 #include "kc_config.h"
 #include "rt.h"
@@ -325,19 +324,17 @@ static int find_ptxas(char *out, size_t len) {
   return 0;
 }
 
+/* libnvJitLink by file (dlopen would run its constructors just to look) */
 static int find_nvjitlink(char *out, size_t len) {
-  char root[1024];
-  snprintf(root, sizeof root, "%s/lib64/libnvJitLink.so", KC_CUDA_ROOT);
-  const char *names[] = {"libnvJitLink.so", root, "libnvJitLink.so.13",
-                         "libnvJitLink.so.12"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *h = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
-    if (h) {
-      snprintf(out, len, "%s", names[i]);
-      dlclose(h);
-      return 1;
+  static const char *const dirs[] = {KC_CUDA_ROOT "/lib64", KC_CUDA_ROOT "/lib",
+                                     "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
+  static const char *const names[] = {"libnvJitLink.so", "libnvJitLink.so.13",
+                                      "libnvJitLink.so.12"};
+  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+      snprintf(out, len, "%s/%s", dirs[d], names[i]);
+      if (file_exists(out)) return 1;
     }
-  }
   return 0;
 }
 

@@ -268,7 +268,10 @@ START_TEST(array_views) {
   ck_assert_int_eq(kc_array_fill(vv, &minus), KC_OK);
   ck_assert_int_eq(kc_array_to_host(a, host, sizeof host), KC_OK);
   for (int i = 0; i < 12; i++) ck_assert_int_eq(host[i], i >= 6 && i < 9 ? -1 : i);
+  kc_array_free(vv);
+  kc_array_free(v);
   ck_assert_int_eq(kc_array_view(a, 2, 5, &v), KC_ERR_INVALID);
+  ck_assert_ptr_null(v);
   ck_assert_str_eq(kc_last_error(ctx), "array view [2, 5) is outside [0, 4)");
   ck_assert_int_eq(kc_array_view(a, 3, 2, &vv), KC_ERR_INVALID);
   /* the owner freed first: the views stay valid until freed */
