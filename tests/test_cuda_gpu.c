@@ -1,0 +1,243 @@
+/*
+ * test_cuda_gpu.c — the runtime on a real CUDA device: arrays, fills, views, PTX loaded
+ * from kcc-kernel lines, launches with array and scalar arguments, opt-in dynamic
+ * shared memory, a bad module's JIT log, streams and events. Hand-written PTX, so the
+ * compiler is not needed. Exits 77 (Meson's "skipped") without a driver or a GPU.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+static int failures;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                            \
+    }                                                                        \
+  } while (0)
+
+#define CHECK_OK(ctx, call)                                                  \
+  do {                                                                       \
+    kc_status s_ = (call);                                                   \
+    if (s_ != KC_OK) {                                                       \
+      fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,      \
+              kc_status_name(s_), kc_last_error(ctx));                       \
+      failures++;                                                            \
+    }                                                                        \
+  } while (0)
+
+/* vadd(float32[:] a, float32[:] b, float32[:] c): c = a + b
+ * fill(int32[:] x, int32 v): x[i] = v, the block's dynamic shared memory touched first */
+static const char ptx[] =
+    "// kcc-kernel: vadd vadd(float32[:], float32[:], float32[:])\n"
+    "// kcc-kernel: fill_i32 fill(int32[:], int32)\n"
+    ".version 6.0\n"
+    ".target sm_50\n"
+    ".address_size 64\n"
+    ".extern .shared .align 16 .b8 dyn[];\n"
+    ".visible .entry vadd(.param .u64 a, .param .u64 an, .param .u64 b, .param .u64 bn,\n"
+    "                     .param .u64 c, .param .u64 cn)\n"
+    "{\n"
+    "  .reg .pred %p<2>;\n"
+    "  .reg .b32 %r<5>;\n"
+    "  .reg .b64 %rd<12>;\n"
+    "  .reg .f32 %f<4>;\n"
+    "  ld.param.u64 %rd1, [a];\n"
+    "  ld.param.u64 %rd2, [b];\n"
+    "  ld.param.u64 %rd3, [c];\n"
+    "  ld.param.u64 %rd4, [cn];\n"
+    "  mov.u32 %r1, %ctaid.x;\n"
+    "  mov.u32 %r2, %ntid.x;\n"
+    "  mov.u32 %r3, %tid.x;\n"
+    "  mad.lo.s32 %r4, %r1, %r2, %r3;\n"
+    "  cvt.s64.s32 %rd5, %r4;\n"
+    "  setp.ge.s64 %p1, %rd5, %rd4;\n"
+    "  @%p1 bra DONE;\n"
+    "  cvta.to.global.u64 %rd6, %rd1;\n"
+    "  cvta.to.global.u64 %rd7, %rd2;\n"
+    "  cvta.to.global.u64 %rd8, %rd3;\n"
+    "  shl.b64 %rd9, %rd5, 2;\n"
+    "  add.s64 %rd10, %rd6, %rd9;\n"
+    "  ld.global.f32 %f1, [%rd10];\n"
+    "  add.s64 %rd10, %rd7, %rd9;\n"
+    "  ld.global.f32 %f2, [%rd10];\n"
+    "  add.f32 %f3, %f1, %f2;\n"
+    "  add.s64 %rd11, %rd8, %rd9;\n"
+    "  st.global.f32 [%rd11], %f3;\n"
+    "DONE:\n"
+    "  ret;\n"
+    "}\n"
+    ".visible .entry fill_i32(.param .u64 x, .param .u64 xn, .param .u32 v)\n"
+    "{\n"
+    "  .reg .pred %p<2>;\n"
+    "  .reg .b32 %r<7>;\n"
+    "  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [x];\n"
+    "  ld.param.u64 %rd2, [xn];\n"
+    "  ld.param.u32 %r5, [v];\n"
+    "  mov.u32 %r1, %ctaid.x;\n"
+    "  mov.u32 %r2, %ntid.x;\n"
+    "  mov.u32 %r3, %tid.x;\n"
+    "  mad.lo.s32 %r4, %r1, %r2, %r3;\n"
+    "  .reg .b64 %sa<3>;\n"
+    "  shl.b32 %r6, %r3, 2;\n"
+    "  mov.u64 %sa1, dyn;\n"
+    "  cvt.u64.u32 %sa2, %r6;\n"
+    "  add.u64 %sa1, %sa1, %sa2;\n"
+    "  st.shared.u32 [%sa1], %r5;\n"
+    "  cvt.s64.s32 %rd3, %r4;\n"
+    "  setp.ge.s64 %p1, %rd3, %rd2;\n"
+    "  @%p1 bra END;\n"
+    "  cvta.to.global.u64 %rd4, %rd1;\n"
+    "  shl.b64 %rd5, %rd3, 2;\n"
+    "  add.s64 %rd6, %rd4, %rd5;\n"
+    "  st.global.u32 [%rd6], %r5;\n"
+    "END:\n"
+    "  ret;\n"
+    "}\n";
+
+int main(void) {
+  int count = 0;
+  if (kc_cuda_device_count(&count) != KC_OK || count == 0) {
+    printf("no CUDA driver or device: skipped\n");
+    return 77;
+  }
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CUDA;
+  kc_context *ctx;
+  kc_status st = kc_context_new(&cfg, &ctx);
+  if (st != KC_OK) {
+    printf("CUDA device not usable (%s): skipped\n", ctx ? kc_last_error(ctx) : "");
+    kc_context_free(ctx);
+    return 77;
+  }
+  CHECK(kc_context_device(ctx) == KC_DEVICE_CUDA);
+  kc_device_info info;
+  CHECK_OK(ctx, kc_context_device_info(ctx, &info));
+  printf("device: %s, sm_%d%d, %zu MiB\n", info.name, info.cc_major, info.cc_minor,
+         info.total_memory >> 20);
+  char text[4096];
+  CHECK_OK(ctx, kc_detect(text, sizeof text, NULL));
+  CHECK(strstr(text, "CUDA devices: ") && strstr(text, ": supported\n"));
+
+  /* arrays: round trip, fill (1-, 4- and 8-byte elements), zero, views, copy */
+  enum { N = 100000 };
+  float *ha = malloc(N * sizeof *ha), *hb = malloc(N * sizeof *hb),
+        *hc = malloc(N * sizeof *hc);
+  for (int i = 0; i < N; i++) {
+    ha[i] = (float)i;
+    hb[i] = 0.5f * (float)i;
+  }
+  int64_t shape[1] = {N};
+  kc_array *a = NULL, *b = NULL, *c = NULL, *v = NULL, *d = NULL;
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, shape, ha, &a));
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, shape, hb, &b));
+  CHECK_OK(ctx, kc_array_like(a, &c));
+  int64_t big = 0x1122334455667788LL, dh[7];
+  int64_t s7[1] = {7};
+  CHECK_OK(ctx, kc_array_new(ctx, KC_INT64, 1, s7, &d));
+  CHECK_OK(ctx, kc_array_fill(d, &big));
+  CHECK_OK(ctx, kc_array_to_host(d, dh, sizeof dh));
+  for (int i = 0; i < 7; i++) CHECK(dh[i] == big);
+  CHECK_OK(ctx, kc_array_zero(d));
+  CHECK_OK(ctx, kc_array_to_host(d, dh, sizeof dh));
+  for (int i = 0; i < 7; i++) CHECK(dh[i] == 0);
+
+  /* modules from PTX, kernels by name, signatures */
+  kc_module *m = NULL;
+  CHECK_OK(ctx, kc_module_load_ptx(ctx, ptx, sizeof ptx - 1, &m));
+  kc_kernel *vadd = NULL, *fill = NULL;
+  if (m) {
+    CHECK_OK(ctx, kc_module_get_kernel(m, "vadd", &vadd));
+    CHECK_OK(ctx, kc_module_get_kernel(m, "fill", &fill));
+  }
+  if (vadd && fill) {
+    CHECK(kc_kernel_param_count(vadd) == 3);
+    CHECK(strcmp(kc_kernel_signature(fill), "fill(int32[:], int32)") == 0);
+    kc_stream *s = NULL;
+    kc_event *e0 = NULL, *e1 = NULL;
+    CHECK_OK(ctx, kc_stream_new(ctx, &s));
+    CHECK_OK(ctx, kc_event_new(ctx, &e0));
+    CHECK_OK(ctx, kc_event_new(ctx, &e1));
+    kc_arg args[] = {kc_arg_array(a), kc_arg_array(b), kc_arg_array(c)};
+    CHECK_OK(ctx, kc_event_record(e0, s));
+    CHECK_OK(ctx, kc_launch(vadd, kc_dim((N + 255) / 256), kc_dim(256), 0, s, args, 3));
+    CHECK_OK(ctx, kc_event_record(e1, s));
+    CHECK_OK(ctx, kc_stream_synchronize(s));
+    float ms = -1;
+    CHECK_OK(ctx, kc_event_elapsed_ms(e0, e1, &ms));
+    CHECK(ms >= 0);
+    CHECK_OK(ctx, kc_array_to_host(c, hc, N * sizeof *hc));
+    for (int i = 0; i < N; i++) CHECK(hc[i] == 1.5f * (float)i);
+    /* a view: only rows [100, 200) */
+    CHECK_OK(ctx, kc_array_zero(c));
+    kc_array *va = NULL, *vb = NULL;
+    CHECK_OK(ctx, kc_array_view(a, 100, 200, &va));
+    CHECK_OK(ctx, kc_array_view(b, 100, 200, &vb));
+    CHECK_OK(ctx, kc_array_view(c, 100, 200, &v));
+    kc_arg vargs[] = {kc_arg_array(va), kc_arg_array(vb), kc_arg_array(v)};
+    CHECK_OK(ctx, kc_launch(vadd, kc_dim(1), kc_dim(128), 0, NULL, vargs, 3));
+    CHECK_OK(ctx, kc_synchronize(ctx));
+    CHECK_OK(ctx, kc_array_to_host(c, hc, N * sizeof *hc));
+    for (int i = 0; i < N; i++) CHECK(hc[i] == (i >= 100 && i < 200 ? 1.5f * (float)i : 0.0f));
+    kc_array_free(va);
+    kc_array_free(vb);
+    /* argument errors name the parameter (no names in PTX: by position) */
+    kc_arg wrong[] = {kc_arg_array(a), kc_arg_array(d), kc_arg_array(c)};
+    CHECK(kc_launch(vadd, kc_dim(1), kc_dim(1), 0, NULL, wrong, 3) == KC_ERR_LAUNCH);
+    CHECK(strcmp(kc_last_error(ctx),
+                 "kernel 'vadd': argument 2: expected float32[:], got int64[:]") == 0);
+    CHECK(kc_launch(vadd, kc_dim(1), kc_dim(2048), 0, NULL, args, 3) == KC_ERR_LAUNCH);
+    /* scalars converted; dynamic shared memory past 48 KiB where the device allows it */
+    int64_t s2[1] = {5000};
+    kc_array *xi = NULL;
+    CHECK_OK(ctx, kc_array_new(ctx, KC_INT32, 1, s2, &xi));
+    size_t shared = info.max_shared_per_block;
+    if (ctx->limits.max_shared_optin > shared) shared = ctx->limits.max_shared_optin;
+    kc_arg fargs[] = {kc_arg_array(xi), kc_arg_i64(-7)};
+    CHECK_OK(ctx, kc_launch(fill, kc_dim(20), kc_dim(256), shared, NULL, fargs, 2));
+    CHECK_OK(ctx, kc_synchronize(ctx));
+    int32_t *hx = malloc(5000 * sizeof *hx);
+    CHECK_OK(ctx, kc_array_to_host(xi, hx, 5000 * sizeof *hx));
+    for (int i = 0; i < 5000; i++) CHECK(hx[i] == -7);
+    free(hx);
+    CHECK(kc_launch(fill, kc_dim(1), kc_dim(1), shared + 1, NULL, fargs, 2) == KC_ERR_LAUNCH);
+    kc_array_free(xi);
+    kc_event_free(e0);
+    kc_event_free(e1);
+    kc_stream_free(s);
+  }
+  kc_module_free(m);
+
+  /* bad PTX: the driver's JIT log is in the message */
+  static const char bad[] = "// kcc-kernel: k k(int32)\n.version 6.0\n.target sm_50\n"
+                            ".address_size 64\n.visible .entry k(.param .u32 n) { bogus; }\n";
+  CHECK(kc_module_load_ptx(ctx, bad, sizeof bad - 1, &m) == KC_ERR_CUDA);
+  CHECK(strstr(kc_last_error(ctx), "cuModuleLoadDataEx failed: CUDA_ERROR_") != NULL);
+  printf("bad PTX: %s\n", kc_last_error(ctx));
+
+  /* pinned host memory */
+  void *pinned = NULL;
+  CHECK_OK(ctx, kc_host_alloc(ctx, 1 << 20, &pinned));
+  if (pinned) {
+    memset(pinned, 3, 1 << 20);
+    kc_host_free(ctx, pinned);
+  }
+
+  kc_array_free(v);
+  kc_array_free(a);
+  kc_array_free(b);
+  kc_array_free(c);
+  kc_array_free(d);
+  free(ha);
+  free(hb);
+  free(hc);
+  kc_context_free(ctx);
+  printf("%s\n", failures ? "FAILED" : "ok");
+  return failures ? 1 : 0;
+}
