@@ -1,10 +1,10 @@
 /* arith_int.c — Python integer semantics on int32: // and % with negative operands
  * (sign of the divisor), shifts, bitwise ops, **, chained comparisons, abs/min/max,
- * and int / int giving float64.
+ * int / int giving float64, and // and % by zero giving 0.
  * tolerance: exact (integers; the float64 quotient is one IEEE division) */
 #include "harness.h"
 
-#define NOPS 26
+#define NOPS 28
 
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -36,6 +36,8 @@ static void reference(int64_t x, int64_t y, int64_t *r) {
   r[23] = imax(imax(x, y), -3);
   r[24] = (x == y) + (!(x > y)) * 2;
   r[25] = py_floordiv_i64((x + y) * (x - y), (y < 0 ? -y : y) + 1);
+  r[26] = 0; /* x // 0 */
+  r[27] = 0; /* x % 0 */
 }
 
 int main(int argc, char **argv) {
