@@ -121,7 +121,9 @@ stmt:
     simple_stmts       { $$ = $1; stmt_done(ps); }
   | compound_stmt      { $$ = list1(ps, $1); stmt_done(ps); }
   | error NEWLINE      {
-      /* no yyerrok: bison stays quiet for 3 tokens, so one mistake is one message */
+      /* the next line is reported afresh; the scanner drops closers of skipped
+         brackets and a skipped line's body is quiet (below), so nothing cascades */
+      yyerrok;
       $$ = (node_list){0};
       ps->after_error = true;
       ps->depth_reported = false;
