@@ -189,11 +189,30 @@ static kc_status bind_cuda_functions(kc_module *m) {
   return KC_OK;
 }
 
+/* Diagnostics of a specialisation: its warnings (e.g. "kernel 'k' has no parameter
+ * types" for the other untyped kernels) were shown by the first compilation, so only
+ * errors and their notes go on to the context's hook. */
+typedef struct spec_diag {
+  kc_context *ctx;
+  int pass_notes;
+} spec_diag;
+
+static void spec_diag_fn(void *user_data, const kc_diagnostic *d) {
+  spec_diag *sd = user_data;
+  if (d->severity == KC_SEV_WARNING) sd->pass_notes = 0;
+  if (d->severity == KC_SEV_WARNING || (d->severity == KC_SEV_NOTE && !sd->pass_notes))
+    return;
+  if (d->severity == KC_SEV_ERROR) sd->pass_notes = 1;
+  if (sd->ctx->cfg.diag) sd->ctx->cfg.diag(sd->ctx->cfg.user_data, d);
+  else if (d->text) fputs(d->text, stderr);
+}
+
 static kc_status compile(kc_context *ctx, const char *name, const char *source, size_t len,
                          const char *const *sigs, int nsigs, int opt_level, int lineinfo,
-                         kc_module **out) {
+                         int specialising, kc_module **out) {
   kcc_options o;
   kcc_output res;
+  spec_diag sd = {ctx, 0};
   kcc_options_init(&o);
   memset(&res, 0, sizeof res);
   o.opt_level = opt_level;
@@ -203,6 +222,10 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   o.alloc = ctx->cfg.alloc;
   o.diag = ctx->cfg.diag;
   o.user_data = ctx->cfg.user_data;
+  if (specialising) {
+    o.diag = spec_diag_fn;
+    o.user_data = &sd;
+  }
   if (ctx->device == KC_DEVICE_CUDA) {
     kc_device_info info;
     kc_status s = rt_cuda_info(ctx, ctx->cfg.cuda_device, &info);
@@ -271,7 +294,7 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
       return rt_error(ctx, KC_ERR_INVALID, "compile: bad signature list");
   }
   if (opt < 0 || opt > 3) opt = 3;
-  return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, out);
+  return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, 0, out);
 }
 
 kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_options *opts,
@@ -443,7 +466,7 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
     const char *sigs[1] = {sig};
     kc_module *child;
     kc_status s = compile(ctx, m->src_name, m->source, m->source_len, sigs, 1,
-                          m->opt_level, m->lineinfo, &child);
+                          m->opt_level, m->lineinfo, 1, &child);
     if (s != KC_OK) return s;
     sp = rt_calloc(ctx, 1, sizeof *sp);
     if (!sp || !(sp->signature = rt_strdup(ctx, sig))) {
