@@ -800,10 +800,9 @@ static const char *describe_expected(parse_state *ps, yysymbol_kind_t k) {
   case YYSYMBOL_AUGASSIGN: return "an augmented assignment";
   default: break;
   }
+  /* bison gives aliases unquoted ("else", "**") and characters quoted ("'+'") */
   const char *name = yysymbol_name(k);
-  if (name[0] == '"')
-    return arena_printf(ps->ar, "'%.*s'", (int)strlen(name) - 2, name + 1);
-  return name;
+  return name[0] == '\'' ? name : arena_printf(ps->ar, "'%s'", name);
 }
 
 /* The token the parser choked on, as the user wrote it. */

@@ -467,6 +467,9 @@ START_TEST(syntax_errors) {
   ck_assert_str_eq(errs("  x = 1\n"), "1:3: unexpected indent\n");
   ck_assert_str_eq(errs("x = 1\n    y = 2\n"), "2:5: unexpected indent\n");
   ck_assert_str_eq(errs("f(a b)\n"), "1:5: expected ')', found 'b'\n");
+  ck_assert_str_eq(errs("x = 1 if y\n"), "1:11: expected 'else', found end of line\n");
+  ck_assert_str_eq(errs("@cuda.jit\nx = 1\n"), "2:1: expected 'def', found 'x'\n");
+  ck_assert_str_eq(errs("from a imp b\n"), "1:8: expected 'import', found 'imp'\n");
   ck_assert_str_eq(errs("if x = 1: pass\n"), "1:6: invalid syntax: '=' assigns; did you mean '=='?\n");
   ck_assert_str_eq(errs("else:\n  pass\n"), "1:1: 'else' without a matching 'if', 'for' or 'while'\n");
   ck_assert_str_eq(errs("def (x): pass\n"), "1:5: expected a name, found '('\n");
