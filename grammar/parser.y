@@ -130,7 +130,7 @@ stmt:
     }
   | INDENT { $<i>$ = ps->after_error; } stmts DEDENT {
       /* a block no statement opened: after a skipped line it is that line's body */
-      if (!$<i>2)
+      if (!$<i>2 && @1.line != ps->lex_error_line)
         diag_error(ps->d, @1, "unexpected indent");
       $$ = (node_list){0};
     }
@@ -800,9 +800,12 @@ static const char *describe_expected(parse_state *ps, yysymbol_kind_t k) {
   case YYSYMBOL_AUGASSIGN: return "an augmented assignment";
   default: break;
   }
-  /* bison gives aliases unquoted ("else", "**") and characters quoted ("'+'") */
+  /* bison gives aliases unquoted ("else", "**") and characters quoted ("'+'");
+   * keywords read well bare ("expected else"), operators need the quotes */
   const char *name = yysymbol_name(k);
-  return name[0] == '\'' ? name : arena_printf(ps->ar, "'%s'", name);
+  if (name[0] == '\'' || (name[0] >= 'a' && name[0] <= 'z'))
+    return name;
+  return arena_printf(ps->ar, "'%s'", name);
 }
 
 /* The token the parser choked on, as the user wrote it. */
@@ -867,6 +870,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, parse_state *ps) {
   if (n < 0)
     n = 0;
   const char *msg = special_message(ps, found, exp, n);
+  /* A bracket left open on an earlier line is the likely cause (as Python says). */
+  if (ps->nbrackets > 0 && ps->bracket_sp[ps->nbrackets - 1].line < at.line)
+    diag_error(ps->d, ps->bracket_sp[ps->nbrackets - 1], "'%c' was never closed",
+               ps->brackets[ps->nbrackets - 1]);
   /* Skip to the end of the line even inside brackets: forget them (their closers are
    * then not "unmatched" while recovering). */
   ps->nbrackets = 0;

@@ -467,9 +467,9 @@ START_TEST(syntax_errors) {
   ck_assert_str_eq(errs("  x = 1\n"), "1:3: unexpected indent\n");
   ck_assert_str_eq(errs("x = 1\n    y = 2\n"), "2:5: unexpected indent\n");
   ck_assert_str_eq(errs("f(a b)\n"), "1:5: expected ')', found 'b'\n");
-  ck_assert_str_eq(errs("x = 1 if y\n"), "1:11: expected 'else', found end of line\n");
-  ck_assert_str_eq(errs("@cuda.jit\nx = 1\n"), "2:1: expected 'def', found 'x'\n");
-  ck_assert_str_eq(errs("from a imp b\n"), "1:8: expected 'import', found 'imp'\n");
+  ck_assert_str_eq(errs("x = 1 if y\n"), "1:11: expected else, found end of line\n");
+  ck_assert_str_eq(errs("@cuda.jit\nx = 1\n"), "2:1: expected def, found 'x'\n");
+  ck_assert_str_eq(errs("from a imp b\n"), "1:8: expected import, found 'imp'\n");
   ck_assert_str_eq(errs("if x = 1: pass\n"), "1:6: invalid syntax: '=' assigns; did you mean '=='?\n");
   ck_assert_str_eq(errs("else:\n  pass\n"), "1:1: 'else' without a matching 'if', 'for' or 'while'\n");
   ck_assert_str_eq(errs("def (x): pass\n"), "1:5: expected a name, found '('\n");
@@ -483,9 +483,12 @@ START_TEST(syntax_errors) {
   ck_assert_str_eq(errs("a.b: int32 = 1\n"), "1:1: only a plain name can be annotated in a kernel\n");
   ck_assert_str_eq(errs("for 1 in x: pass\n"), "1:5: cannot assign to a literal\n");
   ck_assert_str_eq(errs("x = (1,\n"), "1:5: '(' was never closed\n");
+  ck_assert_str_eq(errs("x = (a + 1\nif i < n:\n    pass\n"),
+                   "1:5: '(' was never closed\n2:9: expected else, found ':'\n");
   ck_assert_str_eq(errs("x = 1)\n"), "1:6: unmatched ')'\n");
   ck_assert_str_eq(errs("if x:\n    a\n  b\n"), "3:3: unindent does not match any outer indentation level\n");
   ck_assert_str_eq(errs("if x:\n    a\nif y:\n\tb\n"), "4:1: inconsistent use of tabs and spaces in indentation\n");
+  ck_assert_str_eq(errs("def f():\n    x = 1\n\ty = 2\n"), "3:1: inconsistent use of tabs and spaces in indentation\n");
   ck_assert_str_eq(errs("x = 99999999999999999999\n"), "1:5: integer literal too large (the limit is 2**64 - 1)\n");
 }
 END_TEST
