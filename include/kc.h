@@ -130,7 +130,10 @@ KC_API void kc_context_free(kc_context *ctx);
 KC_API kc_device_kind kc_context_device(const kc_context *ctx);
 /* The message of the last failed call on this context ("" if none). */
 KC_API const char *kc_last_error(const kc_context *ctx);
-/* Wait until all work queued on the context's device is done. */
+/* Wait until all work queued on the context's device is done. A kernel fault (a trap,
+ * a barrier deadlock on the CPU) is returned here as CUDA reports asynchronous faults;
+ * on the CPU device, where kc_launch itself waits, kc_launch returns it too and the next
+ * kc_synchronize or kc_stream_synchronize returns it once more, then clears it. */
 KC_API kc_status kc_synchronize(kc_context *ctx);
 
 /* ---- Devices ------------------------------------------------------------------- */
@@ -264,6 +267,16 @@ static inline kc_arg kc_arg_f64(double v) {
  * parameter; scalars convert to the parameter's type when the value fits. */
 KC_API kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_bytes,
                            kc_stream *stream, const kc_arg *args, int nargs);
+
+/* A launch shape for a 1-D elementwise kernel (what @vectorize uses): the block size
+ * that gives the best occupancy (the driver's occupancy API on CUDA; 256 on the CPU),
+ * and the smallest grid that fills the device with such blocks.
+ *   k:            a typed kernel (KC_ERR_INVALID for an untyped one)
+ *   shared_bytes: dynamic shared memory each block will use
+ *   block:        receives the block size (threads, x only)
+ *   min_grid:     receives the number of blocks that fills the device; may be NULL */
+KC_API kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int *block,
+                                         int *min_grid);
 
 /* ---- Streams and events ---------------------------------------------------------------- */
 KC_API kc_status kc_stream_new(kc_context *ctx, kc_stream **out);

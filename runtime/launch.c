@@ -289,3 +289,23 @@ kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_byt
     return launch_cuda(ctx, k, grid, block, shared_bytes, stream, params);
   return launch_cpu(ctx, k, grid, block, shared_bytes, params);
 }
+
+kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int *block,
+                                  int *min_grid) {
+  if (!k || !block) return KC_ERR_INVALID;
+  kc_context *ctx = k->mod->ctx;
+  if (k->nparams < 0)
+    return rt_error(ctx, KC_ERR_INVALID,
+                    "kernel '%s' is untyped: launch it once (or compile it with a "
+                    "signature) before asking for a launch shape", k->name);
+  int b = 256, g = ctx->cpu_threads > 0 ? ctx->cpu_threads : 1;
+  if (ctx->device == KC_DEVICE_CUDA) {
+    kc_status s = rt_cuda_occupancy(ctx, k->cu_function, shared_bytes, &g, &b);
+    if (s != KC_OK) return s;
+  } else if ((unsigned)b > k->max_threads) {
+    b = (int)k->max_threads;
+  }
+  *block = b;
+  if (min_grid) *min_grid = g;
+  return KC_OK;
+}

@@ -357,6 +357,23 @@ START_TEST(kernels_by_name) {
   ck_assert_int_eq(kc_module_get_kernel(m, "add", &k), KC_OK);
   ck_assert_int_eq(kc_kernel_param_count(k), 3);
   ck_assert_str_eq(kc_kernel_signature(k), "add(float32[:], float32[:], int32)");
+  int block = 0, grid = 0;
+  ck_assert_int_eq(kc_kernel_suggest_block(k, 0, &block, &grid), KC_OK);
+  ck_assert_int_eq(block, 256);
+  ck_assert_int_eq(grid, 2);   /* the context's two CPU threads */
+  ck_assert_int_eq(kc_kernel_suggest_block(k, 0, NULL, NULL), KC_ERR_INVALID);
+  /* an untyped kernel: specialised at launch (needs the source, absent here) */
+  const char *untyped[] = {"later"};
+  kc_module *um;
+  ck_assert_int_eq(rt_module_from_kernels(ctx, NULL, 0, untyped, 1, &um), KC_OK);
+  ck_assert_int_eq(kc_module_get_kernel(um, "later", &k), KC_OK);
+  ck_assert_int_eq(kc_kernel_param_count(k), -1);
+  ck_assert_str_eq(kc_kernel_signature(k), "later(untyped)");
+  ck_assert_int_eq(kc_kernel_suggest_block(k, 0, &block, NULL), KC_ERR_INVALID);
+  kc_arg one = kc_arg_i32(1);
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, &one, 1), KC_ERR_INTERNAL);
+  ck_assert_str_eq(kc_last_error(ctx), "kernel 'later' is untyped but its source is gone");
+  kc_module_free(um);
   kc_module *pm;
   ck_assert_int_eq(kc_module_load_ptx(ctx, "// kcc-kernel: k k()\n", 20, &pm),
                    KC_ERR_UNSUPPORTED);
