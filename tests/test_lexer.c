@@ -224,6 +224,9 @@ START_TEST(floats) {
   ck_assert_int_eq(toks[6].val->kind, N_IMAG);
   ck_assert_double_eq(toks[7].val->fval, 2.5);
   check_span(3, 1, 13, 1, 20);
+  lex("0.000000000000000000000000000000000000000000000000000000000000000000000000000000"
+      "00000000000000000000000000000000000000000000000000000000000000000000000000000015\n");
+  ck_assert_double_eq_tol(toks[0].val->fval, 1.5e-157, 1e-168);
   ck_assert_str_eq(lex("a.b x.shape[0]\n"), "NAME '.' NAME NAME '.' NAME '[' INT ']' NEWLINE END");
   lex("x = 1.5abc\n");
   ck_assert_str_eq(errors, "1:5: invalid number literal '1.5abc'\n");
