@@ -1029,6 +1029,10 @@ static void cg_block(cg_ctx *g, node_list *body) {
 
 static void add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
   unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  /* LLVM 21 replaced nocapture by captures(none), whose encoded value is 0 */
+  if (kind == 0 && strcmp(name, "nocapture") == 0)
+    kind = LLVMGetEnumAttributeKindForName("captures", 8);
+  if (kind == 0) return;
   LLVMAddAttributeAtIndex(fn, (LLVMAttributeIndex)idx, LLVMCreateEnumAttribute(g->c, kind, 0));
 }
 

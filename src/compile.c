@@ -208,34 +208,51 @@ static kc_status run_pipeline(const kcc_options *o, arena *a, diag_sink *d, cons
   return generate(o, a, d, &p, name, out);
 }
 
+/* Everything a compilation needs across the setjmp that catches out-of-memory. */
+typedef struct job {
+  const kcc_options *o;
+  const char *name, *source;
+  size_t len;
+  kcc_output *out;
+  arena a;
+  diag_sink d;
+  jmp_buf oom;
+  kc_status status;
+} job;
+
+static void run_guarded(job *j) {
+  j->status = KC_ERR_NOMEM;
+  if (setjmp(j->oom) != 0) return;
+  arena_set_oom(&j->a, &j->oom);
+  diag_init(&j->d, &j->a, j->name, j->source, j->len);
+  j->d.emit = j->o->diag;
+  j->d.user_data = j->o->user_data;
+  j->d.color = j->o->color;
+  j->status = run_pipeline(j->o, &j->a, &j->d, j->name, j->source, j->len, j->out);
+  j->out->nerrors = j->d.nerrors;
+  j->out->nwarnings = j->d.nwarnings;
+  if (j->d.first_error) j->out->first_error = copy_str(j->d.first_error);
+}
+
 kc_status kcc_compile(const kcc_options *opts, const char *name, const char *source,
                       size_t len, kcc_output *out) {
   memset(out, 0, sizeof *out);
   kcc_options defaults;
-  if (!opts) {
-    kcc_options_init(&defaults);
-    opts = &defaults;
-  }
-  arena a;
-  arena_init(&a, opts->alloc, opts->user_data);
-  jmp_buf oom;
-  diag_sink d;
-  volatile kc_status st = KC_ERR_NOMEM;
-  if (setjmp(oom) == 0) {
-    arena_set_oom(&a, &oom);
-    diag_init(&d, &a, name ? name : "<source>", source, len);
-    d.emit = opts->diag;
-    d.user_data = opts->user_data;
-    d.color = opts->color;
-    st = run_pipeline(opts, &a, &d, name ? name : "<source>", source ? source : "",
-                      source ? len : 0, out);
-    out->nerrors = d.nerrors;
-    out->nwarnings = d.nwarnings;
-    if (d.first_error) out->first_error = copy_str(d.first_error);
-  }
+  kcc_options_init(&defaults);
+  job *j = calloc(1, sizeof *j);
+  if (!j) return out->status = KC_ERR_NOMEM;
+  j->o = opts ? opts : &defaults;
+  j->name = name ? name : "<source>";
+  j->source = source ? source : "";
+  j->len = source ? len : 0;
+  j->out = out;
+  arena_init(&j->a, j->o->alloc, j->o->user_data);
+  run_guarded(j);
+  kc_status st = j->status;
   if (st == KC_OK && out->nerrors) st = KC_ERR_INTERNAL;
   out->status = st;
-  arena_free(&a);
+  arena_free(&j->a);
+  free(j);
   return st;
 }
 
