@@ -1061,6 +1061,18 @@ static void begin_debug_function(cg_ctx *g, fn_instance *f) {
   LLVMSetSubprogram(g->fn, g->di_sp);
 }
 
+/* Entry points get a subprogram too: inlining into a function without one drops the
+ * body's line info. */
+static void entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f) {
+  LLVMValueRef saved = g->fn;
+  g->fn = fn;
+  fn_instance probe = *f;
+  if (!probe.def && f->vec_scalar) probe.def = f->vec_scalar->def;
+  begin_debug_function(g, &probe);
+  if (probe.def) set_debug_loc(g, probe.def->sp);
+  g->fn = saved;
+}
+
 static void gen_body(cg_ctx *g, fn_instance *f) {
   g->fi = f;
   g->fn = f->cg;
@@ -1178,6 +1190,7 @@ static void nvptx_entry(cg_ctx *g, fn_instance *f) {
   LLVMSetFunctionCallConv(fn, NVPTX_KERNEL_CC);
   LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->c, fn, "entry");
   LLVMPositionBuilderAtEnd(g->b, bb);
+  entry_debug(g, fn, f);
   LLVMValueRef args[80];
   unsigned p = 0;
   for (int i = 0; i < f->nparams; i++) {
@@ -1200,6 +1213,7 @@ static void nvptx_entry(cg_ctx *g, fn_instance *f) {
   }
   LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams, "");
   LLVMBuildRetVoid(g->b);
+  LLVMSetCurrentDebugLocation2(g->b, NULL);
   /* also the classic annotation, read by tools and older LLVMs */
   LLVMValueRef md[3] = {fn, LLVMMDStringInContext(g->c, "kernel", 6), ci32(g, 1)};
   LLVMAddNamedMetadataOperand(g->m, "nvvm.annotations", LLVMMDNodeInContext(g->c, md, 3));
@@ -1229,11 +1243,13 @@ static void host_thread_entry(cg_ctx *g, fn_instance *f) {
   const char *name = arena_printf(g->ar, "%s__thread", f->symbol_name);
   LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(g->voidt, pt, 5, 0));
   LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->c, fn, "entry"));
+  entry_debug(g, fn, f);
   LLVMValueRef args[84];
   for (unsigned k = 0; k < 4; k++) args[k] = LLVMGetParam(fn, 1 + k);
   unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
   LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
   LLVMBuildRetVoid(g->b);
+  LLVMSetCurrentDebugLocation2(g->b, NULL);
 }
 
 /* K__block: for tz, ty, tx in the block: body(...). */
@@ -1245,6 +1261,7 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   g->fn = fn;
   LLVMBasicBlockRef entry = new_bb(g, "entry");
   LLVMPositionBuilderAtEnd(g->b, entry);
+  entry_debug(g, fn, f);
   LLVMValueRef blk = LLVMGetParam(fn, 1);
   LLVMValueRef args[84];
   args[0] = blk;
@@ -1279,6 +1296,7 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
     LLVMPositionBuilderAtEnd(g->b, after);
   }
   LLVMBuildRetVoid(g->b);
+  LLVMSetCurrentDebugLocation2(g->b, NULL);
   g->fn = saved_fn;
 }
 
