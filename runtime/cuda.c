@@ -506,7 +506,9 @@ kc_status rt_cuda_stream_new(kc_context *ctx, void **out) {
   kc_status status = enter(ctx);
   CUstream s = NULL;
   if (status != KC_OK) return status;
-  RT_CU(ctx, StreamCreate, (&s, CU_STREAM_NON_BLOCKING));
+  /* a blocking stream: the synchronous copies of array.c (on the legacy default
+     stream) then wait for kernels queued on it, as the API promises */
+  RT_CU(ctx, StreamCreate, (&s, CU_STREAM_DEFAULT));
   *out = s;
 cleanup:
   return status;
