@@ -1,0 +1,206 @@
+/*
+ * test_infer.c — type inference: the promotion rules of docs/language.md, unification of
+ * locals, specialisation of device functions, and the errors and warnings inference
+ * reports. Each case compiles a snippet with --emit=types and checks the types printed.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+
+typedef struct captured {
+  char text[8192];
+  int errors, warnings;
+} captured;
+
+static void capture(void *ud, const kc_diagnostic *d) {
+  captured *c = ud;
+  if (d->severity == KC_SEV_ERROR) c->errors++;
+  if (d->severity == KC_SEV_WARNING) c->warnings++;
+  strncat(c->text, d->text, sizeof c->text - strlen(c->text) - 1);
+}
+
+static kc_status types_of(const char *src, char **types, captured *c) {
+  kcc_options o;
+  kcc_options_init(&o);
+  o.emit = KCC_EMIT_TYPES;
+  o.diag = capture;
+  o.user_data = c;
+  memset(c, 0, sizeof *c);
+  kcc_output out;
+  kc_status st = kcc_compile(&o, "t.k", src, strlen(src), &out);
+  *types = out.text ? strdup(out.text) : strdup("");
+  kcc_output_free(&out);
+  return st;
+}
+
+/* The kernel body `body` (indented 4) in a kernel k(a: float32[:], n: int32, u: uint32,
+ * d: float64[:], m: int64). */
+static char *kernel_types(const char *body, captured *c, kc_status *st) {
+  char src[4096];
+  snprintf(src, sizeof src,
+           "from numba import cuda, float32, float64, int32, int64, uint32\n"
+           "@cuda.jit\n"
+           "def k(a: float32[:], n: int32, u: uint32, d: float64[:], m: int64):\n%s", body);
+  char *t;
+  *st = types_of(src, &t, c);
+  return t;
+}
+
+#define EXPECT_LOCAL(body, line) do { \
+    captured c; kc_status st; char *t = kernel_types(body, &c, &st); \
+    ck_assert_msg(st == KC_OK, "compile failed: %s", c.text); \
+    ck_assert_msg(strstr(t, line) != NULL, "expected '%s' in:\n%s", line, t); \
+    free(t); } while (0)
+
+START_TEST(literal_adopts_float32) {
+  EXPECT_LOCAL("    x = a[0] * 2.0\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = 0.5 + a[0]\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = a[0] * 3\n", "  x: float32\n");
+}
+END_TEST
+
+START_TEST(int_rules) {
+  EXPECT_LOCAL("    x = n + n\n", "  x: int32\n");
+  EXPECT_LOCAL("    x = n * 2\n", "  x: int32\n");
+  EXPECT_LOCAL("    x = n + m\n", "  x: int64\n");
+  EXPECT_LOCAL("    x = n + u\n", "  x: int64\n");
+  EXPECT_LOCAL("    x = n // 2\n", "  x: int32\n");
+  EXPECT_LOCAL("    x = n / 2\n", "  x: float64\n");
+  EXPECT_LOCAL("    x = n * 3000000000\n", "  x: int64\n");
+  EXPECT_LOCAL("    x = 7\n", "  x: int64\n");
+}
+END_TEST
+
+START_TEST(int_float_mix) {
+  EXPECT_LOCAL("    x = n * a[0]\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = a[0] + d[0]\n", "  x: float64\n");
+  EXPECT_LOCAL("    x = n * 0.5\n", "  x: float64\n");
+}
+END_TEST
+
+START_TEST(unification) {
+  /* an int local later given floats becomes a float */
+  EXPECT_LOCAL("    x = 0\n    for i in range(n):\n        x += a[i]\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = 0.0\n    for i in range(n):\n        x += a[i]\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = n\n    x = m\n", "  x: int64\n");
+  EXPECT_LOCAL("    for i in range(n):\n        pass\n", "  i: int32\n");
+  EXPECT_LOCAL("    for i in range(10):\n        pass\n", "  i: int64\n");
+}
+END_TEST
+
+START_TEST(builtins) {
+  EXPECT_LOCAL("    i = cuda.grid(1)\n", "  i: int32\n");
+  EXPECT_LOCAL("    i, j = cuda.grid(2)\n", "  j: int32\n");
+  EXPECT_LOCAL("    s = a.shape\n", "  s: UniTuple(int64, 1)\n");
+  EXPECT_LOCAL("    x = math.sqrt(a[0])\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = math.sqrt(n)\n", "  x: float64\n");
+  EXPECT_LOCAL("    x = math.floor(a[0])\n", "  x: int64\n");
+  EXPECT_LOCAL("    x = abs(n)\n", "  x: int32\n");
+  EXPECT_LOCAL("    x = min(a[0], 1)\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = round(a[0])\n", "  x: int64\n");
+  EXPECT_LOCAL("    x = float32(n)\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = 0 < n < 5\n", "  x: bool\n");
+  EXPECT_LOCAL("    x = a[0] * math.pi\n", "  x: float32\n");
+}
+END_TEST
+
+START_TEST(device_specialisation) {
+  const char *src =
+      "from numba import cuda, float32, int32\n"
+      "@cuda.jit(device=True)\n"
+      "def twice(x):\n    return x + x\n"
+      "@cuda.jit\n"
+      "def k(a: float32[:], n: int32):\n"
+      "    p = twice(a[0])\n    q = twice(n)\n";
+  captured c;
+  char *t;
+  ck_assert_int_eq(types_of(src, &t, &c), KC_OK);
+  ck_assert_msg(strstr(t, "device twice__float32(float32) -> float32"), "%s", t);
+  ck_assert_msg(strstr(t, "device twice__int32(int32) -> int32"), "%s", t);
+  ck_assert_msg(strstr(t, "  q: int32\n"), "%s", t);
+  free(t);
+}
+END_TEST
+
+static void expect_error(const char *src, const char *where, const char *msg) {
+  captured c;
+  char *t;
+  kc_status st = types_of(src, &t, &c);
+  free(t);
+  ck_assert_msg(st == KC_ERR_TYPE, "expected a type error for:\n%s", src);
+  ck_assert_msg(strstr(c.text, where) && strstr(c.text, msg), "expected '%s' '%s' in:\n%s",
+                where, msg, c.text);
+}
+
+START_TEST(errors) {
+  expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
+               "    x = a\n    x = 1\n", "t.k:5:5:", "cannot assign a value of type");
+  expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
+               "    return 1\n", "t.k:4:12:", "a kernel cannot return a value");
+  expect_error("from numba import cuda, float32\n@cuda.jit(device=True)\ndef f(x):\n"
+               "    return f(x)\n@cuda.jit\ndef k(a: float32[:]):\n    a[0] = f(a[0])\n",
+               "t.k:4:12:", "recursive call to 'f'");
+  expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:, :]):\n"
+               "    a[0] = 1\n", "t.k:4:7:", "wrong number of indices");
+  expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
+               "    a[0] = foo\n", "t.k:4:12:", "undefined name 'foo'");
+  expect_error("import os\n", "t.k:1:8:", "cannot import module 'os'");
+  expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
+               "    break\n", "t.k:4:5:", "'break' outside a loop");
+}
+END_TEST
+
+START_TEST(widening_warning) {
+  captured c;
+  kc_status st;
+  char *t = kernel_types("    x = a[0] * d[0]\n    y = a[0] * 2.0\n", &c, &st);
+  free(t);
+  ck_assert_int_eq(st, KC_OK);
+  /* d is float64, so this kernel's arrays are not all float32: no warning */
+  ck_assert_int_eq(c.warnings, 0);
+  const char *src = "from numba import cuda, float32, float64\n@cuda.jit\n"
+                    "def k(a: float32[:]):\n    x = a[0] * float64(2)\n    y = a[0] * 2.0\n";
+  ck_assert_int_eq(types_of(src, &t, &c), KC_OK);
+  free(t);
+  ck_assert_int_eq(c.warnings, 1);
+  ck_assert_msg(strstr(c.text, "t.k:4:9: warning: float32 value widened to float64"), "%s", c.text);
+}
+END_TEST
+
+START_TEST(untyped_kernel_warns) {
+  captured c;
+  char *t;
+  ck_assert_int_eq(types_of("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = 1\n", &t, &c),
+                   KC_OK);
+  ck_assert_msg(strstr(t, "kernel k: untyped"), "%s", t);
+  ck_assert_int_eq(c.warnings, 1);
+  free(t);
+}
+END_TEST
+
+static Suite *infer_suite(void) {
+  Suite *s = suite_create("infer");
+  TCase *tc = tcase_create("rules");
+  tcase_add_test(tc, literal_adopts_float32);
+  tcase_add_test(tc, int_rules);
+  tcase_add_test(tc, int_float_mix);
+  tcase_add_test(tc, unification);
+  tcase_add_test(tc, builtins);
+  tcase_add_test(tc, device_specialisation);
+  tcase_add_test(tc, errors);
+  tcase_add_test(tc, widening_warning);
+  tcase_add_test(tc, untyped_kernel_warns);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(infer_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
