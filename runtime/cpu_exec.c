@@ -5,8 +5,11 @@
  * Blocks are handed out through an atomic counter; the calling thread works too
  * (worker 0), so a one-block launch or a one-thread pool never wakes anyone. A kernel
  * without barriers runs a block as one call of its K__block function (a loop over the
- * threads). A kernel with barriers runs each thread of the block as a fiber
- * (makecontext/swapcontext on mmap'd stacks kept per worker and reused): a thread
+ * threads). A kernel with barriers runs each thread of the block as a fiber on an
+ * mmap'd stack; a worker's fibers live across blocks and launches (fiber i runs thread
+ * i of each block, then parks), so a block costs context switches only: a few
+ * instructions on x86-64 (an assembly switch saving callee-saved registers), and
+ * swapcontext elsewhere or under sanitizers, which know about it. A thread
  * that reaches cuda.syncthreads() passes control to the next thread; when every
  * thread has had its turn, the scheduler checks that all wait at the same barrier and
  * lets them all continue. Threads that exited while others wait, or threads waiting at
@@ -47,6 +50,38 @@ void __tsan_destroy_fiber(void *fiber);
 void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 #endif
 
+#if defined(__x86_64__) && !defined(RT_TSAN) && !defined(__SANITIZE_ADDRESS__)
+#define RT_ASM_FIBERS 1
+/* rt_fiber_switch(save, sp): push the callee-saved registers and the SSE/x87 control
+ * words, store the stack pointer in *save, load sp and pop the same from there.
+ * rt_fiber_boot is where a new fiber's first switch "returns" to: it calls
+ * rt_fiber_main with the worker left in rbx by fiber_boot(). No signal mask is saved,
+ * which is what makes it cheap (swapcontext makes a system call). */
+void rt_fiber_switch(void **save, void *sp);
+void rt_fiber_boot(void);
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".type rt_fiber_switch, @function\n"
+        "rt_fiber_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n"
+        "  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n"
+        "  popq %rbp\n"
+        "  ret\n"
+        ".size rt_fiber_switch, .-rt_fiber_switch\n"
+        ".p2align 4\n"
+        ".type rt_fiber_boot, @function\n"
+        "rt_fiber_boot:\n"
+        "  movq %rbx, %rdi\n"
+        "  call rt_fiber_main\n"
+        "  ud2\n"
+        ".size rt_fiber_boot, .-rt_fiber_boot\n");
+#endif
+
 #define FIBER_STACK (128u * 1024u)   /* per thread of a barrier kernel */
 #define SHARED_ALIGN 64
 
@@ -67,15 +102,25 @@ typedef struct rt_job {
 
 typedef enum fiber_state { FIBER_RUN, FIBER_WAIT, FIBER_DONE } fiber_state;
 
-typedef struct rt_fiber {
+/* A saved execution context: a fiber's, or the scheduler's own. */
+typedef struct rt_ctx {
+#ifdef RT_ASM_FIBERS
+  void *sp;
+#else
   ucontext_t uc;
-  char *stack;                  /* FIBER_STACK bytes above a guard page */
-  uint32_t site;                /* the barrier it waits at */
-  fiber_state state;
-  unsigned vg_id;               /* valgrind's stack id */
+#endif
 #ifdef RT_TSAN
   void *tsan;
 #endif
+} rt_ctx;
+
+typedef struct rt_fiber {
+  rt_ctx ctx;
+  char *stack;                  /* FIBER_STACK bytes above a guard page */
+  uint32_t site;                /* the barrier it waits at */
+  fiber_state state;
+  int booted;                   /* parked at the top of rt_fiber_main, ready */
+  unsigned vg_id;               /* valgrind's stack id */
 } rt_fiber;
 
 typedef struct rt_worker {
@@ -86,13 +131,10 @@ typedef struct rt_worker {
   size_t shared_cap;
   rt_fiber *fibers;             /* fibers made so far (stacks reused) */
   unsigned nfibers;
-  ucontext_t main_uc;           /* the scheduler's context */
+  rt_ctx main;                  /* the scheduler's context */
   unsigned cur;                 /* the fiber running now */
   int in_fibers;                /* running a barrier kernel's block */
   kc_cpu_block blk;
-#ifdef RT_TSAN
-  void *tsan_main;
-#endif
 } rt_worker;
 
 struct rt_pool {
@@ -145,20 +187,25 @@ static void cpu_trap(kc_cpu_block *blk, const char *message) {
   }
 }
 
+static void ctx_switch(rt_ctx *from, rt_ctx *to) {
+#ifdef RT_TSAN
+  __tsan_switch_to_fiber(to->tsan, 0);
+#endif
+#ifdef RT_ASM_FIBERS
+  rt_fiber_switch(&from->sp, to->sp);
+#else
+  swapcontext(&from->uc, &to->uc);
+#endif
+}
+
 /* Leave the current fiber for the next one, or for the scheduler after the last. */
-static void switch_next(rt_worker *w, ucontext_t *from) {
+static void switch_next(rt_worker *w, rt_ctx *from) {
   unsigned i = w->cur + 1;
   if (i < w->job->nthreads) {
     w->cur = i;
-#ifdef RT_TSAN
-    __tsan_switch_to_fiber(w->fibers[i].tsan, 0);
-#endif
-    swapcontext(from, &w->fibers[i].uc);
+    ctx_switch(from, &w->fibers[i].ctx);
   } else {
-#ifdef RT_TSAN
-    __tsan_switch_to_fiber(w->tsan_main, 0);
-#endif
-    swapcontext(from, &w->main_uc);
+    ctx_switch(from, &w->main);
   }
 }
 
@@ -174,26 +221,65 @@ static void cpu_barrier(kc_cpu_block *blk, uint32_t site) {
   rt_fiber *f = &w->fibers[w->cur];
   f->state = FIBER_WAIT;
   f->site = site;
-  switch_next(w, &f->uc);
+  switch_next(w, &f->ctx);
 }
 
 /* ---- Fibers ------------------------------------------------------------------------------ */
-static void fiber_entry(unsigned lo, unsigned hi) {
+void rt_fiber_main(rt_worker *w);
+
+/* A fiber's life: run thread i of the current block, park, run thread i of the next
+ * block the scheduler resumes it for, and so on. */
+void rt_fiber_main(rt_worker *w) {
+  for (;;) {
+    unsigned i = w->cur;
+    rt_job *j = w->job;
+    uint32_t t[3];
+    thread_of(j, i, t);
+    j->k->thread_fn(j->args, &w->blk, t[0], t[1], t[2]);
+    w->fibers[i].state = FIBER_DONE;
+    switch_next(w, &w->fibers[i].ctx);
+  }
+}
+
+#ifndef RT_ASM_FIBERS
+static void fiber_entry_uc(unsigned lo, unsigned hi) {
   uintptr_t p = (uintptr_t)lo;
 #if UINTPTR_MAX > 0xffffffffu
   p |= (uintptr_t)hi << 32;
 #else
   (void)hi;
 #endif
-  rt_worker *w = (rt_worker *)p;
-  rt_job *j = w->job;
-  unsigned i = w->cur;
-  uint32_t t[3];
-  thread_of(j, i, t);
-  j->k->thread_fn(j->args, &w->blk, t[0], t[1], t[2]);
-  w->fibers[i].state = FIBER_DONE;
-  switch_next(w, &w->fibers[i].uc);
-  /* never resumed: a done fiber is not scheduled again */
+  rt_fiber_main((rt_worker *)p);
+}
+#endif
+
+/* Make f start at rt_fiber_main(w) when next switched to (its stack starts afresh). */
+static void fiber_boot(rt_worker *w, rt_fiber *f) {
+#ifdef RT_ASM_FIBERS
+  uintptr_t top = ((uintptr_t)f->stack + FIBER_STACK) & ~(uintptr_t)15;
+  uint64_t *frame = (uint64_t *)(top - 16 - 64);
+  void (*boot)(void) = rt_fiber_boot;
+  uint64_t ret;
+  memcpy(&ret, &boot, sizeof ret);
+  frame[0] = 0x1F80u | ((uint64_t)0x037Fu << 32);  /* default MXCSR and x87 control */
+  frame[1] = frame[2] = frame[3] = frame[4] = 0;     /* r15, r14, r13, r12 */
+  frame[5] = (uint64_t)(uintptr_t)w;                 /* rbx: rt_fiber_boot's argument */
+  frame[6] = 0;                                      /* rbp */
+  frame[7] = ret;                                    /* where the switch returns */
+  f->ctx.sp = frame;
+#else
+  uintptr_t p = (uintptr_t)w;
+  unsigned lo = (unsigned)(p & 0xffffffffu), hi = 0;
+#if UINTPTR_MAX > 0xffffffffu
+  hi = (unsigned)(p >> 32);
+#endif
+  getcontext(&f->ctx.uc);
+  f->ctx.uc.uc_stack.ss_sp = f->stack;
+  f->ctx.uc.uc_stack.ss_size = FIBER_STACK;
+  f->ctx.uc.uc_link = NULL;
+  makecontext(&f->ctx.uc, (void (*)(void))fiber_entry_uc, 2, lo, hi);
+#endif
+  f->booted = 1;
 }
 
 static void free_fibers(rt_worker *w) {
@@ -203,7 +289,7 @@ static void free_fibers(rt_worker *w) {
     VALGRIND_STACK_DEREGISTER(f->vg_id);
 #endif
 #ifdef RT_TSAN
-    __tsan_destroy_fiber(f->tsan);
+    __tsan_destroy_fiber(f->ctx.tsan);
 #endif
     munmap(f->stack - getpagesize(), FIBER_STACK + (size_t)getpagesize());
   }
@@ -230,7 +316,7 @@ static int ensure_fibers(rt_worker *w, unsigned n) {
     nf[i].vg_id = VALGRIND_STACK_REGISTER(nf[i].stack, nf[i].stack + FIBER_STACK);
 #endif
 #ifdef RT_TSAN
-    nf[i].tsan = __tsan_create_fiber(0);
+    nf[i].ctx.tsan = __tsan_create_fiber(0);
 #endif
     w->nfibers = i + 1;
   }
@@ -282,27 +368,17 @@ static void run_fiber_block(rt_worker *w) {
     job_fail(j, KC_ERR_NOMEM, "kernel '%s': out of memory for %u thread stacks", j->k->name, T);
     return;
   }
-  uintptr_t p = (uintptr_t)w;
-  unsigned lo = (unsigned)(p & 0xffffffffu), hi = 0;
-#if UINTPTR_MAX > 0xffffffffu
-  hi = (unsigned)(p >> 32);
+#ifdef RT_TSAN
+  w->main.tsan = __tsan_get_current_fiber();   /* worker 0 is whichever thread calls */
 #endif
   for (unsigned i = 0; i < T; i++) {
-    rt_fiber *f = &w->fibers[i];
-    getcontext(&f->uc);
-    f->uc.uc_stack.ss_sp = f->stack;
-    f->uc.uc_stack.ss_size = FIBER_STACK;
-    f->uc.uc_link = NULL;
-    f->state = FIBER_RUN;
-    makecontext(&f->uc, (void (*)(void))fiber_entry, 2, lo, hi);
+    if (!w->fibers[i].booted) fiber_boot(w, &w->fibers[i]);
+    w->fibers[i].state = FIBER_RUN;
   }
   w->in_fibers = 1;
   for (;;) {
     w->cur = 0;
-#ifdef RT_TSAN
-    __tsan_switch_to_fiber(w->fibers[0].tsan, 0);
-#endif
-    swapcontext(&w->main_uc, &w->fibers[0].uc);
+    ctx_switch(&w->main, &w->fibers[0].ctx);
     /* every thread ran until it finished or reached a barrier */
     unsigned ndone = 0, same = 1;
     for (unsigned i = 0; i < T; i++) {
@@ -312,6 +388,9 @@ static void run_fiber_block(rt_worker *w) {
     if (ndone == T) break;
     if (ndone > 0 || !same) {
       report_deadlock(w);
+      /* the waiting fibers are abandoned mid-kernel: start them afresh next time */
+      for (unsigned i = 0; i < T; i++)
+        if (w->fibers[i].state != FIBER_DONE) w->fibers[i].booted = 0;
       break;
     }
     for (unsigned i = 0; i < T; i++) w->fibers[i].state = FIBER_RUN;
@@ -364,7 +443,7 @@ static void *worker_main(void *arg) {
   rt_pool *p = w->pool;
   unsigned long seen = 0;
 #ifdef RT_TSAN
-  w->tsan_main = __tsan_get_current_fiber();
+  w->main.tsan = __tsan_get_current_fiber();
 #endif
   for (;;) {
     pthread_mutex_lock(&p->mu);
@@ -398,7 +477,7 @@ static rt_pool *pool_new(kc_context *ctx) {
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->idle, NULL);
 #ifdef RT_TSAN
-  p->w[0].tsan_main = __tsan_get_current_fiber();
+  p->w[0].main.tsan = __tsan_get_current_fiber();
 #endif
   return p;
 }

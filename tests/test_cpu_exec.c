@@ -193,6 +193,17 @@ START_TEST(deadlock_thread_exited) {
   s = rt_cpu_launch(ctx, &k, kc_dim(16), kc_dim(4), 0, NULL);
   ck_assert_int_eq(s, KC_ERR_DEADLOCK);
   ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "at 12:5"));
+  /* the abandoned fibers start afresh: a good barrier kernel runs right after */
+  enum { N = 8 };
+  int32_t out[4 * N], rounds = 2;
+  int32_t *po = out;
+  int64_t ext = 4 * N;
+  void *args[3] = {&po, &ext, &rounds};
+  rt_cpu_kernel good = {"rotate", NULL, rotate_thread, 1, 0};
+  ck_assert_int_eq(rt_cpu_launch(ctx, &good, kc_dim(4), kc_dim(N), N * sizeof(int32_t), args),
+                   KC_OK);
+  for (int b = 0; b < 4; b++)
+    for (int t = 0; t < N; t++) ck_assert_int_eq(out[b * N + t], b * 10000 + (t + 2) % N);
   kc_context_free(ctx);
 }
 END_TEST
