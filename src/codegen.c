@@ -19,7 +19,9 @@
 
 #include "codegen.h"
 #include "host_abi.h"
+#include "kc_config.h"
 #include "target.h"
+
 
 typedef struct loop_targets {
   LLVMBasicBlockRef brk, cont;
@@ -125,6 +127,11 @@ static LLVMValueRef call_intrinsic(cg_ctx *g, const char *name, LLVMTypeRef over
                                    LLVMValueRef *args, unsigned n) {
   LLVMTypeRef ov[1] = {over};
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (id == 0) {
+    diag_error(g->d, span_none(), "internal compiler error: LLVM %s has no intrinsic %s",
+               KC_LLVM_VERSION, name);
+    return LLVMGetUndef(over ? over : g->i32);
+  }
   LLVMValueRef f = get_intrinsic(g, name, ov, over ? 1 : 0);
   LLVMTypeRef ft = LLVMIntrinsicGetType(g->c, id, ov, over ? 1 : 0);
   return LLVMBuildCall2(g->b, ft, f, args, n, "");
@@ -236,7 +243,14 @@ static LLVMValueRef cg_grid(cg_ctx *g, node *e, bool size) {
 
 static void cg_barrier(cg_ctx *g, node *e) {
   if (!g->host) {
-    call_intrinsic(g, "llvm.nvvm.barrier0", NULL, NULL, 0);
+    /* LLVM 20 renamed bar.sync 0's intrinsic; take whichever this LLVM has */
+    static const char cta[] = "llvm.nvvm.barrier.cta.sync.aligned.all";
+    if (LLVMLookupIntrinsicID(cta, sizeof cta - 1)) {
+      LLVMValueRef zero = ci32(g, 0);
+      call_intrinsic(g, cta, NULL, &zero, 1);
+    } else {
+      call_intrinsic(g, "llvm.nvvm.barrier0", NULL, NULL, 0);
+    }
     return;
   }
   LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_BARRIER)};
