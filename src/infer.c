@@ -620,9 +620,9 @@ static const type *ix_index(infer_ctx *ic, node *e) {
   }
   if (e->b->kind == N_TUPLE) e->b->ty = NULL;
   if (idx->len != bt->ndim) {
-    ierr(ic, e->b->sp, "wrong number of indices: %s has %d dimension%s, %d index%s given",
+    ierr(ic, e->b->sp, "wrong number of indices: %s has %d dimension%s, %d %s given",
          tname(ic, bt), bt->ndim, bt->ndim == 1 ? "" : "s", idx->len,
-         idx->len == 1 ? "" : "es");
+         idx->len == 1 ? "index" : "indices");
     return NULL;
   }
   return ok ? set_ty(e, bt->elem, false) : NULL;
