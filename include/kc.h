@@ -278,6 +278,27 @@ KC_API kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t sha
 KC_API kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int *block,
                                          int *min_grid);
 
+/* Call a @vectorize function on arrays, as a Numba CUDA ufunc is called: out[i] =
+ * f(inputs[0][i], inputs[1][i], ...) for every i. The launch shape is picked with
+ * kc_kernel_suggest_block (the occupancy API on CUDA); the launch goes on the default
+ * stream and is asynchronous on CUDA.
+ *   k:       the kernel of the @vectorize function (kc_module_get_kernel with its
+ *            name); with several signatures, the one whose input dtypes match the
+ *            inputs' is used. A kernel that is not a @vectorize one is not detected
+ *            when its parameters are all 1-D arrays: do not pass one.
+ *   inputs:  ninputs 1-D arrays of the context, all of the same length, with the
+ *            dtypes of the signature; may be NULL when ninputs is 0
+ *   ninputs: the number of inputs (the function's arity)
+ *   out:     in: NULL to have the output allocated, or a 1-D array of the signature's
+ *            result dtype and the inputs' length (it may not be one of the inputs);
+ *            out: the output array (the caller frees an allocated one with
+ *            kc_array_free). Left unchanged on failure.
+ * Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the input, its
+ * dtype or length and what the signature wants), KC_ERR_NOMEM, or what kc_launch
+ * returns. */
+KC_API kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
+                              kc_array **out);
+
 /* ---- Streams and events ---------------------------------------------------------------- */
 KC_API kc_status kc_stream_new(kc_context *ctx, kc_stream **out);
 KC_API kc_status kc_stream_synchronize(kc_stream *s);
