@@ -35,6 +35,13 @@ kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_d
                       "kernel '%s': grid dimension %c = %u exceeds the device limit %u",
                       k->name, axis[i], g[i], l->max_grid[i]);
   }
+  for (int i = 0; i < 3; i++)
+    if ((uint64_t)g[i] * b[i] > 0x7fffffffu)
+      return rt_error(ctx, KC_ERR_LAUNCH,
+                      "kernel '%s': grid x block on axis %c is %llu threads; kcc's thread "
+                      "indices are 32-bit, so at most 2147483647 per axis (use a "
+                      "grid-stride loop)",
+                      k->name, axis[i], (unsigned long long)g[i] * b[i]);
   uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
   unsigned max = l->max_threads;
   if (k->max_threads && k->max_threads < max) max = k->max_threads;

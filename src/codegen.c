@@ -197,6 +197,13 @@ static LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to) {
 
 static const char *const sreg_names[4] = {"tid", "ctaid", "ntid", "nctaid"};
 
+/* !range [lo, hi) metadata on an i32 load. */
+static void set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi) {
+  LLVMMetadataRef r[2] = {LLVMValueAsMetadata(ci32(g, lo)), LLVMValueAsMetadata(ci32(g, hi))};
+  LLVMSetMetadata(load, LLVMGetMDKindIDInContext(g->c, "range", 5),
+                  LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, r, 2)));
+}
+
 /* which: 0 threadIdx, 1 blockIdx, 2 blockDim, 3 gridDim; axis 0..2 */
 static LLVMValueRef special_reg(cg_ctx *g, int which, int axis) {
   if (!g->host) {
@@ -212,6 +219,8 @@ static LLVMValueRef special_reg(cg_ctx *g, int which, int axis) {
   LLVMValueRef v = LLVMBuildLoad2(g->b, g->i32, p, sreg_names[which]);
   LLVMSetMetadata(v, LLVMGetMDKindIDInContext(g->c, "invariant.load", 14),
                   LLVMMDNodeInContext(g->c, NULL, 0));
+  /* the same ranges the GPU's special registers have */
+  set_range(g, v, which == 1 ? 0 : 1, which == 2 ? 1025 : 0x80000000LL);
   return v;
 }
 
@@ -225,10 +234,19 @@ static LLVMValueRef laneid(cg_ctx *g) {
   return LLVMBuildAnd(g->b, lin, ci32(g, 31), "");
 }
 
+/* cuda.grid / cuda.gridsize on one axis. The runtime refuses launches whose grid x block
+ * reaches 2^31 on an axis, so these never overflow int32: saying so (nsw, nuw) lets LLVM
+ * see indices as non-negative, drop the negative-index wrap and vectorise. */
 static LLVMValueRef grid_axis(cg_ctx *g, int axis, bool size) {
   LLVMValueRef a = special_reg(g, size ? 2 : 1, axis), b = special_reg(g, size ? 3 : 2, axis);
-  LLVMValueRef v = LLVMBuildNUWMul(g->b, a, b, "");
-  if (!size) v = LLVMBuildNUWAdd(g->b, v, special_reg(g, 0, axis), "");
+  LLVMValueRef v = LLVMBuildMul(g->b, a, b, "");
+  LLVMSetNUW(v, 1);
+  LLVMSetNSW(v, 1);
+  if (!size) {
+    v = LLVMBuildAdd(g->b, v, special_reg(g, 0, axis), "");
+    LLVMSetNUW(v, 1);
+    LLVMSetNSW(v, 1);
+  }
   return v;
 }
 
@@ -1284,6 +1302,7 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   for (int k = 0; k < 3; k++) {
     LLVMValueRef idx = ci64(g, KC_CPU_BLOCK_OFF_BLOCK_DIM + 4 * k);
     dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""), "");
+    set_range(g, dims[k], 1, 1025);
   }
   /* three nested loops, z outermost; each runs at least once (dims are >= 1). An inner
      loop's phi restarts at 0 each time the outer head branches into it. */
@@ -1304,6 +1323,7 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   for (int k = 0; k < 3; k++) {
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
     LLVMValueRef next = LLVMBuildNUWAdd(g->b, ivs[k], ci32(g, 1), "");
+    LLVMSetNSW(next, 1);
     LLVMAddIncoming(ivs[k], &next, &latch, 1);
     LLVMBasicBlockRef after = new_bb(g, "after");
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, dims[k], ""), heads[k], after);

@@ -134,8 +134,9 @@ static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ct
                            LLVMModuleRef m, kcc_output *out) {
   char *err = NULL;
   if (host_prepare_module(m, &err)) return fail(d, KC_ERR_INTERNAL, "host target", err);
+  /* the IR passes run here for both outputs: what --emit=llvm shows is what runs */
+  if (host_optimize(m, o->opt_level, &err)) return fail(d, KC_ERR_INTERNAL, "optimiser", err);
   if (o->emit == KCC_EMIT_LLVM) {
-    if (host_optimize(m, o->opt_level, &err)) return fail(d, KC_ERR_INTERNAL, "optimiser", err);
     out->text = host_emit_llvm(m);
     out->text_len = out->text ? strlen(out->text) : 0;
     LLVMDisposeModule(m);
