@@ -212,6 +212,8 @@ typedef struct cli_options {
   kcc_target target;
   const char **sigs;
   int nsigs;
+  const char *source;   /* the input's text, for --emit=header's CPU fallback */
+  size_t source_len;
 } cli_options;
 
 /* The value of an option spelled "--name=value" or "--name value" (argv[*i] is the
@@ -590,6 +592,45 @@ static void header_launch_fn(strbuf *b, const char *prefix, const kcc_kernel *k)
          k->nparams);
 }
 
+/* The kernel source and the --sig signatures, for contexts that cannot load PTX (the
+ * CPU device compiles the source instead). */
+static void header_source(strbuf *b, const cli_options *o, const char *p) {
+  const char *name = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
+  sb_add(b, "/* The kernel source, compiled on contexts that cannot load PTX (the CPU). */\n"
+            "static const char %s_source[] =\n", p);
+  if (o->source_len > 0) sb_add_c_string(b, o->source, o->source_len);
+  else sb_add(b, "  \"\"");
+  sb_add(b, ";\nstatic const char %s_source_name[] =\n", p);
+  sb_add_c_string(b, name, strlen(name));
+  sb_add(b, ";\n");
+  if (o->nsigs > 0) {
+    sb_add(b, "static const char *const %s_sigs[%d] = {\n", p, o->nsigs);
+    for (int i = 0; i < o->nsigs; i++) {
+      sb_add_c_string(b, o->sigs[i], strlen(o->sigs[i]));
+      sb_add(b, ",\n");
+    }
+    sb_add(b, "};\n");
+  }
+  sb_add(b, "\n");
+}
+
+/* <prefix>_load: the PTX on a CUDA context, else the embedded source compiled with the
+ * header's signatures and optimisation level (so the CPU runs the same kernels). */
+static void header_load_fn(strbuf *b, const cli_options *o, const char *p) {
+  sb_add(b, "/* Load the module into ctx: the PTX on a CUDA device; on the CPU device the\n"
+            " * embedded source, compiled at run time. Free it with kc_module_free. */\n"
+            "static inline kc_status %s_load(kc_context *ctx, kc_module **module) {\n"
+            "  if (kc_context_device(ctx) != KC_DEVICE_CUDA) {\n"
+            "    kc_compile_options opts = {0};\n", p);
+  if (o->nsigs > 0)
+    sb_add(b, "    opts.signatures = %s_sigs;\n    opts.nsignatures = %d;\n", p, o->nsigs);
+  sb_add(b, "    opts.opt_level = %d;\n"
+            "    return kc_compile_source(ctx, %s_source_name, %s_source,\n"
+            "                             sizeof %s_source - 1, &opts, module);\n  }\n"
+            "  return kc_module_load_ptx(ctx, %s_ptx, sizeof %s_ptx - 1, module);\n}\n\n",
+         o->opt_level, p, p, p, p, p);
+}
+
 /* A C header: the PTX as a string, <prefix>_load, and one launch function per kernel. */
 static char *make_header(const cli_options *o, const kcc_output *out, size_t *len) {
   char *stem = stem_of(o->input);
@@ -614,10 +655,9 @@ static char *make_header(const cli_options *o, const kcc_output *out, size_t *le
   sb_add(&b, "_KC_H\n\n#include <stdint.h>\n\n#include \"kc.h\"\n\n");
   sb_add(&b, "/* The PTX for sm_%d. */\nstatic const char %s_ptx[] =\n", o->arch, p);
   sb_add_c_string(&b, out->text, out->text_len);
-  sb_add(&b, ";\n\n/* Load the module into ctx (a CUDA context); free it with "
-             "kc_module_free. */\nstatic inline kc_status %s_load(kc_context *ctx, "
-             "kc_module **module) {\n  return kc_module_load_ptx(ctx, %s_ptx, "
-             "sizeof %s_ptx - 1, module);\n}\n\n", p, p, p);
+  sb_add(&b, ";\n\n");
+  header_source(&b, o, p);
+  header_load_fn(&b, o, p);
   for (int i = 0; i < out->nkernels; i++) header_launch_fn(&b, p, &out->kernels[i]);
   sb_add(&b, "#endif\n");
   free(stem);
@@ -707,6 +747,8 @@ static int cmd_compile(int argc, char **argv) {
     free(o.sigs);
     return 1;
   }
+  o.source = source;
+  o.source_len = len;
   kcc_options opts;
   kcc_options_init(&opts);
   opts.target = o.target;
