@@ -7,6 +7,7 @@
  * first kernelParams entry) so the launch path does no string work. A module owns
  * copies of every string it keeps; on the CPU it also keeps the kcc_output, whose
  * `host` owns the JIT-compiled code the kernels' function pointers point into.
+ * On CUDA a compilation's output may come from the on-disk cache (cache.c) instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,11 +238,20 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
     o.target = KCC_TARGET_HOST;
     o.emit = KCC_EMIT_JIT;
   }
-  kc_status s = kcc_compile(&o, name, source, len, &res);
+  /* the on-disk cache (CUDA only); an output with warnings is not stored, so a cache
+     hit never hides a diagnostic */
+  rt_cache_key key;
+  int cacheable = rt_cache_enabled(ctx, o.target), cached = 0;
+  if (cacheable) {
+    key = rt_cache_key_of(&o, name, source, len);
+    cached = rt_cache_load(&key, &res);
+  }
+  kc_status s = cached ? KC_OK : kcc_compile(&o, name, source, len, &res);
   if (s != KC_OK || res.nerrors > 0) {
     if (res.status == KC_OK) res.status = s != KC_OK ? s : KC_ERR_TYPE;
     return fail_compile(ctx, &res, name);
   }
+  if (cacheable && !cached && res.nwarnings == 0) rt_cache_store(&key, &res);
   kc_module *m;
   s = rt_module_from_kernels(ctx, res.kernels, res.nkernels, res.untyped, res.nuntyped, &m);
   if (s != KC_OK) {

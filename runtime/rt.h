@@ -8,6 +8,8 @@
  *   launch.c    argument checking and packing, launch-shape checks, dispatch
  *   stream.c    streams and events
  *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
+ *   vectorize.c kc_vectorize: @vectorize functions called on arrays
+ *   cache.c     the on-disk compile cache of PTX and kernel tables
  * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
  * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
  */
@@ -219,5 +221,26 @@ kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_d
 
 /* ---- stream.c --------------------------------------------------------------------- */
 double rt_now_ms(void);                               /* monotonic clock */
+
+/* ---- cache.c ---------------------------------------------------------------------- */
+/* The on-disk compile cache (CUDA only: the CPU back end's JIT code stays in memory).
+ * Two 64-bit FNV-1a hashes of everything a compilation's output depends on: the first
+ * names the entry's file, both are checked when it is read. */
+typedef struct rt_cache_key { uint64_t h[2]; } rt_cache_key;
+rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char *source,
+                             size_t len);
+/* "$XDG_CACHE_HOME/kcc" (an absolute XDG_CACHE_HOME only), else "$HOME/.cache/kcc",
+ * into buf; -1 when neither is set or buf is too small. */
+int rt_cache_dir(char *buf, size_t len);
+/* The context wants the cache (cfg.cache; KC_CACHE=0 clears it) and the target is one
+ * whose output can be stored (PTX). */
+int rt_cache_enabled(const kc_context *ctx, kcc_target target);
+/* Fill *out as kcc_compile would (the PTX text, the kernel table, the untyped names;
+ * free it with kcc_output_free) from the entry for key: 1 on a hit, 0 on a miss or an
+ * unreadable entry (*out is then empty). */
+int rt_cache_load(const rt_cache_key *key, kcc_output *out);
+/* Store a PTX compilation's output under key: a temporary file renamed into place.
+ * 0, or -1 on any failure (ignored by callers: the cache is only an optimisation). */
+int rt_cache_store(const rt_cache_key *key, const kcc_output *out);
 
 #endif

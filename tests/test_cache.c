@@ -1,0 +1,349 @@
+/*
+ * test_cache.c — the on-disk compile cache (runtime/cache.c) without a GPU: the key
+ * (every input changes it, fields cannot run into each other), the directory from
+ * XDG_CACHE_HOME / HOME, entries stored and read back field by field (atomically: no
+ * temporary file left), damaged or foreign entries read as misses, and a CPU context
+ * that never touches the cache. Each test runs under its own temporary XDG_CACHE_HOME.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+static char tmpdir[256];
+
+static void rm_tree(const char *path) {
+  DIR *d = opendir(path);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      char sub[1024];
+      snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+      rm_tree(sub);
+    }
+    closedir(d);
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+}
+
+static void setup(void) {
+  snprintf(tmpdir, sizeof tmpdir, "%s/kcc-cache-test-XXXXXX",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+  setenv("XDG_CACHE_HOME", tmpdir, 1);
+  unsetenv("KC_CACHE");
+}
+
+static void teardown(void) { rm_tree(tmpdir); }
+
+/* Files in the cache directory (-1 when it does not exist); *tmp counts dot files. */
+static int count_entries(int *tmp) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/kcc", tmpdir);
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  *tmp = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (e->d_name[0] == '.') (*tmp)++;
+    else n++;
+  }
+  closedir(d);
+  return n;
+}
+
+static kcc_options ptx_options(void) {
+  kcc_options o;
+  kcc_options_init(&o);
+  o.target = KCC_TARGET_NVPTX;
+  o.emit = KCC_EMIT_PTX;
+  o.arch = 80;
+  o.opt_level = 3;
+  return o;
+}
+
+/* ---- the key --------------------------------------------------------------------------- */
+static int same(rt_cache_key a, rt_cache_key b) { return a.h[0] == b.h[0] && a.h[1] == b.h[1]; }
+
+START_TEST(key_covers_every_input) {
+  const char *src = "def k(): pass\n";
+  kcc_options o = ptx_options();
+  rt_cache_key base = rt_cache_key_of(&o, "a.k", src, strlen(src));
+  ck_assert(same(base, rt_cache_key_of(&o, "a.k", src, strlen(src))));
+  ck_assert(base.h[0] != base.h[1]);
+  ck_assert(!same(base, rt_cache_key_of(&o, "b.k", src, strlen(src))));
+  ck_assert(!same(base, rt_cache_key_of(&o, "a.k", src, strlen(src) - 1)));
+  ck_assert(!same(base, rt_cache_key_of(&o, "a.k", "def k(): pass\t", strlen(src))));
+  kcc_options v = o;
+  v.arch = 90;
+  ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  v = o;
+  v.opt_level = 2;
+  ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  v = o;
+  v.lineinfo = 1;
+  ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  v = o;
+  v.debug = 1;
+  ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  v = o;
+  v.target = KCC_TARGET_HOST;
+  ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  v = o;
+  v.libdevice = "/elsewhere/libdevice.10.bc";
+  ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  const char *sig1[] = {"k(float32[:])"}, *sig2[] = {"k(float64[:])"};
+  const char *split_a[] = {"ab", "c"}, *split_b[] = {"a", "bc"};
+  v = o;
+  v.sigs = sig1, v.nsigs = 1;
+  rt_cache_key k1 = rt_cache_key_of(&v, "a.k", src, strlen(src));
+  ck_assert(!same(base, k1));
+  v.sigs = sig2;
+  ck_assert(!same(k1, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  /* fields carry their lengths: moving a byte across a boundary changes the key */
+  v.sigs = split_a, v.nsigs = 2;
+  rt_cache_key ka = rt_cache_key_of(&v, "a.k", src, strlen(src));
+  v.sigs = split_b;
+  ck_assert(!same(ka, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+}
+END_TEST
+
+START_TEST(directory_from_environment) {
+  char buf[512], want[512];
+  ck_assert_int_eq(rt_cache_dir(buf, sizeof buf), 0);
+  snprintf(want, sizeof want, "%s/kcc", tmpdir);
+  ck_assert_str_eq(buf, want);
+  ck_assert_int_eq(rt_cache_dir(buf, 8), -1);   /* too small */
+  char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+  setenv("HOME", "/home/someone", 1);
+  setenv("XDG_CACHE_HOME", "relative/dir", 1);  /* the spec says: ignore it */
+  ck_assert_int_eq(rt_cache_dir(buf, sizeof buf), 0);
+  ck_assert_str_eq(buf, "/home/someone/.cache/kcc");
+  unsetenv("XDG_CACHE_HOME");
+  ck_assert_int_eq(rt_cache_dir(buf, sizeof buf), 0);
+  ck_assert_str_eq(buf, "/home/someone/.cache/kcc");
+  unsetenv("HOME");
+  ck_assert_int_eq(rt_cache_dir(buf, sizeof buf), -1);
+  if (home) setenv("HOME", home, 1);
+  free(home);
+}
+END_TEST
+
+START_TEST(enabled_only_for_ptx) {
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CPU;
+  kc_context *ctx = NULL;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_HOST), 0);
+  ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_NVPTX), 1);
+  kc_context_free(ctx);
+  cfg.cache = 0;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_NVPTX), 0);
+  kc_context_free(ctx);
+  setenv("KC_CACHE", "0", 1);
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CPU;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_NVPTX), 0);
+  kc_context_free(ctx);
+  unsetenv("KC_CACHE");
+}
+END_TEST
+
+/* ---- entries ----------------------------------------------------------------------------- */
+/* An output as kcc_compile makes one: malloc'd strings, two kernels, an untyped name. */
+static void fake_output(kcc_output *out) {
+  memset(out, 0, sizeof *out);
+  out->text = strdup("// kcc-kernel: add add(float32[:], int32)\n.version 7.0\n\"ptx\"\n");
+  out->text_len = strlen(out->text);
+  out->nkernels = 2;
+  out->kernels = calloc(2, sizeof *out->kernels);
+  kcc_kernel *k = &out->kernels[0];
+  k->name = strdup("add"), k->symbol = strdup("add"),
+  k->signature = strdup("add(float32[:], int32)");
+  k->nparams = 2;
+  k->params = calloc(2, sizeof *k->params);
+  k->params[0] = (kcc_param){strdup("out"), KC_FLOAT32, 1, 1};
+  k->params[1] = (kcc_param){strdup(""), KC_INT32, 0, 0};
+  k = &out->kernels[1];
+  k->name = strdup("red"), k->symbol = strdup("red__f64"), k->signature = strdup("red()");
+  k->uses_barrier = 1;
+  k->static_shared = 4096;
+  out->nuntyped = 1;
+  out->untyped = calloc(2, sizeof *out->untyped);
+  out->untyped[0] = strdup("later");
+}
+
+START_TEST(store_and_load) {
+  kcc_options o = ptx_options();
+  rt_cache_key key = rt_cache_key_of(&o, "x.k", "src", 3), other = key;
+  kcc_output out, back;
+  fake_output(&out);
+  int tmp = 0;
+  ck_assert_int_eq(rt_cache_load(&key, &back), 0);   /* empty cache: a miss */
+  ck_assert_int_eq(back.nkernels, 0);
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+  ck_assert_int_eq(count_entries(&tmp), 1);
+  ck_assert_int_eq(tmp, 0);
+  ck_assert_int_eq(rt_cache_load(&key, &back), 1);
+  ck_assert_uint_eq(back.text_len, out.text_len);
+  ck_assert_str_eq(back.text, out.text);
+  ck_assert_int_eq(back.nkernels, 2);
+  ck_assert_str_eq(back.kernels[0].name, "add");
+  ck_assert_str_eq(back.kernels[0].signature, "add(float32[:], int32)");
+  ck_assert_int_eq(back.kernels[0].nparams, 2);
+  ck_assert_str_eq(back.kernels[0].params[0].name, "out");
+  ck_assert_int_eq(back.kernels[0].params[0].dtype, KC_FLOAT32);
+  ck_assert_int_eq(back.kernels[0].params[0].ndim, 1);
+  ck_assert_int_eq(back.kernels[0].params[0].written, 1);
+  ck_assert_str_eq(back.kernels[0].params[1].name, "");
+  ck_assert_int_eq(back.kernels[0].params[1].dtype, KC_INT32);
+  ck_assert_int_eq(back.kernels[0].params[1].ndim, 0);
+  ck_assert_str_eq(back.kernels[1].symbol, "red__f64");
+  ck_assert_int_eq(back.kernels[1].uses_barrier, 1);
+  ck_assert_uint_eq(back.kernels[1].static_shared, 4096);
+  ck_assert_int_eq(back.kernels[1].nparams, 0);
+  ck_assert_int_eq(back.nuntyped, 1);
+  ck_assert_str_eq(back.untyped[0], "later");
+  kcc_output_free(&back);
+  /* a second key that shares the file name (first hash) but not the check hash */
+  other.h[1] ^= 1;
+  ck_assert_int_eq(rt_cache_load(&other, &back), 0);
+  other = key;
+  other.h[0] ^= 1;
+  ck_assert_int_eq(rt_cache_load(&other, &back), 0);
+  /* storing again replaces the entry */
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+  ck_assert_int_eq(count_entries(&tmp), 1);
+  ck_assert_int_eq(tmp, 0);
+  kcc_output_free(&out);
+}
+END_TEST
+
+START_TEST(damaged_entries_are_misses) {
+  kcc_options o = ptx_options();
+  rt_cache_key key = rt_cache_key_of(&o, "x.k", "src", 3);
+  kcc_output out, back;
+  fake_output(&out);
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+  char path[600];
+  snprintf(path, sizeof path, "%s/kcc/%016llx.ptxc", tmpdir, (unsigned long long)key.h[0]);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  /* cut short at every length: never a hit, never a crash */
+  for (off_t len = st.st_size - 1; len >= 0; len -= 7) {
+    ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+    ck_assert_int_eq(truncate(path, len), 0);
+    ck_assert_int_eq(rt_cache_load(&key, &back), 0);
+    ck_assert_int_eq(back.nkernels, 0);
+    ck_assert_ptr_null(back.text);
+  }
+  /* a bad dtype */
+  FILE *f = fopen(path, "w");
+  fprintf(f, "kcc-cache 1 %016llx %016llx\ncounts 1 0 0\nkernel 0 0 1 k k k(x)\n"
+             "param 99 1 0 a\n", (unsigned long long)key.h[0], (unsigned long long)key.h[1]);
+  fclose(f);
+  ck_assert_int_eq(rt_cache_load(&key, &back), 0);
+  /* the directory cannot be made: storing fails quietly */
+  char file[600];
+  snprintf(file, sizeof file, "%s/plainfile", tmpdir);
+  fclose(fopen(file, "w"));
+  setenv("XDG_CACHE_HOME", file, 1);
+  ck_assert_int_eq(rt_cache_store(&key, &out), -1);
+  ck_assert_int_eq(rt_cache_load(&key, &back), 0);
+  setenv("XDG_CACHE_HOME", tmpdir, 1);
+  kcc_output_free(&out);
+}
+END_TEST
+
+/* A real PTX compilation stored and read back gives the same text and kernel table. */
+START_TEST(real_compilation_round_trip) {
+  static const char src[] =
+    "from numba import cuda, float32\n"
+    "@cuda.jit\n"
+    "def scale(a: float32[:], out: float32[:], s: float32):\n"
+    "    i = cuda.grid(1)\n"
+    "    if i < out.size:\n"
+    "        out[i] = a[i] * s\n";
+  kcc_options o = ptx_options();
+  kcc_output out, back;
+  memset(&out, 0, sizeof out);
+  ck_assert_int_eq(kcc_compile(&o, "scale.k", src, sizeof src - 1, &out), KC_OK);
+  rt_cache_key key = rt_cache_key_of(&o, "scale.k", src, sizeof src - 1);
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+  ck_assert_int_eq(rt_cache_load(&key, &back), 1);
+  ck_assert_str_eq(back.text, out.text);
+  ck_assert_int_eq(back.nkernels, out.nkernels);
+  for (int i = 0; i < out.nkernels; i++) {
+    ck_assert_str_eq(back.kernels[i].signature, out.kernels[i].signature);
+    ck_assert_str_eq(back.kernels[i].symbol, out.kernels[i].symbol);
+    ck_assert_int_eq(back.kernels[i].nparams, out.kernels[i].nparams);
+    for (int j = 0; j < out.kernels[i].nparams; j++) {
+      ck_assert_str_eq(back.kernels[i].params[j].name, out.kernels[i].params[j].name);
+      ck_assert_int_eq(back.kernels[i].params[j].written, out.kernels[i].params[j].written);
+    }
+  }
+  kcc_output_free(&back);
+  kcc_output_free(&out);
+}
+END_TEST
+
+/* The CPU back end's JIT code is not cached: compiling leaves no cache directory. */
+START_TEST(cpu_context_does_not_use_the_cache) {
+  static const char src[] =
+    "from numba import cuda, float32\n"
+    "@cuda.jit\n"
+    "def k(a: float32[:]):\n"
+    "    a[0] = 1.0\n";
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CPU;
+  ck_assert_int_eq(cfg.cache, 1);
+  kc_context *ctx = NULL;
+  kc_module *m = NULL;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  ck_assert_int_eq(kc_compile_source(ctx, "k.k", src, sizeof src - 1, NULL, &m), KC_OK);
+  kc_module_free(m);
+  ck_assert_int_eq(kc_compile_source(ctx, "k.k", src, sizeof src - 1, NULL, &m), KC_OK);
+  kc_module_free(m);
+  int tmp = 0;
+  ck_assert_int_eq(count_entries(&tmp), -1);
+  kc_context_free(ctx);
+}
+END_TEST
+
+static Suite *cache_suite(void) {
+  Suite *s = suite_create("cache");
+  TCase *t = tcase_create("cache");
+  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, key_covers_every_input);
+  tcase_add_test(t, directory_from_environment);
+  tcase_add_test(t, enabled_only_for_ptx);
+  tcase_add_test(t, store_and_load);
+  tcase_add_test(t, damaged_entries_are_misses);
+  tcase_add_test(t, real_compilation_round_trip);
+  tcase_add_test(t, cpu_context_does_not_use_the_cache);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner *r = srunner_create(cache_suite());
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}
