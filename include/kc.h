@@ -104,7 +104,9 @@ typedef struct kc_config {
   int cpu_threads;       /* default 0: worker threads of the CPU back end, 0 = all cores */
   int verbose;           /* default 0 (or KC_VERBOSE=1): say which device was picked */
   int lineinfo;          /* default 0: emit source line info into PTX */
-  int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache */
+  int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache of
+                            PTX in $XDG_CACHE_HOME/kcc (~/.cache/kcc); CUDA only, the
+                            CPU back end's JIT code is not cached */
   kc_alloc_fn alloc;     /* default NULL: realloc/free */
   kc_diag_fn diag;       /* default NULL: print diagnostics to stderr */
   void *user_data;       /* passed to alloc and diag */
