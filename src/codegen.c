@@ -920,27 +920,21 @@ static void cg_assign(cg_ctx *g, node *s) {
   for (int i = 0; i < s->list.len; i++) store_target(g, s->list.items[i], v, s->a->ty);
 }
 
+/* x op= v: the target's address is computed once (a[i] += v indexes a once). */
 static void cg_augassign(cg_ctx *g, node *s) {
   node *t = s->a;
   const type *rt = s->ty;
-  if (t->kind == N_NAME) {
-    LLVMValueRef cur = cg_name(g, t);
-    node tmp = {0};
-    tmp.kind = N_BINOP; tmp.op = s->op; tmp.a = t; tmp.b = s->b; tmp.ty = rt; tmp.sp = s->sp;
-    LLVMValueRef a = convert(g, cur, t->sym->ty, rt);
-    LLVMValueRef r = s->op == OP_POW ? cg_pow(g, &tmp, a, rt)
-                                     : arith(g, s->op, a, cg_expr_as(g, s->b, rt), rt);
-    LLVMBuildStore(g->b, convert(g, r, rt, t->sym->ty), t->sym->cg);
-    return;
-  }
-  const type *el = t->a->ty->elem;
-  LLVMValueRef p = element_ptr(g, t);
-  LLVMValueRef a = convert(g, load_element(g, p, el), el, rt);
-  node tmp = {0};
-  tmp.kind = N_BINOP; tmp.op = s->op; tmp.a = t; tmp.b = s->b; tmp.ty = rt; tmp.sp = s->sp;
-  LLVMValueRef r = s->op == OP_POW ? cg_pow(g, &tmp, a, rt)
+  bool name = t->kind == N_NAME;
+  const type *tt = name ? t->sym->ty : t->a->ty->elem;
+  LLVMValueRef p = name ? t->sym->cg : element_ptr(g, t);
+  LLVMValueRef cur = name ? LLVMBuildLoad2(g->b, cg_type(g, tt), p, "") : load_element(g, p, tt);
+  LLVMValueRef a = convert(g, cur, tt, rt);
+  node op = {0};
+  op.kind = N_BINOP; op.op = s->op; op.a = t; op.b = s->b; op.ty = rt; op.sp = s->sp;
+  LLVMValueRef r = s->op == OP_POW ? cg_pow(g, &op, a, rt)
                                    : arith(g, s->op, a, cg_expr_as(g, s->b, rt), rt);
-  store_element(g, p, convert(g, r, rt, el), el);
+  if (name) LLVMBuildStore(g->b, convert(g, r, rt, tt), p);
+  else store_element(g, p, convert(g, r, rt, tt), tt);
 }
 
 static void cg_if(cg_ctx *g, node *s) {

@@ -174,13 +174,8 @@ static kc_status generate(const kcc_options *o, arena *a, diag_sink *d, program 
     LLVMContextDispose(ctx);
     return KC_ERR_NOMEM;
   }
-  if (o->target == KCC_TARGET_HOST) {
-    kc_status st = emit_host(o, d, ctx, m, out);
-    if (st != KC_OK && !out->host && o->emit != KCC_EMIT_LLVM) {
-      /* host_jit takes ownership even when it fails; nothing left to free */
-    }
-    return st;
-  }
+  /* emit_host hands ctx and m to the JIT (or frees them) */
+  if (o->target == KCC_TARGET_HOST) return emit_host(o, d, ctx, m, out);
   kc_status st = emit_nvptx(o, d, m, out);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);

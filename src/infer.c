@@ -424,10 +424,7 @@ static node *fold(infer_ctx *ic, node *e) {
   case N_INT: case N_FLOAT: case N_BOOL: return e;
   case N_NAME: {
     symbol *s = find_const(ic, e->str);
-    if (s) return s->value;
-    const char *p = alias_path(ic, e->str);
-    (void)p;
-    return NULL;
+    return s ? s->value : NULL;
   }
   case N_ATTR: {
     const char *p = dotted_path(ic, e);
@@ -756,8 +753,6 @@ static const type *ix_tuple(infer_ctx *ic, node *e) {
       ierr(ic, e->list.items[i]->sp, "tuples may only hold numbers and bools, not %s",
            tname(ic, el[i]));
       ok = false;
-    } else if (e->list.items[i]->weak && el[i] == &ty_i64) {
-      el[i] = &ty_i64;
     }
   }
   return ok ? set_ty(e, type_tuple(ic->ar, el, e->list.len), false) : NULL;
@@ -898,7 +893,6 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, builtin_id id) {
     return NULL;
   }
   e->aux_ptr = dims;
-  if (id == B_SHARED_ARRAY) ic->cur->uses_barrier |= false;
   return set_ty(e, type_array(ic->ar, el, ndim), false);
 }
 
@@ -1274,8 +1268,7 @@ static void ix_return(infer_ctx *ic, node *s) {
 static void ix_stmt(infer_ctx *ic, node *s) {
   switch (s->kind) {
   case N_EXPR_STMT:
-    if (s->a->kind == N_STR) return; /* a docstring */
-    if (ix_expr(ic, s->a) == NULL) return;
+    if (s->a->kind != N_STR) ix_expr(ic, s->a); /* a string alone is a docstring */
     return;
   case N_ASSIGN: ix_assign(ic, s); return;
   case N_AUGASSIGN: ix_augassign(ic, s); return;

@@ -15,8 +15,19 @@
 #include <stddef.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
 
 #include "compile.h"
+
+/* ---- Errors shared by both targets (target_common.c) ------------------------------- */
+
+/* Store a malloc'd, formatted message in *err (when err is not NULL); returns 1, so a
+ * caller can `return tgt_fail(...)`. */
+int tgt_fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with "what: <LLVM's message>"; the LLVM message is disposed of here. */
+int tgt_fail_llvm(char **err, const char *what, char *llvm_msg);
+/* The same for an LLVMErrorRef (consumed). */
+int tgt_fail_error(char **err, const char *what, LLVMErrorRef e);
 
 /* ---- NVPTX ------------------------------------------------------------------------ */
 

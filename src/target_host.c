@@ -44,32 +44,6 @@ static void host_init_llvm(void) {
   host_init_failed = LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter();
 }
 
-static int host_fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int host_fail(char **err, const char *fmt, ...) {
-  if (!err) return 1;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (msg) {
-    va_start(ap, fmt);
-    vsnprintf(msg, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-  }
-  *err = msg;
-  return 1;
-}
-
-static int host_fail_llvm(char **err, const char *what, char *llvm_msg) {
-  host_fail(err, "%s: %s", what, llvm_msg ? llvm_msg : "unknown error");
-  if (llvm_msg) LLVMDisposeMessage(llvm_msg);
-  return 1;
-}
-
-static int host_fail_error(char **err, const char *what, LLVMErrorRef e) {
-  return host_fail_llvm(err, what, LLVMGetErrorMessage(e));
-}
 
 static LLVMCodeGenOptLevel host_codegen_level(int opt_level) {
   switch (opt_level) {
@@ -85,7 +59,7 @@ static LLVMCodeGenOptLevel host_codegen_level(int opt_level) {
 static LLVMTargetMachineRef host_target_machine(int opt_level, char **err) {
   pthread_once(&host_init_once, host_init_llvm);
   if (host_init_failed) {
-    host_fail(err, "LLVM has no code generator for this machine");
+    tgt_fail(err, "LLVM has no code generator for this machine");
     return NULL;
   }
   char *triple = LLVMGetDefaultTargetTriple();
@@ -93,13 +67,13 @@ static LLVMTargetMachineRef host_target_machine(int opt_level, char **err) {
   char *msg = NULL;
   LLVMTargetMachineRef tm = NULL;
   if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
-    host_fail_llvm(err, "no LLVM target for this machine", msg);
+    tgt_fail_llvm(err, "no LLVM target for this machine", msg);
   } else {
     char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
     tm = LLVMCreateTargetMachine(target, triple, cpu, features,
                                  host_codegen_level(opt_level), LLVMRelocPIC,
                                  LLVMCodeModelJITDefault);
-    if (!tm) host_fail(err, "cannot create a target machine for %s (%s)", triple, cpu);
+    if (!tm) tgt_fail(err, "cannot create a target machine for %s (%s)", triple, cpu);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
   }
@@ -153,10 +127,10 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
   LLVMContextSetDiagnosticHandler(ctx, cap.saved, cap.saved_ctx);
   if (e) {
     if (cap.first_error) LLVMDisposeMessage(cap.first_error);
-    return host_fail_error(err, "internal error: optimisation failed", e);
+    return tgt_fail_error(err, "internal error: optimisation failed", e);
   }
   if (cap.first_error)
-    return host_fail_llvm(err, "internal error: optimisation failed", cap.first_error);
+    return tgt_fail_llvm(err, "internal error: optimisation failed", cap.first_error);
   return 0;
 }
 
@@ -165,7 +139,7 @@ int host_optimize(LLVMModuleRef m, int opt_level, char **err) {
   if (opt_level > 3) opt_level = 3;
   char *msg = NULL;
   if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg))
-    return host_fail_llvm(err, "internal error: invalid LLVM IR", msg);
+    return tgt_fail_llvm(err, "internal error: invalid LLVM IR", msg);
   if (msg) LLVMDisposeMessage(msg);
   LLVMTargetMachineRef tm = host_target_machine(opt_level, err);
   if (!tm) return 1;
@@ -324,9 +298,9 @@ static LLVMErrorRef host_add_module(kcc_host_code *h, LLVMContextRef ctx,
 static int host_fail_jit(kcc_host_code *h, LLVMErrorRef e, char **err) {
   if (h->first_error) {
     LLVMConsumeError(e);
-    host_fail(err, "JIT compilation failed: %s", h->first_error);
+    tgt_fail(err, "JIT compilation failed: %s", h->first_error);
   } else {
-    host_fail_error(err, "JIT compilation failed", e);
+    tgt_fail_error(err, "JIT compilation failed", e);
   }
   host_code_free(h);
   return 1;
@@ -341,7 +315,7 @@ int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, kcc_host_code *
   if (!h) {
     LLVMDisposeModule(m);
     LLVMContextDispose(ctx);
-    return host_fail(err, "out of memory");
+    return tgt_fail(err, "out of memory");
   }
   pthread_mutex_init(&h->lock, NULL);
   LLVMErrorRef e = host_new_jit(opt_level, &h->jit, err);

@@ -43,34 +43,6 @@ static void nvptx_init_llvm(void) {
   LLVMInitializeNVPTXAsmPrinter();
 }
 
-/* Store a malloc'd message in *err (when err is not NULL); returns 1 for `return`. */
-static int nvptx_fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int nvptx_fail(char **err, const char *fmt, ...) {
-  if (!err) return 1;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (msg) {
-    va_start(ap, fmt);
-    vsnprintf(msg, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-  }
-  *err = msg;
-  return 1;
-}
-
-/* Fail with the text of an LLVM message (disposed of here). */
-static int nvptx_fail_llvm(char **err, const char *what, char *llvm_msg) {
-  nvptx_fail(err, "%s: %s", what, llvm_msg ? llvm_msg : "unknown error");
-  if (llvm_msg) LLVMDisposeMessage(llvm_msg);
-  return 1;
-}
-
-static int nvptx_fail_error(char **err, const char *what, LLVMErrorRef e) {
-  return nvptx_fail_llvm(err, what, LLVMGetErrorMessage(e));
-}
 
 /* ---- Architectures ----------------------------------------------------------------- */
 
@@ -100,14 +72,14 @@ static LLVMCodeGenOptLevel nvptx_codegen_level(int opt_level) {
 static LLVMTargetMachineRef nvptx_target_machine(int arch, int opt_level, char **err) {
   pthread_once(&nvptx_init_once, nvptx_init_llvm);
   if (!nvptx_arch_supported(arch)) {
-    nvptx_fail(err, "sm_%d is not an architecture LLVM %d can generate code for", arch,
+    tgt_fail(err, "sm_%d is not an architecture LLVM %d can generate code for", arch,
                LLVM_VERSION_MAJOR);
     return NULL;
   }
   LLVMTargetRef target;
   char *msg = NULL;
   if (LLVMGetTargetFromTriple(NVPTX_TRIPLE, &target, &msg)) {
-    nvptx_fail_llvm(err, "the NVPTX target is not available", msg);
+    tgt_fail_llvm(err, "the NVPTX target is not available", msg);
     return NULL;
   }
   char cpu[16];
@@ -116,7 +88,7 @@ static LLVMTargetMachineRef nvptx_target_machine(int arch, int opt_level, char *
                                                     nvptx_codegen_level(opt_level),
                                                     LLVMRelocDefault,
                                                     LLVMCodeModelDefault);
-  if (!tm) nvptx_fail(err, "cannot create an NVPTX target machine for %s", cpu);
+  if (!tm) tgt_fail(err, "cannot create an NVPTX target machine for %s", cpu);
   return tm;
 }
 
@@ -248,7 +220,7 @@ static int nvptx_load_libdevice(LLVMModuleRef m, const char *path, LLVMModuleRef
   LLVMMemoryBufferRef buf;
   char *msg = NULL;
   if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
-    nvptx_fail(err, "cannot read libdevice '%s': %s", path, msg ? msg : "error");
+    tgt_fail(err, "cannot read libdevice '%s': %s", path, msg ? msg : "error");
     if (msg) LLVMDisposeMessage(msg);
     return 1;
   }
@@ -259,7 +231,7 @@ static int nvptx_load_libdevice(LLVMModuleRef m, const char *path, LLVMModuleRef
   msg = nvptx_capture_end(&cap);
   if (bad) {
     LLVMDisposeMemoryBuffer(buf);
-    nvptx_fail(err, "'%s' is not valid LLVM bitcode: %s", path, msg ? msg : "error");
+    tgt_fail(err, "'%s' is not valid LLVM bitcode: %s", path, msg ? msg : "error");
     if (msg) LLVMDisposeMessage(msg);
     return 1;
   }
@@ -276,7 +248,7 @@ static int nvptx_load_libdevice(LLVMModuleRef m, const char *path, LLVMModuleRef
 int nvptx_link_libdevice(LLVMModuleRef m, const char *libdevice_path, char **err) {
   if (!nvptx_uses_libdevice(m)) return 0;
   if (!libdevice_path || !*libdevice_path)
-    return nvptx_fail(err, "maths functions need libdevice, and no path to it was given");
+    return tgt_fail(err, "maths functions need libdevice, and no path to it was given");
   LLVMModuleRef lib = NULL;
   if (nvptx_load_libdevice(m, libdevice_path, &lib, err)) return 1;
   nvptx_diag_capture cap;
@@ -284,7 +256,7 @@ int nvptx_link_libdevice(LLVMModuleRef m, const char *libdevice_path, char **err
   int bad = LLVMLinkModules2(m, lib);  /* lib is destroyed either way */
   char *msg = nvptx_capture_end(&cap);
   if (bad) {
-    nvptx_fail(err, "cannot link libdevice '%s': %s", libdevice_path,
+    tgt_fail(err, "cannot link libdevice '%s': %s", libdevice_path,
                msg ? msg : "error");
     if (msg) LLVMDisposeMessage(msg);
     return 1;
@@ -300,7 +272,7 @@ int nvptx_link_libdevice(LLVMModuleRef m, const char *libdevice_path, char **err
 static int nvptx_verify(LLVMModuleRef m, char **err) {
   char *msg = NULL;
   if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg))
-    return nvptx_fail_llvm(err, "internal error: invalid LLVM IR", msg);
+    return tgt_fail_llvm(err, "internal error: invalid LLVM IR", msg);
   if (msg) LLVMDisposeMessage(msg);
   return 0;
 }
@@ -316,14 +288,14 @@ static int nvptx_run_pipeline(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(m, pipelines[opt_level], tm, opts);
   LLVMDisposePassBuilderOptions(opts);
-  if (e) return nvptx_fail_error(err, "internal error: optimisation failed", e);
+  if (e) return tgt_fail_error(err, "internal error: optimisation failed", e);
   return 0;
 }
 
 static int nvptx_copy_out(const char *data, size_t len, char **out, size_t *out_len,
                           char **err) {
   char *text = malloc(len + 1);
-  if (!text) return nvptx_fail(err, "out of memory");
+  if (!text) return tgt_fail(err, "out of memory");
   memcpy(text, data, len);
   text[len] = '\0';
   *out = text;
@@ -336,7 +308,7 @@ static int nvptx_emit_ptx(LLVMModuleRef m, LLVMTargetMachineRef tm, char **out,
   LLVMMemoryBufferRef buf;
   char *msg = NULL;
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &msg, &buf))
-    return nvptx_fail_llvm(err, "internal error: PTX emission failed", msg);
+    return tgt_fail_llvm(err, "internal error: PTX emission failed", msg);
   int rc = nvptx_copy_out(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), out, out_len,
                           err);
   LLVMDisposeMemoryBuffer(buf);
@@ -373,7 +345,7 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
     free(*out);
     *out = NULL;
     if (out_len) *out_len = 0;
-    rc = nvptx_fail(err, "internal error: %s", msg);
+    rc = tgt_fail(err, "internal error: %s", msg);
   }
   if (msg) LLVMDisposeMessage(msg);
   LLVMDisposeTargetMachine(tm);
