@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# check_ptx.sh KCC SOURCE_ROOT — compile every .k under samples/ and tests/kernels/
-# with `kcc compile --arch sm_80` and `--arch sm_90`, with and without --bounds-check,
-# and check that ptxas accepts the PTX for that arch. Exit 0 when all pass, 1 on any failure, 77 (skipped) without
-# ptxas. The CUDA root comes from $CUDA_ROOT (or $CUDA_HOME), else /usr/local/cuda.
+# check_ptx.sh KCC SOURCE_ROOT — compile every .k under samples/, tests/kernels/ and
+# bench/kernels/ with `kcc compile --arch sm_80` and `--arch sm_90` (samples and
+# tests/kernels also with --bounds-check), and check that ptxas accepts the PTX for
+# that arch. Exit 0 when all pass, 1 on any failure, 77
+# (skipped) without ptxas. The CUDA root comes from $CUDA_ROOT (or $CUDA_HOME), else
+# /usr/local/cuda.
 set -u
 kcc=${1:?usage: check_ptx.sh KCC SOURCE_ROOT}
 root=${2:?usage: check_ptx.sh KCC SOURCE_ROOT}
@@ -18,14 +20,16 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/kcc-ptx.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 shopt -s nullglob
-files=("$root"/samples/*.k "$root"/tests/kernels/*.k)
+files=("$root"/samples/*.k "$root"/tests/kernels/*.k "$root"/bench/kernels/*.k)
 if [ ${#files[@]} -eq 0 ]; then
   echo "FAIL: no .k files under $root/samples or $root/tests/kernels"
   exit 1
 fi
 for k in "${files[@]}"; do
   name=${k#"$root"/}
-  for run in sm_80 sm_90 sm_80+bounds sm_90+bounds; do
+  runs=(sm_80 sm_90)
+  case $name in bench/*) ;; *) runs+=(sm_80+bounds sm_90+bounds) ;; esac
+  for run in "${runs[@]}"; do
     arch=${run%+bounds}
     flags=()
     [ "$run" != "$arch" ] && flags=(--bounds-check)
