@@ -971,6 +971,92 @@ static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
 }
 
+/* ---- print (h5c) ------------------------------------------------------------------------------- */
+
+/* A constant C string: in the constant address space on the GPU (cast to generic, as
+ * vprintf wants), a private global on the host. */
+static LLVMValueRef const_cstring(cg_ctx *g, const char *text) {
+  size_t n = strlen(text);
+  LLVMValueRef init = LLVMConstStringInContext2(g->c, text, n, 0);
+  LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, LLVMTypeOf(init), "str", g->host ? 0 : 4);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(gv, LLVMGlobalUnnamedAddr);
+  return g->host ? gv : LLVMConstAddrSpaceCast(gv, g->ptr);
+}
+
+/* Append s to the format, '%' doubled. */
+static char *fmt_literal(cg_ctx *g, char *fmt, const char *s) {
+  for (const char *p = s; *p; p++)
+    fmt = arena_printf(g->ar, "%s%s", fmt, *p == '%' ? "%%" : (char[2]){*p, 0});
+  return fmt;
+}
+
+/* One print argument as printf sees it: its conversion and the promoted value (ints to
+ * 64 bits, floats to double, bools to the strings True/False, as Python prints them). */
+static LLVMValueRef print_value(cg_ctx *g, node *a, const char **conv) {
+  const type *t = a->ty;
+  LLVMValueRef v = cg_expr(g, a);
+  if (t->kind == TY_BOOL) {
+    *conv = "%s";
+    return LLVMBuildSelect(g->b, v, const_cstring(g, "True"), const_cstring(g, "False"), "");
+  }
+  if (t->kind == TY_FLOAT) {
+    *conv = "%f";
+    return convert(g, v, t, &ty_f64);
+  }
+  *conv = t->is_signed ? "%lld" : "%llu";
+  return convert(g, v, t, t->is_signed ? &ty_i64 : &ty_u64);
+}
+
+/* print(a, b, ...): one printf (host) or vprintf (GPU) call per print, so concurrent
+ * threads' lines never mix within a line. vprintf takes the arguments packed in a
+ * local buffer, each at its natural alignment, which an LLVM struct gives. */
+static void cg_print(cg_ctx *g, node *e) {
+  int n = e->list.len;
+  char *fmt = arena_strdup(g->ar, "");
+  LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)(n + 1));
+  LLVMTypeRef *tys = arena_alloc(g->ar, sizeof *tys * (size_t)(n + 1));
+  int nv = 0;
+  for (int i = 0; i < n; i++) {
+    node *a = e->list.items[i];
+    if (i) fmt = arena_printf(g->ar, "%s ", fmt);
+    if (a->kind == N_STR) {
+      fmt = fmt_literal(g, fmt, a->str);
+      continue;
+    }
+    const char *conv;
+    vals[nv] = print_value(g, a, &conv);
+    tys[nv] = LLVMTypeOf(vals[nv]);
+    nv++;
+    fmt = arena_printf(g->ar, "%s%s", fmt, conv);
+  }
+  fmt = arena_printf(g->ar, "%s\n", fmt);
+  LLVMValueRef f = const_cstring(g, fmt);
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  if (g->host) {
+    LLVMTypeRef ft = LLVMFunctionType(g->i32, pt, 1, 1);
+    LLVMValueRef pf = LLVMGetNamedFunction(g->m, "printf");
+    if (!pf) pf = LLVMAddFunction(g->m, "printf", ft);
+    LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(nv + 1));
+    args[0] = f;
+    for (int i = 0; i < nv; i++) args[i + 1] = vals[i];
+    LLVMBuildCall2(g->b, ft, pf, args, (unsigned)nv + 1, "");
+    return;
+  }
+  LLVMValueRef buf = LLVMConstNull(g->ptr);
+  if (nv > 0) {
+    LLVMTypeRef st = LLVMStructTypeInContext(g->c, tys, (unsigned)nv, 0);
+    buf = entry_alloca(g, st, "printf.args");
+    for (int i = 0; i < nv; i++)
+      LLVMBuildStore(g->b, vals[i], LLVMBuildStructGEP2(g->b, st, buf, (unsigned)i, ""));
+  }
+  LLVMValueRef vp = declare_fn(g, "vprintf", g->i32, pt, 2);
+  LLVMValueRef args[2] = {f, buf};
+  call_fn(g, vp, args, 2);
+}
+
 static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   if (e->aux_ptr && e->aux == 0) return hidden_args_call(g, e->aux_ptr, e);
   builtin_id id = node_builtin(e);
@@ -978,6 +1064,7 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   case B_GRID: return cg_grid(g, e, false);
   case B_GRIDSIZE: return cg_grid(g, e, true);
   case B_SYNCTHREADS: cg_barrier(g, e); return NULL;
+  case B_PRINT: cg_print(g, e); return NULL;
   case B_SHARED_ARRAY: case B_LOCAL_ARRAY: return cg_mem_array(g, e);
   case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
   case B_ATOMIC_EXCH:

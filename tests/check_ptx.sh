@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# check_ptx.sh KCC SOURCE_ROOT — compile every .k under samples/ and tests/kernels/
-# with `kcc compile --arch sm_80` and `--arch sm_90`, and check that ptxas accepts the
-# PTX for that arch. Exit 0 when all pass, 1 on any failure, 77 (skipped) without
-# ptxas. The CUDA root comes from $CUDA_ROOT (or $CUDA_HOME), else /usr/local/cuda.
+# check_ptx.sh KCC SOURCE_ROOT — compile every .k under samples/, tests/kernels/ and
+# bench/kernels/ with `kcc compile --arch sm_80` and `--arch sm_90`, and check that
+# ptxas accepts the PTX for that arch. Exit 0 when all pass, 1 on any failure, 77
+# (skipped) without ptxas. The CUDA root comes from $CUDA_ROOT (or $CUDA_HOME), else
+# /usr/local/cuda.
 set -u
 kcc=${1:?usage: check_ptx.sh KCC SOURCE_ROOT}
 root=${2:?usage: check_ptx.sh KCC SOURCE_ROOT}
@@ -18,7 +19,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/kcc-ptx.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 shopt -s nullglob
-files=("$root"/samples/*.k "$root"/tests/kernels/*.k)
+files=("$root"/samples/*.k "$root"/tests/kernels/*.k "$root"/bench/kernels/*.k)
 if [ ${#files[@]} -eq 0 ]; then
   echo "FAIL: no .k files under $root/samples or $root/tests/kernels"
   exit 1
