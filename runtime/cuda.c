@@ -61,6 +61,7 @@ typedef struct rt_driver {
   PFN_cuModuleLoadDataEx_v2010 ModuleLoadDataEx;
   PFN_cuModuleUnload_v2000 ModuleUnload;
   PFN_cuModuleGetFunction_v2000 ModuleGetFunction;
+  PFN_cuModuleGetGlobal_v3020 ModuleGetGlobal;
   PFN_cuFuncGetAttribute_v2020 FuncGetAttribute;
   PFN_cuFuncSetAttribute_v9000 FuncSetAttribute;
   PFN_cuLaunchKernel_v4000 LaunchKernel;
@@ -138,6 +139,7 @@ static void load_driver(void) {
   RESOLVE(ModuleLoadDataEx, "cuModuleLoadDataEx", NULL);
   RESOLVE(ModuleUnload, "cuModuleUnload", NULL);
   RESOLVE(ModuleGetFunction, "cuModuleGetFunction", NULL);
+  RESOLVE(ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL);
   RESOLVE(FuncGetAttribute, "cuFuncGetAttribute", NULL);
   RESOLVE(FuncSetAttribute, "cuFuncSetAttribute", NULL);
   RESOLVE(LaunchKernel, "cuLaunchKernel", NULL);
@@ -463,6 +465,19 @@ kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol
   *max_threads = (unsigned)mt;
 cleanup:
   return status;
+}
+
+kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
+                                uint64_t *dptr, size_t *bytes) {
+  CUdeviceptr p = 0;
+  size_t n = 0;
+  CUresult r = rt_drv.ModuleGetGlobal(&p, &n, (CUmodule)module, name);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return rt_error(ctx, KC_ERR_NOT_FOUND, "the module has no global '%s'", name);
+  if (r != CUDA_SUCCESS) return cu_fail(ctx, r, "cuModuleGetGlobal");
+  *dptr = (uint64_t)p;
+  *bytes = n;
+  return KC_OK;
 }
 
 kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes) {
