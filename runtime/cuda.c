@@ -492,8 +492,8 @@ cleanup:
   return status;
 }
 
-kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
-                                uint64_t *dptr, size_t *bytes) {
+kc_status rt_cuda_global_address(kc_context *ctx, void *module, const char *name,
+                                 uint64_t *dptr, size_t *bytes) {
   CUdeviceptr p = 0;
   size_t n = 0;
   CUresult r = rt_drv.ModuleGetGlobal(&p, &n, (CUmodule)module, name);

@@ -187,8 +187,8 @@ static kc_status fail_compile(kc_context *ctx, kcc_output *out, const char *name
  * where, and list the module in its context so synchronisations read it. */
 static kc_status bind_error_record(kc_module *m) {
   size_t bytes = 0;
-  kc_status s = rt_cuda_module_global(m->ctx, m->cu_module, KC_KERNEL_ERROR_SYMBOL,
-                                      &m->error_dptr, &bytes);
+  kc_status s = rt_cuda_global_address(m->ctx, m->cu_module, KC_KERNEL_ERROR_SYMBOL,
+                                       &m->error_dptr, &bytes);
   if (s == KC_ERR_NOT_FOUND) {
     m->error_dptr = 0;
     return KC_OK;

@@ -186,8 +186,8 @@ kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol
                                void **fn, unsigned *max_threads);
 /* The device address and size of a module's global variable; KC_ERR_NOT_FOUND (with
  * a message) when it has none of that name. */
-kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
-                                uint64_t *dptr, size_t *bytes);
+kc_status rt_cuda_global_address(kc_context *ctx, void *module, const char *name,
+                                 uint64_t *dptr, size_t *bytes);
 /* Allow `bytes` of dynamic shared memory on fn (past the 48 KiB default). */
 kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes);
 kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
