@@ -49,6 +49,9 @@ typedef enum kc_status {
   KC_ERR_NOT_FOUND,   /* no kernel of that name, etc. */
   KC_ERR_UNSUPPORTED, /* a feature this device or back end does not support */
   KC_ERR_DEADLOCK,    /* threads of a block never met at a barrier (CPU back end) */
+  KC_ERR_BOUNDS,      /* an array index out of range in a kernel compiled with bounds
+                         checking (the message names the kernel, file:line:col, the
+                         index and the array's shape) */
   KC_ERR_INTERNAL     /* a bug in kcc: please report it */
 } kc_status;
 
@@ -61,6 +64,9 @@ typedef enum kc_dtype {
   KC_INT8, KC_INT16, KC_INT32, KC_INT64,
   KC_UINT8, KC_UINT16, KC_UINT32, KC_UINT64,
   KC_FLOAT32, KC_FLOAT64,
+  /* complex: two floats (real, imaginary), laid out as C99's float _Complex and
+     double _Complex */
+  KC_COMPLEX64, KC_COMPLEX128,
   KC_DTYPE_COUNT
 } kc_dtype;
 
@@ -107,6 +113,10 @@ typedef struct kc_config {
   int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache of
                             PTX in $XDG_CACHE_HOME/kcc (~/.cache/kcc); CUDA only, the
                             CPU back end's JIT code is not cached */
+  int bounds_check;      /* default 0 (KC_BOUNDS_CHECK=1 enables): check every array
+                            index of every kernel compiled on this context; an index
+                            out of range makes the launch (or the next synchronisation,
+                            on CUDA) fail with KC_ERR_BOUNDS. Costs a compare per index */
   kc_alloc_fn alloc;     /* default NULL: realloc/free */
   kc_diag_fn diag;       /* default NULL: print diagnostics to stderr */
   void *user_data;       /* passed to alloc and diag */
@@ -206,6 +216,8 @@ typedef struct kc_compile_options {
   int nsignatures;
   int opt_level;                 /* -1 = the context's */
   int lineinfo;                  /* emit line info */
+  int bounds_check;              /* 0 = the context's (kc_config.bounds_check), 1 = check
+                                    every array index, -1 = do not */
 } kc_compile_options;
 
 /* Compile kernel source for the context's device. name is used in diagnostics
@@ -220,6 +232,25 @@ KC_API kc_status kc_compile_file(kc_context *ctx, const char *path,
  * lines kcc writes into it). CUDA contexts only. */
 KC_API kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len,
                                     kc_module **out);
+/* Load a module image from memory: PTX text, a cubin (ELF, from `kcc compile
+ * --emit=cubin`, ptxas or nvJitLink) or a fatbin, told apart by its first bytes.
+ * CUDA contexts only: on the CPU device this is KC_ERR_UNSUPPORTED (compile the source
+ * instead). The driver's JIT error log is in kc_last_error when it rejects the image.
+ *   data, len:    the image; need not be NUL-terminated or aligned (it is copied when
+ *                 it must be); only read during the call
+ *   kernel_table: NULL to use the table kcc put into the image (the "// kcc-kernel:"
+ *                 lines of PTX, the __kcc_kernels global of a cubin or fatbin); or,
+ *                 for an image kcc did not make, one line per kernel,
+ *                 "SYMBOL SIGNATURE[ written=I,J]", e.g. "add add(float32[:], int32)"
+ *                 (written= lists the 0-based array parameters the kernel stores to)
+ * Returns KC_OK, KC_ERR_INVALID (not an image; no or a bad kernel table: the message
+ * says which line), KC_ERR_UNSUPPORTED (a CPU context), KC_ERR_CUDA (the driver
+ * refused it), KC_ERR_NOT_FOUND (a table entry the image lacks), KC_ERR_NOMEM. */
+KC_API kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
+                                      const char *kernel_table, kc_module **out);
+/* kc_module_load_image of a file's contents (a .ptx, .cubin or .fatbin file); errors
+ * name the file. KC_ERR_IO when it cannot be read. */
+KC_API kc_status kc_module_load_file(kc_context *ctx, const char *path, kc_module **out);
 KC_API void kc_module_free(kc_module *m);
 
 /* A kernel of the module by its name in the source. The kernel belongs to the
@@ -239,11 +270,14 @@ static inline kc_dim3 kc_dim3_(unsigned x, unsigned y, unsigned z) {
   kc_dim3 d = {x, y, z}; return d;
 }
 
+/* A complex scalar argument's value (both parts in double precision). */
+typedef struct kc_complex { double re, im; } kc_complex;
+
 /* One launch argument: an array or a scalar of a given dtype. */
 typedef struct kc_arg {
   int is_array;
   kc_dtype dtype;       /* for scalars */
-  union { kc_array *array; int64_t i; uint64_t u; double f; } v;
+  union { kc_array *array; int64_t i; uint64_t u; double f; kc_complex c; } v;
 } kc_arg;
 
 static inline kc_arg kc_arg_array(kc_array *a) {
@@ -261,6 +295,14 @@ static inline kc_arg kc_arg_f32(float v) {
 }
 static inline kc_arg kc_arg_f64(double v) {
   kc_arg r; r.is_array = 0; r.dtype = KC_FLOAT64; r.v.f = v; return r;
+}
+/* Complex scalars: real and imaginary parts. A complex argument converts only to a
+ * complex parameter; a real one (integer or float) converts to complex as well. */
+static inline kc_arg kc_arg_c64(float re, float im) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_COMPLEX64; r.v.c.re = re; r.v.c.im = im; return r;
+}
+static inline kc_arg kc_arg_c128(double re, double im) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_COMPLEX128; r.v.c.re = re; r.v.c.im = im; return r;
 }
 
 /* Launch a kernel (asynchronously on CUDA) with grid x block threads, shared_bytes of

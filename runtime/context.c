@@ -19,7 +19,7 @@ const char *kc_status_name(kc_status s) {
   static const char *const names[] = {
       "KC_OK", "KC_ERR_SYNTAX", "KC_ERR_TYPE", "KC_ERR_NOMEM", "KC_ERR_NO_DEVICE",
       "KC_ERR_CUDA", "KC_ERR_LAUNCH", "KC_ERR_INVALID", "KC_ERR_IO", "KC_ERR_NOT_FOUND",
-      "KC_ERR_UNSUPPORTED", "KC_ERR_DEADLOCK", "KC_ERR_INTERNAL"};
+      "KC_ERR_UNSUPPORTED", "KC_ERR_DEADLOCK", "KC_ERR_BOUNDS", "KC_ERR_INTERNAL"};
   if ((unsigned)s < sizeof names / sizeof names[0]) return names[s];
   return "KC_ERR_UNKNOWN";
 }
@@ -29,7 +29,8 @@ size_t kc_dtype_size(kc_dtype t) {
   case KC_BOOL: case KC_INT8: case KC_UINT8: return 1;
   case KC_INT16: case KC_UINT16: return 2;
   case KC_INT32: case KC_UINT32: case KC_FLOAT32: return 4;
-  case KC_INT64: case KC_UINT64: case KC_FLOAT64: return 8;
+  case KC_INT64: case KC_UINT64: case KC_FLOAT64: case KC_COMPLEX64: return 8;
+  case KC_COMPLEX128: return 16;
   default: return 0;
   }
 }
@@ -37,12 +38,14 @@ size_t kc_dtype_size(kc_dtype t) {
 const char *kc_dtype_name(kc_dtype t) {
   static const char *const names[] = {"bool", "int8", "int16", "int32", "int64",
                                       "uint8", "uint16", "uint32", "uint64",
-                                      "float32", "float64"};
+                                      "float32", "float64",
+                                      "complex64", "complex128"};
   if ((unsigned)t < KC_DTYPE_COUNT) return names[t];
   return "?";
 }
 
 int rt_dtype_is_float(kc_dtype t) { return t == KC_FLOAT32 || t == KC_FLOAT64; }
+int rt_dtype_is_complex(kc_dtype t) { return t == KC_COMPLEX64 || t == KC_COMPLEX128; }
 int rt_dtype_is_signed(kc_dtype t) { return t >= KC_INT8 && t <= KC_INT64; }
 
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len) {
@@ -115,6 +118,8 @@ void kc_config_init(kc_config *cfg) {
   cfg->verbose = v && *v && strcmp(v, "0") != 0;
   const char *c = getenv("KC_CACHE");
   if (c && strcmp(c, "0") == 0) cfg->cache = 0;
+  const char *b = getenv("KC_BOUNDS_CHECK");
+  cfg->bounds_check = b && *b && strcmp(b, "0") != 0;
 }
 
 static void cpu_limits(rt_limits *l) {

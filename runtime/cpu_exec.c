@@ -18,6 +18,7 @@
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,16 @@ __asm__(".text\n"
         ".size rt_fiber_boot, .-rt_fiber_boot\n");
 #endif
 
+/* generated code reads these fields at fixed offsets (host_abi.h) */
+_Static_assert(offsetof(kc_cpu_block, trap) == KC_CPU_BLOCK_OFF_TRAP, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, error) == KC_CPU_BLOCK_OFF_ERROR, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, scratch) == KC_CPU_BLOCK_OFF_SCRATCH, "host ABI");
+_Static_assert(offsetof(kc_kernel_error, index) == KC_KERNEL_ERROR_OFF_INDEX, "host ABI");
+_Static_assert(offsetof(kc_kernel_error, is_unsigned) == KC_KERNEL_ERROR_OFF_UNSIGNED,
+               "host ABI");
+_Static_assert(offsetof(kc_kernel_error, shape) == KC_KERNEL_ERROR_OFF_SHAPE, "host ABI");
+_Static_assert(sizeof(kc_kernel_error) == KC_KERNEL_ERROR_SIZE, "host ABI");
+
 #define FIBER_STACK (128u * 1024u)   /* per thread of a barrier kernel */
 #define SHARED_ALIGN 64
 
@@ -98,6 +109,7 @@ typedef struct rt_job {
   atomic_int claimed;           /* the first error claims the message */
   kc_status status;
   char msg[RT_ERR_LEN];
+  kc_kernel_error error;        /* a bounds-checked kernel's first failed index */
 } rt_job;
 
 typedef enum fiber_state { FIBER_RUN, FIBER_WAIT, FIBER_DONE } fiber_state;
@@ -425,6 +437,7 @@ static void run_job(rt_worker *w, rt_job *j) {
   blk->exec = w;
   blk->barrier = cpu_barrier;
   blk->trap = cpu_trap;
+  blk->error = &j->error;
   const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
   /* Blocks are claimed in runs, so that small blocks do not pay an atomic and three
      divisions each; runs stay short enough (1/32 of a worker's share) to balance. */
@@ -443,6 +456,10 @@ static void run_job(rt_worker *w, rt_job *j) {
       if (j->k->uses_barrier) run_fiber_block(w);
       else j->k->block_fn(j->args, blk);
       if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return;
+      if (__atomic_load_n(&j->error.flag, __ATOMIC_RELAXED)) {
+        atomic_store(&j->stop, 1);   /* an index was out of range: the launch has failed */
+        return;
+      }
       if (++blk->block_idx[0] < j->grid[0]) continue;
       blk->block_idx[0] = 0;
       if (++blk->block_idx[1] < j->grid[1]) continue;
@@ -566,5 +583,10 @@ kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
     pthread_mutex_unlock(&p->mu);
   }
   if (j.status != KC_OK) return rt_error(ctx, j.status, "%s", j.msg);
+  if (j.error.flag) {
+    char msg[RT_ERR_LEN];
+    rt_format_kernel_error(msg, sizeof msg, k->name, k->file, &j.error);
+    return rt_error(ctx, KC_ERR_BOUNDS, "%s", msg);
+  }
   return KC_OK;
 }

@@ -5,6 +5,7 @@
  *   cuda.c      the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU
  *   array.c     device arrays (host memory on the CPU device)
  *   module.c    compiling and loading modules, kernels and their parameter tables
+ *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
  *   launch.c    argument checking and packing, launch-shape checks, dispatch
  *   stream.c    streams and events
  *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
@@ -109,6 +110,7 @@ struct kc_module {
   char *source;
   size_t source_len;
   int opt_level, lineinfo;
+  int bounds_check;             /* compiled with bounds checks */
   rt_spec *specs;
 };
 
@@ -139,6 +141,7 @@ char *rt_strdup(kc_context *ctx, const char *s);
 void rt_free_str(kc_context *ctx, char *s);
 int rt_cpu_count(void);                               /* cores this process may use */
 int rt_dtype_is_float(kc_dtype t);
+int rt_dtype_is_complex(kc_dtype t);
 int rt_dtype_is_signed(kc_dtype t);
 /* "float32[:, :]" or "int32" into buf. */
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
@@ -164,8 +167,13 @@ kc_status rt_cuda_fill(kc_context *ctx, uint64_t dst, size_t count, size_t elem_
                        const void *value);
 kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out);
 void rt_cuda_host_free(kc_context *ctx, void *p);
-/* Load PTX text, the driver's JIT error log in the message on failure. */
-kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out);
+/* Load an image (NUL-terminated PTX text, a cubin or a fatbin), the driver's JIT error
+ * log in the message on failure. */
+kc_status rt_cuda_module_load(kc_context *ctx, const void *image, void **out);
+/* The bytes of a module's global `name` copied to host memory (malloc'd through the
+ * context, *len bytes): KC_ERR_NOT_FOUND when the module has no such global. */
+kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
+                                char **out, size_t *len);
 void rt_cuda_module_unload(kc_context *ctx, void *module);
 kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
                                void **fn, unsigned *max_threads);
@@ -205,16 +213,37 @@ typedef struct rt_cpu_kernel {
   kc_cpu_thread_fn thread_fn;   /* kernels with barriers (run as fibers) */
   int uses_barrier;
   size_t static_shared;
+  const char *file;             /* the module's source name, for bounds errors; or NULL */
 } rt_cpu_kernel;
 
 /* Run every block of a grid on the context's pool and wait for it. Shapes are not
  * checked here (launch.c does). A trap is KC_ERR_LAUNCH, a barrier deadlock
- * KC_ERR_DEADLOCK, both with the message in the context. */
+ * KC_ERR_DEADLOCK, an index out of range (bounds-checked code) KC_ERR_BOUNDS, each
+ * with the message in the context. */
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
                         kc_dim3 block, size_t dynamic_shared, void **args);
 void rt_pool_free(rt_pool *pool);
 
+/* ---- image.c ---------------------------------------------------------------------- */
+#define RT_TABLE_SYMBOL "__kcc_kernels"   /* the kernel table's global in kcc's PTX */
+typedef enum rt_image_kind {
+  RT_IMAGE_UNKNOWN, RT_IMAGE_PTX, RT_IMAGE_CUBIN, RT_IMAGE_FATBIN
+} rt_image_kind;
+/* By the first bytes: ELF magic, the fatbin magic, or text with a .version directive. */
+rt_image_kind rt_image_kind_of(const void *data, size_t len);
+const char *rt_image_kind_name(rt_image_kind k);   /* "PTX", "cubin", "fatbin" */
+/* The kernel table of an ELF cubin: the bytes of its __kcc_kernels symbol, trailing
+ * NULs dropped (*table points into data). 0 when found; 1 when the cubin has none; -1
+ * when data is not a well-formed 64-bit CUDA ELF; msg says why for 1 and -1. */
+int rt_cubin_table(const void *data, size_t len, const char **table, size_t *tlen,
+                   char *msg, size_t msglen);
+
 /* ---- launch.c --------------------------------------------------------------------- */
+/* The message of a bounds-checked kernel's error record e ("kernel 'k' (file.k:3:5):
+ * index 10 is out of bounds for axis 0 of an array of shape (10,), in block (0, 0, 0),
+ * thread (10, 0, 0)"). file may be NULL. */
+void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
+                            const kc_kernel_error *e);
 /* Check a launch shape and shared memory size against the context's limits. */
 kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                          size_t shared_bytes);

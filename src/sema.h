@@ -29,6 +29,8 @@ typedef enum builtin_id {
   /* Python builtins */
   B_RANGE, B_LEN, B_ABS, B_MIN, B_MAX, B_ROUND, B_INT, B_FLOAT, B_BOOL,
   B_TYPE,      /* a scalar type used as a cast: float32(x); node->ty is the type */
+  /* ---- print (h5c) ---- */
+  B_PRINT,     /* print(...): numbers, bools and string constants */
   /* math constants */
   B_MATH_PI, B_MATH_E, B_MATH_INF, B_MATH_NAN, B_MATH_TAU,
   /* math functions of one float argument returning the same float type */
@@ -43,6 +45,10 @@ typedef enum builtin_id {
   B_MATH_FLOOR, B_MATH_CEIL, B_MATH_TRUNC,
   /* float -> bool */
   B_MATH_ISNAN, B_MATH_ISINF, B_MATH_ISFINITE,
+  /* complex numbers: complex(x, y), z.conjugate(), the cmath module */
+  B_NS_CMATH, B_COMPLEX, B_CONJUGATE,
+  B_CMATH_EXP, B_CMATH_LOG, B_CMATH_SQRT,     /* complex -> complex */
+  B_CMATH_PHASE, B_CMATH_POLAR, B_CMATH_RECT, /* -> float, -> (r, phi), (r, phi) -> complex */
   B_COUNT
 } builtin_id;
 
