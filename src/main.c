@@ -1,7 +1,7 @@
 /*
  * main.c — the `kcc` command: `kcc compile` (kernel source to PTX, LLVM IR, the AST,
- * the inferred types, a C header for ahead-of-time use, or a cubin through ptxas),
- * `kcc devices`, `kcc --help`, `kcc --version`.
+ * the inferred types, a C header for ahead-of-time use, or a cubin through nvJitLink
+ * in process or ptxas), `kcc devices`, `kcc --help`, `kcc --version`.
  *
  * The only file that prints usage or exits. Every user error (a bad option, a missing
  * file, a compile error) ends with exit status 1 and a message on stderr; success is 0.
@@ -22,6 +22,7 @@
 #include <llvm-c/Core.h>
 
 #include "compile.h"
+#include "ptx_link.h"
 #include "kc.h"
 #include "kc_config.h"
 #include "signature.h"
@@ -61,7 +62,8 @@ static const char compile_usage_text[] =
   "                         types   every function with the type of each local\n"
   "                         header  a C header embedding the PTX, with a typed launch\n"
   "                                 function per kernel (see docs/cli.md)\n"
-  "                         cubin   GPU machine code for --arch, through ptxas\n"
+  "                         cubin   GPU machine code for --arch, through nvJitLink\n"
+  "                                 in process (else ptxas)\n"
   "  --arch=sm_XX         the GPU architecture (default sm_" "80" ")\n"
   "  -O0, -O1, -O2, -O3   optimisation level (default -O3)\n"
   "  --sig='NAME(TYPES)'  the parameter types of kernel NAME in Numba's spelling, for\n"
@@ -457,7 +459,13 @@ static int write_cubin(const cli_options *o, const char *ptx, size_t len,
                        const char *out_path) {
   char *cubin = NULL;
   size_t clen = 0;
-  int rc = ptx_to_cubin(o, ptx, len, &cubin, &clen, "--emit=cubin");
+  char *err = NULL;
+  /* in process through nvJitLink when it is installed, else ptxas as a process */
+  int rc = ptx_link_cubin(ptx, len, o->arch, o->opt_level, o->lineinfo || o->debug, &cubin,
+                          &clen, &err);
+  if (rc > 0) error_msg("%s", err ? err : "nvJitLink failed");
+  free(err);
+  if (rc < 0) rc = ptx_to_cubin(o, ptx, len, &cubin, &clen, "--emit=cubin");
   if (rc == 0) rc = write_file(out_path, cubin, clen);
   free(cubin);
   return rc != 0;
