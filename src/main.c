@@ -415,15 +415,21 @@ static void ptxas_argv(const cli_options *o, char *ptxas, char *arch, size_t arc
   argv[n] = NULL;
 }
 
-/* Assemble PTX into a cubin for sm_<arch> with ptxas: 0 with the bytes in *cubin
- * (malloc'd), 1 on failure (said), -1 when there is no ptxas (said only if `why`
- * names what needed it). */
+/* Assemble PTX into a cubin for sm_<arch>: in process through nvJitLink when it is
+ * installed, else with ptxas as a process. 0 with the bytes in *cubin (malloc'd), 1 on
+ * failure (said), -1 when there is neither (said only if `why` names what needed it). */
 static int ptx_to_cubin(const cli_options *o, const char *ptx, size_t len, char **cubin,
                         size_t *clen, const char *why) {
+  char *err = NULL;
+  int linked = ptx_link_cubin(ptx, len, o->arch, o->opt_level, o->lineinfo || o->debug,
+                              cubin, clen, &err);
+  if (linked > 0) error_msg("%s", err ? err : "nvJitLink failed");
+  free(err);
+  if (linked >= 0) return linked;
   char *ptxas = find_ptxas();
   if (!ptxas) {
     if (why)
-      error_msg("%s needs ptxas, which is neither in %s/bin nor on PATH "
+      error_msg("%s needs libnvJitLink or ptxas, neither of which is in %s nor on PATH "
                 "(install the CUDA toolkit, or use --emit=ptx)", why, KC_CUDA_ROOT);
     return -1;
   }
@@ -459,13 +465,7 @@ static int write_cubin(const cli_options *o, const char *ptx, size_t len,
                        const char *out_path) {
   char *cubin = NULL;
   size_t clen = 0;
-  char *err = NULL;
-  /* in process through nvJitLink when it is installed, else ptxas as a process */
-  int rc = ptx_link_cubin(ptx, len, o->arch, o->opt_level, o->lineinfo || o->debug, &cubin,
-                          &clen, &err);
-  if (rc > 0) error_msg("%s", err ? err : "nvJitLink failed");
-  free(err);
-  if (rc < 0) rc = ptx_to_cubin(o, ptx, len, &cubin, &clen, "--emit=cubin");
+  int rc = ptx_to_cubin(o, ptx, len, &cubin, &clen, "--emit=cubin");
   if (rc == 0) rc = write_file(out_path, cubin, clen);
   free(cubin);
   return rc != 0;
