@@ -49,6 +49,9 @@ typedef enum kc_status {
   KC_ERR_NOT_FOUND,   /* no kernel of that name, etc. */
   KC_ERR_UNSUPPORTED, /* a feature this device or back end does not support */
   KC_ERR_DEADLOCK,    /* threads of a block never met at a barrier (CPU back end) */
+  KC_ERR_BOUNDS,      /* an array index out of range in a kernel compiled with bounds
+                         checking (the message names the kernel, file:line:col, the
+                         index and the array's shape) */
   KC_ERR_INTERNAL     /* a bug in kcc: please report it */
 } kc_status;
 
@@ -107,6 +110,10 @@ typedef struct kc_config {
   int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache of
                             PTX in $XDG_CACHE_HOME/kcc (~/.cache/kcc); CUDA only, the
                             CPU back end's JIT code is not cached */
+  int bounds_check;      /* default 0 (KC_BOUNDS_CHECK=1 enables): check every array
+                            index of every kernel compiled on this context; an index
+                            out of range makes the launch (or the next synchronisation,
+                            on CUDA) fail with KC_ERR_BOUNDS. Costs a compare per index */
   kc_alloc_fn alloc;     /* default NULL: realloc/free */
   kc_diag_fn diag;       /* default NULL: print diagnostics to stderr */
   void *user_data;       /* passed to alloc and diag */
@@ -206,6 +213,8 @@ typedef struct kc_compile_options {
   int nsignatures;
   int opt_level;                 /* -1 = the context's */
   int lineinfo;                  /* emit line info */
+  int bounds_check;              /* 0 = the context's (kc_config.bounds_check), 1 = check
+                                    every array index, -1 = do not */
 } kc_compile_options;
 
 /* Compile kernel source for the context's device. name is used in diagnostics

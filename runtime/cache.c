@@ -76,6 +76,7 @@ rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char 
   key_int(&k, o->opt_level);
   key_int(&k, o->lineinfo);
   key_int(&k, o->debug);
+  key_int(&k, o->bounds_check);
   key_int(&k, o->nsigs);
   for (int i = 0; i < o->nsigs; i++) key_str(&k, o->sigs[i]);
   key_str(&k, name);

@@ -19,7 +19,7 @@ const char *kc_status_name(kc_status s) {
   static const char *const names[] = {
       "KC_OK", "KC_ERR_SYNTAX", "KC_ERR_TYPE", "KC_ERR_NOMEM", "KC_ERR_NO_DEVICE",
       "KC_ERR_CUDA", "KC_ERR_LAUNCH", "KC_ERR_INVALID", "KC_ERR_IO", "KC_ERR_NOT_FOUND",
-      "KC_ERR_UNSUPPORTED", "KC_ERR_DEADLOCK", "KC_ERR_INTERNAL"};
+      "KC_ERR_UNSUPPORTED", "KC_ERR_DEADLOCK", "KC_ERR_BOUNDS", "KC_ERR_INTERNAL"};
   if ((unsigned)s < sizeof names / sizeof names[0]) return names[s];
   return "KC_ERR_UNKNOWN";
 }
@@ -115,6 +115,8 @@ void kc_config_init(kc_config *cfg) {
   cfg->verbose = v && *v && strcmp(v, "0") != 0;
   const char *c = getenv("KC_CACHE");
   if (c && strcmp(c, "0") == 0) cfg->cache = 0;
+  const char *b = getenv("KC_BOUNDS_CHECK");
+  cfg->bounds_check = b && *b && strcmp(b, "0") != 0;
 }
 
 static void cpu_limits(rt_limits *l) {

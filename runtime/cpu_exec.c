@@ -18,6 +18,7 @@
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -83,11 +84,19 @@ __asm__(".text\n"
         ".size rt_fiber_boot, .-rt_fiber_boot\n");
 #endif
 
+/* generated code reads these fields at fixed offsets (host_abi.h) */
+_Static_assert(offsetof(kc_cpu_block, trap) == KC_CPU_BLOCK_OFF_TRAP, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, error) == KC_CPU_BLOCK_OFF_ERROR, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, scratch) == KC_CPU_BLOCK_OFF_SCRATCH, "host ABI");
+_Static_assert(offsetof(kc_kernel_error, index) == KC_KERNEL_ERROR_OFF_INDEX, "host ABI");
+_Static_assert(offsetof(kc_kernel_error, is_unsigned) == KC_KERNEL_ERROR_OFF_UNSIGNED,
+               "host ABI");
+_Static_assert(offsetof(kc_kernel_error, shape) == KC_KERNEL_ERROR_OFF_SHAPE, "host ABI");
+_Static_assert(sizeof(kc_kernel_error) == KC_KERNEL_ERROR_SIZE, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE &&
                offsetof(kc_cpu_block, dyn_shared) == KC_CPU_BLOCK_OFF_DYN_SHARED &&
-               offsetof(kc_cpu_block, dyn_shared_bytes) == KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES &&
-               offsetof(kc_cpu_block, trap) == KC_CPU_BLOCK_OFF_TRAP,
-               "host_abi.h offsets match kc_cpu_block");
+               offsetof(kc_cpu_block, dyn_shared_bytes) == KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES,
+               "host ABI (h5a)");
 
 #define FIBER_STACK (128u * 1024u)   /* per thread of a barrier kernel */
 #define SHARED_ALIGN 64
@@ -105,6 +114,7 @@ typedef struct rt_job {
   atomic_int claimed;           /* the first error claims the message */
   kc_status status;
   char msg[RT_ERR_LEN];
+  kc_kernel_error error;        /* a bounds-checked kernel's first failed index */
 } rt_job;
 
 /* FIBER_WARP (h5a): waiting in a warp collective for the other lanes of its mask */
@@ -582,6 +592,7 @@ static void run_job(rt_worker *w, rt_job *j) {
   blk->exec = w;
   blk->barrier = cpu_barrier;
   blk->trap = cpu_trap;
+  blk->error = &j->error;
   blk->collective = cpu_collective;                      /* h5a */
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_cpu_launch */
   blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
@@ -604,6 +615,10 @@ static void run_job(rt_worker *w, rt_job *j) {
       if (j->k->uses_barrier) run_fiber_block(w);
       else j->k->block_fn(j->args, blk);
       if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return;
+      if (__atomic_load_n(&j->error.flag, __ATOMIC_RELAXED)) {
+        atomic_store(&j->stop, 1);   /* an index was out of range: the launch has failed */
+        return;
+      }
       if (++blk->block_idx[0] < j->grid[0]) continue;
       blk->block_idx[0] = 0;
       if (++blk->block_idx[1] < j->grid[1]) continue;
@@ -727,5 +742,10 @@ kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
     pthread_mutex_unlock(&p->mu);
   }
   if (j.status != KC_OK) return rt_error(ctx, j.status, "%s", j.msg);
+  if (j.error.flag) {
+    char msg[RT_ERR_LEN];
+    rt_format_kernel_error(msg, sizeof msg, k->name, k->file, &j.error);
+    return rt_error(ctx, KC_ERR_BOUNDS, "%s", msg);
+  }
   return KC_OK;
 }

@@ -246,6 +246,28 @@ static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim
                         stream ? stream->cu_stream : NULL, params);
 }
 
+/* ---- Bounds errors ------------------------------------------------------------------ */
+void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
+                            const kc_kernel_error *e) {
+  char where[512], index[32], shape[96];
+  if (file) snprintf(where, sizeof where, "%s:%u:%u", file, e->line, e->col);
+  else snprintf(where, sizeof where, "line %u:%u", e->line, e->col);
+  if (e->is_unsigned) snprintf(index, sizeof index, "%llu", (unsigned long long)e->index);
+  else snprintf(index, sizeof index, "%lld", (long long)e->index);
+  unsigned nd = e->ndim >= 1 && e->ndim <= 3 ? e->ndim : 1;
+  int n = snprintf(shape, sizeof shape, "(");
+  for (unsigned k = 0; k < nd; k++)
+    n += snprintf(shape + n, sizeof shape - (size_t)n, k ? ", %lld" : "%lld",
+                  (long long)e->shape[k]);
+  snprintf(shape + n, sizeof shape - (size_t)n, nd == 1 ? ",)" : ")");
+  snprintf(buf, len,
+           "%s: error: kernel '%s': index %s is out of bounds for axis %u with size %lld "
+           "(array of shape %s), in block (%u, %u, %u), thread (%u, %u, %u)",
+           where, kernel, index, e->axis, (long long)e->shape[e->axis < 3 ? e->axis : 0],
+           shape, e->block[0], e->block[1], e->block[2], e->thread[0], e->thread[1],
+           e->thread[2]);
+}
+
 static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                             size_t shared, void **params) {
   rt_cpu_kernel ck;
@@ -254,8 +276,9 @@ static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3
   ck.thread_fn = k->thread_fn;
   ck.uses_barrier = k->uses_barrier;
   ck.static_shared = k->static_shared;
+  ck.file = k->mod->src_name;
   kc_status s = rt_cpu_launch(ctx, &ck, grid, block, shared, params);
-  if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK) {
+  if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK || s == KC_ERR_BOUNDS) {
     /* also reported by the next kc_synchronize, as a CUDA fault would be */
     ctx->pending = s;
     memcpy(ctx->pending_msg, ctx->err, sizeof ctx->pending_msg);

@@ -210,7 +210,7 @@ static void spec_diag_fn(void *user_data, const kc_diagnostic *d) {
 
 static kc_status compile(kc_context *ctx, const char *name, const char *source, size_t len,
                          const char *const *sigs, int nsigs, int opt_level, int lineinfo,
-                         int specialising, kc_module **out) {
+                         int bounds_check, int specialising, kc_module **out) {
   kcc_options o;
   kcc_output res;
   spec_diag sd = {ctx, 0};
@@ -218,6 +218,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   memset(&res, 0, sizeof res);
   o.opt_level = opt_level;
   o.lineinfo = lineinfo;
+  o.bounds_check = bounds_check;
   o.sigs = sigs;
   o.nsigs = nsigs;
   o.alloc = ctx->cfg.alloc;
@@ -262,15 +263,18 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   m->has_out = 1;
   m->opt_level = opt_level;
   m->lineinfo = lineinfo;
+  m->bounds_check = bounds_check;
   if (ctx->device == KC_DEVICE_CUDA) {
     s = rt_cuda_module_load(ctx, res.text ? res.text : "", &m->cu_module);
     if (s == KC_OK) s = bind_cuda_functions(m);
   }
+  /* the name, for bounds errors */
+  if (s == KC_OK && !(m->src_name = rt_strdup(ctx, name)))
+    s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   if (s == KC_OK && res.nuntyped > 0) {
     /* keep the source to specialise untyped kernels at launch */
-    m->src_name = rt_strdup(ctx, name);
     m->source = rt_alloc(ctx, len + 1);
-    if (!m->src_name || !m->source) {
+    if (!m->source) {
       s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
     } else {
       memcpy(m->source, source, len);
@@ -293,10 +297,12 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
   if (!source) return rt_error(ctx, KC_ERR_INVALID, "compile: source is NULL");
   if (!name) name = "<source>";
   int opt = ctx->cfg.opt_level, lineinfo = ctx->cfg.lineinfo;
+  int bounds = ctx->cfg.bounds_check != 0;
   const char *const *sigs = NULL;
   int nsigs = 0;
   if (opts) {
     if (opts->opt_level >= 0) opt = opts->opt_level;
+    if (opts->bounds_check) bounds = opts->bounds_check > 0;
     lineinfo = lineinfo || opts->lineinfo;
     sigs = opts->signatures;
     nsigs = opts->nsignatures;
@@ -304,7 +310,7 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
       return rt_error(ctx, KC_ERR_INVALID, "compile: bad signature list");
   }
   if (opt < 0 || opt > 3) opt = 3;
-  return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, 0, out);
+  return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, bounds, 0, out);
 }
 
 kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_options *opts,
@@ -476,7 +482,7 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
     const char *sigs[1] = {sig};
     kc_module *child;
     kc_status s = compile(ctx, m->src_name, m->source, m->source_len, sigs, 1,
-                          m->opt_level, m->lineinfo, 1, &child);
+                          m->opt_level, m->lineinfo, m->bounds_check, 1, &child);
     if (s != KC_OK) return s;
     sp = rt_calloc(ctx, 1, sizeof *sp);
     if (!sp || !(sp->signature = rt_strdup(ctx, sig))) {

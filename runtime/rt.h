@@ -109,6 +109,7 @@ struct kc_module {
   char *source;
   size_t source_len;
   int opt_level, lineinfo;
+  int bounds_check;             /* compiled with bounds checks */
   rt_spec *specs;
 };
 
@@ -205,16 +206,23 @@ typedef struct rt_cpu_kernel {
   kc_cpu_thread_fn thread_fn;   /* kernels with barriers (run as fibers) */
   int uses_barrier;
   size_t static_shared;
+  const char *file;             /* the module's source name, for bounds errors; or NULL */
 } rt_cpu_kernel;
 
 /* Run every block of a grid on the context's pool and wait for it. Shapes are not
  * checked here (launch.c does). A trap is KC_ERR_LAUNCH, a barrier deadlock
- * KC_ERR_DEADLOCK, both with the message in the context. */
+ * KC_ERR_DEADLOCK, an index out of range (bounds-checked code) KC_ERR_BOUNDS, each
+ * with the message in the context. */
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
                         kc_dim3 block, size_t dynamic_shared, void **args);
 void rt_pool_free(rt_pool *pool);
 
 /* ---- launch.c --------------------------------------------------------------------- */
+/* The message of a bounds-checked kernel's error record e ("kernel 'k' (file.k:3:5):
+ * index 10 is out of bounds for axis 0 of an array of shape (10,), in block (0, 0, 0),
+ * thread (10, 0, 0)"). file may be NULL. */
+void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
+                            const kc_kernel_error *e);
 /* Check a launch shape and shared memory size against the context's limits. */
 kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                          size_t shared_bytes);

@@ -372,6 +372,114 @@ static LLVMValueRef array_extent(cg_ctx *g, LLVMValueRef arr, int k) {
   return LLVMBuildExtractValue(g->b, arr, (unsigned)(1 + k), "extent");
 }
 
+/* ---- bounds checking (kcc_options.bounds_check) ------------------------------------------
+ * Only bounds_checked_ptr() below is called from the rest of the generator, and only when
+ * the option is on: without it the generated code has no check at all. A failed check
+ * fills the kc_kernel_error record (host_abi.h) once, then redirects the access to a
+ * scratch slot, so the thread runs on without touching memory outside the array. */
+
+/* The error record: the launch's (blk->error) on the host, the module global
+ * KC_KERNEL_ERROR_SYMBOL on the GPU (read and cleared by the runtime after a launch). */
+static LLVMValueRef bounds_record(cg_ctx *g) {
+  if (g->host) {
+    LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_ERROR)};
+    return LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, ""),
+                          "kc.error");
+  }
+  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, KC_KERNEL_ERROR_SYMBOL);
+  if (!gv) {
+    LLVMTypeRef t = LLVMArrayType2(g->i8, KC_KERNEL_ERROR_SIZE);
+    gv = LLVMAddGlobalInAddressSpace(g->m, t, KC_KERNEL_ERROR_SYMBOL, 1);
+    LLVMSetInitializer(gv, LLVMConstNull(t));
+    LLVMSetAlignment(gv, 8);
+  }
+  return LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+}
+
+/* Where a failed access goes instead: per worker on the host, a module global on the GPU
+ * (16 bytes: the widest element, and aligned for atomics). */
+static LLVMValueRef bounds_scratch(cg_ctx *g) {
+  if (g->host) {
+    LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_SCRATCH)};
+    return LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "kc.scratch");
+  }
+  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, "__kcc_scratch");
+  if (!gv) {
+    LLVMTypeRef t = LLVMArrayType2(g->i8, 16);
+    gv = LLVMAddGlobalInAddressSpace(g->m, t, "__kcc_scratch", 1);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetInitializer(gv, LLVMConstNull(t));
+    LLVMSetAlignment(gv, 16);
+  }
+  return LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+}
+
+static void record_field(cg_ctx *g, LLVMValueRef rec, int off, LLVMValueRef v) {
+  LLVMValueRef idx[1] = {ci64(g, off)};
+  LLVMBuildStore(g->b, v, LLVMBuildInBoundsGEP2(g->b, g->i8, rec, idx, 1, ""));
+}
+
+/* Claim the record (the first failing thread wins) and fill it. */
+static void bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
+                          LLVMValueRef axis, LLVMValueRef index, LLVMValueRef is_unsigned) {
+  LLVMValueRef rec = bounds_record(g);
+  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(g->b, rec, ci32(g, 0), ci32(g, 1),
+      LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
+  LLVMBasicBlockRef fill = new_bb(g, "bounds.fill"), done = new_bb(g, "bounds.done");
+  LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, cas, 1, ""), fill, done);
+  LLVMPositionBuilderAtEnd(g->b, fill);
+  record_field(g, rec, KC_KERNEL_ERROR_OFF_LINE, ci32(g, ix->sp.line));
+  record_field(g, rec, KC_KERNEL_ERROR_OFF_COL, ci32(g, ix->sp.col));
+  record_field(g, rec, KC_KERNEL_ERROR_OFF_AXIS, axis);
+  record_field(g, rec, KC_KERNEL_ERROR_OFF_NDIM, ci32(g, at->ndim));
+  record_field(g, rec, KC_KERNEL_ERROR_OFF_UNSIGNED, is_unsigned);
+  for (int k = 0; k < 3; k++) {
+    record_field(g, rec, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k, special_reg(g, 1, k));
+    record_field(g, rec, KC_KERNEL_ERROR_OFF_THREAD + 4 * k, special_reg(g, 0, k));
+    record_field(g, rec, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k,
+                 k < at->ndim ? array_extent(g, arr, k) : ci64(g, 0));
+  }
+  record_field(g, rec, KC_KERNEL_ERROR_OFF_INDEX, index);
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* The element pointer p of a[idx], checked: every wrapped index must lie in
+ * [0, extent). raw[k] is index k as written (as i64), wrapped[k] after a negative one
+ * counted from the end, uns[k] whether its type is unsigned. */
+static LLVMValueRef bounds_checked_ptr(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
+                                       LLVMValueRef *raw, LLVMValueRef *wrapped,
+                                       const bool *uns, LLVMValueRef p) {
+  LLVMValueRef bad = NULL, axis = NULL, index = NULL, isu = NULL;
+  for (int k = at->ndim - 1; k >= 0; k--) {
+    /* unsigned compare: a still-negative index is a huge one */
+    LLVMValueRef out = LLVMBuildICmp(g->b, LLVMIntUGE, wrapped[k], array_extent(g, arr, k), "");
+    bad = bad ? LLVMBuildOr(g->b, bad, out, "") : out;
+    /* the first failing axis is reported: later axes are selected first, then replaced */
+    axis = axis ? LLVMBuildSelect(g->b, out, ci32(g, k), axis, "") : ci32(g, k);
+    index = index ? LLVMBuildSelect(g->b, out, raw[k], index, "") : raw[k];
+    isu = isu ? LLVMBuildSelect(g->b, out, ci32(g, uns[k]), isu, "") : ci32(g, uns[k]);
+  }
+  LLVMBasicBlockRef ok_bb = LLVMGetInsertBlock(g->b);
+  LLVMBasicBlockRef fail = new_bb(g, "bounds.fail"), join = new_bb(g, "bounds.ok");
+  LLVMValueRef br = LLVMBuildCondBr(g->b, bad, fail, join);
+  /* failures are rare: keep the checks' code out of the hot path */
+  LLVMValueRef w[3] = {LLVMMDStringInContext(g->c, "branch_weights", 14), ci32(g, 1),
+                       ci32(g, 1 << 20)};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->c, "prof", 4), LLVMMDNodeInContext(g->c, w, 3));
+  LLVMPositionBuilderAtEnd(g->b, fail);
+  bounds_report(g, ix, at, arr, axis, index, isu);
+  LLVMValueRef scratch = bounds_scratch(g);
+  LLVMBasicBlockRef fail_end = LLVMGetInsertBlock(g->b);
+  LLVMBuildBr(g->b, join);
+  LLVMPositionBuilderAtEnd(g->b, join);
+  LLVMValueRef phi = LLVMBuildPhi(g->b, g->ptr, "checked");
+  LLVMValueRef in[2] = {p, scratch};
+  LLVMBasicBlockRef from[2] = {ok_bb, fail_end};
+  LLVMAddIncoming(phi, in, from, 2);
+  return phi;
+}
+
 /* The address of a[i, j, k]: negative indices count from the end, as in Python. */
 static LLVMValueRef element_ptr(cg_ctx *g, node *ix) {
   node *base = ix->a;
@@ -380,20 +488,27 @@ static LLVMValueRef element_ptr(cg_ctx *g, node *ix) {
   node_list single = {&ix->b, 1, 1};
   node_list *idx = ix->b->kind == N_TUPLE ? &ix->b->list : &single;
   LLVMValueRef lin = NULL;
+  LLVMValueRef raw[KC_MAX_DIMS], wrapped[KC_MAX_DIMS];
+  bool uns[KC_MAX_DIMS];
   for (int k = 0; k < at->ndim; k++) {
     node *in = idx->items[k];
     LLVMValueRef v = cg_expr_as(g, in, in->ty->kind == TY_BOOL ? &ty_i64 : in->ty);
     const type *it = in->ty->kind == TY_BOOL ? &ty_u64 : in->ty;
     LLVMValueRef ext = array_extent(g, arr, k);
     v = convert(g, v, it, it->is_signed ? &ty_i64 : &ty_u64);
+    raw[k] = v;
+    uns[k] = !it->is_signed;
     if (it->is_signed) {
       LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, ci64(g, 0), "");
       v = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, v, ext, ""), v, "");
     }
+    wrapped[k] = v;
     lin = lin ? LLVMBuildAdd(g->b, LLVMBuildMul(g->b, lin, ext, ""), v, "") : v;
   }
   LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "data");
-  return LLVMBuildInBoundsGEP2(g->b, mem_type(g, at->elem), data, &lin, 1, "");
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, mem_type(g, at->elem), data, &lin, 1, "");
+  if (g->opts->bounds_check) p = bounds_checked_ptr(g, ix, at, arr, raw, wrapped, uns, p);
+  return p;
 }
 
 static LLVMValueRef load_element(cg_ctx *g, LLVMValueRef p, const type *el) {
@@ -1105,6 +1220,92 @@ static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
 }
 
+/* ---- print (h5c) ------------------------------------------------------------------------------- */
+
+/* A constant C string: in the constant address space on the GPU (cast to generic, as
+ * vprintf wants), a private global on the host. */
+static LLVMValueRef const_cstring(cg_ctx *g, const char *text) {
+  size_t n = strlen(text);
+  LLVMValueRef init = LLVMConstStringInContext2(g->c, text, n, 0);
+  LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, LLVMTypeOf(init), "str", g->host ? 0 : 4);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(gv, LLVMGlobalUnnamedAddr);
+  return g->host ? gv : LLVMConstAddrSpaceCast(gv, g->ptr);
+}
+
+/* Append s to the format, '%' doubled. */
+static char *fmt_literal(cg_ctx *g, char *fmt, const char *s) {
+  for (const char *p = s; *p; p++)
+    fmt = arena_printf(g->ar, "%s%s", fmt, *p == '%' ? "%%" : (char[2]){*p, 0});
+  return fmt;
+}
+
+/* One print argument as printf sees it: its conversion and the promoted value (ints to
+ * 64 bits, floats to double, bools to the strings True/False, as Python prints them). */
+static LLVMValueRef print_value(cg_ctx *g, node *a, const char **conv) {
+  const type *t = a->ty;
+  LLVMValueRef v = cg_expr(g, a);
+  if (t->kind == TY_BOOL) {
+    *conv = "%s";
+    return LLVMBuildSelect(g->b, v, const_cstring(g, "True"), const_cstring(g, "False"), "");
+  }
+  if (t->kind == TY_FLOAT) {
+    *conv = "%f";
+    return convert(g, v, t, &ty_f64);
+  }
+  *conv = t->is_signed ? "%lld" : "%llu";
+  return convert(g, v, t, t->is_signed ? &ty_i64 : &ty_u64);
+}
+
+/* print(a, b, ...): one printf (host) or vprintf (GPU) call per print, so concurrent
+ * threads' lines never mix within a line. vprintf takes the arguments packed in a
+ * local buffer, each at its natural alignment, which an LLVM struct gives. */
+static void cg_print(cg_ctx *g, node *e) {
+  int n = e->list.len;
+  char *fmt = arena_strdup(g->ar, "");
+  LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)(n + 1));
+  LLVMTypeRef *tys = arena_alloc(g->ar, sizeof *tys * (size_t)(n + 1));
+  int nv = 0;
+  for (int i = 0; i < n; i++) {
+    node *a = e->list.items[i];
+    if (i) fmt = arena_printf(g->ar, "%s ", fmt);
+    if (a->kind == N_STR) {
+      fmt = fmt_literal(g, fmt, a->str);
+      continue;
+    }
+    const char *conv;
+    vals[nv] = print_value(g, a, &conv);
+    tys[nv] = LLVMTypeOf(vals[nv]);
+    nv++;
+    fmt = arena_printf(g->ar, "%s%s", fmt, conv);
+  }
+  fmt = arena_printf(g->ar, "%s\n", fmt);
+  LLVMValueRef f = const_cstring(g, fmt);
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  if (g->host) {
+    LLVMTypeRef ft = LLVMFunctionType(g->i32, pt, 1, 1);
+    LLVMValueRef pf = LLVMGetNamedFunction(g->m, "printf");
+    if (!pf) pf = LLVMAddFunction(g->m, "printf", ft);
+    LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(nv + 1));
+    args[0] = f;
+    for (int i = 0; i < nv; i++) args[i + 1] = vals[i];
+    LLVMBuildCall2(g->b, ft, pf, args, (unsigned)nv + 1, "");
+    return;
+  }
+  LLVMValueRef buf = LLVMConstNull(g->ptr);
+  if (nv > 0) {
+    LLVMTypeRef st = LLVMStructTypeInContext(g->c, tys, (unsigned)nv, 0);
+    buf = entry_alloca(g, st, "printf.args");
+    for (int i = 0; i < nv; i++)
+      LLVMBuildStore(g->b, vals[i], LLVMBuildStructGEP2(g->b, st, buf, (unsigned)i, ""));
+  }
+  LLVMValueRef vp = declare_fn(g, "vprintf", g->i32, pt, 2);
+  LLVMValueRef args[2] = {f, buf};
+  call_fn(g, vp, args, 2);
+}
+
 static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   if (e->aux_ptr && e->aux == 0) return hidden_args_call(g, e->aux_ptr, e);
   builtin_id id = node_builtin(e);
@@ -1112,6 +1313,7 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   case B_GRID: return cg_grid(g, e, false);
   case B_GRIDSIZE: return cg_grid(g, e, true);
   case B_SYNCTHREADS: cg_barrier(g, e); return NULL;
+  case B_PRINT: cg_print(g, e); return NULL;
   case B_SHARED_ARRAY: case B_LOCAL_ARRAY: return cg_mem_array(g, e);
   case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
   case B_ATOMIC_EXCH: case B_ATOMIC_AND: case B_ATOMIC_OR: case B_ATOMIC_XOR:

@@ -27,6 +27,9 @@ typedef struct kcc_options {
   int opt_level;          /* 0..3 */
   int lineinfo;           /* .loc line info */
   int debug;              /* -g */
+  int bounds_check;       /* check every array index; a failure is recorded in the
+                             kc_kernel_error record (host_abi.h) and reported by the
+                             runtime after the launch */
   const char *const *sigs;/* "name(float32[:], int32)" from --sig; name may be absent
                              when the module has a single kernel */
   int nsigs;

@@ -35,6 +35,11 @@ struct kc_cpu_block {
   void (*barrier)(kc_cpu_block *blk, uint32_t site);
   /* a fatal error raised by the kernel (e.g. a failed bounds check): message text */
   void (*trap)(kc_cpu_block *blk, const char *message);
+  /* bounds checking (kcc_options.bounds_check): the launch's error record, shared by
+     every block, and a per-worker scratch slot that a failed access reads or writes
+     instead of memory outside the array */
+  struct kc_kernel_error *error;
+  uint64_t scratch[2];
   /* h5a: exchange between the threads (fibers) of a block or a warp, for
      syncthreads_count/and/or, syncwarp, shuffles, votes, match and activemask: `op` is
      a KC_COLL_* code, `mask` the warp member mask, `value` the thread's value (bits,
@@ -57,6 +62,36 @@ enum {
   KC_COLL_ACTIVEMASK                                       /* no exchange */
 };
 
+/* The error record of a bounds-checked kernel: on the CPU one per launch (blk->error),
+ * on the GPU the module global KC_KERNEL_ERROR_SYMBOL. The first thread whose index is
+ * out of range claims it (an atomic compare-and-swap of flag from 0 to 1) and fills in
+ * the rest; the runtime reads it after the launch, reports it and clears it. Every
+ * failing thread then carries on with its access redirected to a scratch slot, so
+ * nothing outside the array is touched and no thread hangs a barrier. */
+typedef struct kc_kernel_error {
+  uint32_t flag;           /* 0: none; 1: claimed and filled */
+  uint32_t line, col;      /* the index expression in the .k source */
+  uint32_t axis, ndim;     /* which index of how many */
+  uint32_t block[3];       /* blockIdx of the failing thread */
+  uint32_t thread[3];      /* threadIdx */
+  uint32_t is_unsigned;    /* the index had an unsigned type */
+  int64_t index;           /* the index as written (before a negative one wraps) */
+  int64_t shape[3];        /* the array's extents */
+} kc_kernel_error;
+
+#define KC_KERNEL_ERROR_SYMBOL "__kcc_error"
+#define KC_KERNEL_ERROR_OFF_FLAG 0
+#define KC_KERNEL_ERROR_OFF_LINE 4
+#define KC_KERNEL_ERROR_OFF_COL 8
+#define KC_KERNEL_ERROR_OFF_AXIS 12
+#define KC_KERNEL_ERROR_OFF_NDIM 16
+#define KC_KERNEL_ERROR_OFF_BLOCK 20
+#define KC_KERNEL_ERROR_OFF_THREAD 32
+#define KC_KERNEL_ERROR_OFF_UNSIGNED 44
+#define KC_KERNEL_ERROR_OFF_INDEX 48
+#define KC_KERNEL_ERROR_OFF_SHAPE 56
+#define KC_KERNEL_ERROR_SIZE 80
+
 /* Byte offsets the code generator uses to read kc_cpu_block fields. */
 #define KC_CPU_BLOCK_OFF_BLOCK_IDX 0
 #define KC_CPU_BLOCK_OFF_BLOCK_DIM 12
@@ -65,9 +100,11 @@ enum {
 #define KC_CPU_BLOCK_OFF_EXEC 48
 #define KC_CPU_BLOCK_OFF_BARRIER 56
 #define KC_CPU_BLOCK_OFF_TRAP 64
-#define KC_CPU_BLOCK_OFF_COLLECTIVE 72    /* h5a */
-#define KC_CPU_BLOCK_OFF_DYN_SHARED 80
-#define KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES 88
+#define KC_CPU_BLOCK_OFF_ERROR 72
+#define KC_CPU_BLOCK_OFF_SCRATCH 80
+#define KC_CPU_BLOCK_OFF_COLLECTIVE 96    /* h5a */
+#define KC_CPU_BLOCK_OFF_DYN_SHARED 104
+#define KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES 112
 
 typedef void (*kc_cpu_block_fn)(void **args, kc_cpu_block *blk);
 typedef void (*kc_cpu_thread_fn)(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,

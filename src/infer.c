@@ -104,6 +104,7 @@ static const builtin_entry builtins[] = {
   {"numba.cuda.vectorize", B_VECTORIZE},
   {"range", B_RANGE}, {"len", B_LEN}, {"abs", B_ABS}, {"min", B_MIN}, {"max", B_MAX},
   {"round", B_ROUND}, {"int", B_INT}, {"float", B_FLOAT}, {"bool", B_BOOL},
+  {"print", B_PRINT},
   {"math.pi", B_MATH_PI}, {"math.e", B_MATH_E}, {"math.inf", B_MATH_INF},
   {"math.nan", B_MATH_NAN}, {"math.tau", B_MATH_TAU},
   {"math.sqrt", B_MATH_SQRT}, {"math.exp", B_MATH_EXP}, {"math.exp2", B_MATH_EXP2},
@@ -1172,6 +1173,35 @@ static const type *ix_atomic(infer_ctx *ic, node *e, const char *fname) {
   return set_ty(e, arr->ty->elem, false);
 }
 
+/* ---- print (h5c) ---- */
+/* print(a, b, ...) as Numba's CUDA print: numbers, bools and string constants, printed
+ * with a space between and a newline at the end; one line per call. A string argument
+ * is typed ty_string without going through ix_expr (strings are not values elsewhere). */
+static const type *ix_print(infer_ctx *ic, node *e) {
+  if (e->kwargs.len) {
+    node *kw = e->kwargs.items[0];
+    ierr(ic, kw->sp, "print() in a kernel takes no keyword arguments ('%s=')", kw->str);
+    return NULL;
+  }
+  bool ok = true;
+  for (int i = 0; i < e->list.len; i++) {
+    node *a = e->list.items[i];
+    if (a->kind == N_STR) {
+      a->ty = &ty_string;
+      continue;
+    }
+    const type *t = ix_expr(ic, a);
+    if (!t) {
+      ok = false;
+    } else if (!type_is_scalar(t)) {
+      ierr(ic, a->sp, "print() can only print numbers, bools and string constants, not %s",
+           tname(ic, t));
+      ok = false;
+    }
+  }
+  return ok ? set_ty(e, &ty_void, false) : NULL;
+}
+
 static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const char *path) {
   e->aux = (int)id;
   /* messages say cuda.atomic.add, as the user wrote it, not numba.cuda.atomic.add */
@@ -1217,6 +1247,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   case B_INT: return ix_cast(ic, e, &ty_i64, "int");
   case B_FLOAT: return ix_cast(ic, e, &ty_f64, "float");
   case B_BOOL: return ix_cast(ic, e, &ty_bool, "bool");
+  case B_PRINT: return ix_print(ic, e);
   case B_JIT: case B_KERNEL: case B_DEVICE: case B_VECTORIZE:
     ierr(ic, e->sp, "'%s' is a decorator and cannot be called inside a function", path);
     return NULL;

@@ -69,6 +69,10 @@ static const char compile_usage_text[] =
   "                       --sig 'add(float32[:], float32[:], int32)'\n"
   "  -g                   debug information (source lines and variables)\n"
   "  --lineinfo           source line information (.loc) in the PTX, for profilers\n"
+  "  --bounds-check       check every array index: one out of range stops the kernel's\n"
+  "                       launch with an error naming file:line:col, the index and the\n"
+  "                       array's shape (on by default with -g --target=host)\n"
+  "  --no-bounds-check    no checks (the default otherwise)\n"
   "  --target=nvptx|host  generate code for the GPU (the default) or for this CPU\n"
   "                       (the CPU back end: --emit=llvm, ast or types)\n"
   "  -h, --help           this text\n"
@@ -209,6 +213,7 @@ typedef struct cli_options {
   int arch;
   int opt_level;
   int debug, lineinfo;
+  int bounds_check;     /* 0: the default (on with -g for the host), 1 on, -1 off */
   kcc_target target;
   const char **sigs;
   int nsigs;
@@ -276,6 +281,10 @@ static int parse_one(cli_options *o, int argc, char **argv, int *i) {
     o->debug = 1;
   } else if (strcmp(arg, "--lineinfo") == 0) {
     o->lineinfo = 1;
+  } else if (strcmp(arg, "--bounds-check") == 0) {
+    o->bounds_check = 1;
+  } else if (strcmp(arg, "--no-bounds-check") == 0) {
+    o->bounds_check = -1;
   } else if (arg[0] == '-' && arg[1] == 'O') {
     if (!(arg[2] >= '0' && arg[2] <= '3' && arg[3] == '\0'))
       return usage_error("kcc compile", "bad optimisation level '%s' (use -O0 to -O3)", arg);
@@ -624,6 +633,7 @@ static void header_load_fn(strbuf *b, const cli_options *o, const char *p) {
             "    kc_compile_options opts = {0};\n", p);
   if (o->nsigs > 0)
     sb_add(b, "    opts.signatures = %s_sigs;\n    opts.nsignatures = %d;\n", p, o->nsigs);
+  if (o->bounds_check > 0) sb_add(b, "    opts.bounds_check = 1;\n");
   sb_add(b, "    opts.opt_level = %d;\n"
             "    return kc_compile_source(ctx, %s_source_name, %s_source,\n"
             "                             sizeof %s_source - 1, &opts, module);\n  }\n"
@@ -757,6 +767,8 @@ static int cmd_compile(int argc, char **argv) {
   opts.opt_level = o.opt_level;
   opts.lineinfo = o.lineinfo || o.debug;
   opts.debug = o.debug;
+  opts.bounds_check = o.bounds_check > 0 ||
+                      (o.bounds_check == 0 && o.debug && o.target == KCC_TARGET_HOST);
   opts.sigs = o.sigs;
   opts.nsigs = o.nsigs;
   opts.color = want_color();

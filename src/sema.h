@@ -38,6 +38,8 @@ typedef enum builtin_id {
   /* Python builtins */
   B_RANGE, B_LEN, B_ABS, B_MIN, B_MAX, B_ROUND, B_INT, B_FLOAT, B_BOOL,
   B_TYPE,      /* a scalar type used as a cast: float32(x); node->ty is the type */
+  /* ---- print (h5c) ---- */
+  B_PRINT,     /* print(...): numbers, bools and string constants */
   /* math constants */
   B_MATH_PI, B_MATH_E, B_MATH_INF, B_MATH_NAN, B_MATH_TAU,
   /* math functions of one float argument returning the same float type */

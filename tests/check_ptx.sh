@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# check_ptx.sh KCC SOURCE_ROOT — compile every .k under samples/ and tests/kernels/
-# with `kcc compile --arch sm_80` and `--arch sm_90`, and check that ptxas accepts the
-# PTX for that arch. Exit 0 when all pass, 1 on any failure, 77 (skipped) without
-# ptxas. The CUDA root comes from $CUDA_ROOT (or $CUDA_HOME), else /usr/local/cuda.
+# check_ptx.sh KCC SOURCE_ROOT — compile every .k under samples/, tests/kernels/ and
+# bench/kernels/ with `kcc compile --arch sm_80` and `--arch sm_90` (samples and
+# tests/kernels also with --bounds-check), and check that ptxas accepts the PTX for
+# that arch. Exit 0 when all pass, 1 on any failure, 77
+# (skipped) without ptxas. The CUDA root comes from $CUDA_ROOT (or $CUDA_HOME), else
+# /usr/local/cuda.
 set -u
 kcc=${1:?usage: check_ptx.sh KCC SOURCE_ROOT}
 root=${2:?usage: check_ptx.sh KCC SOURCE_ROOT}
@@ -18,38 +20,43 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/kcc-ptx.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 shopt -s nullglob
-files=("$root"/samples/*.k "$root"/tests/kernels/*.k)
+files=("$root"/samples/*.k "$root"/tests/kernels/*.k "$root"/bench/kernels/*.k)
 if [ ${#files[@]} -eq 0 ]; then
   echo "FAIL: no .k files under $root/samples or $root/tests/kernels"
   exit 1
 fi
 for k in "${files[@]}"; do
   name=${k#"$root"/}
-  for arch in sm_80 sm_90; do
+  runs=(sm_80 sm_90)
+  case $name in bench/*) ;; *) runs+=(sm_80+bounds sm_90+bounds) ;; esac
+  for run in "${runs[@]}"; do
+    arch=${run%+bounds}
+    flags=()
+    [ "$run" != "$arch" ] && flags=(--bounds-check)
     ptx=$tmp/out.ptx
-    if ! "$kcc" compile "$k" --arch "$arch" -o "$ptx" 2>"$tmp/err"; then
-      echo "FAIL $name ($arch): kcc compile failed:"
+    if ! "$kcc" compile "$k" --arch "$arch" "${flags[@]}" -o "$ptx" 2>"$tmp/err"; then
+      echo "FAIL $name ($run): kcc compile failed:"
       sed 's/^/  | /' "$tmp/err" | head -20
       fail=$((fail + 1))
       continue
     fi
     if ! grep -q "^\.target $arch" "$ptx"; then
-      echo "FAIL $name ($arch): the PTX does not say .target $arch"
+      echo "FAIL $name ($run): the PTX does not say .target $arch"
       fail=$((fail + 1))
       continue
     fi
     if ! grep -q "\.entry" "$ptx"; then
-      echo "FAIL $name ($arch): no .entry in the PTX"
+      echo "FAIL $name ($run): no .entry in the PTX"
       fail=$((fail + 1))
       continue
     fi
     if ! "$ptxas" -arch="$arch" "$ptx" -o "$tmp/out.cubin" 2>"$tmp/err"; then
-      echo "FAIL $name ($arch): ptxas rejected the PTX:"
+      echo "FAIL $name ($run): ptxas rejected the PTX:"
       sed 's/^/  | /' "$tmp/err" | head -20
       fail=$((fail + 1))
       continue
     fi
-    echo "PASS $name ($arch)"
+    echo "PASS $name ($run)"
     pass=$((pass + 1))
   done
 done
