@@ -229,6 +229,25 @@ KC_API kc_status kc_compile_file(kc_context *ctx, const char *path,
  * lines kcc writes into it). CUDA contexts only. */
 KC_API kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len,
                                     kc_module **out);
+/* Load a module image from memory: PTX text, a cubin (ELF, from `kcc compile
+ * --emit=cubin`, ptxas or nvJitLink) or a fatbin, told apart by its first bytes.
+ * CUDA contexts only: on the CPU device this is KC_ERR_UNSUPPORTED (compile the source
+ * instead). The driver's JIT error log is in kc_last_error when it rejects the image.
+ *   data, len:    the image; need not be NUL-terminated or aligned (it is copied when
+ *                 it must be); only read during the call
+ *   kernel_table: NULL to use the table kcc put into the image (the "// kcc-kernel:"
+ *                 lines of PTX, the __kcc_kernels global of a cubin or fatbin); or,
+ *                 for an image kcc did not make, one line per kernel,
+ *                 "SYMBOL SIGNATURE[ written=I,J]", e.g. "add add(float32[:], int32)"
+ *                 (written= lists the 0-based array parameters the kernel stores to)
+ * Returns KC_OK, KC_ERR_INVALID (not an image; no or a bad kernel table: the message
+ * says which line), KC_ERR_UNSUPPORTED (a CPU context), KC_ERR_CUDA (the driver
+ * refused it), KC_ERR_NOT_FOUND (a table entry the image lacks), KC_ERR_NOMEM. */
+KC_API kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
+                                      const char *kernel_table, kc_module **out);
+/* kc_module_load_image of a file's contents (a .ptx, .cubin or .fatbin file); errors
+ * name the file. KC_ERR_IO when it cannot be read. */
+KC_API kc_status kc_module_load_file(kc_context *ctx, const char *path, kc_module **out);
 KC_API void kc_module_free(kc_module *m);
 
 /* A kernel of the module by its name in the source. The kernel belongs to the

@@ -61,6 +61,7 @@ typedef struct rt_driver {
   PFN_cuModuleLoadDataEx_v2010 ModuleLoadDataEx;
   PFN_cuModuleUnload_v2000 ModuleUnload;
   PFN_cuModuleGetFunction_v2000 ModuleGetFunction;
+  PFN_cuModuleGetGlobal_v3020 ModuleGetGlobal;
   PFN_cuFuncGetAttribute_v2020 FuncGetAttribute;
   PFN_cuFuncSetAttribute_v9000 FuncSetAttribute;
   PFN_cuLaunchKernel_v4000 LaunchKernel;
@@ -138,6 +139,7 @@ static void load_driver(void) {
   RESOLVE(ModuleLoadDataEx, "cuModuleLoadDataEx", NULL);
   RESOLVE(ModuleUnload, "cuModuleUnload", NULL);
   RESOLVE(ModuleGetFunction, "cuModuleGetFunction", NULL);
+  RESOLVE(ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL);
   RESOLVE(FuncGetAttribute, "cuFuncGetAttribute", NULL);
   RESOLVE(FuncSetAttribute, "cuFuncSetAttribute", NULL);
   RESOLVE(LaunchKernel, "cuLaunchKernel", NULL);
@@ -414,7 +416,7 @@ void rt_cuda_host_free(kc_context *ctx, void *p) {
 }
 
 /* ---- Modules and launches ------------------------------------------------------------ */
-kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out) {
+kc_status rt_cuda_module_load(kc_context *ctx, const void *image, void **out) {
   kc_status status = enter(ctx);
   if (status != KC_OK) return status;
   char errlog[8192], infolog[4096];
@@ -424,7 +426,7 @@ kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out) {
   void *vals[] = {errlog, (void *)(uintptr_t)sizeof errlog, infolog,
                   (void *)(uintptr_t)sizeof infolog};
   CUmodule mod = NULL;
-  CUresult r = rt_drv.ModuleLoadDataEx(&mod, ptx, 4, opts, vals);
+  CUresult r = rt_drv.ModuleLoadDataEx(&mod, image, 4, opts, vals);
   if (r != CUDA_SUCCESS) {
     cu_fail(ctx, r, "cuModuleLoadDataEx");
     size_t n = strlen(ctx->err);
@@ -445,6 +447,31 @@ kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out) {
   return KC_OK;
 }
 
+kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
+                                char **out, size_t *len) {
+  kc_status status = enter(ctx);
+  CUdeviceptr p = 0;
+  size_t n = 0;
+  char *buf = NULL;
+  *out = NULL;
+  *len = 0;
+  if (status != KC_OK) return status;
+  CUresult r = rt_drv.ModuleGetGlobal(&p, &n, (CUmodule)module, name);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return rt_error(ctx, KC_ERR_NOT_FOUND, "the module has no global '%s'", name);
+  if (r != CUDA_SUCCESS) return cu_fail(ctx, r, "cuModuleGetGlobal");
+  buf = rt_alloc(ctx, n + 1);
+  if (!buf) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  RT_CU(ctx, MemcpyDtoH, (buf, p, n));
+  buf[n] = '\0';
+  *out = buf;
+  *len = n;
+  buf = NULL;
+cleanup:
+  if (buf) rt_free(ctx, buf, n + 1);
+  return status;
+}
+
 void rt_cuda_module_unload(kc_context *ctx, void *module) {
   if (module && ctx->cuda && enter(ctx) == KC_OK) rt_drv.ModuleUnload((CUmodule)module);
 }
@@ -456,7 +483,7 @@ kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol
   int mt = 0;
   CUresult r = rt_drv.ModuleGetFunction(&f, (CUmodule)module, symbol);
   if (r == CUDA_ERROR_NOT_FOUND)
-    return rt_error(ctx, KC_ERR_NOT_FOUND, "the PTX has no entry '%s'", symbol);
+    return rt_error(ctx, KC_ERR_NOT_FOUND, "the module has no entry '%s'", symbol);
   if (r != CUDA_SUCCESS) return cu_fail(ctx, r, "cuModuleGetFunction");
   RT_CU(ctx, FuncGetAttribute, (&mt, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
   *fn = f;
@@ -609,7 +636,7 @@ kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out) {
   (void)bytes; (void)out; return no_cuda(ctx);
 }
 void rt_cuda_host_free(kc_context *ctx, void *p) { (void)ctx; (void)p; }
-kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out) {
+kc_status rt_cuda_module_load(kc_context *ctx, const void *image, void **out) {
   (void)ptx; (void)out; return no_cuda(ctx);
 }
 void rt_cuda_module_unload(kc_context *ctx, void *module) { (void)ctx; (void)module; }

@@ -1,7 +1,8 @@
 /*
  * module.c — modules and kernels: compiling source with kcc_compile (host JIT code for
- * the CPU device, PTX loaded through the driver for CUDA), loading PTX made by kcc,
- * finding kernels by name, and specialising untyped kernels at their first launch.
+ * the CPU device, PTX loaded through the driver for CUDA), loading PTX, cubins and
+ * fatbins made by kcc (their kernel tables: image.c), finding kernels by name, and
+ * specialising untyped kernels at their first launch.
  *
  * Each kernel gets a parameter table at load time (dtype, rank and the index of its
  * first kernelParams entry) so the launch path does no string work. A module owns
@@ -313,11 +314,9 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
   return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, bounds, 0, out);
 }
 
-kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_options *opts,
-                          kc_module **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
-  *out = NULL;
-  if (!path) return rt_error(ctx, KC_ERR_INVALID, "compile: path is NULL");
+/* The whole file at path in a buffer of *cap bytes (rt_free it with that size). */
+static kc_status read_whole_file(kc_context *ctx, const char *path, char **out,
+                                 size_t *lenp, size_t *capp) {
   FILE *f = fopen(path, "rb");
   if (!f) return rt_error(ctx, KC_ERR_IO, "%s: cannot open the file", path);
   char *buf = NULL;
@@ -344,48 +343,96 @@ kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_op
     }
   }
   fclose(f);
+  if (s != KC_OK) {
+    rt_free(ctx, buf, cap);
+    buf = NULL;
+    len = cap = 0;
+  }
+  *out = buf;
+  *lenp = len;
+  *capp = cap;
+  return s;
+}
+
+kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_options *opts,
+                          kc_module **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (!path) return rt_error(ctx, KC_ERR_INVALID, "compile: path is NULL");
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  kc_status s = read_whole_file(ctx, path, &buf, &len, &cap);
   if (s == KC_OK) s = kc_compile_source(ctx, path, buf, len, opts, out);
   rt_free(ctx, buf, cap);
   return s;
 }
 
-/* ---- Loading PTX ------------------------------------------------------------------------- */
-/* Count (table == NULL) or parse the "// kcc-kernel: <symbol> <signature>" lines. */
-static kc_status ptx_kernels(kc_module *m, const char *ptx, size_t len, int *count,
-                             int fill) {
-  static const char tag[] = "// kcc-kernel:";
-  const size_t taglen = sizeof tag - 1;
+/* ---- Loading PTX, cubins and fatbins ----------------------------------------------------- */
+/* Parse one table line "SYMBOL SIGNATURE[ written=I,J]" (image.c has the format) into
+ * kernel k; ll bytes at line, no newline. */
+static kc_status table_kernel(kc_module *m, kc_kernel *k, const char *line, size_t ll) {
+  char text[1024], err[256];
+  size_t tl = ll < sizeof text - 1 ? ll : sizeof text - 1;
+  memcpy(text, line, tl);
+  text[tl] = '\0';
+  text[strcspn(text, "\r")] = '\0';
+  char *p = text;
+  while (*p == ' ' || *p == '\t') p++;
+  char *sym = p;
+  while (*p && *p != ' ' && *p != '\t') p++;
+  if (*p) *p++ = '\0';
+  while (*p == ' ' || *p == '\t') p++;
+  /* the written list follows the signature's closing parenthesis */
+  uint64_t written = 0;
+  char *close = strrchr(p, ')');
+  if (close && close[1]) {
+    char *w = close + 1;
+    close[1] = '\0';
+    while (*++w == ' ' || *w == '\t') {}
+    if (strncmp(w, "written=", 8) != 0)
+      return rt_error(m->ctx, KC_ERR_INVALID, "kernel table: unexpected '%s' after the "
+                      "signature of '%s'", w, sym);
+    for (w += 8; *w;) {
+      char *e;
+      long i = strtol(w, &e, 10);
+      if (e == w || i < 0 || i >= SIG_MAX_PARAMS || (*e && *e != ','))
+        return rt_error(m->ctx, KC_ERR_INVALID, "kernel table: bad written list for '%s'",
+                        sym);
+      written |= (uint64_t)1 << i;
+      w = *e ? e + 1 : e;
+    }
+  }
+  sig_parsed sig;
+  if (!*sym || sig_parse(p, &sig, err, sizeof err) != 0 || !sig.name[0])
+    return rt_error(m->ctx, KC_ERR_INVALID, "kernel table: bad line '%.*s': %s", (int)tl,
+                    line, *sym ? err : "no symbol");
+  kcc_param params[SIG_MAX_PARAMS];
+  for (int i = 0; i < sig.nparams; i++) {
+    params[i].name = "";
+    params[i].dtype = sig.params[i].dtype;
+    params[i].ndim = sig.params[i].ndim;
+    params[i].written = (int)((written >> i) & 1);
+  }
+  return kernel_init(m, k, sig.name, sym, p, sig.nparams, params);
+}
+
+/* Count (m == NULL) or parse the kernel table's lines: those after `tag` when tag is
+ * not NULL (PTX comments), else every non-blank line. */
+static kc_status table_kernels(kc_module *m, const char *text, size_t len, const char *tag,
+                               int *count) {
+  const size_t taglen = tag ? strlen(tag) : 0;
   int n = 0;
   for (size_t at = 0; at < len;) {
-    const char *line = ptx + at;
+    const char *line = text + at;
     const char *nl = memchr(line, '\n', len - at);
     size_t ll = nl ? (size_t)(nl - line) : len - at;
     at += ll + 1;
-    if (ll < taglen || memcmp(line, tag, taglen) != 0) continue;
-    if (fill) {
-      char text[1024], err[256];
-      size_t tl = ll - taglen < sizeof text - 1 ? ll - taglen : sizeof text - 1;
-      memcpy(text, line + taglen, tl);
-      text[tl] = '\0';
-      char *p = text;
-      while (*p == ' ' || *p == '\t') p++;
-      char *sym = p;
-      while (*p && *p != ' ' && *p != '\t') p++;
-      if (*p) *p++ = '\0';
-      while (*p == ' ' || *p == '\t') p++;
-      p[strcspn(p, "\r")] = '\0';
-      sig_parsed sig;
-      if (!*sym || sig_parse(p, &sig, err, sizeof err) != 0 || !sig.name[0])
-        return rt_error(m->ctx, KC_ERR_INVALID, "PTX: bad kcc-kernel line '%s': %s", text,
-                        *sym ? err : "no symbol");
-      kcc_param params[SIG_MAX_PARAMS];
-      for (int i = 0; i < sig.nparams; i++) {
-        params[i].name = "";
-        params[i].dtype = sig.params[i].dtype;
-        params[i].ndim = sig.params[i].ndim;
-        params[i].written = 0;   /* unknown from PTX: no alias check */
-      }
-      kc_status s = kernel_init(m, &m->kernels[n], sig.name, sym, p, sig.nparams, params);
+    if (tag ? ll < taglen || memcmp(line, tag, taglen) != 0
+            : strspn(line, " \t\r") >= ll)
+      continue;
+    if (m) {
+      if (n >= m->nkernels) break;
+      kc_status s = table_kernel(m, &m->kernels[n], line + taglen, ll - taglen);
       if (s != KC_OK) return s;
     }
     n++;
@@ -394,31 +441,94 @@ static kc_status ptx_kernels(kc_module *m, const char *ptx, size_t len, int *cou
   return KC_OK;
 }
 
-kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len, kc_module **out) {
+/* A module whose kernels come from a table (see table_kernels). */
+static kc_status module_from_table(kc_context *ctx, const char *text, size_t len,
+                                   const char *tag, kc_module **out) {
+  int n = 0;
+  kc_status s = table_kernels(NULL, text, len, tag, &n);
+  if (s == KC_OK) s = module_alloc(ctx, n, out);
+  if (s == KC_OK && (s = table_kernels(*out, text, len, tag, &n)) != KC_OK) {
+    kc_module_free(*out);
+    *out = NULL;
+  }
+  return s;
+}
+
+/* The driver loads the image; its kernels are then bound to their CUfunctions. A PTX
+ * image is copied to add the NUL the driver wants, a binary one when misaligned. */
+static kc_status load_on_device(kc_module *m, rt_image_kind kind, const void *data,
+                                size_t len) {
+  kc_context *ctx = m->ctx;
+  int copy = kind == RT_IMAGE_PTX || ((uintptr_t)data & 7) != 0;
+  char *buf = NULL;
+  if (copy) {
+    if (!(buf = rt_alloc(ctx, len + 1))) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+    memcpy(buf, data, len);
+    buf[len] = '\0';
+  }
+  kc_status s = rt_cuda_module_load(ctx, copy ? buf : data, &m->cu_module);
+  if (copy) rt_free(ctx, buf, len + 1);
+  return s == KC_OK ? bind_cuda_functions(m) : s;
+}
+
+/* A fatbin's table is read back through the driver once the module is loaded. */
+static kc_status load_fatbin(kc_context *ctx, const void *data, size_t len,
+                             kc_module **out) {
+  kc_module probe = {0};
+  probe.ctx = ctx;
+  kc_status s = load_on_device(&probe, RT_IMAGE_FATBIN, data, len);
+  char *table = NULL;
+  size_t tlen = 0;
+  if (s == KC_OK) s = rt_cuda_module_global(ctx, probe.cu_module, RT_TABLE_SYMBOL, &table, &tlen);
+  if (s == KC_ERR_NOT_FOUND)
+    rt_error(ctx, s, "fatbin: no kernel table (%s): not made from kcc's PTX; pass the "
+             "table to kc_module_load_image", RT_TABLE_SYMBOL);
+  if (s == KC_OK) s = module_from_table(ctx, table, strnlen(table, tlen), NULL, out);
+  if (table) rt_free(ctx, table, tlen + 1);
+  if (s == KC_OK) {
+    (*out)->cu_module = probe.cu_module;
+    probe.cu_module = NULL;
+    s = bind_cuda_functions(*out);
+  }
+  if (probe.cu_module) rt_cuda_module_unload(ctx, probe.cu_module);
+  return s;
+}
+
+static kc_status need_cuda(kc_context *ctx, rt_image_kind kind) {
+  if (ctx->device == KC_DEVICE_CUDA) return KC_OK;
+  return rt_error(ctx, KC_ERR_UNSUPPORTED,
+                  "%s needs a CUDA device (this context runs on the CPU); compile from "
+                  "source for the CPU (kc_compile_file)", rt_image_kind_name(kind));
+}
+
+kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
+                               const char *kernel_table, kc_module **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
-  if (!ptx) return rt_error(ctx, KC_ERR_INVALID, "PTX is NULL");
-  if (ctx->device != KC_DEVICE_CUDA)
-    return rt_error(ctx, KC_ERR_UNSUPPORTED,
-                    "PTX can only be loaded on a CUDA device (this context runs on the CPU)");
-  int n = 0;
+  if (!data) return rt_error(ctx, KC_ERR_INVALID, "module image is NULL");
+  rt_image_kind kind = rt_image_kind_of(data, len);
+  if (kind == RT_IMAGE_UNKNOWN)
+    return rt_error(ctx, KC_ERR_INVALID, "the module image is neither PTX (no .version), "
+                    "a cubin (ELF) nor a fatbin; kernel source goes to kc_compile_source");
+  const char *table = kernel_table, *tag = NULL;
+  size_t tlen = kernel_table ? strlen(kernel_table) : 0;
+  if (!table && kind == RT_IMAGE_PTX) {
+    table = data;
+    tlen = len;
+    tag = "// kcc-kernel:";
+  } else if (!table && kind == RT_IMAGE_CUBIN) {
+    char msg[256];
+    if (rt_cubin_table(data, len, &table, &tlen, msg, sizeof msg) != 0)
+      return rt_error(ctx, KC_ERR_INVALID, "cubin: %s", msg);
+  } else if (!table) {   /* a fatbin: the table is read through the driver */
+    kc_status s = need_cuda(ctx, kind);
+    return s == KC_OK ? load_fatbin(ctx, data, len, out) : s;
+  }
   kc_module *m;
-  kc_status s = ptx_kernels(NULL, ptx, len, &n, 0);
-  if (s == KC_OK) s = module_alloc(ctx, n, &m);
+  kc_status s = module_from_table(ctx, table, tlen, tag, &m);
   if (s != KC_OK) return s;
-  s = ptx_kernels(m, ptx, len, &n, 1);
-  char *text = NULL;
-  if (s == KC_OK) {
-    text = rt_alloc(ctx, len + 1);   /* the driver wants NUL-terminated PTX */
-    if (!text) s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
-  }
-  if (s == KC_OK) {
-    memcpy(text, ptx, len);
-    text[len] = '\0';
-    s = rt_cuda_module_load(ctx, text, &m->cu_module);
-    rt_free(ctx, text, len + 1);
-  }
-  if (s == KC_OK) s = bind_cuda_functions(m);
+  s = need_cuda(ctx, kind);
+  if (s == KC_OK) s = load_on_device(m, kind, data, len);
   if (s != KC_OK) {
     kc_module_free(m);
     return s;
@@ -426,6 +536,39 @@ kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len, kc_mo
   link_overloads(m);
   *out = m;
   return KC_OK;
+}
+
+kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len, kc_module **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (!ptx) return rt_error(ctx, KC_ERR_INVALID, "PTX is NULL");
+  kc_status s = need_cuda(ctx, RT_IMAGE_PTX);
+  if (s != KC_OK) return s;
+  if (rt_image_kind_of(ptx, len) != RT_IMAGE_PTX)
+    return rt_error(ctx, KC_ERR_INVALID, "this is not PTX text (no .version directive)");
+  return kc_module_load_image(ctx, ptx, len, NULL, out);
+}
+
+kc_status kc_module_load_file(kc_context *ctx, const char *path, kc_module **out) {
+  if (!ctx || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (!path) return rt_error(ctx, KC_ERR_INVALID, "module path is NULL");
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  kc_status s = read_whole_file(ctx, path, &buf, &len, &cap);
+  if (s == KC_OK && rt_image_kind_of(buf, len) == RT_IMAGE_UNKNOWN)
+    s = rt_error(ctx, KC_ERR_INVALID, "%s is neither PTX, a cubin nor a fatbin (kernel "
+                 "source goes to kc_compile_file)", path);
+  if (s == KC_OK) {
+    s = kc_module_load_image(ctx, buf, len, NULL, out);
+    if (s != KC_OK) {
+      char msg[RT_ERR_LEN];
+      snprintf(msg, sizeof msg, "%s", ctx->err);
+      rt_error(ctx, s, "%s: %s", path, msg);
+    }
+  }
+  rt_free(ctx, buf, cap);
+  return s;
 }
 
 /* ---- Kernels by name ---------------------------------------------------------------------- */

@@ -5,6 +5,7 @@
  *   cuda.c      the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU
  *   array.c     device arrays (host memory on the CPU device)
  *   module.c    compiling and loading modules, kernels and their parameter tables
+ *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
  *   launch.c    argument checking and packing, launch-shape checks, dispatch
  *   stream.c    streams and events
  *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
@@ -165,8 +166,13 @@ kc_status rt_cuda_fill(kc_context *ctx, uint64_t dst, size_t count, size_t elem_
                        const void *value);
 kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out);
 void rt_cuda_host_free(kc_context *ctx, void *p);
-/* Load PTX text, the driver's JIT error log in the message on failure. */
-kc_status rt_cuda_module_load(kc_context *ctx, const char *ptx, void **out);
+/* Load an image (NUL-terminated PTX text, a cubin or a fatbin), the driver's JIT error
+ * log in the message on failure. */
+kc_status rt_cuda_module_load(kc_context *ctx, const void *image, void **out);
+/* The bytes of a module's global `name` copied to host memory (malloc'd through the
+ * context, *len bytes): KC_ERR_NOT_FOUND when the module has no such global. */
+kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
+                                char **out, size_t *len);
 void rt_cuda_module_unload(kc_context *ctx, void *module);
 kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
                                void **fn, unsigned *max_threads);
@@ -216,6 +222,20 @@ typedef struct rt_cpu_kernel {
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
                         kc_dim3 block, size_t dynamic_shared, void **args);
 void rt_pool_free(rt_pool *pool);
+
+/* ---- image.c ---------------------------------------------------------------------- */
+#define RT_TABLE_SYMBOL "__kcc_kernels"   /* the kernel table's global in kcc's PTX */
+typedef enum rt_image_kind {
+  RT_IMAGE_UNKNOWN, RT_IMAGE_PTX, RT_IMAGE_CUBIN, RT_IMAGE_FATBIN
+} rt_image_kind;
+/* By the first bytes: ELF magic, the fatbin magic, or text with a .version directive. */
+rt_image_kind rt_image_kind_of(const void *data, size_t len);
+const char *rt_image_kind_name(rt_image_kind k);   /* "PTX", "cubin", "fatbin" */
+/* The kernel table of an ELF cubin: the bytes of its __kcc_kernels symbol, trailing
+ * NULs dropped (*table points into data). 0 when found; 1 when the cubin has none; -1
+ * when data is not a well-formed 64-bit CUDA ELF; msg says why for 1 and -1. */
+int rt_cubin_table(const void *data, size_t len, const char **table, size_t *tlen,
+                   char *msg, size_t msglen);
 
 /* ---- launch.c --------------------------------------------------------------------- */
 /* The message of a bounds-checked kernel's error record e ("kernel 'k' (file.k:3:5):

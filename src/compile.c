@@ -88,19 +88,62 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
   return true;
 }
 
-/* PTX with one "// kcc-kernel: SYMBOL SIGNATURE" line per kernel in front, so that the
- * runtime can load the file alone and still check launch arguments. */
+/* One line of the kernel table: "SYMBOL SIGNATURE", then " written=I,J" naming the
+ * array parameters the kernel stores to (the runtime checks that they do not overlap
+ * the read-only ones, which are compiled noalias). The format is runtime/image.c's. */
+static size_t table_line(const kcc_kernel *k, char *s, size_t n) {
+  size_t o = (size_t)snprintf(s, n, "%s %s", k->symbol, k->signature);
+  const char *sep = " written=";
+  for (int j = 0; j < k->nparams; j++)
+    if (k->params[j].written) {
+      o += (size_t)snprintf(s + o, o < n ? n - o : 0, "%s%d", sep, j);
+      sep = ",";
+    }
+  return o;
+}
+
+static size_t table_line_bound(const kcc_kernel *k) {
+  return strlen(k->symbol) + strlen(k->signature) + 16 + 4 * (size_t)k->nparams;
+}
+
+/* The PTX with the kernel table twice, so that the runtime can load the file alone and
+ * still check launch arguments: as "// kcc-kernel: LINE" comments in front (read from
+ * PTX text), and as a NUL-terminated .const byte array __kcc_kernels at the end, which
+ * ptxas and nvJitLink keep (it is .visible) and so travels inside a cubin, where the
+ * runtime finds it in the ELF symbol table. */
 static char *ptx_with_header(const kcc_output *out, const char *ptx, size_t *len) {
-  size_t n = strlen(ptx) + 1;
-  for (int i = 0; i < out->nkernels; i++)
-    n += strlen(out->kernels[i].symbol) + strlen(out->kernels[i].signature) + 32;
+  size_t table_len = 0, n = strlen(ptx) + 256;
+  for (int i = 0; i < out->nkernels; i++) table_len += table_line_bound(&out->kernels[i]) + 1;
+  char *table = malloc(table_len + 1);
+  if (!table) return NULL;
+  size_t t = 0;
+  for (int i = 0; i < out->nkernels; i++) {
+    t += table_line(&out->kernels[i], table + t, table_len + 1 - t);
+    table[t++] = '\n';
+  }
+  table[t] = '\0';
+  n += 16 * (size_t)out->nkernels + t + 5 * (t + 1);   /* comments, bytes as "255, " */
   char *s = malloc(n);
-  if (!s) return NULL;
+  if (!s) {
+    free(table);
+    return NULL;
+  }
   size_t o = 0;
-  for (int i = 0; i < out->nkernels; i++)
-    o += (size_t)snprintf(s + o, n - o, "// kcc-kernel: %s %s\n", out->kernels[i].symbol,
-                          out->kernels[i].signature);
+  for (const char *line = table; *line;) {
+    const char *nl = strchr(line, '\n');
+    o += (size_t)snprintf(s + o, n - o, "// kcc-kernel: %.*s\n", (int)(nl - line), line);
+    line = nl + 1;
+  }
   o += (size_t)snprintf(s + o, n - o, "%s", ptx);
+  if (t > 0) {
+    o += (size_t)snprintf(s + o, n - o,
+                          "\n// the kernel table again, for cubins (runtime/image.c)\n"
+                          ".visible .const .align 1 .b8 __kcc_kernels[%zu] = {", t + 1);
+    for (size_t i = 0; i <= t; i++)
+      o += (size_t)snprintf(s + o, n - o, "%s%u", i ? ", " : "", (unsigned char)table[i]);
+    o += (size_t)snprintf(s + o, n - o, "};\n");
+  }
+  free(table);
   *len = o;
   return s;
 }

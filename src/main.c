@@ -211,6 +211,7 @@ typedef struct cli_options {
   const char *output;   /* NULL: the default for the emit kind */
   emit_kind emit;
   int arch;
+  int arch_given;       /* --arch was on the command line (--emit=header adds a cubin) */
   int opt_level;
   int debug, lineinfo;
   int bounds_check;     /* 0: the default (on with -g for the host), 1 on, -1 off */
@@ -302,6 +303,7 @@ static int parse_one(cli_options *o, int argc, char **argv, int *i) {
                          v ? v : "");
   } else if (is_option(arg, "--arch") || is_option(arg, "-arch")) {
     const char *name = arg[1] == '-' ? "--arch" : "-arch";
+    o->arch_given = 1;
     if (!(v = option_value(argc, argv, i, name)) || (o->arch = parse_arch(v)) < 0)
       return usage_error("kcc compile", "bad --arch '%s' (e.g. --arch=sm_80)", v ? v : "");
     if (!nvptx_arch_supported(o->arch))
@@ -411,14 +413,17 @@ static void ptxas_argv(const cli_options *o, char *ptxas, char *arch, size_t arc
   argv[n] = NULL;
 }
 
-/* Assemble PTX into a cubin for sm_<arch> with ptxas and write it to out_path. */
-static int ptx_to_cubin(const cli_options *o, const char *ptx, size_t len,
-                        const char *out_path) {
+/* Assemble PTX into a cubin for sm_<arch> with ptxas: 0 with the bytes in *cubin
+ * (malloc'd), 1 on failure (said), -1 when there is no ptxas (said only if `why`
+ * names what needed it). */
+static int ptx_to_cubin(const cli_options *o, const char *ptx, size_t len, char **cubin,
+                        size_t *clen, const char *why) {
   char *ptxas = find_ptxas();
   if (!ptxas) {
-    error_msg("--emit=cubin needs ptxas, which is neither in %s/bin nor on PATH "
-              "(install the CUDA toolkit, or use --emit=ptx)", KC_CUDA_ROOT);
-    return 1;
+    if (why)
+      error_msg("%s needs ptxas, which is neither in %s/bin nor on PATH "
+                "(install the CUDA toolkit, or use --emit=ptx)", why, KC_CUDA_ROOT);
+    return -1;
   }
   char ptx_path[PATH_MAX], cubin_path[PATH_MAX], arch[32], opt[8];
   char *argv[8];
@@ -438,18 +443,24 @@ static int ptx_to_cubin(const cli_options *o, const char *ptx, size_t len,
   ptxas_argv(o, ptxas, arch, sizeof arch, opt, sizeof opt, ptx_path, cubin_path, argv);
   int status = run_program(argv);
   if (status > 0) error_msg("ptxas failed (exit status %d)", status);
-  if (status == 0) {
-    size_t clen;
-    char *cubin = read_file(cubin_path, &clen);
-    rc = cubin ? write_file(out_path, cubin, clen) : 1;
-    free(cubin);
-  }
+  if (status == 0 && (*cubin = read_file(cubin_path, clen)) != NULL) rc = 0;
   unlink(cubin_path);
 unlink_ptx:
   unlink(ptx_path);
 out:
   free(ptxas);
   return rc;
+}
+
+/* --emit=cubin: the cubin written to out_path. */
+static int write_cubin(const cli_options *o, const char *ptx, size_t len,
+                       const char *out_path) {
+  char *cubin = NULL;
+  size_t clen = 0;
+  int rc = ptx_to_cubin(o, ptx, len, &cubin, &clen, "--emit=cubin");
+  if (rc == 0) rc = write_file(out_path, cubin, clen);
+  free(cubin);
+  return rc != 0;
 }
 
 /* ---- --emit=header ----------------------------------------------------------------------- */
@@ -623,26 +634,49 @@ static void header_source(strbuf *b, const cli_options *o, const char *p) {
   sb_add(b, "\n");
 }
 
-/* <prefix>_load: the PTX on a CUDA context, else the embedded source compiled with the
- * header's signatures and optimisation level (so the CPU runs the same kernels). */
-static void header_load_fn(strbuf *b, const cli_options *o, const char *p) {
-  sb_add(b, "/* Load the module into ctx: the PTX on a CUDA device; on the CPU device the\n"
-            " * embedded source, compiled at run time. Free it with kc_module_free. */\n"
-            "static inline kc_status %s_load(kc_context *ctx, kc_module **module) {\n"
-            "  if (kc_context_device(ctx) != KC_DEVICE_CUDA) {\n"
-            "    kc_compile_options opts = {0};\n", p);
-  if (o->nsigs > 0)
-    sb_add(b, "    opts.signatures = %s_sigs;\n    opts.nsignatures = %d;\n", p, o->nsigs);
-  if (o->bounds_check > 0) sb_add(b, "    opts.bounds_check = 1;\n");
-  sb_add(b, "    opts.opt_level = %d;\n"
-            "    return kc_compile_source(ctx, %s_source_name, %s_source,\n"
-            "                             sizeof %s_source - 1, &opts, module);\n  }\n"
-            "  return kc_module_load_ptx(ctx, %s_ptx, sizeof %s_ptx - 1, module);\n}\n\n",
-         o->opt_level, p, p, p, p, p);
+/* The cubin as a C array of bytes, sixteen to a line. */
+static void header_cubin(strbuf *b, const cli_options *o, const char *p, const char *cubin,
+                         size_t clen) {
+  sb_add(b, "/* The cubin for sm_%d (GPU machine code; its kernel table is inside it). */\n"
+            "#define %s_CUBIN_ARCH %d\n"
+            "static const unsigned char %s_cubin[%zu] = {", o->arch, p, o->arch, p, clen);
+  for (size_t i = 0; i < clen; i++)
+    sb_add(b, "%s0x%02x,", i % 16 ? " " : "\n  ", (unsigned char)cubin[i]);
+  sb_add(b, "\n};\n\n");
 }
 
-/* A C header: the PTX as a string, <prefix>_load, and one launch function per kernel. */
-static char *make_header(const cli_options *o, const kcc_output *out, size_t *len) {
+/* <prefix>_load: the cubin on a CUDA device it runs on (when the header has one), else
+ * the PTX on a CUDA context, else the embedded source compiled with the header's
+ * signatures and optimisation level (so the CPU runs the same kernels). */
+static void header_load_fn(strbuf *b, const cli_options *o, const char *p, int has_cubin) {
+  sb_add(b, "/* Load the module into ctx: on a CUDA device %sthe PTX (compiled by the\n"
+            " * driver); on the CPU device the embedded source, compiled at run time.\n"
+            " * Free it with kc_module_free. */\n"
+            "static inline kc_status %s_load(kc_context *ctx, kc_module **module) {\n"
+            "  if (kc_context_device(ctx) != KC_DEVICE_CUDA) {\n"
+            "    kc_compile_options opts = {0};\n",
+         has_cubin ? "of the cubin's architecture\n * (same major version, minor at least "
+                     "the cubin's) the cubin, else " : "", p);
+  if (o->nsigs > 0)
+    sb_add(b, "    opts.signatures = %s_sigs;\n    opts.nsignatures = %d;\n", p, o->nsigs);
+  sb_add(b, "    opts.opt_level = %d;\n"
+            "    return kc_compile_source(ctx, %s_source_name, %s_source,\n"
+            "                             sizeof %s_source - 1, &opts, module);\n  }\n",
+         o->opt_level, p, p, p);
+  if (has_cubin)
+    sb_add(b, "  kc_device_info info;\n"
+              "  if (kc_context_device_info(ctx, &info) == KC_OK &&\n"
+              "      info.cc_major == %s_CUBIN_ARCH / 10 && info.cc_minor >= %s_CUBIN_ARCH %% 10 &&\n"
+              "      kc_module_load_image(ctx, %s_cubin, sizeof %s_cubin, NULL, module) == KC_OK)\n"
+              "    return KC_OK;\n", p, p, p, p);
+  sb_add(b, "  return kc_module_load_ptx(ctx, %s_ptx, sizeof %s_ptx - 1, module);\n}\n\n",
+         p, p);
+}
+
+/* A C header: the PTX as a string, the cubin when there is one, the source,
+ * <prefix>_load, and one launch function per kernel. */
+static char *make_header(const cli_options *o, const kcc_output *out, const char *cubin,
+                         size_t clen, size_t *len) {
   char *stem = stem_of(o->input);
   strbuf prefix = {0}, b = {0};
   if (stem) sb_add_ident(&prefix, stem);
@@ -652,10 +686,10 @@ static char *make_header(const cli_options *o, const kcc_output *out, size_t *le
     return NULL;
   }
   const char *p = prefix.s;
-  sb_add(&b, "/*\n * Generated by kcc %s from %s (sm_%d, -O%d). Do not edit.\n *\n"
+  sb_add(&b, "/*\n * Generated by kcc %s from %s (sm_%d, -O%d%s). Do not edit.\n *\n"
              " *   kc_module *m;\n *   %s_load(ctx, &m);\n", KC_VERSION,
          strcmp(o->input, "-") == 0 ? "standard input" : o->input, o->arch,
-         o->opt_level, p);
+         o->opt_level, cubin ? ", with a cubin" : "", p);
   if (out->nkernels > 0)
     sb_add(&b, " *   %s_%s_launch(m, NULL, grid, block, ...);\n", p, out->kernels[0].name);
   sb_add(&b, " *   kc_module_free(m);\n */\n#ifndef ");
@@ -666,8 +700,9 @@ static char *make_header(const cli_options *o, const kcc_output *out, size_t *le
   sb_add(&b, "/* The PTX for sm_%d. */\nstatic const char %s_ptx[] =\n", o->arch, p);
   sb_add_c_string(&b, out->text, out->text_len);
   sb_add(&b, ";\n\n");
+  if (cubin) header_cubin(&b, o, p, cubin, clen);
   header_source(&b, o, p);
-  header_load_fn(&b, o, p);
+  header_load_fn(&b, o, p, cubin != NULL);
   for (int i = 0; i < out->nkernels; i++) header_launch_fn(&b, p, &out->kernels[i]);
   sb_add(&b, "#endif\n");
   free(stem);
@@ -678,6 +713,25 @@ static char *make_header(const cli_options *o, const kcc_output *out, size_t *le
   }
   *len = b.len;
   return b.s;
+}
+
+/* --emit=header: with --arch, a cubin too when ptxas is there (a note when it is not). */
+static int write_header(const cli_options *o, const kcc_output *out, const char *dest) {
+  char *cubin = NULL;
+  size_t clen = 0, len = 0;
+  if (o->arch_given) {
+    int r = ptx_to_cubin(o, out->text, out->text_len, &cubin, &clen, NULL);
+    if (r > 0) return 1;
+    if (r < 0)
+      fprintf(stderr, "kcc: note: no ptxas in %s/bin or on PATH: the header carries PTX "
+                      "only, no cubin for sm_%d\n", KC_CUDA_ROOT, o->arch);
+  }
+  char *header = make_header(o, out, cubin, clen, &len);
+  int rc = header ? write_file(dest, header, len) : 1;
+  if (!header) error_msg("out of memory");
+  free(header);
+  free(cubin);
+  return rc;
 }
 
 /* ---- kcc compile --------------------------------------------------------------------- */
@@ -722,13 +776,9 @@ static int emit_result(const cli_options *o, const kcc_output *out) {
   }
   int rc;
   if (o->emit == EMIT_CUBIN) {
-    rc = ptx_to_cubin(o, out->text, out->text_len, dest);
+    rc = write_cubin(o, out->text, out->text_len, dest);
   } else if (o->emit == EMIT_HEADER) {
-    size_t len = 0;
-    char *header = make_header(o, out, &len);
-    rc = header ? write_file(dest, header, len) : 1;
-    if (!header) error_msg("out of memory");
-    free(header);
+    rc = write_header(o, out, dest);
   } else {
     rc = write_file(dest, out->text ? out->text : "", out->text ? out->text_len : 0);
   }

@@ -86,12 +86,27 @@ printf '#include "vector_add_kc.h"\nint main(void) { return vector_add_ptx[0] ==
 $CC -std=c11 -Wall -Wextra -Werror -pedantic -I"$ROOT/include" -I. -c use.c -o use.o ||
   fail "the generated header does not compile"
 
-# --emit=cubin, when ptxas is installed
+grep -q "vector_add_cubin" vector_add_kc.h && fail "a cubin in the header without --arch"
+
+# --emit=cubin, and --emit=header --arch with the same cubin embedded, when ptxas is
+# installed; without it the header carries PTX only and says so
 if command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]; then
   expect 0 "" -- compile "$SAMPLE" --emit=cubin --arch=sm_80
   [ -s vector_add.cubin ] || fail "no vector_add.cubin"
+  expect 0 "" -- compile "$SAMPLE" --emit=header --arch=sm_80 -o cubin_kc.h
+  grep -q "#define vector_add_CUBIN_ARCH 80" cubin_kc.h || fail "no cubin arch in the header"
+  printf '#include <stdio.h>\n#include "cubin_kc.h"\nint main(void) {\n'\
+'  fwrite(vector_add_cubin, 1, sizeof vector_add_cubin, stdout);\n  return 0;\n}\n' >dump.c
+  if $CC -std=c11 -Wall -Wextra -Werror -pedantic -I"$ROOT/include" -I. dump.c -o dump; then
+    ./dump >embedded.cubin
+    cmp -s embedded.cubin vector_add.cubin || fail "the header's cubin is not --emit=cubin's"
+    grep -q "__kcc_kernels" embedded.cubin || fail "the cubin lacks the kernel table"
+  else
+    fail "the header with a cubin does not compile"
+  fi
 else
   echo "ptxas not found: --emit=cubin not tested"
+  expect 0 "no ptxas" -- compile "$SAMPLE" --emit=header --arch=sm_80 -o cubin_kc.h
 fi
 
 [ "$fails" -eq 0 ] && echo "cli: all passed"

@@ -1,13 +1,17 @@
 /*
  * test_cuda_gpu.c — the runtime on a real CUDA device: arrays, fills, views, PTX loaded
  * from kcc-kernel lines, launches with array and scalar arguments, opt-in dynamic
- * shared memory, a bad module's JIT log, streams and events. Hand-written PTX, so the
- * compiler is not needed. Exits 77 (Meson's "skipped") without a driver or a GPU.
+ * shared memory, a bad module's JIT log, streams and events; cubins (ptxas's, of kcc's
+ * PTX) loaded from a file and from memory, with the table kcc put in them and with one
+ * given by the caller. Exits 77 (Meson's "skipped") without a driver or a GPU.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "kc_config.h"
 #include "rt.h"
 
 static int failures;
@@ -99,6 +103,110 @@ static const char ptx[] =
     "END:\n"
     "  ret;\n"
     "}\n";
+
+/* ptxas's cubin of the PTX `text` for sm_<arch> into path; 0 on success, -1 without ptxas. */
+static int assemble(const char *text, size_t len, int arch, const char *path) {
+  char ptxas[512], in[64] = "/tmp/kcc-gpu-XXXXXX.ptx", cmd[1400];
+  snprintf(ptxas, sizeof ptxas, "%s/bin/ptxas", KC_CUDA_ROOT);
+  if (access(ptxas, X_OK) != 0) return -1;
+  int fd = mkstemps(in, 4);
+  if (fd < 0 || write(fd, text, len) != (ssize_t)len) return -1;
+  close(fd);
+  snprintf(cmd, sizeof cmd, "'%s' -arch=sm_%d '%s' -o '%s'", ptxas, arch, in, path);
+  int rc = system(cmd);
+  unlink(in);
+  return rc == 0 ? 0 : -1;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *b = malloc(1 << 20);
+  *len = fread(b, 1, 1 << 20, f);
+  fclose(f);
+  return b;
+}
+
+/* Cubins: kcc's PTX of samples/vector_add.k through ptxas, loaded from the file (the
+ * table inside it), checked against C, with the written/read-only alias check that the
+ * table's written= list enables; the hand-written PTX's cubin from memory with a table
+ * passed in. */
+static void cubins(kc_context *ctx, const kc_device_info *info) {
+  int arch = info->cc_major * 10 + info->cc_minor;
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/kcc-gpu-%d.cubin", (int)getpid());
+  char src_path[512];
+  snprintf(src_path, sizeof src_path, "%s/samples/vector_add.k",
+           getenv("KC_SOURCE_ROOT") ? getenv("KC_SOURCE_ROOT") : ".");
+  size_t slen = 0;
+  char *src = slurp(src_path, &slen);
+  CHECK(src != NULL);
+  if (!src) return;
+  kcc_options o;
+  kcc_output out;
+  kcc_options_init(&o);
+  o.arch = arch;
+  memset(&out, 0, sizeof out);
+  CHECK(kcc_compile(&o, "vector_add.k", src, slen, &out) == KC_OK);
+  free(src);
+  if (!out.text || assemble(out.text, out.text_len, arch, path) != 0) {
+    printf("cubins: no ptxas in %s/bin: not checked\n", KC_CUDA_ROOT);
+    kcc_output_free(&out);
+    return;
+  }
+  kcc_output_free(&out);
+  enum { N = 4097 };
+  float ha[N], hb[N], hc[N];
+  for (int i = 0; i < N; i++) ha[i] = (float)i, hb[i] = 3.0f - (float)i * 0.25f;
+  int64_t n = N;
+  kc_array *a = NULL, *b = NULL, *c = NULL;
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, ha, &a));
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, hb, &b));
+  CHECK_OK(ctx, kc_array_like(a, &c));
+  kc_module *m = NULL;
+  kc_kernel *k = NULL;
+  CHECK_OK(ctx, kc_module_load_file(ctx, path, &m));
+  if (m) CHECK_OK(ctx, kc_module_get_kernel(m, "vector_add", &k));
+  if (k && a && b && c) {
+    CHECK(strcmp(kc_kernel_signature(k),
+                 "vector_add(float32[:], float32[:], float32[:])") == 0);
+    kc_arg args[] = {kc_arg_array(a), kc_arg_array(b), kc_arg_array(c)};
+    CHECK_OK(ctx, kc_launch(k, kc_dim((N + 127) / 128), kc_dim(128), 0, NULL, args, 3));
+    CHECK_OK(ctx, kc_array_to_host(c, hc, sizeof hc));
+    for (int i = 0; i < N; i++) CHECK(hc[i] == ha[i] + hb[i]);
+    kc_arg alias[] = {kc_arg_array(a), kc_arg_array(b), kc_arg_array(a)};
+    CHECK(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, alias, 3) == KC_ERR_LAUNCH);
+    CHECK(strstr(kc_last_error(ctx), "overlaps argument 1") != NULL);
+  }
+  kc_module_free(m);
+  m = NULL;
+  /* the hand-written PTX has no __kcc_kernels: its cubin needs the table passed in */
+  if (assemble(ptx, sizeof ptx - 1, arch, path) == 0) {
+    size_t clen = 0;
+    char *cubin = slurp(path, &clen);
+    CHECK(kc_module_load_image(ctx, cubin, clen, NULL, &m) == KC_ERR_INVALID);
+    CHECK(strstr(kc_last_error(ctx), "no kernel table") != NULL);
+    CHECK_OK(ctx, kc_module_load_image(ctx, cubin, clen,
+                                       "vadd vadd(float32[:], float32[:], float32[:])\n"
+                                       "fill_i32 fill(int32[:], int32)\n", &m));
+    kc_kernel *vadd = NULL;
+    if (m) CHECK_OK(ctx, kc_module_get_kernel(m, "vadd", &vadd));
+    if (vadd && a && b && c) {
+      kc_arg args[] = {kc_arg_array(b), kc_arg_array(b), kc_arg_array(c)};
+      CHECK_OK(ctx, kc_launch(vadd, kc_dim((N + 255) / 256), kc_dim(256), 0, NULL, args, 3));
+      CHECK_OK(ctx, kc_array_to_host(c, hc, sizeof hc));
+      for (int i = 0; i < N; i++) CHECK(hc[i] == hb[i] + hb[i]);
+    }
+    kc_module_free(m);
+    /* a table naming an entry the cubin lacks */
+    CHECK(kc_module_load_image(ctx, cubin, clen, "nope nope(int32)", &m) == KC_ERR_NOT_FOUND);
+    free(cubin);
+  }
+  unlink(path);
+  kc_array_free(a);
+  kc_array_free(b);
+  kc_array_free(c);
+}
 
 int main(void) {
   int count = 0;
@@ -220,6 +328,8 @@ int main(void) {
   CHECK(kc_module_load_ptx(ctx, bad, sizeof bad - 1, &m) == KC_ERR_CUDA);
   CHECK(strstr(kc_last_error(ctx), "cuModuleLoadDataEx failed: CUDA_ERROR_") != NULL);
   printf("bad PTX: %s\n", kc_last_error(ctx));
+
+  cubins(ctx, &info);
 
   /* pinned host memory */
   void *pinned = NULL;
