@@ -64,6 +64,9 @@ typedef enum kc_dtype {
   KC_INT8, KC_INT16, KC_INT32, KC_INT64,
   KC_UINT8, KC_UINT16, KC_UINT32, KC_UINT64,
   KC_FLOAT32, KC_FLOAT64,
+  /* complex: two floats (real, imaginary), laid out as C99's float _Complex and
+     double _Complex */
+  KC_COMPLEX64, KC_COMPLEX128,
   KC_DTYPE_COUNT
 } kc_dtype;
 
@@ -267,11 +270,14 @@ static inline kc_dim3 kc_dim3_(unsigned x, unsigned y, unsigned z) {
   kc_dim3 d = {x, y, z}; return d;
 }
 
+/* A complex scalar argument's value (both parts in double precision). */
+typedef struct kc_complex { double re, im; } kc_complex;
+
 /* One launch argument: an array or a scalar of a given dtype. */
 typedef struct kc_arg {
   int is_array;
   kc_dtype dtype;       /* for scalars */
-  union { kc_array *array; int64_t i; uint64_t u; double f; } v;
+  union { kc_array *array; int64_t i; uint64_t u; double f; kc_complex c; } v;
 } kc_arg;
 
 static inline kc_arg kc_arg_array(kc_array *a) {
@@ -289,6 +295,14 @@ static inline kc_arg kc_arg_f32(float v) {
 }
 static inline kc_arg kc_arg_f64(double v) {
   kc_arg r; r.is_array = 0; r.dtype = KC_FLOAT64; r.v.f = v; return r;
+}
+/* Complex scalars: real and imaginary parts. A complex argument converts only to a
+ * complex parameter; a real one (integer or float) converts to complex as well. */
+static inline kc_arg kc_arg_c64(float re, float im) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_COMPLEX64; r.v.c.re = re; r.v.c.im = im; return r;
+}
+static inline kc_arg kc_arg_c128(double re, double im) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_COMPLEX128; r.v.c.re = re; r.v.c.im = im; return r;
 }
 
 /* Launch a kernel (asynchronously on CUDA) with grid x block threads, shared_bytes of

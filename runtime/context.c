@@ -29,7 +29,8 @@ size_t kc_dtype_size(kc_dtype t) {
   case KC_BOOL: case KC_INT8: case KC_UINT8: return 1;
   case KC_INT16: case KC_UINT16: return 2;
   case KC_INT32: case KC_UINT32: case KC_FLOAT32: return 4;
-  case KC_INT64: case KC_UINT64: case KC_FLOAT64: return 8;
+  case KC_INT64: case KC_UINT64: case KC_FLOAT64: case KC_COMPLEX64: return 8;
+  case KC_COMPLEX128: return 16;
   default: return 0;
   }
 }
@@ -37,12 +38,14 @@ size_t kc_dtype_size(kc_dtype t) {
 const char *kc_dtype_name(kc_dtype t) {
   static const char *const names[] = {"bool", "int8", "int16", "int32", "int64",
                                       "uint8", "uint16", "uint32", "uint64",
-                                      "float32", "float64"};
+                                      "float32", "float64",
+                                      "complex64", "complex128"};
   if ((unsigned)t < KC_DTYPE_COUNT) return names[t];
   return "?";
 }
 
 int rt_dtype_is_float(kc_dtype t) { return t == KC_FLOAT32 || t == KC_FLOAT64; }
+int rt_dtype_is_complex(kc_dtype t) { return t == KC_COMPLEX64 || t == KC_COMPLEX128; }
 int rt_dtype_is_signed(kc_dtype t) { return t >= KC_INT8 && t <= KC_INT64; }
 
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len) {

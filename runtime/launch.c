@@ -103,11 +103,32 @@ static void store_int(void *slot, kc_dtype t, uint64_t bits) {
   }
 }
 
+/* A complex parameter takes a complex or real argument (stored as {re, im}); a complex
+ * argument never silently loses its imaginary part to a real parameter. */
+static bad_arg convert_complex(kc_dtype want, const kc_arg *a, void *slot) {
+  if (!rt_dtype_is_complex(want)) return ARG_TYPE;
+  double re, im = 0;
+  if (rt_dtype_is_complex(a->dtype)) re = a->v.c.re, im = a->v.c.im;
+  else if (rt_dtype_is_float(a->dtype)) re = a->v.f;
+  else if (a->dtype == KC_UINT64) re = (double)a->v.u;
+  else re = (double)a->v.i;
+  if (want == KC_COMPLEX64) {
+    float f[2] = {(float)re, (float)im};
+    memcpy(slot, f, sizeof f);
+  } else {
+    double d[2] = {re, im};
+    memcpy(slot, d, sizeof d);
+  }
+  return ARG_OK;
+}
+
 /* Convert a scalar argument to the parameter's dtype: integers to any integer type
  * they fit, integers and floats to floats; a float never silently becomes an int. */
 static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot) {
   kc_dtype want = p->dtype, have = a->dtype;
   if ((unsigned)have >= KC_DTYPE_COUNT) return ARG_TYPE;
+  if (rt_dtype_is_complex(want) || rt_dtype_is_complex(have))
+    return convert_complex(want, a, slot);
   if (rt_dtype_is_float(want)) {
     double v;
     if (rt_dtype_is_float(have)) v = a->v.f;
@@ -177,9 +198,10 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
       for (int d = 0; d < p->ndim; d++) params[p->flat + 1 + d] = &arr->shape[d];
     } else {
       if (a->is_array) return ARG_TYPE;
-      bad_arg r = convert_scalar(p, a, &scalars[p->flat]);
+      /* two words per slot: a complex128 takes 16 bytes */
+      bad_arg r = convert_scalar(p, a, &scalars[2 * p->flat]);
       if (r != ARG_OK) return r;
-      params[p->flat] = &scalars[p->flat];
+      params[p->flat] = &scalars[2 * p->flat];
     }
   }
   if (k->alias_check && (*other = find_alias(k, args, bad)) >= 0) return ARG_ALIAS;
@@ -299,7 +321,7 @@ kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_byt
     if (s != KC_OK) return s;
   }
   void *params[RT_MAX_FLAT_PARAMS];
-  uint64_t scalars[RT_MAX_FLAT_PARAMS];
+  uint64_t scalars[2 * RT_MAX_FLAT_PARAMS];
   int bad = 0, other = 0;
   kc_kernel *first = k;
   bad_arg why = pack(k, args, nargs, params, scalars, &bad, &other);

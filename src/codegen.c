@@ -63,6 +63,12 @@ static LLVMTypeRef scalar_type(cg_ctx *g, const type *t) {
   case TY_BOOL: return g->i1;
   case TY_INT: return LLVMIntTypeInContext(g->c, (unsigned)t->bits);
   case TY_FLOAT: return t->bits == 32 ? g->f32 : g->f64;
+  case TY_COMPLEX: {
+    /* {re, im}: the layout of C99's float _Complex / double _Complex */
+    LLVMTypeRef part = t->bits == 64 ? g->f32 : g->f64;
+    LLVMTypeRef f[2] = {part, part};
+    return LLVMStructTypeInContext(g->c, f, 2, 0);
+  }
   default: return g->voidt;
   }
 }
@@ -155,8 +161,17 @@ static void internal_error(cg_ctx *g, span sp, const char *what) {
 
 /* ---- conversions --------------------------------------------------------------------------- */
 
+static LLVMValueRef cx_make(cg_ctx *g, const type *t, LLVMValueRef re, LLVMValueRef im);
+static LLVMValueRef cx_re(cg_ctx *g, LLVMValueRef z) { return LLVMBuildExtractValue(g->b, z, 0, "re"); }
+static LLVMValueRef cx_im(cg_ctx *g, LLVMValueRef z) { return LLVMBuildExtractValue(g->b, z, 1, "im"); }
+
 static LLVMValueRef to_bool(cg_ctx *g, LLVMValueRef v, const type *t) {
   switch (t->kind) {
+  case TY_COMPLEX: {
+    LLVMValueRef zero = LLVMConstNull(scalar_type(g, type_complex_part(t)));
+    return LLVMBuildOr(g->b, LLVMBuildFCmp(g->b, LLVMRealUNE, cx_re(g, v), zero, ""),
+                       LLVMBuildFCmp(g->b, LLVMRealUNE, cx_im(g, v), zero, ""), "");
+  }
   case TY_BOOL: return v;
   case TY_INT: return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
   case TY_FLOAT: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
@@ -164,9 +179,28 @@ static LLVMValueRef to_bool(cg_ctx *g, LLVMValueRef v, const type *t) {
   }
 }
 
+static LLVMValueRef convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to);
+
+/* To complex: part by part, or a real number with a zero imaginary part. From complex
+ * to a real type (which the type checker only lets through for bool): the real part. */
+static LLVMValueRef convert_complex(cg_ctx *g, LLVMValueRef v, const type *from,
+                                    const type *to) {
+  if (to->kind == TY_COMPLEX) {
+    const type *pt = type_complex_part(to);
+    if (from->kind == TY_COMPLEX) {
+      const type *pf = type_complex_part(from);
+      return cx_make(g, to, convert(g, cx_re(g, v), pf, pt), convert(g, cx_im(g, v), pf, pt));
+    }
+    return cx_make(g, to, convert(g, v, from, pt), LLVMConstNull(scalar_type(g, pt)));
+  }
+  if (to->kind == TY_BOOL) return to_bool(g, v, from);
+  return convert(g, cx_re(g, v), type_complex_part(from), to);
+}
+
 static LLVMValueRef convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to) {
   if (!from || !to || type_equal(from, to) || !type_is_scalar(from) || !type_is_scalar(to))
     return v;
+  if (from->kind == TY_COMPLEX || to->kind == TY_COMPLEX) return convert_complex(g, v, from, to);
   LLVMTypeRef tt = scalar_type(g, to);
   if (to->kind == TY_BOOL) return to_bool(g, v, from);
   if (from->kind == TY_BOOL)
@@ -364,6 +398,158 @@ static LLVMValueRef cg_math(cg_ctx *g, node *e, builtin_id id) {
     return LLVMGetUndef(scalar_type(g, e->ty));
   }
   return toint ? convert(g, r, ft, e->ty) : r;
+}
+
+/* ---- complex numbers ------------------------------------------------------------------------------ */
+/* A complex value is an LLVM {float, float} or {double, double}; the operations below
+ * work on the parts with the same real math the rest of the language uses. */
+
+static LLVMValueRef cx_make(cg_ctx *g, const type *t, LLVMValueRef re, LLVMValueRef im) {
+  LLVMValueRef z = LLVMGetUndef(scalar_type(g, t));
+  z = LLVMBuildInsertValue(g->b, z, re, 0, "");
+  return LLVMBuildInsertValue(g->b, z, im, 1, "");
+}
+
+static LLVMValueRef cx_fabs(cg_ctx *g, LLVMValueRef x) {
+  return call_intrinsic(g, "llvm.fabs", LLVMTypeOf(x), &x, 1);
+}
+
+/* (a + bi) / (c + di) by Smith's algorithm: scale by the larger of |c|, |d| so that
+ * c*c + d*d neither overflows nor underflows where the quotient is representable. */
+static LLVMValueRef cx_div(cg_ctx *g, LLVMValueRef x, LLVMValueRef y, const type *t) {
+  LLVMBuilderRef b = g->b;
+  LLVMValueRef a = cx_re(g, x), bi = cx_im(g, x), c = cx_re(g, y), d = cx_im(g, y);
+  LLVMValueRef big_c = LLVMBuildFCmp(b, LLVMRealOGE, cx_fabs(g, c), cx_fabs(g, d), "");
+  /* |c| >= |d|: r = d/c, den = c + d*r, re = (a + b*r)/den, im = (b - a*r)/den */
+  LLVMValueRef r1 = LLVMBuildFDiv(b, d, c, "");
+  LLVMValueRef den1 = LLVMBuildFAdd(b, c, LLVMBuildFMul(b, d, r1, ""), "");
+  LLVMValueRef re1 = LLVMBuildFDiv(b, LLVMBuildFAdd(b, a, LLVMBuildFMul(b, bi, r1, ""), ""), den1, "");
+  LLVMValueRef im1 = LLVMBuildFDiv(b, LLVMBuildFSub(b, bi, LLVMBuildFMul(b, a, r1, ""), ""), den1, "");
+  /* otherwise: r = c/d, den = c*r + d, re = (a*r + b)/den, im = (b*r - a)/den */
+  LLVMValueRef r2 = LLVMBuildFDiv(b, c, d, "");
+  LLVMValueRef den2 = LLVMBuildFAdd(b, LLVMBuildFMul(b, c, r2, ""), d, "");
+  LLVMValueRef re2 = LLVMBuildFDiv(b, LLVMBuildFAdd(b, LLVMBuildFMul(b, a, r2, ""), bi, ""), den2, "");
+  LLVMValueRef im2 = LLVMBuildFDiv(b, LLVMBuildFSub(b, LLVMBuildFMul(b, bi, r2, ""), a, ""), den2, "");
+  return cx_make(g, t, LLVMBuildSelect(b, big_c, re1, re2, ""), LLVMBuildSelect(b, big_c, im1, im2, ""));
+}
+
+static LLVMValueRef cx_arith(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y,
+                             const type *t) {
+  LLVMBuilderRef b = g->b;
+  LLVMValueRef a = cx_re(g, x), bi = cx_im(g, x), c = cx_re(g, y), d = cx_im(g, y);
+  switch (op) {
+  case OP_ADD: return cx_make(g, t, LLVMBuildFAdd(b, a, c, ""), LLVMBuildFAdd(b, bi, d, ""));
+  case OP_SUB: return cx_make(g, t, LLVMBuildFSub(b, a, c, ""), LLVMBuildFSub(b, bi, d, ""));
+  case OP_MUL:
+    return cx_make(g, t,
+        LLVMBuildFSub(b, LLVMBuildFMul(b, a, c, ""), LLVMBuildFMul(b, bi, d, ""), ""),
+        LLVMBuildFAdd(b, LLVMBuildFMul(b, a, d, ""), LLVMBuildFMul(b, bi, c, ""), ""));
+  case OP_DIV: return cx_div(g, x, y, t);
+  default: return NULL;  /* the type checker allows no other operator */
+  }
+}
+
+static LLVMValueRef cx_compare(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y) {
+  LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : LLVMRealUNE;
+  LLVMValueRef re = LLVMBuildFCmp(g->b, p, cx_re(g, x), cx_re(g, y), "");
+  LLVMValueRef im = LLVMBuildFCmp(g->b, p, cx_im(g, x), cx_im(g, y), "");
+  return op == OP_EQ ? LLVMBuildAnd(g->b, re, im, "") : LLVMBuildOr(g->b, re, im, "");
+}
+
+/* z ** k for a constant 0 <= k <= 8: repeated multiplication. */
+static LLVMValueRef cx_pow_small(cg_ctx *g, LLVMValueRef z, int64_t k, const type *t) {
+  LLVMTypeRef pt = scalar_type(g, type_complex_part(t));
+  LLVMValueRef r = cx_make(g, t, LLVMConstReal(pt, 1.0), LLVMConstNull(pt));
+  for (int64_t i = 0; i < k; i++) r = i == 0 ? z : cx_arith(g, OP_MUL, r, z, t);
+  return r;
+}
+
+static LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t) {
+  LLVMValueRef args[2] = {cx_re(g, z), cx_im(g, z)};
+  return math_call(g, B_MATH_HYPOT, type_complex_part(t), args, 2);
+}
+
+static LLVMValueRef cx_phase(cg_ctx *g, LLVMValueRef z, const type *t) {
+  LLVMValueRef args[2] = {cx_im(g, z), cx_re(g, z)};
+  return math_call(g, B_MATH_ATAN2, type_complex_part(t), args, 2);
+}
+
+static LLVMValueRef real1(cg_ctx *g, builtin_id id, const type *pt, LLVMValueRef x) {
+  return math_call(g, id, pt, &x, 1);
+}
+
+/* r * (cos phi + i sin phi) */
+static LLVMValueRef cx_rect(cg_ctx *g, LLVMValueRef r, LLVMValueRef phi, const type *t) {
+  const type *pt = type_complex_part(t);
+  return cx_make(g, t, LLVMBuildFMul(g->b, r, real1(g, B_MATH_COS, pt, phi), ""),
+                 LLVMBuildFMul(g->b, r, real1(g, B_MATH_SIN, pt, phi), ""));
+}
+
+/* The principal square root: t = sqrt((|z| + |re|) / 2); for re >= 0 it is
+ * t + i im/(2t), else |im|/(2t) + i copysign(t, im); sqrt(0 + i im) is 0 + i im. */
+static LLVMValueRef cx_sqrt(cg_ctx *g, LLVMValueRef z, const type *t) {
+  LLVMBuilderRef b = g->b;
+  const type *pt = type_complex_part(t);
+  LLVMTypeRef ft = scalar_type(g, pt);
+  LLVMValueRef re = cx_re(g, z), im = cx_im(g, z), zero = LLVMConstNull(ft);
+  LLVMValueRef half = LLVMConstReal(ft, 0.5), two = LLVMConstReal(ft, 2.0);
+  LLVMValueRef s = LLVMBuildFMul(b, LLVMBuildFAdd(b, cx_abs(g, z, t), cx_fabs(g, re), ""), half, "");
+  LLVMValueRef tt = real1(g, B_MATH_SQRT, pt, s);
+  LLVMValueRef q = LLVMBuildFDiv(b, im, LLVMBuildFMul(b, two, tt, ""), "");
+  LLVMValueRef cs_args[2] = {tt, im};
+  LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGE, re, zero, "");
+  LLVMValueRef r_re = LLVMBuildSelect(b, pos, tt, cx_fabs(g, q), "");
+  LLVMValueRef r_im = LLVMBuildSelect(b, pos, q, math_call(g, B_MATH_COPYSIGN, pt, cs_args, 2), "");
+  LLVMValueRef is0 = LLVMBuildFCmp(b, LLVMRealOEQ, tt, zero, "");
+  return cx_make(g, t, LLVMBuildSelect(b, is0, zero, r_re, ""), LLVMBuildSelect(b, is0, im, r_im, ""));
+}
+
+static LLVMValueRef cg_cmath(cg_ctx *g, node *e, builtin_id id) {
+  node *a = e->list.items[0];
+  if (id == B_CMATH_RECT) {
+    const type *pt = type_complex_part(e->ty);
+    return cx_rect(g, cg_expr_as(g, a, pt), cg_expr_as(g, e->list.items[1], pt), e->ty);
+  }
+  const type *ct = a->ty->kind == TY_COMPLEX ? a->ty
+                 : id == B_CMATH_PHASE ? (e->ty->bits == 64 ? &ty_c128 : &ty_c64)
+                 : id == B_CMATH_POLAR ? (e->ty->elems[0]->bits == 64 ? &ty_c128 : &ty_c64)
+                 : e->ty;
+  const type *pt = type_complex_part(ct);
+  LLVMValueRef z = cg_expr_as(g, a, ct);
+  switch (id) {
+  case B_CMATH_PHASE: return cx_phase(g, z, ct);
+  case B_CMATH_POLAR: {
+    LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
+    agg = LLVMBuildInsertValue(g->b, agg, cx_abs(g, z, ct), 0, "");
+    return LLVMBuildInsertValue(g->b, agg, cx_phase(g, z, ct), 1, "");
+  }
+  case B_CMATH_EXP: return cx_rect(g, real1(g, B_MATH_EXP, pt, cx_re(g, z)), cx_im(g, z), ct);
+  case B_CMATH_LOG: return cx_make(g, ct, real1(g, B_MATH_LOG, pt, cx_abs(g, z, ct)), cx_phase(g, z, ct));
+  default: return cx_sqrt(g, z, ct);
+  }
+}
+
+/* complex(x), complex(x, y) */
+static LLVMValueRef cg_complex(cg_ctx *g, node *e) {
+  if (e->list.len == 1) return cg_expr_as(g, e->list.items[0], e->ty);
+  const type *pt = type_complex_part(e->ty);
+  return cx_make(g, e->ty, cg_expr_as(g, e->list.items[0], pt), cg_expr_as(g, e->list.items[1], pt));
+}
+
+/* z.real, z.imag; x.real is x and x.imag 0 for a real x */
+static LLVMValueRef cg_part(cg_ctx *g, node *e) {
+  const type *bt = e->a->ty;
+  LLVMValueRef v = cg_expr(g, e->a);
+  bool imag = strcmp(e->str, "imag") == 0;
+  if (bt->kind == TY_COMPLEX) return imag ? cx_im(g, v) : cx_re(g, v);
+  return imag ? LLVMConstNull(scalar_type(g, bt)) : v;
+}
+
+static LLVMValueRef cg_conjugate(cg_ctx *g, node *e) {
+  const type *t = e->ty;
+  LLVMValueRef v = cg_expr(g, e->a->a);
+  if (t->kind != TY_COMPLEX) return v;
+  return cx_make(g, t, cx_re(g, v), LLVMBuildFNeg(g->b, cx_im(g, v), ""));
 }
 
 /* ---- arrays ------------------------------------------------------------------------------------- */
@@ -1009,6 +1195,7 @@ static bool small_int_literal(node *e, int64_t *v) {
 
 static LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t) {
   int64_t k;
+  if (t->kind == TY_COMPLEX && small_int_literal(e->b, &k)) return cx_pow_small(g, a, k, t);
   if (t->kind == TY_FLOAT && e->b->weak && small_int_literal(e->b, &k) && k >= -1 && k <= 4) {
     LLVMValueRef one = LLVMConstReal(scalar_type(g, t), 1.0);
     if (k == -1) return LLVMBuildFDiv(g->b, one, a, "");
@@ -1038,6 +1225,7 @@ static LLVMValueRef shift(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b,
 }
 
 static LLVMValueRef arith(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  if (t->kind == TY_COMPLEX) return cx_arith(g, op, a, b, t);
   bool fl = t->kind == TY_FLOAT;
   switch (op) {
   case OP_ADD: return fl ? LLVMBuildFAdd(g->b, a, b, "") : LLVMBuildAdd(g->b, a, b, "");
@@ -1076,13 +1264,17 @@ static LLVMValueRef cg_unary(cg_ctx *g, node *e) {
   if (e->op == OP_NOT) return LLVMBuildNot(g->b, to_bool(g, cg_expr(g, e->a), e->a->ty), "");
   LLVMValueRef v = cg_expr_as(g, e->a, e->ty);
   switch (e->op) {
-  case OP_NEG: return e->ty->kind == TY_FLOAT ? LLVMBuildFNeg(g->b, v, "") : LLVMBuildNeg(g->b, v, "");
+  case OP_NEG:
+    if (e->ty->kind == TY_COMPLEX)
+      return cx_make(g, e->ty, LLVMBuildFNeg(g->b, cx_re(g, v), ""), LLVMBuildFNeg(g->b, cx_im(g, v), ""));
+    return e->ty->kind == TY_FLOAT ? LLVMBuildFNeg(g->b, v, "") : LLVMBuildNeg(g->b, v, "");
   case OP_INVERT: return LLVMBuildNot(g->b, v, "");
   default: return v;
   }
 }
 
 static LLVMValueRef compare(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  if (t->kind == TY_COMPLEX) return cx_compare(g, op, a, b);
   if (t->kind == TY_FLOAT) {
     LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE
                         : op == OP_LT ? LLVMRealOLT : op == OP_LE ? LLVMRealOLE
@@ -1182,6 +1374,8 @@ static LLVMValueRef cg_minmax(cg_ctx *g, node *e, bool is_max) {
 }
 
 static LLVMValueRef cg_abs(cg_ctx *g, node *e) {
+  node *a = e->list.items[0];
+  if (a->ty->kind == TY_COMPLEX) return cx_abs(g, cg_expr(g, a), a->ty);
   const type *t = e->ty;
   LLVMValueRef v = cg_expr_as(g, e->list.items[0], t);
   if (t->kind == TY_FLOAT) return call_intrinsic(g, "llvm.fabs", LLVMTypeOf(v), &v, 1);
@@ -1326,6 +1520,11 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   case B_ROUND: return cg_round(g, e);
   case B_INT: case B_FLOAT: case B_BOOL: case B_TYPE:
     return cg_expr_as(g, e->list.items[0], e->ty);
+  case B_COMPLEX: return cg_complex(g, e);
+  case B_CONJUGATE: return cg_conjugate(g, e);
+  case B_CMATH_EXP: case B_CMATH_LOG: case B_CMATH_SQRT: case B_CMATH_PHASE:
+  case B_CMATH_POLAR: case B_CMATH_RECT:
+    return cg_cmath(g, e, id);
   default: break;
   }
   if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return cg_math(g, e, id);
@@ -1374,6 +1573,7 @@ static LLVMValueRef cg_builtin_value(cg_ctx *g, node *e) {
 static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
   if (e->aux) return cg_builtin_value(g, e);
   const type *bt = e->a->ty;
+  if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
   if (strcmp(e->str, "size") == 0) return array_size(g, arr, bt->ndim);
   if (strcmp(e->str, "ndim") == 0) return ci64(g, bt->ndim);
@@ -1400,6 +1600,10 @@ static LLVMValueRef cg_expr(cg_ctx *g, node *e) {
   switch (e->kind) {
   case N_INT: return LLVMConstInt(scalar_type(g, e->ty), e->big ? e->uval : (unsigned long long)e->ival, 1);
   case N_FLOAT: return LLVMConstReal(scalar_type(g, e->ty), e->fval);
+  case N_IMAG: {
+    LLVMTypeRef pt = scalar_type(g, type_complex_part(e->ty));
+    return cx_make(g, e->ty, LLVMConstNull(pt), LLVMConstReal(pt, e->fval));
+  }
   case N_BOOL: return LLVMConstInt(g->i1, e->ival != 0, 0);
   case N_NAME: return cg_name(g, e);
   case N_ATTR: return cg_attr(g, e);

@@ -121,6 +121,13 @@ static const builtin_entry builtins[] = {
   {"math.atan2", B_MATH_ATAN2}, {"math.floor", B_MATH_FLOOR}, {"math.ceil", B_MATH_CEIL},
   {"math.trunc", B_MATH_TRUNC}, {"math.isnan", B_MATH_ISNAN},
   {"math.isinf", B_MATH_ISINF}, {"math.isfinite", B_MATH_ISFINITE},
+  /* complex numbers */
+  {"cmath", B_NS_CMATH}, {"complex", B_COMPLEX},
+  {"cmath.exp", B_CMATH_EXP}, {"cmath.log", B_CMATH_LOG}, {"cmath.sqrt", B_CMATH_SQRT},
+  {"cmath.phase", B_CMATH_PHASE}, {"cmath.polar", B_CMATH_POLAR},
+  {"cmath.rect", B_CMATH_RECT},
+  {"cmath.pi", B_MATH_PI}, {"cmath.e", B_MATH_E}, {"cmath.inf", B_MATH_INF},
+  {"cmath.nan", B_MATH_NAN}, {"cmath.tau", B_MATH_TAU},
 };
 
 /* Names bound without an import: Numba code always imports them, but we let a kernel
@@ -128,10 +135,11 @@ static const builtin_entry builtins[] = {
 static const alias default_aliases[] = {
   {"cuda", "numba.cuda"}, {"math", "math"}, {"numba", "numba"}, {"types", "numba.types"},
   {"vectorize", "numba.vectorize"}, {"jit", "numba.cuda.jit"}, {"np", "numpy"},
+  {"cmath", "cmath"},
 };
 
 static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.types",
-                                         "numpy"};
+                                         "numpy", "cmath"};
 
 /* h5a: the CUDA intrinsics beyond syncthreads and the first atomics (typed below, in
  * "CUDA intrinsics"). */
@@ -247,8 +255,20 @@ static const type *int_type(int bits, bool is_signed) {
   }
 }
 
-/* Promotion of two strong numeric types, NumPy style. */
+/* The float width a type brings to a complex result: a float's bits, a complex's part
+ * bits, 0 for integers and bool. */
+static int float_bits_of(const type *t) {
+  return t->kind == TY_FLOAT ? t->bits : t->kind == TY_COMPLEX ? t->bits / 2 : 0;
+}
+
+/* Promotion of two strong numeric types, NumPy style. With a complex operand the result
+ * is complex, wide enough for both floats: float32 + complex64 is complex64, float64 +
+ * complex64 is complex128, an integer + complex64 is complex64 (rule 3). */
 static const type *promote_strong(const type *a, const type *b) {
+  if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) {
+    int fa = float_bits_of(a), fb = float_bits_of(b);
+    return (fa > fb ? fa : fb) > 32 ? &ty_c128 : &ty_c64;
+  }
   if (a->kind == TY_BOOL) return b->kind == TY_BOOL ? &ty_bool : b;
   if (b->kind == TY_BOOL) return a;
   if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) return a->bits >= b->bits ? a : b;
@@ -283,6 +303,11 @@ static const type *promote(const type *a, bool aw, const node *an, const type *b
   if (aw == bw) return promote_strong(a, b);
   const type *lit = aw ? a : b, *str = aw ? b : a;
   const node *litn = aw ? an : bn;
+  /* an imaginary literal with a float operand takes its width: x * 1j is complex64
+     for a float32 x */
+  if (lit->kind == TY_COMPLEX && str->kind != TY_COMPLEX)
+    return str->kind == TY_FLOAT ? type_complex_of(str) : lit;
+  if (str->kind == TY_COMPLEX) return str;
   if (lit->kind == TY_FLOAT && str->kind != TY_FLOAT) return lit;
   if (str->kind == TY_BOOL) return lit;
   if (lit->kind == TY_INT && str->kind == TY_INT && !literal_fits(litn, str))
@@ -584,6 +609,11 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
   }
   const type *bt = ix_expr(ic, e->a);
   if (!bt) return NULL;
+  /* z.real, z.imag: a complex's parts; on a real number, itself and 0 (as in Python) */
+  if (type_is_numeric(bt) && (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0)) {
+    const type *pt = bt->kind == TY_COMPLEX ? type_complex_part(bt) : bt;
+    return set_ty(e, pt, e->a->weak);
+  }
   if (bt->kind == TY_ARRAY) {
     if (strcmp(e->str, "shape") == 0) {
       const type *el[KC_MAX_DIMS] = {&ty_i64, &ty_i64, &ty_i64};
@@ -662,6 +692,28 @@ static void warn_widening(infer_ctx *ic, node *e) {
         "use float32(...) to stay in single precision");
 }
 
+/* A constant integer exponent from 0 to 8 (z ** 2): complex powers are products. */
+static bool small_exponent(const node *b) {
+  return b->kind == N_INT && !b->big && b->ival >= 0 && b->ival <= 8;
+}
+
+/* + - * / and ** by a small constant are defined on complex numbers; //, %, shifts and
+ * bitwise operators are not (Python raises TypeError). */
+static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b) {
+  switch (e->op) {
+  case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: return true;
+  case OP_POW:
+    if (small_exponent(e->b)) return true;
+    ierr(ic, e->sp, "complex ** takes a constant integer exponent from 0 to 8 here; "
+         "write cmath.exp(b * cmath.log(a)) for a general power");
+    return false;
+  default:
+    ierr(ic, e->sp, "operator %s is not defined for complex numbers (%s and %s)",
+         op_symbol(e->op), tname(ic, a), tname(ic, b));
+    return false;
+  }
+}
+
 static const type *ix_binop(infer_ctx *ic, node *e) {
   const type *a = ix_expr(ic, e->a), *b = ix_expr(ic, e->b);
   if (!a || !b) return NULL;
@@ -672,9 +724,10 @@ static const type *ix_binop(infer_ctx *ic, node *e) {
   }
   bool weak;
   const type *t = promote(a, e->a->weak, e->a, b, e->b->weak, e->b, &weak);
+  if (t->kind == TY_COMPLEX && !complex_op_ok(ic, e, a, b)) return NULL;
   switch (e->op) {
   case OP_DIV:
-    if (t->kind != TY_FLOAT) t = &ty_f64;
+    if (t->kind != TY_FLOAT && t->kind != TY_COMPLEX) t = &ty_f64;
     break;
   case OP_LSHIFT: case OP_RSHIFT: case OP_BITAND: case OP_BITOR: case OP_BITXOR:
     if (t->kind == TY_FLOAT) {
@@ -706,7 +759,7 @@ static const type *ix_unary(infer_ctx *ic, node *e) {
     ierr(ic, e->sp, "bad operand type for unary %s: %s", op_symbol(e->op), tname(ic, t));
     return NULL;
   }
-  if (e->op == OP_INVERT && t->kind == TY_FLOAT) {
+  if (e->op == OP_INVERT && (t->kind == TY_FLOAT || t->kind == TY_COMPLEX)) {
     ierr(ic, e->sp, "bad operand type for unary ~: %s", tname(ic, t));
     return NULL;
   }
@@ -736,6 +789,11 @@ static const type *ix_compare(infer_ctx *ic, node *e) {
     node *l = e->list.items[i], *r = e->list.items[i + 1];
     bool w;
     pair[i] = promote(l->ty, l->weak, l, r->ty, r->weak, r, &w);
+    if (pair[i]->kind == TY_COMPLEX && op != OP_EQ && op != OP_NE) {
+      ierr(ic, e->sp, "complex numbers are not ordered: '%s' is not defined for %s and %s "
+           "(compare abs() or .real instead)", op_symbol(op), tname(ic, l->ty), tname(ic, r->ty));
+      return NULL;
+    }
   }
   e->aux_ptr = pair;
   return set_ty(e, &ty_bool, false);
@@ -821,6 +879,15 @@ static bool need_scalar_arg(infer_ctx *ic, node *arg, const char *fname) {
   return false;
 }
 
+/* A real number (not complex): what math.*, min, max, round and int() take. */
+static bool need_real_arg(infer_ctx *ic, node *arg, const char *fname) {
+  if (!need_scalar_arg(ic, arg, fname)) return false;
+  if (arg->ty->kind != TY_COMPLEX) return true;
+  ierr(ic, arg->sp, "%s needs a real number, not %s (take .real, .imag or abs() first%s)",
+       fname, tname(ic, arg->ty), strncmp(fname, "math.", 5) == 0 ? ", or use cmath" : "");
+  return false;
+}
+
 static const type *ix_grid(infer_ctx *ic, node *e, builtin_id id) {
   const char *fname = id == B_GRID ? "cuda.grid" : "cuda.gridsize";
   if (!check_argc(ic, e, fname, 1, 1)) return NULL;
@@ -839,12 +906,12 @@ static const type *ix_math(infer_ctx *ic, node *e, builtin_id id, const char *fn
   bool two = id >= B_MATH_POW && id <= B_MATH_ATAN2;
   if (!check_argc(ic, e, fname, two ? 2 : 1, two ? 2 : 1) || !ix_args(ic, e)) return NULL;
   node *a = e->list.items[0];
-  if (!need_scalar_arg(ic, a, fname)) return NULL;
+  if (!need_real_arg(ic, a, fname)) return NULL;
   const type *t = a->ty;
   bool weak = a->weak;
   if (two) {
     node *b = e->list.items[1];
-    if (!need_scalar_arg(ic, b, fname)) return NULL;
+    if (!need_real_arg(ic, b, fname)) return NULL;
     t = promote(a->ty, a->weak, a, b->ty, b->weak, b, &weak);
   }
   if (t->kind != TY_FLOAT) t = &ty_f64;
@@ -859,7 +926,7 @@ static const type *ix_minmax(infer_ctx *ic, node *e, const char *fname) {
   bool weak = false;
   for (int i = 0; i < e->list.len; i++) {
     node *a = e->list.items[i];
-    if (!need_scalar_arg(ic, a, fname)) return NULL;
+    if (!need_real_arg(ic, a, fname)) return NULL;
     if (!t) { t = a->ty; weak = a->weak; continue; }
     bool w;
     t = promote(t, weak, NULL, a->ty, a->weak, a, &w);
@@ -870,7 +937,8 @@ static const type *ix_minmax(infer_ctx *ic, node *e, const char *fname) {
 
 static const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *fname) {
   if (!check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
-  if (!need_scalar_arg(ic, e->list.items[0], fname)) return NULL;
+  bool real = to->kind != TY_COMPLEX && to->kind != TY_BOOL;
+  if (!(real ? need_real_arg : need_scalar_arg)(ic, e->list.items[0], fname)) return NULL;
   return set_ty(e, to, false);
 }
 
@@ -988,7 +1056,7 @@ static bool atomic_dtype_check(infer_ctx *ic, node *e, builtin_id id, const char
 /* syncthreads_count/and/or(pred): a barrier that also reduces a predicate; int32. */
 static const type *ix_block_collective(infer_ctx *ic, node *e, const char *fname) {
   if (!check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
-  if (!need_scalar_arg(ic, e->list.items[0], fname)) return NULL;
+  if (!need_real_arg(ic, e->list.items[0], fname)) return NULL;
   ic->cur->uses_barrier = true;
   return set_ty(e, &ty_i32, false);
 }
@@ -1013,7 +1081,7 @@ static const type *ix_vote(infer_ctx *ic, node *e, builtin_id id, const char *fn
   node *v = e->list.items[1];
   if (!need_int_arg(ic, e->list.items[0], fname, "mask")) return NULL;
   bool match = id == B_MATCH_ANY_SYNC || id == B_MATCH_ALL_SYNC;
-  if (match ? !need_warp_value(ic, v, fname) : !need_scalar_arg(ic, v, fname)) return NULL;
+  if (match ? !need_warp_value(ic, v, fname) : !need_real_arg(ic, v, fname)) return NULL;
   needs_fibers(ic);
   if (id == B_MATCH_ALL_SYNC) {
     const type *el[2] = {&ty_u32, &ty_bool};
@@ -1040,7 +1108,7 @@ static const type *ix_bit_op(infer_ctx *ic, node *e, builtin_id id, const char *
 static const type *ix_fma_selp(infer_ctx *ic, node *e, builtin_id id, const char *fname) {
   if (!check_argc(ic, e, fname, 3, 3) || !ix_args(ic, e)) return NULL;
   for (int i = 0; i < 3; i++)
-    if (!need_scalar_arg(ic, e->list.items[i], fname)) return NULL;
+    if (!need_real_arg(ic, e->list.items[i], fname)) return NULL;
   node *a = e->list.items[id == B_FMA ? 0 : 1], *b = e->list.items[id == B_FMA ? 1 : 2];
   bool w;
   const type *t = promote(a->ty, a->weak, a, b->ty, b->weak, b, &w);
@@ -1168,9 +1236,68 @@ static const type *ix_atomic(infer_ctx *ic, node *e, const char *fname) {
   }
   if (!atomic_dtype_check(ic, e, id, fname)) return NULL;
   for (int i = nargs - atomic_values(id); i < nargs; i++)
-    if (!need_scalar_arg(ic, e->list.items[i], fname)) return NULL;
+    if (!need_real_arg(ic, e->list.items[i], fname)) return NULL;
   if (arr->sym && arr->sym->is_param) ic->cur->written_params |= 1u << arr->sym->param_index;
   return set_ty(e, arr->ty->elem, false);
+}
+
+/* ---- complex numbers: complex(), cmath, z.conjugate() ---- */
+
+/* The complex type a real or complex value computes in: a float's width (float32 ->
+ * complex64), complex128 for integers and bool. */
+static const type *complex_for(const type *t) {
+  if (t->kind == TY_COMPLEX) return t;
+  return t->kind == TY_FLOAT ? type_complex_of(t) : &ty_c128;
+}
+
+/* complex(x), complex(x, y): complex64 when both parts are float32 (or literals), as
+ * the rest of the language keeps float32 in float32; otherwise complex128. */
+static const type *ix_complex(infer_ctx *ic, node *e) {
+  if (!check_argc(ic, e, "complex", 1, 2) || !ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (e->list.len == 1) {
+    if (!need_scalar_arg(ic, a, "complex")) return NULL;
+    return set_ty(e, complex_for(a->ty), a->weak);
+  }
+  node *b = e->list.items[1];
+  if (!need_real_arg(ic, a, "complex") || !need_real_arg(ic, b, "complex")) return NULL;
+  bool weak;
+  const type *t = promote(a->ty, a->weak, a, b->ty, b->weak, b, &weak);
+  return set_ty(e, weak ? &ty_c128 : complex_for(t), weak);
+}
+
+static const type *ix_cmath(infer_ctx *ic, node *e, builtin_id id, const char *fname) {
+  bool rect = id == B_CMATH_RECT;
+  if (!check_argc(ic, e, fname, rect ? 2 : 1, rect ? 2 : 1) || !ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (rect) {
+    node *b = e->list.items[1];
+    if (!need_real_arg(ic, a, fname) || !need_real_arg(ic, b, fname)) return NULL;
+    bool weak;
+    const type *t = promote(a->ty, a->weak, a, b->ty, b->weak, b, &weak);
+    return set_ty(e, complex_for(t), weak);
+  }
+  if (!need_scalar_arg(ic, a, fname)) return NULL;
+  const type *ct = complex_for(a->ty), *pt = type_complex_part(ct);
+  if (id == B_CMATH_PHASE) return set_ty(e, pt, a->weak);
+  if (id == B_CMATH_POLAR) {
+    const type *el[2] = {pt, pt};
+    return set_ty(e, type_tuple(ic->ar, el, 2), false);
+  }
+  return set_ty(e, ct, a->weak);
+}
+
+/* z.conjugate(): the only method of numbers (arrays have none). */
+static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
+  node *callee = e->a;
+  if (type_is_numeric(bt) && strcmp(callee->str, "conjugate") == 0) {
+    if (!check_argc(ic, e, "conjugate", 0, 0)) return NULL;
+    e->aux = B_CONJUGATE;
+    return set_ty(e, bt, callee->a->weak);
+  }
+  ierr(ic, callee->sp, "methods are not supported: %s has no method '%s'", tname(ic, bt),
+       callee->str);
+  return NULL;
 }
 
 /* ---- print (h5c) ---- */
@@ -1196,6 +1323,9 @@ static const type *ix_print(infer_ctx *ic, node *e) {
     } else if (!type_is_scalar(t)) {
       ierr(ic, a->sp, "print() can only print numbers, bools and string constants, not %s",
            tname(ic, t));
+      ok = false;
+    } else if (t->kind == TY_COMPLEX) {
+      ierr(ic, a->sp, "print() cannot print %s yet; print its .real and .imag", tname(ic, t));
       ok = false;
     }
   }
@@ -1231,6 +1361,8 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   case B_ABS:
     if (!check_argc(ic, e, "abs", 1, 1) || !ix_args(ic, e)) return NULL;
     if (!need_scalar_arg(ic, e->list.items[0], "abs")) return NULL;
+    if (e->list.items[0]->ty->kind == TY_COMPLEX) /* the modulus, a float */
+      return set_ty(e, type_complex_part(e->list.items[0]->ty), e->list.items[0]->weak);
     return set_ty(e, e->list.items[0]->ty == &ty_bool ? &ty_i64 : e->list.items[0]->ty,
                   e->list.items[0]->weak);
   case B_MIN: return ix_minmax(ic, e, "min");
@@ -1241,7 +1373,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
       return NULL;
     }
     if (!check_argc(ic, e, "round", 1, 1) || !ix_args(ic, e)) return NULL;
-    if (!need_scalar_arg(ic, e->list.items[0], "round")) return NULL;
+    if (!need_real_arg(ic, e->list.items[0], "round")) return NULL;
     return set_ty(e, e->list.items[0]->ty->kind == TY_INT ? e->list.items[0]->ty : &ty_i64,
                   false);
   case B_INT: return ix_cast(ic, e, &ty_i64, "int");
@@ -1251,6 +1383,10 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   case B_JIT: case B_KERNEL: case B_DEVICE: case B_VECTORIZE:
     ierr(ic, e->sp, "'%s' is a decorator and cannot be called inside a function", path);
     return NULL;
+  case B_COMPLEX: return ix_complex(ic, e);
+  case B_CMATH_EXP: case B_CMATH_LOG: case B_CMATH_SQRT: case B_CMATH_PHASE:
+  case B_CMATH_POLAR: case B_CMATH_RECT:
+    return ix_cmath(ic, e, id, fname);
   default: break;
   }
   if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return ix_math(ic, e, id, fname);
@@ -1300,8 +1436,7 @@ static const type *ix_call(infer_ctx *ic, node *e) {
       ierr(ic, callee->sp, "undefined function '%s'", callee->str);
     } else if (callee->kind == N_ATTR) {
       const type *bt = ix_expr(ic, callee->a);
-      if (bt) ierr(ic, callee->sp, "methods are not supported: %s has no method '%s'",
-                   tname(ic, bt), callee->str);
+      if (bt) return ix_method(ic, e, bt);
     } else {
       ierr(ic, callee->sp, "this value cannot be called");
     }
@@ -1335,9 +1470,7 @@ static const type *ix_expr(infer_ctx *ic, node *e) {
   case N_NONE:
     ierr(ic, e->sp, "None is only allowed in 'return None'");
     return NULL;
-  case N_IMAG:
-    ierr(ic, e->sp, "complex numbers are not supported yet");
-    return NULL;
+  case N_IMAG: return set_ty(e, &ty_c128, true);
   case N_NAME: return ix_name(ic, e);
   case N_ATTR: return ix_attr(ic, e);
   case N_CALL: return ix_call(ic, e);
@@ -1762,8 +1895,8 @@ static void import_module(infer_ctx *ic, node *s) {
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
     if (!module_importable(al->str)) {
-      ierr(ic, al->sp, "cannot import module '%s' in a kernel file (available: math, numba, "
-           "numba.cuda, numba.types, numpy)", al->str);
+      ierr(ic, al->sp, "cannot import module '%s' in a kernel file (available: math, cmath, "
+           "numba, numba.cuda, numba.types, numpy)", al->str);
       continue;
     }
     if (al->str2) {
@@ -1779,7 +1912,7 @@ static void import_module(infer_ctx *ic, node *s) {
 static void import_from(infer_ctx *ic, node *s) {
   if (!module_importable(s->str)) {
     ierr(ic, s->sp, "cannot import from module '%s' in a kernel file (available: math, "
-         "numba, numba.cuda, numba.types, numpy)", s->str);
+         "cmath, numba, numba.cuda, numba.types, numpy)", s->str);
     return;
   }
   for (int i = 0; i < s->list.len; i++) {

@@ -534,13 +534,14 @@ static const char *c_type_of(kc_dtype t) {
   case KC_UINT64: return "uint64_t";
   case KC_FLOAT32: return "float";
   case KC_FLOAT64: return "double";
+  case KC_COMPLEX64: case KC_COMPLEX128: return "kc_complex";
   default: return "int64_t";
   }
 }
 
 static const char *const dtype_enum[] = {
   "KC_BOOL", "KC_INT8", "KC_INT16", "KC_INT32", "KC_INT64", "KC_UINT8", "KC_UINT16",
-  "KC_UINT32", "KC_UINT64", "KC_FLOAT32", "KC_FLOAT64",
+  "KC_UINT32", "KC_UINT64", "KC_FLOAT32", "KC_FLOAT64", "KC_COMPLEX64", "KC_COMPLEX128",
 };
 
 /* Names the generated functions use themselves; a kernel parameter of the same name
@@ -576,6 +577,13 @@ static void sb_add_arg(strbuf *b, const kcc_param *p, int index) {
     sb_add(b, "kc_arg_f64(");
   } else if (p->dtype == KC_BOOL) {
     sb_add(b, "kc_arg_bool(");
+  } else if (p->dtype == KC_COMPLEX64 || p->dtype == KC_COMPLEX128) {
+    sb_add(b, "kc_arg_c128(");
+    sb_add_param_name(b, p, index);
+    sb_add(b, ".re, ");
+    sb_add_param_name(b, p, index);
+    sb_add(b, ".im)");
+    return;
   } else {
     sb_add(b, "kc_arg_int(%s, (int64_t)", (unsigned)p->dtype < KC_DTYPE_COUNT
                                                 ? dtype_enum[p->dtype] : "KC_INT64");

@@ -54,6 +54,10 @@ typedef enum builtin_id {
   B_MATH_FLOOR, B_MATH_CEIL, B_MATH_TRUNC,
   /* float -> bool */
   B_MATH_ISNAN, B_MATH_ISINF, B_MATH_ISFINITE,
+  /* complex numbers: complex(x, y), z.conjugate(), the cmath module */
+  B_NS_CMATH, B_COMPLEX, B_CONJUGATE,
+  B_CMATH_EXP, B_CMATH_LOG, B_CMATH_SQRT,     /* complex -> complex */
+  B_CMATH_PHASE, B_CMATH_POLAR, B_CMATH_RECT, /* -> float, -> (r, phi), (r, phi) -> complex */
   B_COUNT
 } builtin_id;
 

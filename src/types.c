@@ -24,11 +24,13 @@ const type ty_u32 = TY_SCALAR(TY_INT, 32, false);
 const type ty_u64 = TY_SCALAR(TY_INT, 64, false);
 const type ty_f32 = TY_SCALAR(TY_FLOAT, 32, true);
 const type ty_f64 = TY_SCALAR(TY_FLOAT, 64, true);
+const type ty_c64 = TY_SCALAR(TY_COMPLEX, 64, true);
+const type ty_c128 = TY_SCALAR(TY_COMPLEX, 128, true);
 
 /* Indexed by kc_dtype. */
 static const type *const types_by_dtype[KC_DTYPE_COUNT] = {
   &ty_bool, &ty_i8, &ty_i16, &ty_i32, &ty_i64, &ty_u8, &ty_u16, &ty_u32, &ty_u64,
-  &ty_f32, &ty_f64,
+  &ty_f32, &ty_f64, &ty_c64, &ty_c128,
 };
 
 const type *type_array(arena *a, const type *elem, int ndim) {
@@ -64,7 +66,7 @@ bool type_equal(const type *a, const type *b) {
   switch (a->kind) {
   case TY_INT:
     return a->bits == b->bits && a->is_signed == b->is_signed;
-  case TY_FLOAT:
+  case TY_FLOAT: case TY_COMPLEX:
     return a->bits == b->bits;
   case TY_ARRAY:
     return a->ndim == b->ndim && type_equal(a->elem, b->elem);
@@ -78,6 +80,14 @@ bool type_equal(const type *a, const type *b) {
   default:
     return true;
   }
+}
+
+const type *type_complex_part(const type *t) {
+  return t->bits == 128 ? &ty_f64 : &ty_f32;
+}
+
+const type *type_complex_of(const type *f) {
+  return f->bits == 64 ? &ty_c128 : &ty_c64;
 }
 
 const type *type_from_dtype(kc_dtype d) {

@@ -17,6 +17,7 @@ typedef enum type_kind {
   TY_BOOL,
   TY_INT,    /* bits 8/16/32/64, is_signed */
   TY_FLOAT,  /* bits 32/64 */
+  TY_COMPLEX,/* bits 64/128 (the whole number, as Numba names it): two floats */
   TY_ARRAY,  /* elem (a scalar type), ndim 1..3 */
   TY_TUPLE,  /* nelems elements, each a type */
   TY_STRING  /* a string constant (print, docstrings) */
@@ -37,16 +38,26 @@ struct type {
 extern const type ty_void, ty_bool, ty_string;
 extern const type ty_i8, ty_i16, ty_i32, ty_i64, ty_u8, ty_u16, ty_u32, ty_u64;
 extern const type ty_f32, ty_f64;
+extern const type ty_c64, ty_c128;
 
 const type *type_array(arena *a, const type *elem, int ndim);
 const type *type_tuple(arena *a, const type **elems, int n);
 bool type_equal(const type *a, const type *b);
 static inline bool type_is_int(const type *t) { return t->kind == TY_INT; }
 static inline bool type_is_float(const type *t) { return t->kind == TY_FLOAT; }
-static inline bool type_is_numeric(const type *t) {
+static inline bool type_is_complex(const type *t) { return t->kind == TY_COMPLEX; }
+/* bool, integers and floats: what orders, indexes and takes math.* */
+static inline bool type_is_real(const type *t) {
   return t->kind == TY_INT || t->kind == TY_FLOAT || t->kind == TY_BOOL;
 }
+static inline bool type_is_numeric(const type *t) {
+  return type_is_real(t) || t->kind == TY_COMPLEX;
+}
 static inline bool type_is_scalar(const type *t) { return type_is_numeric(t); }
+/* complex: the type of each part (float32 for complex64); the complex type whose parts
+ * are the float type f (complex64 for float32 and narrower). */
+const type *type_complex_part(const type *t);
+const type *type_complex_of(const type *f);
 /* Numba spelling: "float32", "int64[:, :]", "UniTuple(float32, 2)" etc. */
 const char *type_name(arena *a, const type *t);
 /* Map between scalar types and the public dtype enum. */

@@ -170,6 +170,19 @@ START_TEST(widening_warning) {
 }
 END_TEST
 
+/* Complex promotion: a float's width decides (float32 keeps complex64), literals adopt. */
+START_TEST(complex_rules) {
+  EXPECT_LOCAL("    x = a[0] * 2j\n", "  x: complex64\n");
+  EXPECT_LOCAL("    x = complex(a[0], a[1])\n", "  x: complex64\n");
+  EXPECT_LOCAL("    x = complex(a[0], a[1]) + d[0]\n", "  x: complex128\n");
+  EXPECT_LOCAL("    x = n + 1j\n", "  x: complex128\n");
+  EXPECT_LOCAL("    x = complex(a[0], 0.0) * n\n", "  x: complex64\n");
+  EXPECT_LOCAL("    x = abs(a[0] * 1j)\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = (a[0] + 1j).imag\n", "  x: float32\n");
+  EXPECT_LOCAL("    z = 0j\n    z = z * a[0]\n", "  z: complex64\n");
+}
+END_TEST
+
 START_TEST(untyped_kernel_warns) {
   captured c;
   char *t;
@@ -192,6 +205,7 @@ static Suite *infer_suite(void) {
   tcase_add_test(tc, device_specialisation);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, widening_warning);
+  tcase_add_test(tc, complex_rules);
   tcase_add_test(tc, untyped_kernel_warns);
   suite_add_tcase(s, tc);
   return s;

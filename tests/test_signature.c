@@ -131,6 +131,8 @@ START_TEST(all_names) {
     {"i16", KC_INT16}, {"i32", KC_INT32}, {"i64", KC_INT64},
     {"u16", KC_UINT16}, {"u32", KC_UINT32}, {"u64", KC_UINT64},
     {"f32", KC_FLOAT32}, {"f64", KC_FLOAT64},
+    {"complex64", KC_COMPLEX64}, {"complex128", KC_COMPLEX128}, {"c8", KC_COMPLEX64},
+    {"c16", KC_COMPLEX128}, {"complex_", KC_COMPLEX128},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ck_assert_msg(sig_dtype_from_name(cases[i].name, strlen(cases[i].name)) == (int)cases[i].d,
@@ -141,7 +143,7 @@ START_TEST(all_names) {
   ck_assert_int_eq(sig_dtype_from_name("float", 5), -1);
   ck_assert_int_eq(sig_dtype_from_name("int32x", 6), -1);
   ck_assert_int_eq(sig_dtype_from_name("int32x", 5), KC_INT32);
-  ck_assert_ptr_null(type_from_name("complex64"));
+  ck_assert_ptr_null(type_from_name("complex"));
   ck_assert_ptr_null(type_from_name(""));
 }
 END_TEST
