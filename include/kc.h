@@ -143,7 +143,8 @@ KC_API kc_device_kind kc_context_device(const kc_context *ctx);
 /* The message of the last failed call on this context ("" if none). */
 KC_API const char *kc_last_error(const kc_context *ctx);
 /* Wait until all work queued on the context's device is done. A kernel fault (a trap,
- * a barrier deadlock on the CPU) is returned here as CUDA reports asynchronous faults;
+ * a barrier deadlock on the CPU, an index out of range in bounds-checked code) is
+ * returned here as CUDA reports asynchronous faults;
  * on the CPU device, where kc_launch itself waits, kc_launch returns it too and the next
  * kc_synchronize or kc_stream_synchronize returns it once more, then clears it. */
 KC_API kc_status kc_synchronize(kc_context *ctx);

@@ -230,7 +230,10 @@ const char *kc_last_error(const kc_context *ctx) { return ctx ? ctx->err : ""; }
 
 kc_status kc_synchronize(kc_context *ctx) {
   if (!ctx) return KC_ERR_INVALID;
-  if (ctx->device == KC_DEVICE_CUDA) return rt_cuda_synchronize(ctx);
+  if (ctx->device == KC_DEVICE_CUDA) {
+    kc_status s = rt_cuda_synchronize(ctx);
+    return s != KC_OK ? s : rt_check_kernel_errors(ctx);
+  }
   if (ctx->pending != KC_OK) {
     kc_status s = ctx->pending;
     ctx->pending = KC_OK;

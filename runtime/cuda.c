@@ -492,6 +492,19 @@ cleanup:
   return status;
 }
 
+kc_status rt_cuda_global_address(kc_context *ctx, void *module, const char *name,
+                                 uint64_t *dptr, size_t *bytes) {
+  CUdeviceptr p = 0;
+  size_t n = 0;
+  CUresult r = rt_drv.ModuleGetGlobal(&p, &n, (CUmodule)module, name);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return rt_error(ctx, KC_ERR_NOT_FOUND, "the module has no global '%s'", name);
+  if (r != CUDA_SUCCESS) return cu_fail(ctx, r, "cuModuleGetGlobal");
+  *dptr = (uint64_t)p;
+  *bytes = n;
+  return KC_OK;
+}
+
 kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes) {
   kc_status status = KC_OK;
   RT_CU(ctx, FuncSetAttribute,

@@ -264,8 +264,10 @@ static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim
     if (s != KC_OK) return s;
     k->shared_optin_set = shared;
   }
-  return rt_cuda_launch(ctx, k->cu_function, grid, block, shared,
-                        stream ? stream->cu_stream : NULL, params);
+  kc_status s = rt_cuda_launch(ctx, k->cu_function, grid, block, shared,
+                               stream ? stream->cu_stream : NULL, params);
+  if (s == KC_OK && k->mod->error_dptr) rt_module_note_launch(k->mod, k);
+  return s;
 }
 
 /* ---- Bounds errors ------------------------------------------------------------------ */

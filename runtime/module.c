@@ -116,6 +116,8 @@ static kc_status module_alloc(kc_context *ctx, int nkernels, kc_module **out) {
   return KC_OK;
 }
 
+static void unlink_checked(kc_module *m);
+
 void kc_module_free(kc_module *m) {
   if (!m) return;
   kc_context *ctx = m->ctx;
@@ -128,6 +130,7 @@ void kc_module_free(kc_module *m) {
   }
   for (int i = 0; i < m->nkernels; i++) kernel_clear(ctx, &m->kernels[i]);
   rt_free(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels);
+  if (m->error_dptr) unlink_checked(m);
   if (m->cu_module) rt_cuda_module_unload(ctx, m->cu_module);
   if (m->has_out) kcc_output_free(&m->out);
   rt_free_str(ctx, m->src_name);
@@ -179,7 +182,86 @@ static kc_status fail_compile(kc_context *ctx, kcc_output *out, const char *name
   return s;
 }
 
-/* Resolve every kernel of a CUDA module to its CUfunction. */
+/* ---- Bounds-error records (CUDA) ---------------------------------------------------- */
+/* Bounds-checked PTX has the global KC_KERNEL_ERROR_SYMBOL (host_abi.h); remember
+ * where, and list the module in its context so synchronisations read it. */
+static kc_status bind_error_record(kc_module *m) {
+  size_t bytes = 0;
+  kc_status s = rt_cuda_global_address(m->ctx, m->cu_module, KC_KERNEL_ERROR_SYMBOL,
+                                       &m->error_dptr, &bytes);
+  if (s == KC_ERR_NOT_FOUND) {
+    m->error_dptr = 0;
+    return KC_OK;
+  }
+  if (s != KC_OK) return s;
+  if (bytes < sizeof(kc_kernel_error)) {
+    m->error_dptr = 0;
+    return rt_error(m->ctx, KC_ERR_INVALID, "the PTX's %s has %zu bytes, not %zu",
+                    KC_KERNEL_ERROR_SYMBOL, bytes, sizeof(kc_kernel_error));
+  }
+  m->next_checked = m->ctx->checked;
+  m->ctx->checked = m;
+  return KC_OK;
+}
+
+static void unlink_checked(kc_module *m) {
+  for (kc_module **p = &m->ctx->checked; *p; p = &(*p)->next_checked)
+    if (*p == m) {
+      *p = m->next_checked;
+      return;
+    }
+}
+
+void rt_module_note_launch(kc_module *m, const kc_kernel *k) {
+  if (m->error_kernels > 0 && m->error_kernel != k->name &&
+      strcmp(m->error_kernel, k->name) != 0)
+    m->error_many = 1;
+  m->error_kernel = k->name;
+  m->error_kernels++;
+}
+
+kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec) {
+  if (!rec->flag) return KC_OK;
+  char who[256], msg[RT_ERR_LEN];
+  if (!m->error_kernel) snprintf(who, sizeof who, "?");
+  else if (m->error_many)
+    snprintf(who, sizeof who, "%s' (or another kernel of the module launched since the "
+             "last synchronisation: '%s' was the last", m->error_kernel, m->error_kernel);
+  else snprintf(who, sizeof who, "%s", m->error_kernel);
+  rt_format_kernel_error(msg, sizeof msg, who, m->src_name, rec);
+  return rt_error(m->ctx, KC_ERR_BOUNDS, "%s", msg);
+}
+
+/* Read one module's record; when set, clear it on the device (so the next launches
+ * start clean) and report it. */
+static kc_status read_error_record(kc_module *m) {
+  kc_kernel_error rec;
+  kc_status s = rt_cuda_copy_dtoh(m->ctx, &rec, m->error_dptr, sizeof rec);
+  if (s != KC_OK || !rec.flag) return s;
+  uint32_t zero = 0;
+  s = rt_cuda_fill(m->ctx, m->error_dptr, sizeof rec / 4, 4, &zero);
+  return s != KC_OK ? s : rt_module_error_status(m, &rec);
+}
+
+kc_status rt_check_kernel_errors(kc_context *ctx) {
+  kc_status first = KC_OK;
+  char first_msg[RT_ERR_LEN];
+  for (kc_module *m = ctx->checked; m; m = m->next_checked) {
+    if (m->error_kernels == 0) continue;
+    kc_status s = read_error_record(m);
+    m->error_kernels = 0;
+    m->error_many = 0;
+    m->error_kernel = NULL;
+    if (s != KC_OK && first == KC_OK) {
+      first = s;
+      memcpy(first_msg, ctx->err, sizeof first_msg);
+    }
+  }
+  if (first != KC_OK) memcpy(ctx->err, first_msg, sizeof first_msg);
+  return first;
+}
+
+/* Resolve every kernel of a CUDA module to its CUfunction, and find its error record. */
 static kc_status bind_cuda_functions(kc_module *m) {
   for (int i = 0; i < m->nkernels; i++) {
     kc_kernel *k = &m->kernels[i];
@@ -188,7 +270,7 @@ static kc_status bind_cuda_functions(kc_module *m) {
                                        &k->max_threads);
     if (s != KC_OK) return s;
   }
-  return KC_OK;
+  return bind_error_record(m);
 }
 
 /* Diagnostics of a specialisation: its warnings (e.g. "kernel 'k' has no parameter

@@ -49,6 +49,8 @@ struct kc_context {
   int cpu_threads;              /* workers of the CPU pool (including the caller) */
   rt_pool *pool;                /* CPU: made at the first multi-block launch */
   rt_cuda *cuda;                /* CUDA: device, primary context */
+  kc_module *checked;           /* CUDA: modules with a bounds-error record (a list
+                                   through kc_module.next_checked) */
   kc_status pending;            /* CPU: a kernel fault not yet reported by a sync */
   char pending_msg[RT_ERR_LEN];
   char err[RT_ERR_LEN];         /* kc_last_error */
@@ -112,6 +114,12 @@ struct kc_module {
   int opt_level, lineinfo;
   int bounds_check;             /* compiled with bounds checks */
   rt_spec *specs;
+  /* CUDA, bounds-checked PTX: the module global KC_KERNEL_ERROR_SYMBOL */
+  uint64_t error_dptr;          /* its device address; 0 when the module has none */
+  const char *error_kernel;     /* the kernel launched since the last check (or NULL) */
+  int error_kernels;            /* how many launches since the last check */
+  int error_many;               /* more than one kernel of the module launched */
+  kc_module *next_checked;      /* the context's list of such modules */
 };
 
 struct kc_stream {
@@ -177,6 +185,10 @@ kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
 void rt_cuda_module_unload(kc_context *ctx, void *module);
 kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
                                void **fn, unsigned *max_threads);
+/* The device address and size of a module's global variable; KC_ERR_NOT_FOUND (with
+ * a message) when it has none of that name. */
+kc_status rt_cuda_global_address(kc_context *ctx, void *module, const char *name,
+                                 uint64_t *dptr, size_t *bytes);
 /* Allow `bytes` of dynamic shared memory on fn (past the 48 KiB default). */
 kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes);
 kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
@@ -204,6 +216,15 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
  * cached on first use). */
 kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out);
+
+/* Bounds errors on CUDA. A launch of a kernel whose module has an error record marks
+ * the module; a synchronisation then reads each marked module's record, clears it and
+ * turns the first one set into KC_ERR_BOUNDS (KC_OK when none is). */
+void rt_module_note_launch(kc_module *m, const kc_kernel *k);
+kc_status rt_check_kernel_errors(kc_context *ctx);
+/* The status and message for one module's record as read from the device: KC_OK when
+ * its flag is clear, else KC_ERR_BOUNDS with the message in the context. */
+kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec);
 
 /* ---- cpu_exec.c ------------------------------------------------------------------- */
 /* What the CPU executor needs to run a kernel. */

@@ -41,7 +41,10 @@ kc_status kc_stream_new(kc_context *ctx, kc_stream **out) {
 
 kc_status kc_stream_synchronize(kc_stream *s) {
   if (!s) return KC_ERR_INVALID;
-  if (s->ctx->device == KC_DEVICE_CUDA) return rt_cuda_stream_sync(s->ctx, s->cu_stream);
+  if (s->ctx->device == KC_DEVICE_CUDA) {
+    kc_status st = rt_cuda_stream_sync(s->ctx, s->cu_stream);
+    return st != KC_OK ? st : rt_check_kernel_errors(s->ctx);
+  }
   return take_pending(s->ctx);
 }
 

@@ -348,6 +348,55 @@ static kc_module *table_module(kc_context *ctx) {
   return m;
 }
 
+/* The CUDA side of bounds checking without a driver: how a module's error record, as
+ * read back from the device, becomes KC_ERR_BOUNDS, and which kernel it names. */
+START_TEST(kernel_error_records) {
+  kc_context *ctx = cpu_context();
+  kc_module *m = table_module(ctx);
+  m->src_name = rt_strdup(ctx, "x.k");
+  kc_kernel_error rec;
+  memset(&rec, 0, sizeof rec);
+  ck_assert_int_eq(rt_module_error_status(m, &rec), KC_OK);   /* flag clear */
+  rec.flag = 1;
+  rec.line = 3;
+  rec.col = 7;
+  rec.axis = 1;
+  rec.ndim = 2;
+  rec.shape[0] = 4;
+  rec.shape[1] = 5;
+  rec.index = 9;
+  rec.block[0] = 2;
+  rec.thread[1] = 6;
+  rt_module_note_launch(m, &m->kernels[0]);
+  rt_module_note_launch(m, &m->kernels[0]);
+  ck_assert_int_eq(rt_module_error_status(m, &rec), KC_ERR_BOUNDS);
+  ck_assert_str_eq(kc_last_error(ctx),
+                   "x.k:3:7: error: kernel 'add': index 9 is out of bounds for axis 1 with "
+                   "size 5 (array of shape (4, 5)), in block (2, 0, 0), thread (0, 6, 0)");
+  /* two kernels of the module ran since the last synchronisation: say so */
+  rt_module_note_launch(m, &m->kernels[1]);
+  ck_assert_int_eq(rt_module_error_status(m, &rec), KC_ERR_BOUNDS);
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "another kernel of the module"));
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "'scalars' was the last"));
+  /* an unsigned index is printed as one; a 1-D shape as Python writes it */
+  rec.is_unsigned = 1;
+  rec.index = -1;
+  rec.axis = 0;
+  rec.ndim = 1;
+  rec.shape[0] = 10;
+  char buf[512];
+  rt_format_kernel_error(buf, sizeof buf, "k", NULL, &rec);
+  ck_assert_str_eq(buf, "line 3:7: error: kernel 'k': index 18446744073709551615 is out of "
+                        "bounds for axis 0 with size 10 (array of shape (10,)), in block "
+                        "(2, 0, 0), thread (0, 6, 0)");
+  /* a CPU context lists no CUDA modules: nothing to read */
+  ck_assert_ptr_null(ctx->checked);
+  ck_assert_int_eq(rt_check_kernel_errors(ctx), KC_OK);
+  kc_module_free(m);
+  kc_context_free(ctx);
+}
+END_TEST
+
 START_TEST(kernels_by_name) {
   kc_context *ctx = cpu_context();
   kc_module *m = table_module(ctx);
@@ -735,6 +784,7 @@ static Suite *runtime_suite(void) {
   tcase_add_test(tc, array_views);
   tcase_add_test(tc, host_memory);
   tcase_add_test(tc, kernels_by_name);
+  tcase_add_test(tc, kernel_error_records);
   tcase_add_test(tc, argument_checks);
   tcase_add_test(tc, scalar_conversion);
   tcase_add_test(tc, launch_shapes);
