@@ -344,6 +344,22 @@ KC_API kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int 
 KC_API kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
                               kc_array **out);
 
+/* ---- Reductions (@cuda.reduce) ------------------------------------------------------------ */
+/* Reduce a 1-D array with a @cuda.reduce function, as Numba's Reduce object is called:
+ * the function combines the elements pairwise in an unspecified order (so it must be
+ * associative and commutative, as for Numba), then init when one is given. Two launches
+ * on the default stream (one for arrays of at most 256 elements); waits for the result.
+ *   k:      the kernel of the @cuda.reduce function (kc_module_get_kernel with its
+ *           name). Plain @cuda.reduce is compiled for arr's dtype on first use (then
+ *           cached in the module); with signatures, the one of arr's dtype is used.
+ *   arr:    a 1-D array of the context, of a number dtype (not bool); may be empty
+ *   init:   NULL, or one element of arr's dtype (Numba's init=), combined into the
+ *           result; the result of an empty array
+ *   result: host memory for one element of arr's dtype, written on success
+ * Returns KC_OK, KC_ERR_INVALID (not a reduce kernel, a bad array, an empty array with
+ * no init; no signature for the dtype), KC_ERR_NOMEM, or what kc_launch returns. */
+KC_API kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result);
+
 /* ---- Streams and events ---------------------------------------------------------------- */
 KC_API kc_status kc_stream_new(kc_context *ctx, kc_stream **out);
 KC_API kc_status kc_stream_synchronize(kc_stream *s);

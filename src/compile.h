@@ -42,6 +42,10 @@ typedef struct kcc_options {
 
 void kcc_options_init(kcc_options *o);
 
+/* Threads per block of a @cuda.reduce kernel (synth.c): kc_reduce launches it with
+ * exactly this many. */
+#define KCC_REDUCE_BLOCK 256
+
 /* One flattened parameter of a kernel, as the runtime packs it. */
 typedef struct kcc_param {
   const char *name;

@@ -20,6 +20,7 @@
 
 #include "sema.h"
 #include "signature.h"
+#include "synth.h"
 
 #define MAX_FIXPOINT_PASSES 12
 
@@ -101,7 +102,7 @@ static const builtin_entry builtins[] = {
   {"numba.cuda.atomic.exch", B_ATOMIC_EXCH},
   {"numba.cuda.jit", B_JIT}, {"numba.jit", B_JIT}, {"kernel", B_KERNEL},
   {"device", B_DEVICE}, {"numba.vectorize", B_VECTORIZE},
-  {"numba.cuda.vectorize", B_VECTORIZE},
+  {"numba.cuda.vectorize", B_VECTORIZE}, {"numba.cuda.reduce", B_REDUCE},
   {"range", B_RANGE}, {"len", B_LEN}, {"abs", B_ABS}, {"min", B_MIN}, {"max", B_MAX},
   {"round", B_ROUND}, {"int", B_INT}, {"float", B_FLOAT}, {"bool", B_BOOL},
   {"print", B_PRINT},
@@ -939,6 +940,11 @@ static node *call_arg(node *e, int pos, const char *kw) {
 static const type *dtype_arg(infer_ctx *ic, node *d) {
   if (d->kind == N_STR) return type_from_name(d->str);
   const char *p = dotted_path(ic, d);
+  if (!p && d->kind == N_ATTR && strcmp(d->str, "dtype") == 0) {
+    /* an array's dtype: cuda.shared.array(n, a.dtype) */
+    const type *bt = ix_expr(ic, d->a);
+    return bt && bt->kind == TY_ARRAY ? bt->elem : NULL;
+  }
   return p ? type_from_path(p) : NULL;
 }
 
@@ -1801,12 +1807,70 @@ static bool kw_true(node *kw) {
   return kw->a->kind == N_BOOL ? kw->a->ival != 0 : kw->a->kind == N_INT && kw->a->ival != 0;
 }
 
+/* ---- @cuda.reduce (h5c) ---- */
+/* The kernel parameters of a reduction over element type el: (arr, out, init, has_init). */
+static ptr_vec *reduce_kernel_sig(infer_ctx *ic, const type *el) {
+  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
+  vec_push(ic->ar, v, (void *)type_array(ic->ar, el, 1));
+  vec_push(ic->ar, v, (void *)type_array(ic->ar, el, 1));
+  vec_push(ic->ar, v, (void *)el);
+  vec_push(ic->ar, v, (void *)&ty_bool);
+  return v;
+}
+
+/* Is sig (arr, out, init, has_init) of one element type? */
+static bool reduce_sig_ok(const ptr_vec *sig) {
+  if (sig->len != 4) return false;
+  const type *a = sig->items[0], *o = sig->items[1], *i = sig->items[2], *h = sig->items[3];
+  return a->kind == TY_ARRAY && a->ndim == 1 && type_equal(a, o) && type_equal(a->elem, i) &&
+         h->kind == TY_BOOL && a->elem->kind != TY_BOOL;
+}
+
+/* kcc's extension: @cuda.reduce("float32(float32, float32)", ...) compiles those element
+ * types ahead of time; plain @cuda.reduce compiles per dtype at the first kc_reduce. */
+static void reduce_decorator_sig(infer_ctx *ic, func_def *fn, node *str) {
+  sig_parsed sp;
+  if (str->kind != N_STR) {
+    ierr(ic, str->sp, "a signature must be a string such as \"float32(float32, float32)\"");
+    return;
+  }
+  if (!parse_sig_string(ic, str, &sp)) return;
+  bool ok = sp.nparams == 2 && sp.params[0].ndim == 0 && sp.params[1].ndim == 0 &&
+            sp.params[0].dtype == sp.params[1].dtype && sp.params[0].dtype != KC_BOOL &&
+            (!sp.has_ret || (!sp.ret.is_void && sp.ret.ndim == 0 &&
+                             sp.ret.dtype == sp.params[0].dtype));
+  if (!ok) {
+    ierr(ic, str->sp, "a @cuda.reduce signature is one number type T as 'T(T, T)', "
+         "e.g. 'float32(float32, float32)'");
+    return;
+  }
+  vec_push(ic->ar, &fn->sigs, reduce_kernel_sig(ic, type_from_dtype(sp.params[0].dtype)));
+}
+
+static void classify_reduce(infer_ctx *ic, func_def *fn, node *dec) {
+  fn->kind = FN_REDUCE;
+  int np = fn->def->params.len;
+  if (np != 2)
+    ierr(ic, fn->def->sp, "@cuda.reduce needs a binary function (two parameters, e.g. "
+         "'def add(a, b): return a + b'); '%s' takes %d", fn->name, np);
+  if (dec->kind != N_CALL) return;
+  for (int i = 0; i < dec->kwargs.len; i++)
+    ierr(ic, ((node *)dec->kwargs.items[i])->sp, "@cuda.reduce takes no keyword arguments");
+  for (int i = 0; i < dec->list.len; i++) {
+    node *arg = dec->list.items[i];
+    node_list single = {&arg, 1, 1};
+    node_list *l = arg->kind == N_LIST || arg->kind == N_TUPLE ? &arg->list : &single;
+    for (int k = 0; k < l->len; k++) reduce_decorator_sig(ic, fn, l->items[k]);
+  }
+}
+
 static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   node *callee = dec->kind == N_CALL ? dec->a : dec;
   const char *p = dotted_path(ic, callee);
   builtin_id id = p ? builtin_lookup(p) : B_NONE;
   if (id == B_KERNEL) { fn->kind = FN_KERNEL; return; }
   if (id == B_DEVICE) { fn->kind = FN_DEVICE; return; }
+  if (id == B_REDUCE) { classify_reduce(ic, fn, dec); return; }
   if (id != B_JIT && id != B_VECTORIZE) {
     ierr(ic, dec->sp, "unknown decorator; use @cuda.jit, @cuda.jit(device=True), "
          "@vectorize, @kernel or @device");
@@ -1898,7 +1962,7 @@ static void apply_cli_sigs(infer_ctx *ic) {
     int nkernels = 0;
     for (int j = 0; j < ic->prog->funcs.len; j++) {
       func_def *f = ic->prog->funcs.items[j];
-      if (f->kind != FN_KERNEL) continue;
+      if (f->kind != FN_KERNEL && f->kind != FN_REDUCE) continue;
       nkernels++;
       if (sp.name[0] ? strcmp(f->name, sp.name) == 0 : nkernels == 1) fn = f;
     }
@@ -1906,6 +1970,15 @@ static void apply_cli_sigs(infer_ctx *ic) {
     if (!fn) {
       ierr(ic, span_none(), "--sig '%s': %s", text, sp.name[0] ? "no kernel of that name"
            : "name the kernel, e.g. --sig 'add(float32[:], int32)'");
+      continue;
+    }
+    if (fn->kind == FN_REDUCE) {
+      ptr_vec *v = sig_to_types(ic, &sp);
+      if (!reduce_sig_ok(v))
+        ierr(ic, span_none(), "--sig '%s': the kernel of @cuda.reduce '%s' takes "
+             "(T[:], T[:], T, bool) for a number type T", text, fn->name);
+      else
+        vec_push(ic->ar, &fn->sigs, v);
       continue;
     }
     if (sp.nparams != fn->def->params.len) {
@@ -1969,9 +2042,35 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
   vec_push(ic->ar, &ic->prog->kernels, w);
 }
 
+/* @cuda.reduce: the synthesised kernel (synth.c), compiled per element type. Without
+ * signatures it stays untyped, to be specialised by kc_reduce as Numba compiles per
+ * dtype on the first call. */
+static void compile_reduce(infer_ctx *ic, func_def *fn) {
+  if (fn->def->params.len != 2) return;
+  if (fn->sigs.len == 0) {
+    vec_push(ic->ar, &ic->prog->untyped, (void *)fn->name);
+    return;
+  }
+  func_def *k = arena_alloc(ic->ar, sizeof *k);
+  k->def = synth_reduce_kernel(ic->ar, ic->d, fn->name, fn->def->sp);
+  if (!k->def) {
+    ierr(ic, fn->def->sp, "internal compiler error: the reduction kernel does not parse");
+    return;
+  }
+  k->kind = FN_KERNEL;
+  k->name = fn->name;
+  k->sigs = fn->sigs;
+  fn->generated = k;
+  for (int s = 0; s < k->sigs.len; s++) compile_kernel(ic, k, k->sigs.items[s], s);
+}
+
 static void compile_functions(infer_ctx *ic) {
   for (int i = 0; i < ic->prog->funcs.len; i++) {
     func_def *fn = ic->prog->funcs.items[i];
+    if (fn->kind == FN_REDUCE) {
+      compile_reduce(ic, fn);
+      continue;
+    }
     if (fn->kind == FN_VECTORIZE) {
       for (int k = 0; k < fn->sigs.len; k++) compile_vectorize(ic, fn, k);
       continue;

@@ -31,6 +31,7 @@ typedef enum builtin_id {
   B_TYPE,      /* a scalar type used as a cast: float32(x); node->ty is the type */
   /* ---- print (h5c) ---- */
   B_PRINT,     /* print(...): numbers, bools and string constants */
+  B_REDUCE,    /* the @cuda.reduce decorator */
   /* math constants */
   B_MATH_PI, B_MATH_E, B_MATH_INF, B_MATH_NAN, B_MATH_TAU,
   /* math functions of one float argument returning the same float type */
@@ -70,7 +71,10 @@ typedef struct symbol {
   void *cg;               /* codegen's storage for the symbol (an alloca) */
 } symbol;
 
-typedef enum func_kind { FN_KERNEL, FN_DEVICE, FN_VECTORIZE } func_kind;
+typedef enum func_kind {
+  FN_KERNEL, FN_DEVICE, FN_VECTORIZE,
+  FN_REDUCE,  /* h5c: @cuda.reduce: a binary device function and a generated kernel */
+} func_kind;
 
 typedef struct func_def {
   node *def;              /* the N_FUNCDEF as parsed (never annotated: instances are
@@ -81,6 +85,9 @@ typedef struct func_def {
                              annotations, the decorator or --sig */
   ptr_vec rets;           /* FN_VECTORIZE: return type per signature */
   ptr_vec instances;      /* fn_instance* made so far */
+  struct func_def *generated; /* FN_REDUCE: the kernel synthesised for it (synth.c), of
+                             the same name; not in program.funcs, so a call of the name
+                             finds the user's function */
 } func_def;
 
 typedef struct fn_instance {

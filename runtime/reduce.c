@@ -1,0 +1,117 @@
+/*
+ * reduce.c — kc_reduce: reduce a 1-D array with a @cuda.reduce function, as Numba's
+ * Reduce object is called. The compiler generates one kernel per element type
+ * (synth.c): each block of KCC_REDUCE_BLOCK threads folds a grid-stride slice into one
+ * partial; a second launch of one block folds the partials (and init) into the result.
+ * An array that one block covers takes a single launch.
+ */
+#include <string.h>
+
+#include "rt.h"
+
+#define REDUCE_BLOCKS_PER_SM 8  /* stage-1 grid cap: blocks per multiprocessor (core) */
+
+/* init (one element of dtype t, or NULL for 0) as a launch argument of that dtype. */
+static kc_arg scalar_arg(kc_dtype t, const void *init) {
+  kc_arg a;
+  memset(&a, 0, sizeof a);
+  a.dtype = t;
+  if (!init) return a;
+  switch (t) {
+  case KC_INT8: { int8_t v; memcpy(&v, init, 1); a.v.i = v; break; }
+  case KC_INT16: { int16_t v; memcpy(&v, init, 2); a.v.i = v; break; }
+  case KC_INT32: { int32_t v; memcpy(&v, init, 4); a.v.i = v; break; }
+  case KC_INT64: memcpy(&a.v.i, init, 8); break;
+  case KC_UINT8: { uint8_t v; memcpy(&v, init, 1); a.v.i = v; break; }
+  case KC_UINT16: { uint16_t v; memcpy(&v, init, 2); a.v.i = v; break; }
+  case KC_UINT32: { uint32_t v; memcpy(&v, init, 4); a.v.i = v; break; }
+  case KC_UINT64: memcpy(&a.v.u, init, 8); break;
+  case KC_FLOAT32: { float v; memcpy(&v, init, 4); a.v.f = v; break; }
+  case KC_FLOAT64: memcpy(&a.v.f, init, 8); break;
+  default: break;
+  }
+  return a;
+}
+
+/* Is k (typed) the kernel of a @cuda.reduce function: (T[:], T[:], T, bool)? */
+static int is_reduce_kernel(const kc_kernel *k) {
+  return k->nparams == 4 && k->params[0].ndim == 1 && k->params[1].ndim == 1 &&
+         k->params[2].ndim == 0 && k->params[3].ndim == 0 &&
+         k->params[3].dtype == KC_BOOL && k->params[0].dtype == k->params[2].dtype;
+}
+
+static kc_status check_args(kc_context *ctx, const kc_kernel *k, const kc_array *arr) {
+  if (k->nparams >= 0 && !is_reduce_kernel(k))
+    return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': %s is not the kernel of a "
+                    "@cuda.reduce function", k->name, k->signature);
+  if (arr->ctx != ctx)
+    return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': the array belongs to another "
+                    "context", k->name);
+  if (arr->ndim != 1)
+    return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': the array is %d-D; kc_reduce "
+                    "takes a 1-D array", k->name, arr->ndim);
+  if (arr->dtype == KC_BOOL)
+    return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': bool arrays cannot be reduced; "
+                    "use a number dtype", k->name);
+  if (k->nparams < 0) return KC_OK;  /* compiled for arr's dtype at the launch */
+  for (const kc_kernel *o = k; o; o = o->next_overload)
+    if (o->params[0].dtype == arr->dtype) return KC_OK;
+  return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': no signature for %s arrays (add "
+                  "'%s(%s, %s)' to the decorator, or drop its signatures to compile per "
+                  "dtype)", k->name, kc_dtype_name(arr->dtype), kc_dtype_name(arr->dtype),
+                  kc_dtype_name(arr->dtype), kc_dtype_name(arr->dtype));
+}
+
+/* Stage-1 blocks: enough for n, at most REDUCE_BLOCKS_PER_SM per multiprocessor. */
+static unsigned stage1_blocks(kc_context *ctx, int64_t n) {
+  kc_device_info info;
+  int sms = kc_context_device_info(ctx, &info) == KC_OK ? info.multiprocessors : 1;
+  uint64_t cap = (uint64_t)(sms > 0 ? sms : 1) * REDUCE_BLOCKS_PER_SM;
+  uint64_t want = ((uint64_t)n + KCC_REDUCE_BLOCK - 1) / KCC_REDUCE_BLOCK;
+  if (want > cap) want = cap;
+  if (want > ctx->limits.max_grid[0]) want = ctx->limits.max_grid[0];
+  return want > 0 ? (unsigned)want : 1;
+}
+
+/* One launch of the reduction kernel: src into dst[blockIdx.x]. */
+static kc_status reduce_launch(kc_kernel *k, unsigned blocks, kc_array *src, kc_array *dst,
+                               const void *init) {
+  kc_dtype t = src->dtype;
+  kc_arg args[4] = {kc_arg_array(src), kc_arg_array(dst), scalar_arg(t, init),
+                    kc_arg_bool(init != NULL)};
+  return kc_launch(k, kc_dim(blocks), kc_dim(KCC_REDUCE_BLOCK), 0, NULL, args, 4);
+}
+
+kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result) {
+  if (!k) return KC_ERR_INVALID;
+  kc_context *ctx = k->mod->ctx;
+  if (!arr || !result)
+    return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': %s is NULL", k->name,
+                    !arr ? "the array" : "the result pointer");
+  kc_status s = check_args(ctx, k, arr);
+  if (s != KC_OK) return s;
+  size_t esize = kc_dtype_size(arr->dtype);
+  int64_t n = arr->shape[0];
+  if (n == 0) {
+    if (!init)
+      return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': the array is empty and no init "
+                      "value was given", k->name);
+    memcpy(result, init, esize);
+    return KC_OK;
+  }
+  unsigned blocks = stage1_blocks(ctx, n);
+  int64_t one = 1, nb = blocks;
+  kc_array *out = NULL, *partials = NULL;
+  s = kc_array_new(ctx, arr->dtype, 1, &one, &out);
+  if (s == KC_OK && blocks > 1) s = kc_array_new(ctx, arr->dtype, 1, &nb, &partials);
+  if (s == KC_OK && blocks == 1) s = reduce_launch(k, 1, arr, out, init);
+  if (s == KC_OK && blocks > 1) {
+    s = reduce_launch(k, blocks, arr, partials, NULL);
+    if (s == KC_OK) s = reduce_launch(k, 1, partials, out, init);
+  }
+  if (s == KC_OK) s = kc_synchronize(ctx);
+  if (s == KC_OK) s = kc_array_to_host(out, result, esize);
+  kc_array_free(partials);
+  kc_array_free(out);
+  return s;
+}

@@ -1,0 +1,84 @@
+/*
+ * synth.c — kernels the compiler generates, written as kernel-language templates and
+ * parsed with the ordinary parser (see synth.h). Names the template introduces start
+ * with _kc_, so they cannot shadow the user's functions the template calls.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+#include "synth.h"
+
+static void respan_list(node_list *l, span sp) {
+  for (int i = 0; i < l->len; i++) synth_respan(l->items[i], sp);
+}
+
+void synth_respan(node *n, span sp) {
+  if (!n) return;
+  n->sp = sp;
+  synth_respan(n->a, sp);
+  synth_respan(n->b, sp);
+  synth_respan(n->c, sp);
+  respan_list(&n->list, sp);
+  respan_list(&n->kwargs, sp);
+  respan_list(&n->body, sp);
+  respan_list(&n->orelse, sp);
+  respan_list(&n->params, sp);
+  respan_list(&n->decorators, sp);
+}
+
+/* The first function definition of a parsed template, renamed, spans set. */
+static node *template_def(arena *a, diag_sink *d, const char *text, const char *name,
+                          span where) {
+  int before = d->nerrors;
+  node *mod = parse_module(a, d, text, strlen(text));
+  if (d->nerrors != before) return NULL;
+  for (int i = 0; i < mod->body.len; i++) {
+    node *s = mod->body.items[i];
+    if (s->kind != N_FUNCDEF) continue;
+    s->str = name;
+    s->decorators.len = 0;  /* the caller classifies it */
+    synth_respan(s, where);
+    return s;
+  }
+  return NULL;
+}
+
+/* One block: each thread folds its grid-stride elements with OP (a thread without
+ * elements holds nothing); the block's threads that hold a value are a prefix of
+ * length count, combined by a shared-memory tree (pairs t, t + s while t + s < count).
+ * Warp shuffles would replace the last five tree steps and their barriers. */
+static const char reduce_template[] =
+  "def _kc_reduce(_kc_arr, _kc_out, _kc_init, _kc_has_init):\n"
+  "    _kc_vals = cuda.shared.array(%d, _kc_arr.dtype)\n"
+  "    _kc_t = cuda.threadIdx.x\n"
+  "    _kc_n = _kc_arr.size\n"
+  "    _kc_first = int64(cuda.blockIdx.x) * %d\n"
+  "    _kc_stride = int64(cuda.gridDim.x) * %d\n"
+  "    _kc_i = _kc_first + _kc_t\n"
+  "    if _kc_i < _kc_n:\n"
+  "        _kc_acc = _kc_arr[_kc_i]\n"
+  "        _kc_i += _kc_stride\n"
+  "        while _kc_i < _kc_n:\n"
+  "            _kc_acc = %s(_kc_acc, _kc_arr[_kc_i])\n"
+  "            _kc_i += _kc_stride\n"
+  "        _kc_vals[_kc_t] = _kc_acc\n"
+  "    cuda.syncthreads()\n"
+  "    _kc_count = min(_kc_n - _kc_first, %d)\n"
+  "    _kc_s = %d\n"
+  "    while _kc_s > 0:\n"
+  "        if _kc_t < _kc_s and _kc_t + _kc_s < _kc_count:\n"
+  "            _kc_vals[_kc_t] = %s(_kc_vals[_kc_t], _kc_vals[_kc_t + _kc_s])\n"
+  "        cuda.syncthreads()\n"
+  "        _kc_s //= 2\n"
+  "    if _kc_t == 0 and _kc_count > 0:\n"
+  "        _kc_r = _kc_vals[0]\n"
+  "        if _kc_has_init:\n"
+  "            _kc_r = %s(_kc_r, _kc_init)\n"
+  "        _kc_out[cuda.blockIdx.x] = _kc_r\n";
+
+node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, span where) {
+  const int b = KCC_REDUCE_BLOCK;
+  char *text = arena_printf(a, reduce_template, b, b, b, op, b, b / 2, op, op);
+  return template_def(a, d, text, op, where);
+}
