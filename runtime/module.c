@@ -175,6 +175,8 @@ static kc_status fail_compile(kc_context *ctx, kcc_output *out, const char *name
   kc_status s = out->status != KC_OK ? out->status : KC_ERR_INTERNAL;
   if (out->first_error)
     rt_error(ctx, s, "%s", out->first_error);
+  else if (s == KC_ERR_NOMEM)
+    rt_error(ctx, s, "%s: out of memory while compiling", name);
   else
     rt_error(ctx, s, "%s: compilation failed (%d error%s)", name, out->nerrors,
              out->nerrors == 1 ? "" : "s");

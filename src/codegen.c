@@ -11,6 +11,7 @@
  * Integer division and modulo follow Python (floor, sign of the divisor); division by
  * zero gives 0 rather than a trap (NumPy's error model), so no kernel can crash the host.
  */
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1771,34 +1772,48 @@ static void init_debug(cg_ctx *g, const char *file) {
                     LLVMValueAsMetadata(ci32(g, 4)));
 }
 
+/* The builders are not the LLVM context's: an out-of-memory longjmp from the arena
+ * must not leave them behind (the module is the context's; compile.c disposes of it). */
+static void cg_dispose_builders(cg_ctx *g) {
+  if (g->dib) LLVMDisposeDIBuilder(g->dib);
+  g->dib = NULL;
+  LLVMDisposeBuilder(g->b);
+}
+
 int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
                LLVMContextRef ctx, const char *module_name, LLVMModuleRef *out,
                size_t *static_shared) {
-  cg_ctx g = {0};
-  g.ar = a;
-  g.d = d;
-  g.prog = p;
-  g.opts = opts;
-  g.host = opts->target == KCC_TARGET_HOST;
-  g.c = ctx;
-  g.m = LLVMModuleCreateWithNameInContext(module_name, ctx);
-  g.b = LLVMCreateBuilderInContext(ctx);
-  init_types(&g);
-  init_debug(&g, module_name);
+  cg_ctx *g = arena_alloc(a, sizeof *g);   /* not a local: still valid after longjmp */
+  g->ar = a;
+  g->d = d;
+  g->prog = p;
+  g->opts = opts;
+  g->host = opts->target == KCC_TARGET_HOST;
+  g->c = ctx;
+  g->m = LLVMModuleCreateWithNameInContext(module_name, ctx);
+  g->b = LLVMCreateBuilderInContext(ctx);
+  jmp_buf *outer = a->on_oom;
+  jmp_buf oom;
+  if (outer && setjmp(oom) != 0) {
+    cg_dispose_builders(g);
+    a->on_oom = outer;
+    longjmp(*outer, 1);
+  }
+  if (outer) a->on_oom = &oom;
+  init_types(g);
+  init_debug(g, module_name);
   int before = d->nerrors;
-  for (int i = 0; i < p->instances.len; i++) declare_instance(&g, p->instances.items[i]);
+  for (int i = 0; i < p->instances.len; i++) declare_instance(g, p->instances.items[i]);
   for (int i = 0; i < p->instances.len; i++) {
     fn_instance *f = p->instances.items[i];
-    if (f->vec_scalar) gen_vectorize_body(&g, f);
-    else gen_body(&g, f);
+    if (f->vec_scalar) gen_vectorize_body(g, f);
+    else gen_body(g, f);
   }
-  for (int i = 0; i < p->kernels.len; i++) gen_entries(&g, p->kernels.items[i]);
-  if (g.dib) {
-    LLVMDIBuilderFinalize(g.dib);
-    LLVMDisposeDIBuilder(g.dib);
-  }
-  LLVMDisposeBuilder(g.b);
-  *out = g.m;
-  *static_shared = g.shared_bytes;
+  for (int i = 0; i < p->kernels.len; i++) gen_entries(g, p->kernels.items[i]);
+  if (g->dib) LLVMDIBuilderFinalize(g->dib);
+  cg_dispose_builders(g);
+  a->on_oom = outer;
+  *out = g->m;
+  *static_shared = g->shared_bytes;
   return d->nerrors - before;
 }

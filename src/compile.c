@@ -2,8 +2,12 @@
  * compile.c — the pipeline, top to bottom: source -> tokens -> AST (parse_module) ->
  * typed program (infer_program) -> LLVM IR (cg_program) -> PTX (target_nvptx.c) or
  * host machine code (target_host.c). One arena per compilation holds everything up to
- * the IR; what the caller keeps (text, kernel descriptions) is copied out with malloc.
- * Out-of-memory anywhere in the front end longjmps back here.
+ * the IR; what the caller keeps (text, kernel descriptions) is copied out with the
+ * caller's allocator (kcc_options.alloc), as is the arena's memory. Out-of-memory
+ * anywhere in the front end or code generation longjmps back here; the LLVM context
+ * the compilation owns at that moment is disposed of. LLVM's own allocations (and the
+ * back ends' short-lived copies of LLVM's text and messages) use malloc: LLVM offers
+ * no hook for them.
  */
 #include <setjmp.h>
 #include <stdio.h>
@@ -27,11 +31,49 @@ void kcc_options_init(kcc_options *o) {
   o->opt_level = 3;
 }
 
-static char *copy_str(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *c = malloc(n);
+/* ---- What the caller keeps: allocated with out->alloc (NULL: malloc) ---------------- */
+
+static void *out_alloc(const kcc_output *out, size_t n) {
+  void *p = out->alloc ? out->alloc(out->user_data, NULL, 0, n) : malloc(n);
+  if (p) memset(p, 0, n);
+  return p;
+}
+
+/* n must be the size the block was allocated with (the hook is told). */
+static void out_free(const kcc_output *out, void *p, size_t n) {
+  if (!p) return;
+  if (out->alloc) out->alloc(out->user_data, p, n, 0);
+  else free(p);
+}
+
+/* Shrink a block from n to m <= n bytes; the block stays as it was on failure. */
+static char *out_shrink(const kcc_output *out, char *p, size_t n, size_t m) {
+  char *q = out->alloc ? out->alloc(out->user_data, p, n, m) : realloc(p, m);
+  if (q) return q;
+  out_free(out, p, n);
+  return NULL;
+}
+
+static char *out_strndup(const kcc_output *out, const char *s, size_t n) {
+  char *c = out_alloc(out, n + 1);
   if (c) memcpy(c, s, n);
   return c;
+}
+
+static char *out_strdup(const kcc_output *out, const char *s) {
+  return out_strndup(out, s, strlen(s));
+}
+
+static void out_free_str(const kcc_output *out, const char *s) {
+  if (s) out_free(out, (char *)s, strlen(s) + 1);
+}
+
+/* A back end's malloc'd text, moved into the caller's memory. */
+static kc_status out_take_text(kcc_output *out, char *text, size_t len) {
+  out->text = text ? out_strndup(out, text, len) : NULL;
+  out->text_len = out->text ? len : 0;
+  free(text);
+  return out->text ? KC_OK : KC_ERR_NOMEM;
 }
 
 static const char *libdevice_path(const kcc_options *o) {
@@ -57,21 +99,21 @@ static const char *param_name(arena *a, const fn_instance *f, int i) {
 /* Copy the kernels' descriptions out of the arena. Returns false when out of memory. */
 static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_output *out) {
   int n = p->kernels.len;
-  out->kernels = calloc((size_t)n + 1, sizeof *out->kernels);
+  out->kernels = out_alloc(out, ((size_t)n + 1) * sizeof *out->kernels);
   if (!out->kernels) return false;
   out->nkernels = n;
   for (int i = 0; i < n; i++) {
     const fn_instance *f = p->kernels.items[i];
     kcc_kernel *k = &out->kernels[i];
-    k->name = copy_str(f->fn->name);
-    k->symbol = copy_str(f->symbol_name);
-    k->signature = copy_str(kernel_signature(a, f));
+    k->name = out_strdup(out, f->fn->name);
+    k->symbol = out_strdup(out, f->symbol_name);
+    k->signature = out_strdup(out, kernel_signature(a, f));
     k->nparams = f->nparams;
-    k->params = calloc((size_t)f->nparams + 1, sizeof *k->params);
+    k->params = out_alloc(out, ((size_t)f->nparams + 1) * sizeof *k->params);
     if (!k->name || !k->symbol || !k->signature || !k->params) return false;
     for (int j = 0; j < f->nparams; j++) {
       const type *t = f->param_types[j];
-      k->params[j].name = copy_str(param_name(a, f, j));
+      k->params[j].name = out_strdup(out, param_name(a, f, j));
       if (!k->params[j].name) return false;
       k->params[j].dtype = type_to_dtype(t->kind == TY_ARRAY ? t->elem : t);
       k->params[j].ndim = t->kind == TY_ARRAY ? t->ndim : 0;
@@ -80,11 +122,11 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
     k->uses_barrier = f->uses_barrier;
     k->static_shared = shared;
   }
-  out->nuntyped = p->untyped.len;
-  out->untyped = calloc((size_t)p->untyped.len + 1, sizeof *out->untyped);
+  out->untyped = out_alloc(out, ((size_t)p->untyped.len + 1) * sizeof *out->untyped);
   if (!out->untyped) return false;
+  out->nuntyped = p->untyped.len;
   for (int i = 0; i < p->untyped.len; i++)
-    if (!(out->untyped[i] = copy_str(p->untyped.items[i]))) return false;
+    if (!(out->untyped[i] = out_strdup(out, p->untyped.items[i]))) return false;
   return true;
 }
 
@@ -114,7 +156,7 @@ static size_t table_line_bound(const kcc_kernel *k) {
 static char *ptx_with_header(const kcc_output *out, const char *ptx, size_t *len) {
   size_t table_len = 0, n = strlen(ptx) + 256;
   for (int i = 0; i < out->nkernels; i++) table_len += table_line_bound(&out->kernels[i]) + 1;
-  char *table = malloc(table_len + 1);
+  char *table = out_alloc(out, table_len + 1);
   if (!table) return NULL;
   size_t t = 0;
   for (int i = 0; i < out->nkernels; i++) {
@@ -123,9 +165,9 @@ static char *ptx_with_header(const kcc_output *out, const char *ptx, size_t *len
   }
   table[t] = '\0';
   n += 16 * (size_t)out->nkernels + t + 5 * (t + 1);   /* comments, bytes as "255, " */
-  char *s = malloc(n);
+  char *s = out_alloc(out, n);
   if (!s) {
-    free(table);
+    out_free(out, table, table_len + 1);
     return NULL;
   }
   size_t o = 0;
@@ -143,14 +185,19 @@ static char *ptx_with_header(const kcc_output *out, const char *ptx, size_t *len
       o += (size_t)snprintf(s + o, n - o, "%s%u", i ? ", " : "", (unsigned char)table[i]);
     o += (size_t)snprintf(s + o, n - o, "};\n");
   }
-  free(table);
+  out_free(out, table, table_len + 1);
+  s = out_shrink(out, s, n, o + 1);   /* the exact size: what kcc_output_free says */
   *len = o;
   return s;
 }
 
+/* msg (malloc'd by a back end) is freed before reporting, which may run out of memory
+ * and longjmp. */
 static kc_status fail(diag_sink *d, kc_status st, const char *what, char *msg) {
-  diag_error(d, span_none(), "%s: %s", what, msg ? msg : "failed");
+  char text[1024];
+  snprintf(text, sizeof text, "%s", msg ? msg : "failed");
   free(msg);
+  diag_error(d, span_none(), "%s: %s", what, text);
   return st;
 }
 
@@ -163,29 +210,28 @@ static kc_status emit_nvptx(const kcc_options *o, diag_sink *d, LLVMModuleRef m,
     return fail(d, KC_ERR_IO, "libdevice", err);
   if (nvptx_optimize_and_emit(m, o->arch, o->opt_level, o->emit == KCC_EMIT_LLVM, &text, &len, &err))
     return fail(d, KC_ERR_INTERNAL, "PTX generation", err);
-  if (o->emit == KCC_EMIT_LLVM) {
-    out->text = text;
-    out->text_len = len;
-    return KC_OK;
-  }
+  if (o->emit == KCC_EMIT_LLVM) return out_take_text(out, text, len);
   out->text = ptx_with_header(out, text, &out->text_len);
   free(text);
   return out->text ? KC_OK : KC_ERR_NOMEM;
 }
 
+/* *owned is the LLVM context the compilation must dispose of: emit_host clears it when
+ * it disposes of ctx or hands it to the JIT. */
 static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ctx,
-                           LLVMModuleRef m, kcc_output *out) {
+                           LLVMModuleRef m, LLVMContextRef *owned, kcc_output *out) {
   char *err = NULL;
   if (host_prepare_module(m, &err)) return fail(d, KC_ERR_INTERNAL, "host target", err);
   /* the IR passes run here for both outputs: what --emit=llvm shows is what runs */
   if (host_optimize(m, o->opt_level, &err)) return fail(d, KC_ERR_INTERNAL, "optimiser", err);
   if (o->emit == KCC_EMIT_LLVM) {
-    out->text = host_emit_llvm(m);
-    out->text_len = out->text ? strlen(out->text) : 0;
+    char *text = host_emit_llvm(m);
+    *owned = NULL;
     LLVMDisposeModule(m);
     LLVMContextDispose(ctx);
-    return out->text ? KC_OK : KC_ERR_NOMEM;
+    return out_take_text(out, text, text ? strlen(text) : 0);
   }
+  *owned = NULL;
   if (host_jit(ctx, m, o->opt_level, &out->host, &err))
     return fail(d, KC_ERR_INTERNAL, "JIT", err);
   for (int i = 0; i < out->nkernels; i++) {
@@ -195,56 +241,56 @@ static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ct
     k->block_fn = host_lookup(out->host, name);
     snprintf(name, sizeof name, "%s__thread", k->symbol);
     k->thread_fn = host_lookup(out->host, name);
-    if (!k->block_fn || !k->thread_fn)
-      return fail(d, KC_ERR_INTERNAL, "JIT", copy_str("kernel entry point not found"));
+    if (!k->block_fn || !k->thread_fn) {
+      diag_error(d, span_none(), "JIT: kernel entry point not found");
+      return KC_ERR_INTERNAL;
+    }
   }
   return KC_OK;
 }
 
-/* The back half: typed program -> IR -> PTX or machine code. */
+/* The back half: typed program -> IR -> PTX or machine code. *owned holds the LLVM
+ * context while an out-of-memory longjmp could leave it behind (the module is the
+ * context's and goes with it). */
 static kc_status generate(const kcc_options *o, arena *a, diag_sink *d, program *p,
-                          const char *name, kcc_output *out) {
-  LLVMContextRef ctx = LLVMContextCreate();
+                          const char *name, LLVMContextRef *owned, kcc_output *out) {
+  LLVMContextRef ctx = *owned = LLVMContextCreate();
   LLVMModuleRef m = NULL;
   size_t shared = 0;
-  if (cg_program(a, d, p, o, ctx, name, &m, &shared) > 0) {
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-    return KC_ERR_INTERNAL;
-  }
-  if (!describe_kernels(a, p, shared, out)) {
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-    return KC_ERR_NOMEM;
-  }
+  kc_status st = KC_OK;
+  if (cg_program(a, d, p, o, ctx, name, &m, &shared) > 0) st = KC_ERR_INTERNAL;
+  else if (!describe_kernels(a, p, shared, out)) st = KC_ERR_NOMEM;
   /* emit_host hands ctx and m to the JIT (or frees them) */
-  if (o->target == KCC_TARGET_HOST) return emit_host(o, d, ctx, m, out);
-  kc_status st = emit_nvptx(o, d, m, out);
+  else if (o->target == KCC_TARGET_HOST) return emit_host(o, d, ctx, m, owned, out);
+  else st = emit_nvptx(o, d, m, out);
+  *owned = NULL;
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
   return st;
 }
 
-static char *text_copy(const char *s, size_t *len) {
-  *len = strlen(s);
-  return copy_str(s);
+static char *text_copy(const kcc_output *out, const char *s, size_t *len) {
+  char *c = out_strdup(out, s);
+  *len = c ? strlen(c) : 0;
+  return c;
 }
 
 static kc_status run_pipeline(const kcc_options *o, arena *a, diag_sink *d, const char *name,
-                              const char *src, size_t len, kcc_output *out) {
+                              const char *src, size_t len, LLVMContextRef *owned,
+                              kcc_output *out) {
   node *mod = parse_module(a, d, src, len);
   if (o->emit == KCC_EMIT_AST) {
-    out->text = text_copy(ast_dump(a, mod), &out->text_len);
+    out->text = text_copy(out, ast_dump(a, mod), &out->text_len);
     return d->nerrors ? KC_ERR_SYNTAX : out->text ? KC_OK : KC_ERR_NOMEM;
   }
   if (d->nerrors) return KC_ERR_SYNTAX;
   program p;
   if (infer_program(a, d, mod, o, &p) > 0) return KC_ERR_TYPE;
   if (o->emit == KCC_EMIT_TYPES) {
-    out->text = text_copy(infer_dump_types(a, &p), &out->text_len);
+    out->text = text_copy(out, infer_dump_types(a, &p), &out->text_len);
     return out->text ? KC_OK : KC_ERR_NOMEM;
   }
-  return generate(o, a, d, &p, name, out);
+  return generate(o, a, d, &p, name, owned, out);
 }
 
 /* Everything a compilation needs across the setjmp that catches out-of-memory. */
@@ -257,6 +303,7 @@ typedef struct job {
   diag_sink d;
   jmp_buf oom;
   kc_status status;
+  LLVMContextRef llvm;   /* the LLVM context while the compilation owns it */
 } job;
 
 static void run_guarded(job *j) {
@@ -267,10 +314,8 @@ static void run_guarded(job *j) {
   j->d.emit = j->o->diag;
   j->d.user_data = j->o->user_data;
   j->d.color = j->o->color;
-  j->status = run_pipeline(j->o, &j->a, &j->d, j->name, j->source, j->len, j->out);
-  j->out->nerrors = j->d.nerrors;
-  j->out->nwarnings = j->d.nwarnings;
-  if (j->d.first_error) j->out->first_error = copy_str(j->d.first_error);
+  j->status = run_pipeline(j->o, &j->a, &j->d, j->name, j->source, j->len, &j->llvm,
+                           j->out);
 }
 
 kc_status kcc_compile(const kcc_options *opts, const char *name, const char *source,
@@ -278,38 +323,45 @@ kc_status kcc_compile(const kcc_options *opts, const char *name, const char *sou
   memset(out, 0, sizeof *out);
   kcc_options defaults;
   kcc_options_init(&defaults);
-  job *j = calloc(1, sizeof *j);
+  if (!opts) opts = &defaults;
+  out->alloc = opts->alloc;
+  out->user_data = opts->user_data;
+  job *j = out_alloc(out, sizeof *j);
   if (!j) return out->status = KC_ERR_NOMEM;
-  j->o = opts ? opts : &defaults;
+  j->o = opts;
   j->name = name ? name : "<source>";
   j->source = source ? source : "";
   j->len = source ? len : 0;
   j->out = out;
   arena_init(&j->a, j->o->alloc, j->o->user_data);
   run_guarded(j);
+  if (j->llvm) LLVMContextDispose(j->llvm);   /* abandoned by an out-of-memory longjmp */
   kc_status st = j->status;
+  out->nerrors = j->d.nerrors;
+  out->nwarnings = j->d.nwarnings;
+  if (j->d.first_error) out->first_error = out_strdup(out, j->d.first_error);
   if (st == KC_OK && out->nerrors) st = KC_ERR_INTERNAL;
   out->status = st;
   arena_free(&j->a);
-  free(j);
+  out_free(out, j, sizeof *j);
   return st;
 }
 
 void kcc_output_free(kcc_output *out) {
   if (!out) return;
-  free(out->text);
-  for (int i = 0; i < out->nkernels; i++) {
+  out_free(out, out->text, out->text_len + 1);
+  for (int i = 0; out->kernels && i < out->nkernels; i++) {
     kcc_kernel *k = &out->kernels[i];
-    free((char *)k->name);
-    free((char *)k->symbol);
-    free((char *)k->signature);
-    for (int j = 0; k->params && j < k->nparams; j++) free((char *)k->params[j].name);
-    free(k->params);
+    out_free_str(out, k->name);
+    out_free_str(out, k->symbol);
+    out_free_str(out, k->signature);
+    for (int j = 0; k->params && j < k->nparams; j++) out_free_str(out, k->params[j].name);
+    out_free(out, k->params, ((size_t)k->nparams + 1) * sizeof *k->params);
   }
-  free(out->kernels);
-  for (int i = 0; i < out->nuntyped; i++) free((char *)out->untyped[i]);
-  free(out->untyped);
+  out_free(out, out->kernels, ((size_t)out->nkernels + 1) * sizeof *out->kernels);
+  for (int i = 0; out->untyped && i < out->nuntyped; i++) out_free_str(out, out->untyped[i]);
+  out_free(out, out->untyped, ((size_t)out->nuntyped + 1) * sizeof *out->untyped);
   host_code_free(out->host);
-  free(out->first_error);
+  out_free_str(out, out->first_error);
   memset(out, 0, sizeof *out);
 }

@@ -71,19 +71,25 @@ typedef struct kcc_kernel {
 typedef struct kcc_host_code kcc_host_code;  /* owns JIT-compiled code */
 
 typedef struct kcc_output {
-  char *text;             /* PTX / IR / AST / types text, NUL-terminated (malloc) */
+  char *text;             /* PTX / IR / AST / types text, NUL-terminated (alloc) */
   size_t text_len;
   int nkernels;
-  kcc_kernel *kernels;    /* typed kernels compiled (malloc, with their strings) */
+  kcc_kernel *kernels;    /* typed kernels compiled (alloc, with their strings) */
   int nuntyped;           /* kernels skipped for lack of types */
   const char **untyped;
   kcc_host_code *host;    /* KCC_EMIT_JIT */
   int nerrors, nwarnings;
   char *first_error;      /* formatted text of the first error, or NULL */
   kc_status status;
+  kc_alloc_fn alloc;      /* what the strings and tables above were allocated with
+                             (the compilation's kcc_options.alloc); NULL = malloc */
+  void *user_data;
 } kcc_output;
 
-/* Compile source (len bytes; need not be NUL-terminated) named `name` in messages. */
+/* Compile source (len bytes; need not be NUL-terminated) named `name` in messages.
+ * Everything the compilation allocates outside LLVM (the arena, *out's strings and
+ * tables) comes from opts->alloc; when an allocation fails the result is
+ * KC_ERR_NOMEM with nothing leaked. LLVM's own allocations cannot be hooked. */
 kc_status kcc_compile(const kcc_options *opts, const char *name, const char *source,
                       size_t len, kcc_output *out);
 void kcc_output_free(kcc_output *out);

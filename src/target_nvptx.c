@@ -11,17 +11,20 @@
  *
  * libdevice is read lazily: its functions are re-linked as linkonce_odr before linking,
  * so the IR linker only materialises the ones the module calls (and those they call)
- * instead of all ~500; linking then costs a fraction of a millisecond more than
- * parsing the bitcode's module-level records.
+ * instead of all ~500. What was taken is kept, as bitcode, for the process's later
+ * compilations (see nvptx_libdevice_subset), as are the target machines (per thread).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/Linker.h>
@@ -34,7 +37,7 @@
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 
-static pthread_once_t nvptx_init_once = PTHREAD_ONCE_INIT;
+static pthread_once_t nvptx_init_once_flag = PTHREAD_ONCE_INIT;
 
 static void nvptx_init_llvm(void) {
   LLVMInitializeNVPTXTargetInfo();
@@ -69,8 +72,7 @@ static LLVMCodeGenOptLevel nvptx_codegen_level(int opt_level) {
   }
 }
 
-static LLVMTargetMachineRef nvptx_target_machine(int arch, int opt_level, char **err) {
-  pthread_once(&nvptx_init_once, nvptx_init_llvm);
+static LLVMTargetMachineRef nvptx_create_target_machine(int arch, int opt_level, char **err) {
   if (!nvptx_arch_supported(arch)) {
     tgt_fail(err, "sm_%d is not an architecture LLVM %d can generate code for", arch,
                LLVM_VERSION_MAJOR);
@@ -92,6 +94,59 @@ static LLVMTargetMachineRef nvptx_target_machine(int arch, int opt_level, char *
   return tm;
 }
 
+/* Target machines are kept per thread, a few (arch, level) pairs each, and reused by
+ * the thread's later compilations: building one (its subtarget and instruction
+ * lowering tables) costs about a sixth of compiling a small kernel. A machine is used
+ * by one thread only, so two threads still compile at once; a thread's machines are
+ * disposed of when it exits. */
+#define NVPTX_TM_CACHED 4
+
+typedef struct nvptx_tm_cache {
+  struct { int arch, opt_level; LLVMTargetMachineRef tm; } slot[NVPTX_TM_CACHED];
+  int next;  /* the slot to replace when all are taken */
+} nvptx_tm_cache;
+
+static pthread_key_t nvptx_tm_key;
+
+static void nvptx_tm_cache_free(void *p) {
+  nvptx_tm_cache *c = p;
+  for (int i = 0; i < NVPTX_TM_CACHED; i++)
+    if (c->slot[i].tm) LLVMDisposeTargetMachine(c->slot[i].tm);
+  free(c);
+}
+
+static void nvptx_init_once(void) {
+  nvptx_init_llvm();
+  pthread_key_create(&nvptx_tm_key, nvptx_tm_cache_free);
+}
+
+/* The calling thread's target machine for sm_<arch> at opt_level (owned by the cache:
+ * not to be disposed of), or NULL with *err set. */
+static LLVMTargetMachineRef nvptx_target_machine(int arch, int opt_level, char **err) {
+  pthread_once(&nvptx_init_once_flag, nvptx_init_once);
+  nvptx_tm_cache *c = pthread_getspecific(nvptx_tm_key);
+  if (!c) {
+    c = calloc(1, sizeof *c);
+    if (!c || pthread_setspecific(nvptx_tm_key, c)) {
+      free(c);
+      tgt_fail(err, "out of memory");
+      return NULL;
+    }
+  }
+  for (int i = 0; i < NVPTX_TM_CACHED; i++)
+    if (c->slot[i].tm && c->slot[i].arch == arch && c->slot[i].opt_level == opt_level)
+      return c->slot[i].tm;
+  LLVMTargetMachineRef tm = nvptx_create_target_machine(arch, opt_level, err);
+  if (!tm) return NULL;
+  int i = c->next;
+  c->next = (c->next + 1) % NVPTX_TM_CACHED;
+  if (c->slot[i].tm) LLVMDisposeTargetMachine(c->slot[i].tm);
+  c->slot[i].arch = arch;
+  c->slot[i].opt_level = opt_level;
+  c->slot[i].tm = tm;
+  return tm;
+}
+
 int nvptx_prepare_module(LLVMModuleRef m, int arch, char **err) {
   LLVMTargetMachineRef tm = nvptx_target_machine(arch, 3, err);
   if (!tm) return 1;
@@ -99,7 +154,6 @@ int nvptx_prepare_module(LLVMModuleRef m, int arch, char **err) {
   LLVMSetTarget(m, NVPTX_TRIPLE);
   LLVMSetModuleDataLayout(m, dl);
   LLVMDisposeTargetData(dl);
-  LLVMDisposeTargetMachine(tm);
   return 0;
 }
 
@@ -176,12 +230,16 @@ static void nvptx_on_diagnostic(LLVMDiagnosticInfoRef di, void *p) {
   c->first_error = LLVMGetDiagInfoDescription(di);
 }
 
-static void nvptx_capture_begin(nvptx_diag_capture *c, LLVMModuleRef m) {
-  c->ctx = LLVMGetModuleContext(m);
+static void nvptx_capture_begin_ctx(nvptx_diag_capture *c, LLVMContextRef ctx) {
+  c->ctx = ctx;
   c->saved = LLVMContextGetDiagnosticHandler(c->ctx);
   c->saved_ctx = LLVMContextGetDiagnosticContext(c->ctx);
   c->first_error = NULL;
   LLVMContextSetDiagnosticHandler(c->ctx, nvptx_on_diagnostic, c);
+}
+
+static void nvptx_capture_begin(nvptx_diag_capture *c, LLVMModuleRef m) {
+  nvptx_capture_begin_ctx(c, LLVMGetModuleContext(m));
 }
 
 /* Put the caller's handler back; returns the error LLVM reported (to be disposed of
@@ -212,11 +270,11 @@ static void nvptx_set_flag(LLVMModuleRef m, const char *key, unsigned value) {
                     LLVMValueAsMetadata(v));
 }
 
-/* Read libdevice lazily into m's context, ready to link: its triple and data layout
- * made m's (they differ only in name, and the linker would warn), and every function
- * definition linkonce_odr so the linker takes only those referenced. */
-static int nvptx_load_libdevice(LLVMModuleRef m, const char *path, LLVMModuleRef *out,
-                                char **err) {
+/* Read the whole of libdevice lazily into ctx, ready to link: triple and data layout
+ * made the given ones (they differ only in name, and the linker would warn), and every
+ * function definition linkonce_odr so the linker takes only those referenced. */
+static int nvptx_load_libdevice(LLVMContextRef ctx, const char *triple, const char *layout,
+                                const char *path, LLVMModuleRef *out, char **err) {
   LLVMMemoryBufferRef buf;
   char *msg = NULL;
   if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
@@ -226,8 +284,8 @@ static int nvptx_load_libdevice(LLVMModuleRef m, const char *path, LLVMModuleRef
   }
   LLVMModuleRef lib;
   nvptx_diag_capture cap;
-  nvptx_capture_begin(&cap, m);
-  int bad = LLVMGetBitcodeModuleInContext2(LLVMGetModuleContext(m), buf, &lib);
+  nvptx_capture_begin_ctx(&cap, ctx);
+  int bad = LLVMGetBitcodeModuleInContext2(ctx, buf, &lib);
   msg = nvptx_capture_end(&cap);
   if (bad) {
     LLVMDisposeMemoryBuffer(buf);
@@ -236,8 +294,8 @@ static int nvptx_load_libdevice(LLVMModuleRef m, const char *path, LLVMModuleRef
     return 1;
   }
   if (msg) LLVMDisposeMessage(msg);
-  LLVMSetTarget(lib, LLVMGetTarget(m));
-  LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
+  LLVMSetTarget(lib, triple);
+  LLVMSetDataLayout(lib, layout);
   for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMExternalLinkage)
       LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
@@ -245,19 +303,149 @@ static int nvptx_load_libdevice(LLVMModuleRef m, const char *path, LLVMModuleRef
   return 0;
 }
 
+/* libdevice is some 500 functions; parsing even its module-level records costs a
+ * kernel that calls expf about a third of its compile time. So the process keeps, as
+ * bitcode, the part of it that kernels have asked for so far (each function with what
+ * it calls): a compilation parses that small module, and goes back to the whole file
+ * only when it needs a function the subset lacks, which then grows the subset. Bitcode
+ * belongs to no LLVM context, so one subset serves every thread; a mutex guards it. */
+typedef struct nvptx_libdevice_subset {
+  char *path;             /* the libdevice file it was cut from ... */
+  struct stat st;         /* ... and that file's identity when it was read */
+  char **names;           /* the functions asked for so far */
+  int nnames;
+  char *bitcode;
+  size_t size;
+} nvptx_libdevice_subset;
+
+static pthread_mutex_t nvptx_subset_lock = PTHREAD_MUTEX_INITIALIZER;
+static nvptx_libdevice_subset nvptx_subset;
+
+static int nvptx_same_file(const struct stat *a, const struct stat *b) {
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+         a->st_mtime == b->st_mtime;
+}
+
+static int nvptx_subset_has(const char *name, size_t len) {
+  for (int i = 0; i < nvptx_subset.nnames; i++)
+    if (strlen(nvptx_subset.names[i]) == len && memcmp(nvptx_subset.names[i], name, len) == 0)
+      return 1;
+  return 0;
+}
+
+static int nvptx_subset_add(const char *name, size_t len) {
+  if (nvptx_subset_has(name, len)) return 0;
+  char **names = realloc(nvptx_subset.names, (size_t)(nvptx_subset.nnames + 1) * sizeof *names);
+  char *copy = malloc(len + 1);
+  if (names) nvptx_subset.names = names;
+  if (!names || !copy) { free(copy); return 1; }
+  memcpy(copy, name, len);
+  copy[len] = '\0';
+  names[nvptx_subset.nnames++] = copy;
+  return 0;
+}
+
+static void nvptx_subset_clear(void) {
+  for (int i = 0; i < nvptx_subset.nnames; i++) free(nvptx_subset.names[i]);
+  free(nvptx_subset.names);
+  free(nvptx_subset.bitcode);
+  free(nvptx_subset.path);
+  memset(&nvptx_subset, 0, sizeof nvptx_subset);
+}
+
+/* Cut a new subset holding every function in nvptx_subset.names: the whole of libdevice
+ * read lazily into a scratch context, linked into a module that only declares them. */
+static int nvptx_subset_build(const char *path, const char *triple, const char *layout,
+                              char **err) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef lib = NULL;
+  if (nvptx_load_libdevice(ctx, triple, layout, path, &lib, err)) {
+    LLVMContextDispose(ctx);
+    return 1;
+  }
+  LLVMModuleRef cut = LLVMModuleCreateWithNameInContext("libdevice-subset", ctx);
+  LLVMSetTarget(cut, triple);
+  LLVMSetDataLayout(cut, layout);
+  for (int i = 0; i < nvptx_subset.nnames; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(lib, nvptx_subset.names[i]);
+    if (f) LLVMAddFunction(cut, nvptx_subset.names[i], LLVMGlobalGetValueType(f));
+  }
+  nvptx_diag_capture cap;
+  nvptx_capture_begin_ctx(&cap, ctx);
+  int bad = LLVMLinkModules2(cut, lib);  /* lib is destroyed either way */
+  char *msg = nvptx_capture_end(&cap);
+  if (bad) {
+    LLVMDisposeModule(cut);
+    LLVMContextDispose(ctx);
+    tgt_fail(err, "cannot link libdevice '%s': %s", path, msg ? msg : "error");
+    if (msg) LLVMDisposeMessage(msg);
+    return 1;
+  }
+  if (msg) LLVMDisposeMessage(msg);
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(cut);
+  size_t size = LLVMGetBufferSize(bc);
+  char *copy = malloc(size ? size : 1);
+  if (copy) memcpy(copy, LLVMGetBufferStart(bc), size);
+  LLVMDisposeMemoryBuffer(bc);
+  LLVMDisposeModule(cut);
+  LLVMContextDispose(ctx);
+  if (!copy) return tgt_fail(err, "out of memory");
+  free(nvptx_subset.bitcode);
+  nvptx_subset.bitcode = copy;
+  nvptx_subset.size = size;
+  return 0;
+}
+
+/* The subset as a memory buffer (a copy) that holds every __nv_* function m declares,
+ * cut anew when needed. Called with nvptx_subset_lock held. */
+static int nvptx_subset_for(LLVMModuleRef m, const char *path, LLVMMemoryBufferRef *out,
+                            char **err) {
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return tgt_fail(err, "cannot read libdevice '%s': %s", path, strerror(errno));
+  if (!nvptx_subset.path || strcmp(nvptx_subset.path, path) != 0 ||
+      !nvptx_same_file(&nvptx_subset.st, &st)) {
+    nvptx_subset_clear();
+    if (!(nvptx_subset.path = strdup(path))) return tgt_fail(err, "out of memory");
+    nvptx_subset.st = st;
+  }
+  int missing = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (len <= 5 || memcmp(name, "__nv_", 5) != 0 || !LLVMIsDeclaration(f)) continue;
+    if (nvptx_subset_has(name, len)) continue;
+    if (nvptx_subset_add(name, len)) return tgt_fail(err, "out of memory");
+    missing = 1;
+  }
+  if ((missing || !nvptx_subset.bitcode) &&
+      nvptx_subset_build(path, LLVMGetTarget(m), LLVMGetDataLayoutStr(m), err)) {
+    nvptx_subset_clear();
+    return 1;
+  }
+  *out = LLVMCreateMemoryBufferWithMemoryRangeCopy(nvptx_subset.bitcode, nvptx_subset.size,
+                                                   "libdevice-subset");
+  return 0;
+}
+
 int nvptx_link_libdevice(LLVMModuleRef m, const char *libdevice_path, char **err) {
   if (!nvptx_uses_libdevice(m)) return 0;
   if (!libdevice_path || !*libdevice_path)
     return tgt_fail(err, "maths functions need libdevice, and no path to it was given");
-  LLVMModuleRef lib = NULL;
-  if (nvptx_load_libdevice(m, libdevice_path, &lib, err)) return 1;
+  LLVMMemoryBufferRef buf = NULL;
+  pthread_mutex_lock(&nvptx_subset_lock);
+  int rc = nvptx_subset_for(m, libdevice_path, &buf, err);
+  pthread_mutex_unlock(&nvptx_subset_lock);
+  if (rc) return 1;
+  LLVMModuleRef lib;
   nvptx_diag_capture cap;
   nvptx_capture_begin(&cap, m);
-  int bad = LLVMLinkModules2(m, lib);  /* lib is destroyed either way */
+  int bad = LLVMParseBitcodeInContext2(LLVMGetModuleContext(m), buf, &lib);
+  LLVMDisposeMemoryBuffer(buf);
+  if (!bad) bad = LLVMLinkModules2(m, lib);  /* lib is destroyed either way */
   char *msg = nvptx_capture_end(&cap);
   if (bad) {
-    tgt_fail(err, "cannot link libdevice '%s': %s", libdevice_path,
-               msg ? msg : "error");
+    tgt_fail(err, "cannot link libdevice '%s': %s", libdevice_path, msg ? msg : "error");
     if (msg) LLVMDisposeMessage(msg);
     return 1;
   }
@@ -348,6 +536,5 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
     rc = tgt_fail(err, "internal error: %s", msg);
   }
   if (msg) LLVMDisposeMessage(msg);
-  LLVMDisposeTargetMachine(tm);
   return rc;
 }

@@ -210,6 +210,45 @@ START_TEST(test_ptx_each_level) {
 }
 END_TEST
 
+/* One thread, several compilations: the cached target machines and libdevice subset
+ * give the same PTX as the first compilation did, the subset grows when a kernel needs
+ * a function it lacks (sinf after expf), and every call is resolved. */
+static char *ptx_of(const char *const *fns, int nfns, int arch) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = kernel_module(ctx, "k", fns, nfns, MARK_ANNOTATION);
+  char *err = NULL;
+  ck_assert_int_eq(nvptx_prepare_module(m, arch, &err), 0);
+  char *ptx = compile_ptx(m, arch, 3, 0);
+  ck_assert_msg(strstr(ptx, "__nv_") == NULL, "%s", ptx);
+  ck_assert_msg(strstr(ptx, ".func") == NULL, "%s", ptx);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  return ptx;
+}
+
+START_TEST(test_reuse_across_compiles) {
+  static const char *const exp_only[] = {"__nv_expf"};
+  static const char *const exp_sin[] = {"__nv_sinf", "__nv_expf"};
+  char *first = ptx_of(exp_only, 1, 80);
+  char *sm90 = ptx_of(exp_only, 1, 90);
+  char *grown = ptx_of(exp_sin, 2, 80);
+  char *again = ptx_of(exp_only, 1, 80);
+  ck_assert_str_eq(first, again);
+  ck_assert_ptr_nonnull(strstr(sm90, ".target sm_90"));
+  ck_assert_ptr_nonnull(strstr(again, ".target sm_80"));
+  ck_assert(ptxas_accepts(grown, 80));
+  /* a bad path after a good one is still an error */
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = kernel_module(ctx, "k", exp_only, 1, MARK_ANNOTATION);
+  char *err = NULL;
+  ck_assert_int_ne(nvptx_link_libdevice(m, "/nonexistent/libdevice.bc", &err), 0);
+  free(err);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  free(first), free(sm90), free(grown), free(again);
+}
+END_TEST
+
 /* No maths: libdevice is not even opened (a bad path is no error). */
 START_TEST(test_no_libdevice_needed) {
   LLVMContextRef ctx = LLVMContextCreate();
@@ -396,6 +435,7 @@ static Suite *targets_suite(void) {
   tcase_add_loop_test(nv, test_emit_llvm, 0, 4);
   tcase_add_loop_test(nv, test_ptx_each_level, 0, 4);
   tcase_add_test(nv, test_no_libdevice_needed);
+  tcase_add_test(nv, test_reuse_across_compiles);
   tcase_add_test(nv, test_bad_libdevice);
   tcase_add_test(nv, test_invalid_ir);
   tcase_add_test(nv, test_two_threads);
