@@ -67,6 +67,8 @@ typedef enum kc_dtype {
   /* complex: two floats (real, imaginary), laid out as C99's float _Complex and
      double _Complex */
   KC_COMPLEX64, KC_COMPLEX128,
+  /* IEEE binary16 (half precision) */
+  KC_FLOAT16,
   KC_DTYPE_COUNT
 } kc_dtype;
 
@@ -296,6 +298,10 @@ static inline kc_arg kc_arg_f32(float v) {
 }
 static inline kc_arg kc_arg_f64(double v) {
   kc_arg r; r.is_array = 0; r.dtype = KC_FLOAT64; r.v.f = v; return r;
+}
+/* A float16 scalar, rounded to the nearest half-precision value at launch. */
+static inline kc_arg kc_arg_f16(float v) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_FLOAT16; r.v.f = v; return r;
 }
 /* Complex scalars: real and imaginary parts. A complex argument converts only to a
  * complex parameter; a real one (integer or float) converts to complex as well. */

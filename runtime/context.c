@@ -4,6 +4,7 @@
  * A context picks its device once, at kc_context_new; AUTO means CUDA when the driver
  * loads and the configured GPU is usable, else the CPU back end.
  */
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ const char *kc_status_name(kc_status s) {
 size_t kc_dtype_size(kc_dtype t) {
   switch (t) {
   case KC_BOOL: case KC_INT8: case KC_UINT8: return 1;
-  case KC_INT16: case KC_UINT16: return 2;
+  case KC_INT16: case KC_UINT16: case KC_FLOAT16: return 2;
   case KC_INT32: case KC_UINT32: case KC_FLOAT32: return 4;
   case KC_INT64: case KC_UINT64: case KC_FLOAT64: case KC_COMPLEX64: return 8;
   case KC_COMPLEX128: return 16;
@@ -39,12 +40,31 @@ const char *kc_dtype_name(kc_dtype t) {
   static const char *const names[] = {"bool", "int8", "int16", "int32", "int64",
                                       "uint8", "uint16", "uint32", "uint64",
                                       "float32", "float64",
-                                      "complex64", "complex128"};
+                                      "complex64", "complex128", "float16"};
   if ((unsigned)t < KC_DTYPE_COUNT) return names[t];
   return "?";
 }
 
-int rt_dtype_is_float(kc_dtype t) { return t == KC_FLOAT32 || t == KC_FLOAT64; }
+int rt_dtype_is_float(kc_dtype t) {
+  return t == KC_FLOAT32 || t == KC_FLOAT64 || t == KC_FLOAT16;
+}
+
+/* The binary16 nearest to v (ties to even), as its bits; values from 65520 up round to
+ * infinity. Done in double arithmetic, exact apart from the one rounding. */
+uint16_t rt_f16_bits(double v) {
+  uint16_t sign = signbit(v) ? 0x8000 : 0;
+  double a = fabs(v);
+  if (isnan(v)) return sign | 0x7e00;
+  if (a >= 65520.0) return sign | 0x7c00;
+  if (a < 0x1p-14) /* subnormal: units of 2^-24; 1024 of them is the smallest normal */
+    return sign | (uint16_t)nearbyint(a * 0x1p24);
+  int e;
+  double f = frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+  long m = (long)nearbyint((2 * f - 1) * 1024);
+  e -= 1;
+  if (m == 1024) m = 0, e++;
+  return sign | (uint16_t)((e + 15) << 10) | (uint16_t)m;
+}
 int rt_dtype_is_complex(kc_dtype t) { return t == KC_COMPLEX64 || t == KC_COMPLEX128; }
 int rt_dtype_is_signed(kc_dtype t) { return t >= KC_INT8 && t <= KC_INT64; }
 

@@ -135,7 +135,11 @@ static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot) {
     if (rt_dtype_is_float(have)) v = a->v.f;
     else if (have == KC_UINT64) v = (double)a->v.u;
     else v = (double)a->v.i;
-    if (want == KC_FLOAT32) {
+    if (want == KC_FLOAT16) {
+      if (isfinite(v) && fabs(v) >= 65520.0) return ARG_RANGE;
+      uint16_t h = rt_f16_bits(v);
+      memcpy(slot, &h, 2);
+    } else if (want == KC_FLOAT32) {
       if (isfinite(v) && fabs(v) > 3.4028234663852886e38) return ARG_RANGE;
       float f = (float)v;
       memcpy(slot, &f, 4);

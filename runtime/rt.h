@@ -165,6 +165,7 @@ void rt_free_str(kc_context *ctx, char *s);
 int rt_cpu_count(void);                               /* cores this process may use */
 int rt_dtype_is_float(kc_dtype t);
 int rt_dtype_is_complex(kc_dtype t);
+uint16_t rt_f16_bits(double v);
 int rt_dtype_is_signed(kc_dtype t);
 /* "float32[:, :]" or "int32" into buf. */
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);

@@ -62,7 +62,7 @@ static LLVMTypeRef scalar_type(cg_ctx *g, const type *t) {
   switch (t->kind) {
   case TY_BOOL: return g->i1;
   case TY_INT: return LLVMIntTypeInContext(g->c, (unsigned)t->bits);
-  case TY_FLOAT: return t->bits == 32 ? g->f32 : g->f64;
+  case TY_FLOAT: return t->bits == 32 ? g->f32 : t->bits == 16 ? LLVMHalfTypeInContext(g->c) : g->f64;
   case TY_COMPLEX: {
     /* {re, im}: the layout of C99's float _Complex / double _Complex */
     LLVMTypeRef part = t->bits == 64 ? g->f32 : g->f64;
@@ -390,6 +390,10 @@ static LLVMValueRef cg_math(cg_ctx *g, node *e, builtin_id id) {
   const type *ft = toint ? (((node *)e->list.items[0])->ty->kind == TY_FLOAT
                                 ? ((node *)e->list.items[0])->ty : &ty_f64)
                          : e->ty;
+  /* float16: computed in float32 (libdevice and libm have no half functions), then
+     rounded once to float16 */
+  const type *rt = ft;
+  if (ft->kind == TY_FLOAT && ft->bits == 16) ft = &ty_f32;
   LLVMValueRef args[2];
   for (int i = 0; i < e->list.len && i < 2; i++) args[i] = cg_expr_as(g, e->list.items[i], ft);
   LLVMValueRef r = math_call(g, id, ft, args, (unsigned)e->list.len);
@@ -397,7 +401,7 @@ static LLVMValueRef cg_math(cg_ctx *g, node *e, builtin_id id) {
     internal_error(g, e->sp, "unknown math function");
     return LLVMGetUndef(scalar_type(g, e->ty));
   }
-  return toint ? convert(g, r, ft, e->ty) : r;
+  return convert(g, r, ft, toint ? e->ty : rt);
 }
 
 /* ---- complex numbers ------------------------------------------------------------------------------ */
@@ -550,6 +554,69 @@ static LLVMValueRef cg_conjugate(cg_ctx *g, node *e) {
   LLVMValueRef v = cg_expr(g, e->a->a);
   if (t->kind != TY_COMPLEX) return v;
   return cx_make(g, t, cx_re(g, v), LLVMBuildFNeg(g->b, cx_im(g, v), ""));
+}
+
+/* ---- float16: cuda.fp16.* ---------------------------------------------------------------------- */
+/* Arithmetic, comparisons, fma, min/max and abs on LLVM `half` (native f16
+ * instructions on the GPU, exactly rounded promotion to float on the host); the
+ * transcendental ones computed in float32 and rounded once, as cg_math does. */
+
+static LLVMValueRef arith(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
+static LLVMValueRef compare(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
+
+static builtin_id fp16_math_id(builtin_id id) {
+  switch (id) {
+  case B_FP16_HSQRT: return B_MATH_SQRT;
+  case B_FP16_HEXP: return B_MATH_EXP;
+  case B_FP16_HEXP2: return B_MATH_EXP2;
+  case B_FP16_HLOG: return B_MATH_LOG;
+  case B_FP16_HLOG2: return B_MATH_LOG2;
+  case B_FP16_HLOG10: return B_MATH_LOG10;
+  case B_FP16_HSIN: return B_MATH_SIN;
+  case B_FP16_HCOS: return B_MATH_COS;
+  case B_FP16_HFLOOR: return B_MATH_FLOOR;
+  case B_FP16_HCEIL: return B_MATH_CEIL;
+  case B_FP16_HTRUNC: return B_MATH_TRUNC;
+  default: return B_NONE;
+  }
+}
+
+static LLVMValueRef fp16_unary(cg_ctx *g, builtin_id id, LLVMValueRef x) {
+  LLVMTypeRef ht = LLVMTypeOf(x);
+  switch (id) {
+  case B_FP16_HNEG: return LLVMBuildFNeg(g->b, x, "");
+  case B_FP16_HABS: return call_intrinsic(g, "llvm.fabs", ht, &x, 1);
+  case B_FP16_HRINT: return call_intrinsic(g, "llvm.roundeven", ht, &x, 1);
+  case B_FP16_HRCP: return LLVMBuildFDiv(g->b, LLVMConstReal(ht, 1.0), x, "");
+  default: break;
+  }
+  LLVMValueRef f = convert(g, x, &ty_f16, &ty_f32);
+  LLVMValueRef r = id == B_FP16_HRSQRT
+      ? LLVMBuildFDiv(g->b, LLVMConstReal(g->f32, 1.0), math_call(g, B_MATH_SQRT, &ty_f32, &f, 1), "")
+      : math_call(g, fp16_math_id(id), &ty_f32, &f, 1);
+  return convert(g, r, &ty_f32, &ty_f16);
+}
+
+static LLVMValueRef cg_fp16(cg_ctx *g, node *e, builtin_id id) {
+  LLVMValueRef a[3];
+  for (int i = 0; i < e->list.len && i < 3; i++) a[i] = cg_expr_as(g, e->list.items[i], &ty_f16);
+  LLVMTypeRef ht = LLVMTypeOf(a[0]);
+  switch (id) {
+  case B_FP16_HADD: return arith(g, OP_ADD, a[0], a[1], &ty_f16);
+  case B_FP16_HSUB: return arith(g, OP_SUB, a[0], a[1], &ty_f16);
+  case B_FP16_HMUL: return arith(g, OP_MUL, a[0], a[1], &ty_f16);
+  case B_FP16_HDIV: return arith(g, OP_DIV, a[0], a[1], &ty_f16);
+  case B_FP16_HMAX: return call_intrinsic(g, "llvm.maxnum", ht, a, 2);
+  case B_FP16_HMIN: return call_intrinsic(g, "llvm.minnum", ht, a, 2);
+  case B_FP16_HFMA: return call_intrinsic(g, "llvm.fma", ht, a, 3);
+  case B_FP16_HEQ: return compare(g, OP_EQ, a[0], a[1], &ty_f16);
+  case B_FP16_HNE: return compare(g, OP_NE, a[0], a[1], &ty_f16);
+  case B_FP16_HGT: return compare(g, OP_GT, a[0], a[1], &ty_f16);
+  case B_FP16_HGE: return compare(g, OP_GE, a[0], a[1], &ty_f16);
+  case B_FP16_HLT: return compare(g, OP_LT, a[0], a[1], &ty_f16);
+  case B_FP16_HLE: return compare(g, OP_LE, a[0], a[1], &ty_f16);
+  default: return fp16_unary(g, id, a[0]);
+  }
 }
 
 /* ---- arrays ------------------------------------------------------------------------------------- */
@@ -877,6 +944,10 @@ static LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t) {
     return r;
   }
   LLVMValueRef bv = cg_expr_as(g, e->b, t);
+  if (t->kind == TY_FLOAT && t->bits == 16) { /* pow in float32, rounded once */
+    LLVMValueRef args[2] = {convert(g, a, t, &ty_f32), convert(g, bv, t, &ty_f32)};
+    return convert(g, math_call(g, B_MATH_POW, &ty_f32, args, 2), &ty_f32, t);
+  }
   if (t->kind == TY_FLOAT) {
     LLVMValueRef args[2] = {a, bv};
     return math_call(g, B_MATH_POW, t, args, 2);
@@ -1200,6 +1271,7 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   default: break;
   }
   if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return cg_math(g, e, id);
+  if (id >= B_FP16_HADD && id <= B_FP16_HRINT) return cg_fp16(g, e, id);
   internal_error(g, e->sp, "call not handled by the code generator");
   return e->ty && e->ty->kind != TY_VOID ? LLVMGetUndef(cg_type(g, e->ty)) : NULL;
 }

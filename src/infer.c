@@ -129,6 +129,23 @@ static const builtin_entry builtins[] = {
   {"cmath.rect", B_CMATH_RECT},
   {"cmath.pi", B_MATH_PI}, {"cmath.e", B_MATH_E}, {"cmath.inf", B_MATH_INF},
   {"cmath.nan", B_MATH_NAN}, {"cmath.tau", B_MATH_TAU},
+  /* float16 */
+  {"numba.cuda.fp16", B_NS_FP16},
+  {"numba.cuda.fp16.hadd", B_FP16_HADD}, {"numba.cuda.fp16.hsub", B_FP16_HSUB},
+  {"numba.cuda.fp16.hmul", B_FP16_HMUL}, {"numba.cuda.fp16.hdiv", B_FP16_HDIV},
+  {"numba.cuda.fp16.hmax", B_FP16_HMAX}, {"numba.cuda.fp16.hmin", B_FP16_HMIN},
+  {"numba.cuda.fp16.heq", B_FP16_HEQ}, {"numba.cuda.fp16.hne", B_FP16_HNE},
+  {"numba.cuda.fp16.hgt", B_FP16_HGT}, {"numba.cuda.fp16.hge", B_FP16_HGE},
+  {"numba.cuda.fp16.hlt", B_FP16_HLT}, {"numba.cuda.fp16.hle", B_FP16_HLE},
+  {"numba.cuda.fp16.hfma", B_FP16_HFMA}, {"numba.cuda.fp16.hneg", B_FP16_HNEG},
+  {"numba.cuda.fp16.habs", B_FP16_HABS}, {"numba.cuda.fp16.hsqrt", B_FP16_HSQRT},
+  {"numba.cuda.fp16.hrsqrt", B_FP16_HRSQRT}, {"numba.cuda.fp16.hrcp", B_FP16_HRCP},
+  {"numba.cuda.fp16.hexp", B_FP16_HEXP}, {"numba.cuda.fp16.hexp2", B_FP16_HEXP2},
+  {"numba.cuda.fp16.hlog", B_FP16_HLOG}, {"numba.cuda.fp16.hlog2", B_FP16_HLOG2},
+  {"numba.cuda.fp16.hlog10", B_FP16_HLOG10}, {"numba.cuda.fp16.hsin", B_FP16_HSIN},
+  {"numba.cuda.fp16.hcos", B_FP16_HCOS}, {"numba.cuda.fp16.hfloor", B_FP16_HFLOOR},
+  {"numba.cuda.fp16.hceil", B_FP16_HCEIL}, {"numba.cuda.fp16.htrunc", B_FP16_HTRUNC},
+  {"numba.cuda.fp16.hrint", B_FP16_HRINT},
 };
 
 /* Names bound without an import: Numba code always imports them, but we let a kernel
@@ -985,12 +1002,32 @@ static const type *ix_atomic(infer_ctx *ic, node *e, const char *fname) {
     return NULL;
   }
   if (!need_real_arg(ic, val, fname)) return NULL;
-  if (arr->ty->elem->kind == TY_COMPLEX) {
-    ierr(ic, arr->sp, "%s does not support complex arrays", fname);
+  if (arr->ty->elem->kind == TY_COMPLEX || type_equal(arr->ty->elem, &ty_f16)) {
+    ierr(ic, arr->sp, "%s does not support %s arrays", fname, tname(ic, arr->ty->elem));
     return NULL;
   }
   if (arr->sym && arr->sym->is_param) ic->cur->written_params |= 1u << arr->sym->param_index;
   return set_ty(e, arr->ty->elem, false);
+}
+
+/* ---- float16: cuda.fp16.* ---- */
+
+/* Numba's cuda.fp16 functions take float16 values (a literal adopts float16) and give
+ * float16, or bool for the comparisons heq ... hle. */
+static const type *ix_fp16(infer_ctx *ic, node *e, builtin_id id, const char *fname) {
+  int n = id == B_FP16_HFMA ? 3 : id >= B_FP16_HNEG ? 1 : 2;
+  if (!check_argc(ic, e, fname, n, n) || !ix_args(ic, e)) return NULL;
+  for (int i = 0; i < n; i++) {
+    node *a = e->list.items[i];
+    if (!need_real_arg(ic, a, fname)) return NULL;
+    bool literal = a->weak && a->ty->kind != TY_BOOL;
+    if (!literal && !type_equal(a->ty, &ty_f16)) {
+      ierr(ic, a->sp, "%s needs float16 arguments, not %s (convert with float16(x))", fname,
+           tname(ic, a->ty));
+      return NULL;
+    }
+  }
+  return set_ty(e, id >= B_FP16_HEQ && id <= B_FP16_HLE ? &ty_bool : &ty_f16, false);
 }
 
 /* ---- complex numbers: complex(), cmath, z.conjugate() ---- */
@@ -1140,6 +1177,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   default: break;
   }
   if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return ix_math(ic, e, id, fname);
+  if (id >= B_FP16_HADD && id <= B_FP16_HRINT) return ix_fp16(ic, e, id, fname);
   ierr(ic, e->sp, "'%s' cannot be called", path);
   return NULL;
 }

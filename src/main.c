@@ -535,6 +535,7 @@ static const char *c_type_of(kc_dtype t) {
   case KC_FLOAT32: return "float";
   case KC_FLOAT64: return "double";
   case KC_COMPLEX64: case KC_COMPLEX128: return "kc_complex";
+  case KC_FLOAT16: return "float";
   default: return "int64_t";
   }
 }
@@ -542,6 +543,7 @@ static const char *c_type_of(kc_dtype t) {
 static const char *const dtype_enum[] = {
   "KC_BOOL", "KC_INT8", "KC_INT16", "KC_INT32", "KC_INT64", "KC_UINT8", "KC_UINT16",
   "KC_UINT32", "KC_UINT64", "KC_FLOAT32", "KC_FLOAT64", "KC_COMPLEX64", "KC_COMPLEX128",
+  "KC_FLOAT16",
 };
 
 /* Names the generated functions use themselves; a kernel parameter of the same name
@@ -575,6 +577,8 @@ static void sb_add_arg(strbuf *b, const kcc_param *p, int index) {
     sb_add(b, "kc_arg_f32(");
   } else if (p->dtype == KC_FLOAT64) {
     sb_add(b, "kc_arg_f64(");
+  } else if (p->dtype == KC_FLOAT16) {
+    sb_add(b, "kc_arg_f16(");
   } else if (p->dtype == KC_BOOL) {
     sb_add(b, "kc_arg_bool(");
   } else if (p->dtype == KC_COMPLEX64 || p->dtype == KC_COMPLEX128) {

@@ -50,6 +50,15 @@ typedef enum builtin_id {
   B_NS_CMATH, B_COMPLEX, B_CONJUGATE,
   B_CMATH_EXP, B_CMATH_LOG, B_CMATH_SQRT,     /* complex -> complex */
   B_CMATH_PHASE, B_CMATH_POLAR, B_CMATH_RECT, /* -> float, -> (r, phi), (r, phi) -> complex */
+  /* float16: cuda.fp16.*, each taking float16 arguments */
+  B_NS_FP16,
+  B_FP16_HADD, B_FP16_HSUB, B_FP16_HMUL, B_FP16_HDIV,            /* two -> float16 */
+  B_FP16_HMAX, B_FP16_HMIN,
+  B_FP16_HEQ, B_FP16_HNE, B_FP16_HGT, B_FP16_HGE, B_FP16_HLT, B_FP16_HLE, /* two -> bool */
+  B_FP16_HFMA,                                                   /* three -> float16 */
+  B_FP16_HNEG, B_FP16_HABS, B_FP16_HSQRT, B_FP16_HRSQRT, B_FP16_HRCP, /* one -> float16 */
+  B_FP16_HEXP, B_FP16_HEXP2, B_FP16_HLOG, B_FP16_HLOG2, B_FP16_HLOG10, B_FP16_HSIN,
+  B_FP16_HCOS, B_FP16_HFLOOR, B_FP16_HCEIL, B_FP16_HTRUNC, B_FP16_HRINT,
   B_COUNT
 } builtin_id;
 

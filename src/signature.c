@@ -28,6 +28,7 @@ static const struct { const char *name; kc_dtype dtype; } sig_names[] = {
   {"complex64", KC_COMPLEX64}, {"complex128", KC_COMPLEX128}, {"complex_", KC_COMPLEX128},
   {"csingle", KC_COMPLEX64}, {"cdouble", KC_COMPLEX128}, {"c8", KC_COMPLEX64},
   {"c16", KC_COMPLEX128},
+  {"float16", KC_FLOAT16}, {"half", KC_FLOAT16}, {"f2", KC_FLOAT16}, {"f16", KC_FLOAT16},
   /* byte counts (NumPy/Numba) */
   {"i1", KC_INT8}, {"i2", KC_INT16}, {"i4", KC_INT32}, {"i8", KC_INT64},
   {"u1", KC_UINT8}, {"u2", KC_UINT16}, {"u4", KC_UINT32}, {"u8", KC_UINT64},
@@ -40,7 +41,7 @@ static const struct { const char *name; kc_dtype dtype; } sig_names[] = {
 
 static const char *const sig_dtype_names[KC_DTYPE_COUNT] = {
   "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-  "float32", "float64", "complex64", "complex128",
+  "float32", "float64", "complex64", "complex128", "float16",
 };
 
 int sig_dtype_from_name(const char *name, size_t len) {

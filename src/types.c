@@ -22,6 +22,7 @@ const type ty_u8 = TY_SCALAR(TY_INT, 8, false);
 const type ty_u16 = TY_SCALAR(TY_INT, 16, false);
 const type ty_u32 = TY_SCALAR(TY_INT, 32, false);
 const type ty_u64 = TY_SCALAR(TY_INT, 64, false);
+const type ty_f16 = TY_SCALAR(TY_FLOAT, 16, true);
 const type ty_f32 = TY_SCALAR(TY_FLOAT, 32, true);
 const type ty_f64 = TY_SCALAR(TY_FLOAT, 64, true);
 const type ty_c64 = TY_SCALAR(TY_COMPLEX, 64, true);
@@ -30,7 +31,7 @@ const type ty_c128 = TY_SCALAR(TY_COMPLEX, 128, true);
 /* Indexed by kc_dtype. */
 static const type *const types_by_dtype[KC_DTYPE_COUNT] = {
   &ty_bool, &ty_i8, &ty_i16, &ty_i32, &ty_i64, &ty_u8, &ty_u16, &ty_u32, &ty_u64,
-  &ty_f32, &ty_f64, &ty_c64, &ty_c128,
+  &ty_f32, &ty_f64, &ty_c64, &ty_c128, &ty_f16,
 };
 
 const type *type_array(arena *a, const type *elem, int ndim) {

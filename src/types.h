@@ -16,7 +16,7 @@ typedef enum type_kind {
   TY_VOID,   /* no value: a kernel's result, a call of a void device function */
   TY_BOOL,
   TY_INT,    /* bits 8/16/32/64, is_signed */
-  TY_FLOAT,  /* bits 32/64 */
+  TY_FLOAT,  /* bits 16/32/64 */
   TY_COMPLEX,/* bits 64/128 (the whole number, as Numba names it): two floats */
   TY_ARRAY,  /* elem (a scalar type), ndim 1..3 */
   TY_TUPLE,  /* nelems elements, each a type */
@@ -37,7 +37,7 @@ struct type {
 
 extern const type ty_void, ty_bool, ty_string;
 extern const type ty_i8, ty_i16, ty_i32, ty_i64, ty_u8, ty_u16, ty_u32, ty_u64;
-extern const type ty_f32, ty_f64;
+extern const type ty_f16, ty_f32, ty_f64;
 extern const type ty_c64, ty_c128;
 
 const type *type_array(arena *a, const type *elem, int ndim);

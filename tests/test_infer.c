@@ -41,7 +41,7 @@ static kc_status types_of(const char *src, char **types, captured *c) {
 static char *kernel_types(const char *body, captured *c, kc_status *st) {
   char src[4096];
   snprintf(src, sizeof src,
-           "from numba import cuda, float32, float64, int32, int64, uint32\n"
+           "import math\nfrom numba import cuda, float16, float32, float64, int32, int64, uint32\n"
            "@cuda.jit\n"
            "def k(a: float32[:], n: int32, u: uint32, d: float64[:], m: int64):\n%s", body);
   char *t;
@@ -183,6 +183,16 @@ START_TEST(complex_rules) {
 }
 END_TEST
 
+/* float16: literals and integers adopt it (rule 1 and 3); wider floats win (rule 4). */
+START_TEST(float16_rules) {
+  EXPECT_LOCAL("    x = float16(a[0]) * 2.5\n", "  x: float16\n");
+  EXPECT_LOCAL("    x = float16(a[0]) + n\n", "  x: float16\n");
+  EXPECT_LOCAL("    x = float16(a[0]) + a[0]\n", "  x: float32\n");
+  EXPECT_LOCAL("    x = float16(a[0]) * 1j\n", "  x: complex64\n");
+  EXPECT_LOCAL("    x = math.sqrt(float16(a[0]))\n", "  x: float16\n");
+}
+END_TEST
+
 START_TEST(untyped_kernel_warns) {
   captured c;
   char *t;
@@ -206,6 +216,7 @@ static Suite *infer_suite(void) {
   tcase_add_test(tc, errors);
   tcase_add_test(tc, widening_warning);
   tcase_add_test(tc, complex_rules);
+  tcase_add_test(tc, float16_rules);
   tcase_add_test(tc, untyped_kernel_warns);
   suite_add_tcase(s, tc);
   return s;

@@ -133,6 +133,7 @@ START_TEST(all_names) {
     {"f32", KC_FLOAT32}, {"f64", KC_FLOAT64},
     {"complex64", KC_COMPLEX64}, {"complex128", KC_COMPLEX128}, {"c8", KC_COMPLEX64},
     {"c16", KC_COMPLEX128}, {"complex_", KC_COMPLEX128},
+    {"float16", KC_FLOAT16}, {"f2", KC_FLOAT16}, {"f16", KC_FLOAT16}, {"half", KC_FLOAT16},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ck_assert_msg(sig_dtype_from_name(cases[i].name, strlen(cases[i].name)) == (int)cases[i].d,

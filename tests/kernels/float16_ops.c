@@ -1,0 +1,146 @@
+/* float16_ops.c — half precision against GCC's _Float16.
+ * References round each operation once to float16 from float (exact for + - * / and
+ * sqrt: float has more than 2 * 11 + 2 bits, so the double rounding is innocuous);
+ * results must match bit for bit, except fma (one float16 ulp: the host may fuse in
+ * float). */
+#include "harness.h"
+
+__extension__ typedef _Float16 half; /* GCC >= 12 and clang on x86-64 and arm64 */
+enum { NA = 10, NI = 11 };
+
+static half HF(float v) { return (half)v; }
+static float F(half h) { return (float)h; }
+
+/* float16 array -> float, for h_check_f32 */
+static void widen(const half *h, float *f, int64_t n) {
+  for (int64_t i = 0; i < n; i++) f[i] = F(h[i]);
+}
+
+static void poison(half *h, int64_t n) {
+  uint16_t bits = 0x7E01; /* a NaN no arithmetic here produces */
+  for (int64_t i = 0; i < n; i++) memcpy(&h[i], &bits, 2);
+}
+
+static void inputs(half *a, half *b, half *c, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    a[i] = HF(((float)(i % 29) - 14.0f) * 0.37f);
+    b[i] = (i % 9 == 0) ? a[i] : HF(((float)(i % 13) - 6.5f) * 1.7f);
+    c[i] = HF((float)(i % 7) * 0.123f - 0.4f);
+  }
+}
+
+static void check_arith(void) {
+  const int64_t n = 333;
+  half *a = h_alloc(n, 2), *b = h_alloc(n, 2), *c = h_alloc(n, 2);
+  half *out = h_alloc(n * NA, 2);
+  float *f = h_alloc(n * 2, 4), *want = h_alloc(n * NA, 4), *got = h_alloc(n * NA, 4);
+  float *wf = h_alloc(n * 2, 4);
+  int32_t *flags = h_alloc(n, 4), *wflags = h_alloc(n, 4);
+  inputs(a, b, c, n);
+  poison(out, n * NA);
+  h_poison_f32(f, n * 2);
+  h_poison_i32(flags, n);
+  const float s = 0.3f;
+  for (int64_t i = 0; i < n; i++) {
+    float x = F(a[i]), y = F(b[i]);
+    float *w = want + i * NA;
+    w[0] = F(HF(x + y)), w[1] = F(HF(x - y)), w[2] = F(HF(x * y)), w[3] = F(HF(x / y));
+    w[4] = F(HF(F(HF(x * 2.5f)) + F(HF(s))));
+    w[5] = -x, w[6] = fabsf(y), w[7] = F(HF(F(HF((float)i)) * 0.25f));
+    w[8] = y > x ? y : x, w[9] = F(HF(sqrtf(fabsf(x))));
+    wf[i * 2] = x, wf[i * 2 + 1] = x + 0.1f;
+    wflags[i] = (x < y) * 1 + (x == y) * 2 + (int32_t)x * 4;
+  }
+  int64_t so[2] = {n, NA}, sf[2] = {n, 2};
+  kc_array *da = h_array1(KC_FLOAT16, n, a), *db = h_array1(KC_FLOAT16, n, b);
+  kc_array *dout = h_array(KC_FLOAT16, 2, so, out), *df = h_array(KC_FLOAT32, 2, sf, f);
+  kc_array *dflags = h_array1(KC_INT32, n, flags);
+  kc_arg args[] = {kc_arg_array(da), kc_arg_array(db), kc_arg_f16(s), kc_arg_array(dout),
+                   kc_arg_array(df), kc_arg_array(dflags)};
+  h_launch(h_kernel("half_arith"), kc_dim(h_blocks(n, 64)), kc_dim(64), args, 6);
+  h_fetch(dout, out);
+  h_fetch(df, f);
+  h_fetch(dflags, flags);
+  widen(out, got, n * NA);
+  h_check_f32("half_arith", want, got, n * NA, 0, 0);
+  h_check_f32("half_arith widened", wf, f, n * 2, 0, 0);
+  h_check_i32("half_arith flags", wflags, flags, n);
+  /* a float16 parameter refuses a value beyond its range */
+  args[2] = kc_arg_f16(70000.0f);
+  if (kc_launch(h_kernel("half_arith"), kc_dim(1), kc_dim(1), 0, NULL, args, 6) != KC_ERR_LAUNCH)
+    h_die("70000 was accepted for a float16 parameter");
+  kc_array_free(da), kc_array_free(db), kc_array_free(dout), kc_array_free(df);
+  kc_array_free(dflags);
+  free(a), free(b), free(c), free(out), free(f), free(want), free(got), free(wf);
+  free(flags), free(wflags);
+}
+
+static void check_intrinsics(void) {
+  const int64_t n = 200;
+  half *a = h_alloc(n, 2), *b = h_alloc(n, 2), *c = h_alloc(n, 2), *out = h_alloc(n * NI, 2);
+  float *want = h_alloc(n * NI, 4), *got = h_alloc(n * NI, 4);
+  int32_t *flags = h_alloc(n, 4), *wflags = h_alloc(n, 4);
+  inputs(a, b, c, n);
+  poison(out, n * NI);
+  h_poison_i32(flags, n);
+  for (int64_t i = 0; i < n; i++) {
+    float x = F(a[i]), y = F(b[i]), z = F(c[i]);
+    float *w = want + i * NI;
+    w[0] = F(HF(x + y)), w[1] = F(HF(x - y)), w[2] = F(HF(x * y)), w[3] = F(HF(x / y));
+    w[4] = -x, w[5] = fabsf(x), w[6] = F(HF((float)((double)x * y + z)));
+    w[7] = fmaxf(x, y), w[8] = fminf(x, y), w[9] = F(HF(sqrtf(fabsf(x)))), w[10] = x * 0.5f;
+    wflags[i] = (x < y) * 1 + (x == y) * 2 + (x >= y) * 4;
+  }
+  int64_t so[2] = {n, NI};
+  kc_array *da = h_array1(KC_FLOAT16, n, a), *db = h_array1(KC_FLOAT16, n, b);
+  kc_array *dc = h_array1(KC_FLOAT16, n, c), *dout = h_array(KC_FLOAT16, 2, so, out);
+  kc_array *dflags = h_array1(KC_INT32, n, flags);
+  kc_arg args[] = {kc_arg_array(da), kc_arg_array(db), kc_arg_array(dc), kc_arg_array(dout),
+                   kc_arg_array(dflags)};
+  h_launch(h_kernel("half_intrinsics"), kc_dim(h_blocks(n, 32)), kc_dim(32), args, 5);
+  h_fetch(dout, out);
+  h_fetch(dflags, flags);
+  widen(out, got, n * NI);
+  for (int64_t i = 0; i < n; i++) {
+    /* fma: within one float16 ulp (2^-10 relative) */
+    float *w = want + i * NI, *g = got + i * NI;
+    if (h_close(w[6], g[6], 0x1p-10, 0x1p-24)) g[6] = w[6];
+  }
+  h_check_f32("half_intrinsics", want, got, n * NI, 0, 0);
+  h_check_i32("half_intrinsics flags", wflags, flags, n);
+  kc_array_free(da), kc_array_free(db), kc_array_free(dc), kc_array_free(dout);
+  kc_array_free(dflags);
+  free(a), free(b), free(c), free(out), free(want), free(got), free(flags), free(wflags);
+}
+
+/* kc_arg_f16 rounds as a float -> _Float16 conversion does: ties to even, subnormals,
+ * the largest finite value, signed zero. */
+static void check_scalar_rounding(void) {
+  static const float vals[] = {0.3f, -1.0f, 1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 65504.0f,
+                               65519.0f, 1e-6f, -3e-8f, 0x1p-25f, 0x1.8p-25f, -0.0f, 2049.0f,
+                               0x1p-14f - 0x1p-25f};
+  const int n = (int)(sizeof vals / sizeof vals[0]);
+  half out[1], got[sizeof vals / sizeof vals[0]], want[sizeof vals / sizeof vals[0]];
+  poison(out, 1);
+  kc_array *d = h_array1(KC_FLOAT16, 1, out);
+  for (int i = 0; i < n; i++) {
+    kc_arg args[] = {kc_arg_f16(vals[i]), kc_arg_array(d)};
+    h_launch(h_kernel("store_scalar"), kc_dim(1), kc_dim(1), args, 2);
+    h_fetch(d, &got[i]);
+    want[i] = HF(vals[i]);
+  }
+  if (memcmp(got, want, sizeof got) != 0)
+    for (int i = 0; i < n; i++)
+      if (memcmp(&got[i], &want[i], 2) != 0 && H.failures++ == 0)
+        printf("FAIL float16_ops: kc_arg_f16(%a) stored %a, expected %a\n", (double)vals[i],
+               (double)F(got[i]), (double)F(want[i]));
+  kc_array_free(d);
+}
+
+int main(int argc, char **argv) {
+  h_begin("float16_ops", argc, argv);
+  check_scalar_rounding();
+  check_arith();
+  check_intrinsics();
+  return h_end();
+}
