@@ -554,7 +554,10 @@ kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
     return rt_error(ctx, KC_ERR_NOMEM, "out of memory for the CPU thread pool");
   rt_pool *p = ctx->pool;
   rt_job j;
-  memset(&j, 0, sizeof j);
+  /* not the whole struct: msg is 2 KiB, written only when something fails */
+  memset(&j, 0, offsetof(rt_job, msg));
+  j.msg[0] = '\0';
+  memset(&j.error, 0, sizeof j.error);
   j.k = k;
   j.args = args;
   j.grid[0] = grid.x; j.grid[1] = grid.y; j.grid[2] = grid.z;

@@ -21,6 +21,10 @@ struct rt_spec {
   rt_spec *next;
   char *signature;   /* "name(float32[:], int32)" as built from the arguments */
   kc_module *module; /* compiled for that signature alone */
+  kc_kernel *origin; /* the untyped kernel it specialises */
+  kc_kernel *typed;  /* the kernel in module */
+  int nargs;         /* the arguments' types, one byte each (arg_key): compared on */
+  unsigned char key[SIG_MAX_PARAMS];   /* every launch instead of the signature text */
 };
 
 /* ---- Kernels ------------------------------------------------------------------------ */
@@ -690,47 +694,81 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
   return at < len ? 0 : -1000;
 }
 
+/* The arguments' types as bytes (an array: 0x80 | rank << 4 | dtype; a scalar: its
+ * dtype), so that a launch of an untyped kernel finds its specialisation without
+ * formatting text. -1 when an argument is invalid or there are too many. */
+static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
+  if (nargs < 0 || nargs > SIG_MAX_PARAMS || (nargs > 0 && !args)) return -1;
+  for (int i = 0; i < nargs; i++) {
+    const kc_arg *a = &args[i];
+    if (a->is_array && !a->v.array) return -1;
+    kc_dtype t = a->is_array ? a->v.array->dtype : a->dtype;
+    if ((unsigned)t >= KC_DTYPE_COUNT) return -1;
+    key[i] = (unsigned char)(a->is_array ? 0x80 | a->v.array->ndim << 4 | t : t);
+  }
+  return 0;
+}
+
+/* Compile k for sig (the arguments' types) and keep it in m's list. */
+static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
+  kc_module *m = k->mod;
+  kc_context *ctx = m->ctx;
+  if (!m->source)
+    return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' is untyped but its source is gone",
+                    k->name);
+  const char *sigs[1] = {sig};
+  kc_module *child;
+  kc_status s = compile(ctx, m->src_name, m->source, m->source_len, sigs, 1, m->opt_level,
+                        m->lineinfo, m->bounds_check, 1, &child);
+  if (s != KC_OK) return s;
+  kc_kernel *typed = NULL;
+  for (int i = 0; i < child->nkernels && !typed; i++)
+    if (child->kernels[i].nparams >= 0 && strcmp(child->kernels[i].name, k->name) == 0)
+      typed = &child->kernels[i];
+  if (!typed) {
+    kc_module_free(child);
+    return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': compiling %s gave no typed kernel",
+                    k->name, sig);
+  }
+  rt_spec *sp = rt_calloc(ctx, 1, sizeof *sp);
+  if (!sp || !(sp->signature = rt_strdup(ctx, sig))) {
+    rt_free(ctx, sp, sizeof *sp);
+    kc_module_free(child);
+    return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  }
+  sp->module = child;
+  sp->typed = typed;
+  sp->next = m->specs;
+  m->specs = sp;
+  *out = sp;
+  return KC_OK;
+}
+
 kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out) {
   kc_module *m = k->mod;
   kc_context *ctx = m->ctx;
+  unsigned char key[SIG_MAX_PARAMS];
+  int keyed = arg_key(args, nargs, key) == 0;
+  /* the launch path: a byte comparison per earlier specialisation of this module */
+  for (rt_spec *sp = m->specs; keyed && sp; sp = sp->next)
+    if (sp->origin == k && sp->nargs == nargs &&
+        memcmp(sp->key, key, (size_t)nargs) == 0) {
+      *out = sp->typed;
+      return KC_OK;
+    }
   char sig[1024];
   int r = arg_signature(k, args, nargs, sig, sizeof sig);
-  if (r == -1000)
+  if (r == -1000 || (r == 0 && !keyed))
     return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': too many arguments", k->name);
   if (r < 0)
     return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': argument %d is invalid", k->name, -r);
-  rt_spec *sp = m->specs;
-  while (sp && strcmp(sp->signature, sig) != 0) sp = sp->next;
-  if (!sp) {
-    if (!m->source)
-      return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' is untyped but its source is gone",
-                      k->name);
-    const char *sigs[1] = {sig};
-    kc_module *child;
-    kc_status s = compile(ctx, m->src_name, m->source, m->source_len, sigs, 1,
-                          m->opt_level, m->lineinfo, m->bounds_check, 1, &child);
-    if (s != KC_OK) return s;
-    sp = rt_calloc(ctx, 1, sizeof *sp);
-    if (!sp || !(sp->signature = rt_strdup(ctx, sig))) {
-      rt_free(ctx, sp, sizeof *sp);
-      kc_module_free(child);
-      return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
-    }
-    sp->module = child;
-    sp->next = m->specs;
-    m->specs = sp;
-  }
-  kc_kernel *typed = NULL;
-  for (int i = 0; i < sp->module->nkernels; i++)
-    if (sp->module->kernels[i].nparams >= 0 &&
-        strcmp(sp->module->kernels[i].name, k->name) == 0) {
-      typed = &sp->module->kernels[i];
-      break;
-    }
-  if (!typed)
-    return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': compiling %s gave no typed kernel",
-                    k->name, sig);
-  *out = typed;
+  rt_spec *sp = NULL;
+  kc_status s = new_spec(k, sig, &sp);
+  if (s != KC_OK) return s;
+  sp->origin = k;
+  sp->nargs = nargs;
+  memcpy(sp->key, key, (size_t)nargs);
+  *out = sp->typed;
   return KC_OK;
 }

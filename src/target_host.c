@@ -108,11 +108,34 @@ static void host_on_diagnostic(LLVMDiagnosticInfoRef di, void *p) {
     c->first_error = LLVMGetDiagInfoDescription(di);
 }
 
+/* LLVM's standard pipeline at opt_level. From -O2 up it runs in two rounds, because a
+ * kernel's `if i < n:` guard would otherwise cost a mask on every vector load and store:
+ * K__block is a loop over threadIdx.x with the guard inside, and the vectoriser turns a
+ * condition on the induction variable into masked memory operations (2-3x slower than
+ * plain ones on a streaming kernel). The first round (ThinLTO's pre-link pipeline: the
+ * standard simplification, no vectorisation) inlines the kernel body into the loop;
+ * then inductive range check elimination (IRCE, which the standard pipeline lacks)
+ * splits the loop's range where the guard holds throughout (all of every block but
+ * the last, usually) from the rest, and the standard pipeline vectorises the guard-free
+ * loop with plain loads and stores. */
 static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRef tm,
                              char **err) {
-  static const char *const pipelines[] = {
-    "default<O0>", "default<O1>", "default<O2>", "default<O3>",
+  /* default<On> is thinlto-pre-link<On> followed by the passes of VECTORISE (LLVM's
+     module optimisation pipeline, less what only matters for PGO or coroutines) */
+#define VECTORISE(n)                                                                     \
+  "function(irce,simplifycfg,instcombine,float2int,lower-constant-intrinsics,"           \
+  "loop(loop-rotate,loop-deletion),"                                                     \
+  "loop-distribute,inject-tli-mappings,loop-vectorize,infer-alignment,loop-load-elim,"   \
+  "instcombine,simplifycfg,slp-vectorizer,vector-combine,instcombine,loop-unroll<" n ">," \
+  "sroa,infer-alignment,instcombine,loop-mssa(licm),alignment-from-assumptions,"         \
+  "loop-sink,instsimplify,div-rem-pairs,tailcallelim,simplifycfg),globaldce"
+  static const char *const rounds[4][2] = {
+    {"default<O0>", NULL},
+    {"default<O1>", NULL},
+    {"thinlto-pre-link<O2>", VECTORISE("O2")},
+    {"thinlto-pre-link<O3>", VECTORISE("O3")},
   };
+#undef VECTORISE
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   host_diag_capture cap = {LLVMContextGetDiagnosticHandler(ctx),
                            LLVMContextGetDiagnosticContext(ctx), NULL};
@@ -122,7 +145,9 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
   LLVMPassBuilderOptionsSetSLPVectorization(opts, opt_level >= 2);
   LLVMPassBuilderOptionsSetLoopInterleaving(opts, opt_level >= 2);
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, opt_level >= 2);
-  LLVMErrorRef e = LLVMRunPasses(m, pipelines[opt_level], tm, opts);
+  LLVMErrorRef e = NULL;
+  for (int r = 0; r < 2 && !e && rounds[opt_level][r]; r++)
+    e = LLVMRunPasses(m, rounds[opt_level][r], tm, opts);
   LLVMDisposePassBuilderOptions(opts);
   LLVMContextSetDiagnosticHandler(ctx, cap.saved, cap.saved_ctx);
   if (e) {
