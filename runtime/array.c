@@ -4,6 +4,9 @@
  * starts with the data pointer and the shape so a launch can point kernelParams
  * straight into it. Views share their owner's memory; the owner's memory lives until
  * it and all its views are freed (so freeing in the wrong order cannot dangle).
+ * A freed handle is not returned to the allocator at once: marked RT_ARRAY_FREED, it
+ * waits in the context's graveyard (the last RT_GRAVEYARD frees), so using it after
+ * kc_array_free, or freeing it twice, is a clear error instead of undefined behaviour.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,7 @@ kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim, const int64_t 
                        kc_array **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
+  if (ctx->broken) return rt_context_usable(ctx);
   size_t bytes = 0;
   kc_status s = shape_bytes(ctx, dtype, ndim, shape, &bytes);
   if (s != KC_OK) return s;
@@ -46,6 +50,7 @@ kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim, const int64_t 
   a->ndim = ndim;
   a->bytes = bytes;
   a->refs = 1;
+  a->magic = RT_ARRAY_LIVE;
   for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
   if (ctx->device == KC_DEVICE_CUDA) {
     s = rt_cuda_mem_alloc(ctx, bytes, &a->data.dev);
@@ -80,8 +85,15 @@ kc_status kc_array_from_host(kc_context *ctx, kc_dtype dtype, int ndim,
   return KC_OK;
 }
 
+kc_status rt_array_check(const kc_array *a, const char *what) {
+  if (a->magic == RT_ARRAY_LIVE) return KC_OK;
+  return rt_error(a->ctx, KC_ERR_INVALID, "%s: the array was freed (kc_array_free)", what);
+}
+
 kc_status kc_array_like(const kc_array *a, kc_array **out) {
   if (!a || !out) return KC_ERR_INVALID;
+  *out = NULL;
+  if (rt_array_check(a, "array like") != KC_OK) return KC_ERR_INVALID;
   return kc_array_new(a->ctx, a->dtype, a->ndim, a->shape, out);
 }
 
@@ -89,6 +101,7 @@ kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out
   if (!a || !out) return KC_ERR_INVALID;
   *out = NULL;
   kc_context *ctx = a->ctx;
+  if (rt_array_check(a, "array view") != KC_OK) return KC_ERR_INVALID;
   if (start < 0 || stop < start || stop > a->shape[0])
     return rt_error(ctx, KC_ERR_INVALID, "array view [%lld, %lld) is outside [0, %lld)",
                     (long long)start, (long long)stop, (long long)a->shape[0]);
@@ -111,6 +124,7 @@ kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out
 }
 
 static kc_status check_host_copy(kc_array *a, const void *host, size_t bytes) {
+  if (rt_array_check(a, "array copy") != KC_OK) return KC_ERR_INVALID;
   if (!host) return rt_error(a->ctx, KC_ERR_INVALID, "array copy: host pointer is NULL");
   if (bytes != a->bytes)
     return rt_error(a->ctx, KC_ERR_INVALID,
@@ -140,6 +154,9 @@ kc_status kc_array_copy_from_host(kc_array *a, const void *host, size_t bytes) {
 kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
   if (!dst || !src) return KC_ERR_INVALID;
   kc_context *ctx = dst->ctx;
+  if (rt_array_check(dst, "array copy: destination") != KC_OK ||
+      rt_array_check(src, "array copy: source") != KC_OK)
+    return KC_ERR_INVALID;
   if (src->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "array copy: the arrays belong to two contexts");
   if (src->dtype != dst->dtype || src->bytes != dst->bytes)
@@ -155,6 +172,7 @@ kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
 
 kc_status kc_array_fill(kc_array *a, const void *value) {
   if (!a) return KC_ERR_INVALID;
+  if (rt_array_check(a, "array fill") != KC_OK) return KC_ERR_INVALID;
   if (!value) return rt_error(a->ctx, KC_ERR_INVALID, "array fill: value is NULL");
   size_t es = kc_dtype_size(a->dtype), n = a->bytes / es;
   if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_fill(a->ctx, a->data.dev, n, es, value);
@@ -165,6 +183,7 @@ kc_status kc_array_fill(kc_array *a, const void *value) {
 
 kc_status kc_array_zero(kc_array *a) {
   if (!a) return KC_ERR_INVALID;
+  if (rt_array_check(a, "array zero") != KC_OK) return KC_ERR_INVALID;
   if (a->ctx->device == KC_DEVICE_CUDA) {
     uint8_t zero = 0;
     return rt_cuda_fill(a->ctx, a->data.dev, a->bytes, 1, &zero);
@@ -173,23 +192,41 @@ kc_status kc_array_zero(kc_array *a) {
   return KC_OK;
 }
 
+/* Keep a freed handle (its memory already released) in the graveyard, really
+ * freeing the oldest one there. */
+static void bury(kc_array *a) {
+  kc_context *ctx = a->ctx;
+  a->magic = RT_ARRAY_FREED;
+  a->data.dev = 0;
+  kc_array **slot = &ctx->graveyard[ctx->graveyard_next++ % RT_GRAVEYARD];
+  if (*slot) rt_free(ctx, *slot, sizeof **slot);
+  *slot = a;
+}
+
+void rt_array_graveyard_free(kc_context *ctx) {
+  for (int i = 0; i < RT_GRAVEYARD; i++) {
+    rt_free(ctx, ctx->graveyard[i], sizeof *ctx->graveyard[i]);
+    ctx->graveyard[i] = NULL;
+  }
+}
+
 static void release_owner(kc_array *owner) {
   kc_context *ctx = owner->ctx;
   if (ctx->device == KC_DEVICE_CUDA) rt_cuda_mem_free(ctx, owner->data.dev);
   else rt_free(ctx, owner->data.host, owner->bytes);
-  rt_free(ctx, owner, sizeof *owner);
+  bury(owner);
 }
 
 void kc_array_free(kc_array *a) {
-  if (!a) return;
-  kc_context *ctx = a->ctx;
+  if (!a || a->magic != RT_ARRAY_LIVE) return;   /* NULL, or freed already */
   if (a->base) {
     kc_array *owner = a->base;
-    rt_free(ctx, a, sizeof *a);
+    bury(a);
     if (--owner->refs == 0) release_owner(owner);
     return;
   }
-  if (a->freed) return;
+  /* the handle is dead now; its memory lives on while views of it do */
+  a->magic = RT_ARRAY_FREED;
   a->freed = 1;
   if (--a->refs == 0) release_owner(a);
 }
@@ -214,6 +251,7 @@ int64_t kc_array_size(const kc_array *a) {
 kc_status kc_host_alloc(kc_context *ctx, size_t bytes, void **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
+  if (ctx->broken) return rt_context_usable(ctx);
   if (ctx->device == KC_DEVICE_CUDA) return rt_cuda_host_alloc(ctx, bytes, out);
   if (bytes > SIZE_MAX - HOST_HEADER)
     return rt_error(ctx, KC_ERR_INVALID, "host alloc: %zu bytes is too large", bytes);

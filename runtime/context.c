@@ -88,6 +88,12 @@ kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...) {
   return s;
 }
 
+kc_status rt_context_usable(kc_context *ctx) {
+  if (ctx->broken == KC_OK) return KC_OK;
+  return rt_error(ctx, ctx->broken, "this context has no device: kc_context_new failed (%s)",
+                  ctx->broken_msg);
+}
+
 void *rt_alloc(kc_context *ctx, size_t n) {
   if (n == 0) n = 1;
   if (ctx->cfg.alloc) return ctx->cfg.alloc(ctx->cfg.user_data, NULL, 0, n);
@@ -150,6 +156,17 @@ static void cpu_limits(rt_limits *l) {
   l->max_shared_optin = RT_CPU_MAX_SHARED;
 }
 
+/* kc_context_new failed but hands the context back for its message: keep the status
+ * so every later call on it fails the same way instead of half-working. */
+static kc_status broken_context(kc_context *ctx, kc_status s) {
+  ctx->device = KC_DEVICE_CPU;
+  ctx->cpu_threads = 1;
+  cpu_limits(&ctx->limits);
+  ctx->broken = s;
+  snprintf(ctx->broken_msg, sizeof ctx->broken_msg, "%s", ctx->err);
+  return s;
+}
+
 /* The device asked for: the config's, or KC_DEVICE's when the config says AUTO. */
 static kc_status requested_device(kc_context *ctx, kc_device_kind *out) {
   *out = ctx->cfg.device;
@@ -197,9 +214,7 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
   kc_status s = requested_device(ctx, &want);
   if (s != KC_OK) {
     *out = ctx;
-    ctx->device = KC_DEVICE_CPU;
-    cpu_limits(&ctx->limits);
-    return s;
+    return broken_context(ctx, s);
   }
   if (want == KC_DEVICE_CPU) {
     use_cpu(ctx, NULL);
@@ -219,12 +234,9 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
     return KC_OK;
   }
   if (want == KC_DEVICE_CUDA) {
-    /* keep the context (CPU-backed but unusable for CUDA) so the error can be read */
-    cpu_limits(&ctx->limits);
-    ctx->device = KC_DEVICE_CPU;
-    ctx->cpu_threads = 1;
+    /* keep the context so the error can be read; it refuses all work */
     *out = ctx;
-    return s;
+    return broken_context(ctx, s);
   }
   char why[RT_ERR_LEN];
   snprintf(why, sizeof why, "%s", ctx->err);
@@ -237,6 +249,7 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
 void kc_context_free(kc_context *ctx) {
   if (!ctx) return;
   if (ctx->pool) rt_pool_free(ctx->pool);
+  rt_array_graveyard_free(ctx);
   if (ctx->cuda) rt_cuda_close(ctx);
   if (ctx->cfg.alloc) ctx->cfg.alloc(ctx->cfg.user_data, ctx, sizeof *ctx, 0);
   else free(ctx);
@@ -250,6 +263,7 @@ const char *kc_last_error(const kc_context *ctx) { return ctx ? ctx->err : ""; }
 
 kc_status kc_synchronize(kc_context *ctx) {
   if (!ctx) return KC_ERR_INVALID;
+  if (ctx->broken) return rt_context_usable(ctx);
   if (ctx->device == KC_DEVICE_CUDA) {
     kc_status s = rt_cuda_synchronize(ctx);
     return s != KC_OK ? s : rt_check_kernel_errors(ctx);
@@ -308,6 +322,7 @@ static void cpu_info(kc_device_info *info) {
 
 kc_status kc_context_device_info(kc_context *ctx, kc_device_info *info) {
   if (!ctx || !info) return KC_ERR_INVALID;
+  if (ctx->broken) return rt_context_usable(ctx);
   if (ctx->device == KC_DEVICE_CUDA) return rt_cuda_info(ctx, ctx->cfg.cuda_device, info);
   cpu_info(info);
   info->multiprocessors = ctx->cpu_threads;

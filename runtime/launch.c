@@ -66,6 +66,7 @@ typedef enum bad_arg {
   ARG_COUNT,     /* wrong number of arguments */
   ARG_NULL,      /* an array argument is NULL */
   ARG_CONTEXT,   /* an array of another context */
+  ARG_FREED,     /* an array passed to kc_array_free */
   ARG_TYPE,      /* dtype or rank differ */
   ARG_RANGE,     /* a scalar does not fit the parameter's type */
   ARG_ALIAS      /* a written array overlaps a read-only (noalias) one */
@@ -196,6 +197,7 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
       kc_array *arr = a->v.array;
       if (!a->is_array) return ARG_TYPE;
       if (!arr) return ARG_NULL;
+      if (arr->magic != RT_ARRAY_LIVE) return ARG_FREED;
       if (arr->ctx != k->mod->ctx) return ARG_CONTEXT;
       if (arr->dtype != p->dtype || arr->ndim != p->ndim) return ARG_TYPE;
       params[p->flat] = &arr->data;
@@ -247,6 +249,8 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
     return rt_error(ctx, KC_ERR_LAUNCH, "%s: expected %s, got a NULL array", where, want);
   case ARG_CONTEXT:
     return rt_error(ctx, KC_ERR_LAUNCH, "%s: the array belongs to another context", where);
+  case ARG_FREED:
+    return rt_error(ctx, KC_ERR_LAUNCH, "%s: the array was freed (kc_array_free)", where);
   case ARG_RANGE:
     if (rt_dtype_is_float(a->dtype))
       return rt_error(ctx, KC_ERR_LAUNCH, "%s: value %g does not fit %s", where, a->v.f, want);

@@ -383,6 +383,7 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
                             size_t len, const kc_compile_options *opts, kc_module **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
+  if (ctx->broken) return rt_context_usable(ctx);
   if (!source) return rt_error(ctx, KC_ERR_INVALID, "compile: source is NULL");
   if (!name) name = "<source>";
   int opt = ctx->cfg.opt_level, lineinfo = ctx->cfg.lineinfo;
@@ -593,6 +594,7 @@ kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
                                const char *kernel_table, kc_module **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
+  if (ctx->broken) return rt_context_usable(ctx);
   if (!data) return rt_error(ctx, KC_ERR_INVALID, "module image is NULL");
   rt_image_kind kind = rt_image_kind_of(data, len);
   if (kind == RT_IMAGE_UNKNOWN)
@@ -629,6 +631,7 @@ kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
 kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len, kc_module **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
+  if (ctx->broken) return rt_context_usable(ctx);
   if (!ptx) return rt_error(ctx, KC_ERR_INVALID, "PTX is NULL");
   kc_status s = need_cuda(ctx, RT_IMAGE_PTX);
   if (s != KC_OK) return s;

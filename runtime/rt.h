@@ -30,6 +30,10 @@
 #define RT_CPU_MAX_SHARED 49152  /* shared memory per block on the CPU device, as CUDA's
                                     default limit, so CPU-tested kernels fit a GPU */
 
+#define RT_GRAVEYARD 256         /* freed array handles kept to catch their later use */
+#define RT_ARRAY_LIVE 0x6b634152u   /* kc_array.magic of a live handle */
+#define RT_ARRAY_FREED 0x66524545u  /* ... of one passed to kc_array_free */
+
 typedef struct rt_pool rt_pool;   /* cpu_exec.c */
 typedef struct rt_cuda rt_cuda;   /* cuda.c: per-context CUDA state */
 
@@ -51,9 +55,17 @@ struct kc_context {
   rt_cuda *cuda;                /* CUDA: device, primary context */
   kc_module *checked;           /* CUDA: modules with a bounds-error record (a list
                                    through kc_module.next_checked) */
+  kc_status broken;             /* kc_context_new failed (e.g. CUDA asked for, no
+                                   driver): every call says so with broken_msg */
+  char broken_msg[RT_ERR_LEN];
   kc_status pending;            /* CPU: a kernel fault not yet reported by a sync */
   char pending_msg[RT_ERR_LEN];
   char err[RT_ERR_LEN];         /* kc_last_error */
+  /* the last RT_GRAVEYARD freed array handles (their memory released, the handle kept,
+     marked RT_ARRAY_FREED), so a use after kc_array_free is an error and not a read of
+     freed memory; a ring: older handles are really freed */
+  kc_array *graveyard[RT_GRAVEYARD];
+  unsigned graveyard_next;
 };
 
 struct kc_array {
@@ -67,6 +79,7 @@ struct kc_array {
   kc_dtype dtype;
   int ndim;
   size_t bytes;
+  uint32_t magic;               /* RT_ARRAY_LIVE, or RT_ARRAY_FREED once freed */
 };
 
 /* One parameter of a kernel as the launch path checks and packs it. */
@@ -142,6 +155,8 @@ kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...)
 #endif
     ;
 kc_status rt_verror(kc_context *ctx, kc_status s, const char *fmt, va_list ap);
+/* KC_OK, or for a context whose kc_context_new failed, that failure again. */
+kc_status rt_context_usable(kc_context *ctx);
 void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
 void *rt_calloc(kc_context *ctx, size_t count, size_t size);
 void rt_free(kc_context *ctx, void *p, size_t n);
@@ -154,6 +169,13 @@ uint16_t rt_f16_bits(double v);
 int rt_dtype_is_signed(kc_dtype t);
 /* "float32[:, :]" or "int32" into buf. */
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
+
+/* ---- array.c ---------------------------------------------------------------------- */
+/* KC_OK for a live array; for one passed to kc_array_free, KC_ERR_INVALID with
+ * "<what>: the array was freed (kc_array_free)" in its context. */
+kc_status rt_array_check(const kc_array *a, const char *what);
+/* Really free the handles kept in the context's graveyard (at kc_context_free). */
+void rt_array_graveyard_free(kc_context *ctx);
 
 /* ---- cuda.c ----------------------------------------------------------------------- */
 /* Load the driver once (thread-safe). KC_OK, or KC_ERR_NO_DEVICE with why in msg. */

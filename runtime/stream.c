@@ -25,6 +25,7 @@ static kc_status take_pending(kc_context *ctx) {
 kc_status kc_stream_new(kc_context *ctx, kc_stream **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
+  if (ctx->broken) return rt_context_usable(ctx);
   kc_stream *s = rt_calloc(ctx, 1, sizeof *s);
   if (!s) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   s->ctx = ctx;
@@ -57,6 +58,7 @@ void kc_stream_free(kc_stream *s) {
 kc_status kc_event_new(kc_context *ctx, kc_event **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
+  if (ctx->broken) return rt_context_usable(ctx);
   kc_event *e = rt_calloc(ctx, 1, sizeof *e);
   if (!e) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   e->ctx = ctx;

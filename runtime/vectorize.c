@@ -43,6 +43,9 @@ static kc_status check_inputs(kc_context *ctx, const kc_kernel *k, kc_array *con
     if (!a)
       return rt_error(ctx, KC_ERR_INVALID, "vectorize '%s': input %d is NULL", k->name,
                       i + 1);
+    if (a->magic != RT_ARRAY_LIVE)
+      return rt_error(ctx, KC_ERR_INVALID, "vectorize '%s': input %d was freed", k->name,
+                      i + 1);
     if (a->ctx != ctx)
       return rt_error(ctx, KC_ERR_INVALID,
                       "vectorize '%s': input %d is an array of another context", k->name,
@@ -99,6 +102,9 @@ static kc_status check_lengths(kc_context *ctx, const kc_kernel *k, kc_array *co
                       (long long)inputs[i]->shape[0], (long long)n);
   if (!out) return KC_OK;
   param_label(k, ninputs, label, sizeof label);
+  if (out->magic != RT_ARRAY_LIVE)
+    return rt_error(ctx, KC_ERR_INVALID, "vectorize '%s': the output%s was freed", k->name,
+                    label);
   if (out->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID,
                     "vectorize '%s': the output%s is an array of another context", k->name,

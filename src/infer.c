@@ -41,6 +41,7 @@ typedef struct infer_ctx {
   bool changed;        /* a local's type changed during this pass */
   int loop_depth;
   bool all_f32;        /* the current kernel's arrays are all float32 */
+  ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded (h5c) */
   int last_warn_line;
 } infer_ctx;
 
@@ -1943,6 +1944,11 @@ static void bind_alias(infer_ctx *ic, const char *name, const char *path) {
 static void import_module(infer_ctx *ic, node *s) {
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
+    if (synth_lib_source(al->str)) {
+      ierr(ic, al->sp, "import the functions of '%s' by name: from %s import "
+           "xoroshiro128p_uniform_float32, ...", al->str, al->str);
+      continue;
+    }
     if (!module_importable(al->str)) {
       ierr(ic, al->sp, "cannot import module '%s' in a kernel file (available: math, cmath, "
            "numba, numba.cuda, numba.types, numpy)", al->str);
@@ -1958,7 +1964,57 @@ static void import_module(infer_ctx *ic, node *s) {
   }
 }
 
+/* ---- library modules written in the kernel language (h5c) ---- */
+static void module_level(infer_ctx *ic, node *module);
+
+/* Define a library module's functions and constants (once per compilation). Its names
+ * join the file's: the library prefixes its private ones with _ and its own name. */
+static bool load_lib_module(infer_ctx *ic, const char *mod, span where) {
+  for (int i = 0; i < ic->libs.len; i++)
+    if (strcmp(ic->libs.items[i], mod) == 0) return true;
+  vec_push(ic->ar, &ic->libs, (void *)mod);
+  node *tree = synth_lib_module_tree(ic->ar, ic->d, mod, where);
+  if (!tree) {
+    ierr(ic, where, "internal compiler error: library module '%s' does not parse", mod);
+    return false;
+  }
+  module_level(ic, tree);
+  return true;
+}
+
+/* from numba.cuda.random import xoroshiro128p_uniform_float32 [as name] */
+static void import_from_lib(infer_ctx *ic, node *s) {
+  if (!load_lib_module(ic, s->str, s->sp)) return;
+  for (int i = 0; i < s->list.len; i++) {
+    node *al = s->list.items[i];
+    func_def *fn = find_func(ic, al->str);
+    if (!fn && strstr(al->str, "xoroshiro128p_states")) {
+      ierr(ic, al->sp, "'%s' runs on the host: from C, make the states with "
+           "kc_random_states(ctx, n, seed, &states)", al->str);
+      continue;
+    }
+    if (!fn || fn->kind != FN_DEVICE || al->str[0] == '_') {
+      ierr(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
+      continue;
+    }
+    if (!al->str2 || strcmp(al->str2, al->str) == 0) continue;
+    if (find_func(ic, al->str2)) {
+      ierr(ic, al->sp, "function '%s' is defined twice", al->str2);
+      continue;
+    }
+    func_def *copy = arena_alloc(ic->ar, sizeof *copy);
+    *copy = *fn;
+    copy->name = al->str2;
+    memset(&copy->instances, 0, sizeof copy->instances);
+    vec_push(ic->ar, &ic->prog->funcs, copy);
+  }
+}
+
 static void import_from(infer_ctx *ic, node *s) {
+  if (synth_lib_source(s->str)) {
+    import_from_lib(ic, s);
+    return;
+  }
   if (!module_importable(s->str)) {
     ierr(ic, s->sp, "cannot import from module '%s' in a kernel file (available: math, "
          "cmath, numba, numba.cuda, numba.types, numpy)", s->str);
