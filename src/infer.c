@@ -1058,10 +1058,6 @@ static bool atomic_dtype_check(infer_ctx *ic, node *e, builtin_id id, const char
     return false;
   }
   bool wide_int = el->kind == TY_INT && (el->bits == 32 || el->bits == 64);
-  if (el->kind == TY_COMPLEX || (el->kind == TY_FLOAT && el->bits < 32)) {
-    ierr(ic, arr->sp, "%s does not support %s arrays", fname, tname(ic, el));
-    return false;
-  }
   switch (id) {
   case B_ATOMIC_INC: case B_ATOMIC_DEC:
     if (wide_int && !el->is_signed) return true;
