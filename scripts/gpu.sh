@@ -245,6 +245,11 @@ ahead-of-time sample (its sm_90 cubin on a Hopper GPU).
 - GPU: $gpu
 - result: $TEST_SUMMARY
 
+To run it again: \`scripts/gpu.sh prepare\` here (it packs \`.gpu/build-gpu.tar.xz\`:
+one \`libkc.so\` with LLVM inside and the gpu suite's programs), then on the GPU machine
+\`run(carry=[".gpu"], command="scripts/gpu.sh run", timeout_s=600)\`.
+\`scripts/gpu.sh run --cpu\` rehearses the bundle on the CPU back end.
+
 | test | result |
 |---|---|
 $TEST_ROWS
