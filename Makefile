@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_OPTS ?=
 
-.PHONY: all deps build demo test test-gpu bench clean
+.PHONY: all deps build demo test test-all test-gpu bench clean
 
 all: build
 
@@ -24,6 +24,11 @@ demo: build
 test: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2 --no-suite gpu
 
+# The slow checks (docs/testing.md): the suite under ASan+UBSan (in $(BUILD)-asan),
+# the compiler and CPU runtime under valgrind, longer fuzz runs.
+test-all: test
+	bash scripts/test_all.sh $(BUILD) $$(grep '^llvm-config' $(BUILD).llvm-config)
+
 test-gpu: build
 	meson test -C $(BUILD) --print-errorlogs --suite gpu
 
@@ -31,4 +36,4 @@ bench: build
 	@bash bench/run.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD).llvm-config
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD).llvm-config

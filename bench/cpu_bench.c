@@ -5,6 +5,9 @@
  *
  * Each kcc time is the wall time (CLOCK_MONOTONIC) of kc_launch + kc_synchronize with
  * 256-thread blocks, on a context with cpu_threads = 1 and one with cpu_threads = 2.
+ * The single-thread runs (C and kcc, whose 1-thread pool runs every block on the
+ * calling thread) are also timed in CPU time of the calling thread
+ * (CLOCK_THREAD_CPUTIME_ID), which other processes on a shared machine do not inflate.
  * One warm-up run, then N repetitions (the four variants interleaved, as the machine
  * may be noisy); the median is reported. Every kcc result is
  * checked against the C reference; a mismatch fails the run (exit 1).
@@ -30,11 +33,14 @@
 
 static int reps = 7;
 
-static double now_ms(void) {
+static double clock_ms(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
+
+static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
+static double cpu_ms(void) { return clock_ms(CLOCK_THREAD_CPUTIME_ID); }
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -150,8 +156,9 @@ static void kcc_close(kcc_side *k) {
   kc_context_free(k->ctx);
 }
 
-/* One timed launch of kernel i (kc_launch + kc_synchronize), in ms. */
-static double kcc_run(kcc_side *k, int i) {
+/* One timed launch of kernel i (kc_launch + kc_synchronize): wall ms, and in *cpu the
+ * calling thread's CPU ms. */
+static double kcc_run(kcc_side *k, int i, double *cpu) {
   kc_arg args[4];
   int nargs;
   kc_dim3 grid, block;
@@ -168,11 +175,13 @@ static double kcc_run(kcc_side *k, int i) {
     grid = kc_dim2((T_DIM + 15) / 16, (T_DIM + 15) / 16), block = kc_dim2(16, 16);
   }
   kc_status s;
-  double t0 = now_ms();
+  double c0 = cpu_ms(), t0 = now_ms();
   if ((s = kc_launch(k->kern[i], grid, block, 0, NULL, args, nargs)) != KC_OK)
     die("kc_launch", k->ctx, s);
   if ((s = kc_synchronize(k->ctx)) != KC_OK) die("kc_synchronize", k->ctx, s);
-  return now_ms() - t0;
+  double t = now_ms() - t0;
+  *cpu = cpu_ms() - c0;
+  return t;
 }
 
 /* Check kernel i's kcc result against the C one; exits on a mismatch. */
@@ -212,23 +221,26 @@ int main(int argc, char **argv) {
   kcc_open(&k1s, path, 1);
   kcc_open(&k2s, path, 2);
   float *got = xmalloc(sizeof(float) * (size_t)N_ELEM);
-  double c1[K_COUNT], c2[K_COUNT], k1[K_COUNT], k2[K_COUNT];
+  double c1[K_COUNT], c2[K_COUNT], k1[K_COUNT], k2[K_COUNT], cc1[K_COUNT], ck1[K_COUNT];
   double *tc1 = malloc(sizeof(double) * (size_t)reps), *tc2 = malloc(sizeof(double) * (size_t)reps);
   double *tk1 = malloc(sizeof(double) * (size_t)reps), *tk2 = malloc(sizeof(double) * (size_t)reps);
+  double *uc1 = malloc(sizeof(double) * (size_t)reps), *uk1 = malloc(sizeof(double) * (size_t)reps);
   for (int k = 0; k < K_COUNT; k++) {
     ref_out[k] = xmalloc(sizeof(float) * (size_t)n_out(k));
     for (int r = -1; r < reps; r++) { /* r = -1 is the warm-up */
-      double t0 = now_ms();
+      double u0 = cpu_ms(), t0 = now_ms();
       run_ref(k, 1, ref_out[k]);
-      double t1 = now_ms();
+      double t1 = now_ms(), u1 = cpu_ms();
       run_ref(k, 2, scratch);
       double t2 = now_ms();
-      double a = kcc_run(&k1s, k), b = kcc_run(&k2s, k);
+      double ua, ub, a = kcc_run(&k1s, k, &ua), b = kcc_run(&k2s, k, &ub);
       if (r < 0) continue;
       tc1[r] = t1 - t0, tc2[r] = t2 - t1, tk1[r] = a, tk2[r] = b;
+      uc1[r] = u1 - u0, uk1[r] = ua;
     }
     c1[k] = median(tc1, reps), c2[k] = median(tc2, reps);
     k1[k] = median(tk1, reps), k2[k] = median(tk2, reps);
+    cc1[k] = median(uc1, reps), ck1[k] = median(uk1, reps);
     if (memcmp(scratch, ref_out[k], sizeof(float) * (size_t)n_out(k)) != 0) {
       fprintf(stderr, "cpu_bench: FAIL: 2-thread C %s differs from 1-thread C\n",
               kernel_names[k]);
@@ -240,12 +252,15 @@ int main(int argc, char **argv) {
   kcc_close(&k2s);
   kcc_close(&k1s);
 
-  printf("| kernel | size | C ms | kcc 1T ms | kcc1/C | kcc 2T ms | 2T vs 1T | C 2T ms |\n");
-  printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+  printf("| kernel | size | C ms | kcc 1T ms | kcc1/C | C cpu ms | kcc 1T cpu ms | kcc1/C cpu "
+         "| kcc 2T ms | 2T vs 1T | C 2T ms | C 2T vs 1T |\n");
+  printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int k = 0; k < K_COUNT; k++)
-    printf("| %s | %s | %.2f | %.2f | %.2fx | %.2f | %.2fx | %.2f |\n", kernel_names[k],
-           k == K_TRANSPOSE ? "1024x1024" : "2^24", c1[k], k1[k], k1[k] / c1[k], k2[k],
-           k1[k] / k2[k], c2[k]);
+    printf("| %s | %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f | %.2fx | %.2f | "
+           "%.2fx |\n",
+           kernel_names[k], k == K_TRANSPOSE ? "1024x1024" : "2^24", c1[k], k1[k],
+           k1[k] / c1[k], cc1[k], ck1[k], ck1[k] / cc1[k], k2[k], k1[k] / k2[k], c2[k],
+           c1[k] / c2[k]);
   printf("\nmedian of %d runs after one warm-up; all kcc results match the C reference.\n",
          reps);
   return 0;

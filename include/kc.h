@@ -366,6 +366,20 @@ KC_API kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs
  * no init; no signature for the dtype), KC_ERR_NOMEM, or what kc_launch returns. */
 KC_API kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result);
 
+/* ---- Random numbers (numba.cuda.random) --------------------------------------------- */
+/* A new array of n xoroshiro128+ generator states for the functions of
+ * numba.cuda.random (xoroshiro128p_uniform_float32 and friends, imported in a kernel
+ * file as in Numba), seeded as Numba's create_xoroshiro128p_states(n, seed): splitmix64
+ * of seed gives generator 0, and generator i + 1 starts 2**64 steps after generator i,
+ * so kernels draw the same numbers as under Numba. Seeding runs on the host (n jumps of
+ * 128 steps), then the states are copied to the device.
+ *   n:    the number of generators (>= 1): typically one per thread
+ *   seed: any 64-bit value
+ *   out:  receives a uint64 array of shape (n, 2), row i = (s0, s1) of generator i
+ *         (the bytes of Numba's record array); free it with kc_array_free
+ * Returns KC_OK, KC_ERR_INVALID (n < 1), KC_ERR_NOMEM, or a copy's error. */
+KC_API kc_status kc_random_states(kc_context *ctx, int64_t n, uint64_t seed, kc_array **out);
+
 /* ---- Streams and events ---------------------------------------------------------------- */
 KC_API kc_status kc_stream_new(kc_context *ctx, kc_stream **out);
 KC_API kc_status kc_stream_synchronize(kc_stream *s);

@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,10 @@ _Static_assert(offsetof(kc_kernel_error, is_unsigned) == KC_KERNEL_ERROR_OFF_UNS
                "host ABI");
 _Static_assert(offsetof(kc_kernel_error, shape) == KC_KERNEL_ERROR_OFF_SHAPE, "host ABI");
 _Static_assert(sizeof(kc_kernel_error) == KC_KERNEL_ERROR_SIZE, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE &&
+               offsetof(kc_cpu_block, dyn_shared) == KC_CPU_BLOCK_OFF_DYN_SHARED &&
+               offsetof(kc_cpu_block, dyn_shared_bytes) == KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES,
+               "host ABI (h5a)");
 
 #define FIBER_STACK (128u * 1024u)   /* per thread of a barrier kernel */
 #define SHARED_ALIGN 64
@@ -112,7 +117,8 @@ typedef struct rt_job {
   kc_kernel_error error;        /* a bounds-checked kernel's first failed index */
 } rt_job;
 
-typedef enum fiber_state { FIBER_RUN, FIBER_WAIT, FIBER_DONE } fiber_state;
+/* FIBER_WARP (h5a): waiting in a warp collective for the other lanes of its mask */
+typedef enum fiber_state { FIBER_RUN, FIBER_WAIT, FIBER_DONE, FIBER_WARP } fiber_state;
 
 /* A saved execution context: a fiber's, or the scheduler's own. */
 typedef struct rt_ctx {
@@ -133,6 +139,9 @@ typedef struct rt_fiber {
   fiber_state state;
   int booted;                   /* parked at the top of rt_fiber_main, ready */
   unsigned vg_id;               /* valgrind's stack id */
+  /* h5a: this thread's part in a warp collective (see "Collectives") */
+  uint64_t cval, cres;          /* its value, and its result once the warp completes */
+  uint32_t cop, cmask, carg;
 } rt_fiber;
 
 typedef struct rt_worker {
@@ -147,6 +156,11 @@ typedef struct rt_worker {
   unsigned cur;                 /* the fiber running now */
   int in_fibers;                /* running a barrier kernel's block */
   kc_cpu_block blk;
+  /* h5a: syncthreads_count/and/or: threads add their predicate to sync_acc before the
+     barrier; the first to leave it (sync_fresh set by the release) moves the total to
+     sync_total, which the others then read */
+  uint64_t sync_acc, sync_total;
+  int sync_fresh;
 } rt_worker;
 
 struct rt_pool {
@@ -210,10 +224,12 @@ static void ctx_switch(rt_ctx *from, rt_ctx *to) {
 #endif
 }
 
-/* Leave the current fiber for the next one, or for the scheduler after the last. */
+/* Leave the current fiber for the next runnable one, or for the scheduler after the
+ * last. */
 static void switch_next(rt_worker *w, rt_ctx *from) {
-  unsigned i = w->cur + 1;
-  if (i < w->job->nthreads) {
+  unsigned i = w->cur + 1, T = w->job->nthreads;
+  while (i < T && w->fibers[i].state != FIBER_RUN) i++;
+  if (i < T) {
     w->cur = i;
     ctx_switch(from, &w->fibers[i].ctx);
   } else {
@@ -234,6 +250,132 @@ static void cpu_barrier(kc_cpu_block *blk, uint32_t site) {
   f->state = FIBER_WAIT;
   f->site = site;
   switch_next(w, &f->ctx);
+}
+
+/* ---- h5a: Collectives: syncthreads_count/and/or and warp operations ------------------------
+ * A block collective is a barrier that also sums a predicate. A warp collective parks
+ * the thread (FIBER_WARP) until every lane of its mask that still runs has arrived;
+ * the last to arrive computes every lane's result and wakes them, and the scheduler
+ * resumes the woken threads in its next sweep. A warp is 32 consecutive linear thread
+ * ids, as on the GPU; lanes that exited count as absent. */
+
+static uint64_t sync_reduce(rt_worker *w, kc_cpu_block *blk, uint32_t op, uint64_t pred,
+                            uint32_t site) {
+  w->sync_acc += pred != 0;
+  cpu_barrier(blk, site);
+  if (w->sync_fresh) {
+    w->sync_total = w->sync_acc;
+    w->sync_acc = 0;
+    w->sync_fresh = 0;
+  }
+  if (op == KC_COLL_SYNC_AND) return w->sync_total == w->job->nthreads;
+  if (op == KC_COLL_SYNC_OR) return w->sync_total > 0;
+  return w->sync_total;
+}
+
+/* The lanes of the warp starting at thread `base` that take part under `mask`. */
+static uint32_t warp_members(rt_worker *w, unsigned base, uint32_t mask) {
+  unsigned n = w->job->nthreads - base < 32 ? w->job->nthreads - base : 32;
+  uint32_t m = 0;
+  for (unsigned l = 0; l < n; l++)
+    if ((mask >> l & 1u) && w->fibers[base + l].state != FIBER_DONE) m |= 1u << l;
+  return m;
+}
+
+/* Lane `lane`'s result: the operation's rules are CUDA's at width 32 (the lane or
+ * offset taken mod 32; a source lane outside the warp or not taking part gives the
+ * thread its own value). */
+static uint64_t warp_result(rt_worker *w, unsigned base, uint32_t members, unsigned lane) {
+  const rt_fiber *f = &w->fibers[base + lane], *fs = &w->fibers[base];
+  int b = (int)(f->carg & 31u), src = -1;
+  uint64_t acc = 0;
+  switch (f->cop) {
+  case KC_COLL_SHFL_IDX: src = b; break;
+  case KC_COLL_SHFL_UP: src = (int)lane - b; break;
+  case KC_COLL_SHFL_DOWN: src = (int)lane + b; break;
+  case KC_COLL_SHFL_XOR: src = (int)lane ^ b; break;
+  case KC_COLL_VOTE_ALL: case KC_COLL_VOTE_ANY: case KC_COLL_VOTE_EQ: case KC_COLL_BALLOT:
+    for (unsigned l = 0; l < 32; l++)
+      if ((members >> l & 1u) && fs[l].cval) acc |= 1u << l;
+    if (f->cop == KC_COLL_BALLOT) return acc;
+    if (f->cop == KC_COLL_VOTE_ANY) return acc != 0;
+    if (f->cop == KC_COLL_VOTE_ALL) return acc == members;
+    return acc == 0 || acc == members;
+  case KC_COLL_MATCH_ANY: case KC_COLL_MATCH_ALL:
+    for (unsigned l = 0; l < 32; l++)
+      if ((members >> l & 1u) && fs[l].cval == f->cval) acc |= 1u << l;
+    if (f->cop == KC_COLL_MATCH_ANY) return acc;
+    return acc == members ? members : 0;
+  default: return 0;  /* syncwarp */
+  }
+  if (src < 0 || src > 31 || !(members >> src & 1u)) return f->cval;
+  return fs[src].cval;
+}
+
+/* When every member of mask in base's warp waits in a collective, give each its result
+ * and make it runnable; returns whether it did. */
+static int warp_try_complete(rt_worker *w, unsigned base, uint32_t mask) {
+  uint32_t members = warp_members(w, base, mask);
+  for (unsigned l = 0; l < 32; l++)
+    if ((members >> l & 1u) && w->fibers[base + l].state != FIBER_WARP) return 0;
+  for (unsigned l = 0; l < 32; l++)
+    if (members >> l & 1u) w->fibers[base + l].cres = warp_result(w, base, members, l);
+  for (unsigned l = 0; l < 32; l++)
+    if (members >> l & 1u) w->fibers[base + l].state = FIBER_RUN;
+  return 1;
+}
+
+static uint64_t warp_collective(rt_worker *w, uint32_t op, uint32_t mask, uint64_t value,
+                                uint32_t arg, uint32_t site) {
+  unsigned me = w->cur, base = me & ~31u;
+  rt_fiber *f = &w->fibers[me];
+  f->cop = op;
+  f->cmask = mask | 1u << (me & 31u);   /* a thread always takes part in its own call */
+  f->cval = value;
+  f->carg = arg;
+  f->site = site;
+  f->state = FIBER_WARP;
+  if (!warp_try_complete(w, base, f->cmask)) switch_next(w, &f->ctx);
+  return f->cres;
+}
+
+static uint64_t cpu_collective(kc_cpu_block *blk, uint32_t op, uint32_t mask, uint64_t value,
+                               uint32_t arg, uint32_t site) {
+  rt_worker *w = blk->exec;
+  if (!w->in_fibers) {
+    job_fail(w->job, KC_ERR_INTERNAL, "kernel '%s' reached a collective operation (line "
+             "%u:%u) but was compiled without them", w->job->k->name, site >> 16,
+             site & 0xffff);
+    return 0;
+  }
+  if (op <= KC_COLL_SYNC_OR) return sync_reduce(w, blk, op, value, site);
+  if (op == KC_COLL_ACTIVEMASK) return warp_members(w, w->cur & ~31u, 0xffffffffu);
+  return warp_collective(w, op, mask, value, arg, site);
+}
+
+/* After a sweep: complete the warp collectives whose missing lanes have exited since. */
+static int complete_stranded_warps(rt_worker *w) {
+  int any = 0;
+  for (unsigned i = 0; i < w->job->nthreads; i++)
+    if (w->fibers[i].state == FIBER_WARP)
+      any |= warp_try_complete(w, i & ~31u, w->fibers[i].cmask);
+  return any;
+}
+
+/* A warp collective that can never complete: its lanes wait at a barrier or at another
+ * warp operation. */
+static void report_warp_deadlock(rt_worker *w) {
+  rt_job *j = w->job;
+  const uint32_t *b = w->blk.block_idx;
+  unsigned i = 0;
+  while (w->fibers[i].state != FIBER_WARP) i++;
+  uint32_t t[3], site = w->fibers[i].site;
+  thread_of(j, i, t);
+  job_fail(j, KC_ERR_DEADLOCK,
+           "kernel '%s': deadlock in block (%u, %u, %u): thread (%u, %u, %u) waits at the "
+           "warp operation at %u:%u for lanes of its mask 0x%08x that never reach it",
+           j->k->name, b[0], b[1], b[2], t[0], t[1], t[2], site >> 16, site & 0xffff,
+           w->fibers[i].cmask);
 }
 
 /* ---- Fibers ------------------------------------------------------------------------------ */
@@ -388,24 +530,37 @@ static void run_fiber_block(rt_worker *w) {
     w->fibers[i].state = FIBER_RUN;
   }
   w->in_fibers = 1;
+  w->sync_acc = 0;
+  w->sync_fresh = 0;
   for (;;) {
-    w->cur = 0;
-    ctx_switch(&w->main, &w->fibers[0].ctx);
-    /* every thread ran until it finished or reached a barrier */
-    unsigned ndone = 0, same = 1;
+    unsigned first = 0;
+    while (first < T && w->fibers[first].state != FIBER_RUN) first++;
+    if (first < T) {
+      /* a sweep: every runnable thread runs until it finishes or waits */
+      w->cur = first;
+      ctx_switch(&w->main, &w->fibers[first].ctx);
+      continue;  /* a warp completed late in the sweep may have woken earlier threads */
+    }
+    if (complete_stranded_warps(w)) continue;
+    unsigned ndone = 0, nwarp = 0, same = 1, first_wait = T;
     for (unsigned i = 0; i < T; i++) {
-      if (w->fibers[i].state == FIBER_DONE) ndone++;
-      else if (w->fibers[i].site != w->fibers[0].site) same = 0;
+      fiber_state st = w->fibers[i].state;
+      if (st == FIBER_DONE) ndone++;
+      else if (st == FIBER_WARP) nwarp++;
+      else if (first_wait == T) first_wait = i;
+      else if (w->fibers[i].site != w->fibers[first_wait].site) same = 0;
     }
     if (ndone == T) break;
-    if (ndone > 0 || !same) {
-      report_deadlock(w);
+    if (nwarp > 0 || ndone > 0 || !same) {
+      if (nwarp > 0) report_warp_deadlock(w);
+      else report_deadlock(w);
       /* the waiting fibers are abandoned mid-kernel: start them afresh next time */
       for (unsigned i = 0; i < T; i++)
         if (w->fibers[i].state != FIBER_DONE) w->fibers[i].booted = 0;
       break;
     }
     for (unsigned i = 0; i < T; i++) w->fibers[i].state = FIBER_RUN;
+    w->sync_fresh = 1;  /* a barrier released: see sync_reduce */
   }
   w->in_fibers = 0;
 }
@@ -438,6 +593,10 @@ static void run_job(rt_worker *w, rt_job *j) {
   blk->barrier = cpu_barrier;
   blk->trap = cpu_trap;
   blk->error = &j->error;
+  blk->collective = cpu_collective;                      /* h5a */
+  size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_cpu_launch */
+  blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
+  blk->dyn_shared_bytes = j->shared > dyn_off ? j->shared - dyn_off : 0;
   const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
   /* Blocks are claimed in runs, so that small blocks do not pay an atomic and three
      divisions each; runs stay short enough (1/32 of a worker's share) to balance. */

@@ -15,6 +15,10 @@ have pkg-config || need+=(pkg-config)
 have gcc || need+=(gcc)
 [ -f /usr/include/check.h ] || need+=(check)
 have valgrind || need+=(valgrind)
+# clang with libFuzzer: the fuzz targets of tests/fuzz (make test, make test-all)
+have clang || need+=(clang)
+compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||
+  need+=(libclang-rt-dev)
 
 llvm_found=""
 for v in "${want_llvm[@]}"; do

@@ -53,6 +53,7 @@ typedef struct cg_ctx {
 
 static LLVMValueRef cg_expr(cg_ctx *g, node *e);
 static void cg_block(cg_ctx *g, node_list *body);
+static LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);
 
 /* ---- types -------------------------------------------------------------------------- */
 
@@ -785,6 +786,7 @@ static LLVMValueRef array_size(cg_ctx *g, LLVMValueRef arr, int ndim) {
 static LLVMValueRef cg_mem_array(cg_ctx *g, node *e) {
   const type *t = e->ty;
   const int64_t *dims = e->aux_ptr;
+  if (e->aux == B_SHARED_ARRAY && dims[0] == 0) return cg_dynamic_shared(g, t);  /* h5a */
   int64_t n = 1;
   for (int k = 0; k < t->ndim; k++) n *= dims[k];
   LLVMTypeRef at = LLVMArrayType2(mem_type(g, t->elem), (uint64_t)n);
@@ -813,26 +815,352 @@ static LLVMValueRef cg_mem_array(cg_ctx *g, node *e) {
   return v;
 }
 
+static LLVMAtomicRMWBinOp atomic_op(builtin_id id, const type *el) {
+  bool fl = el->kind == TY_FLOAT;
+  switch (id) {
+  case B_ATOMIC_ADD: return fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+  case B_ATOMIC_SUB: return fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub;
+  case B_ATOMIC_MAX: return fl ? LLVMAtomicRMWBinOpFMax : el->is_signed ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+  case B_ATOMIC_MIN: return fl ? LLVMAtomicRMWBinOpFMin : el->is_signed ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+  case B_ATOMIC_AND: return LLVMAtomicRMWBinOpAnd;
+  case B_ATOMIC_OR: return LLVMAtomicRMWBinOpOr;
+  case B_ATOMIC_XOR: return LLVMAtomicRMWBinOpXor;
+  /* CUDA's atomicInc/atomicDec are exactly LLVM's wrapping increment and decrement */
+  case B_ATOMIC_INC: return LLVMAtomicRMWBinOpUIncWrap;
+  case B_ATOMIC_DEC: return LLVMAtomicRMWBinOpUDecWrap;
+  default: return LLVMAtomicRMWBinOpXchg;
+  }
+}
+
+/* cuda.atomic.*(a, idx, v...): relaxed atomics (as CUDA's) returning the old value;
+ * real atomics on the CPU too, where blocks run in parallel. compare_and_swap works on
+ * a[0]. */
 static LLVMValueRef cg_atomic(cg_ctx *g, node *e, builtin_id id) {
-  node *arr = e->list.items[0], *idxn = e->list.items[1];
+  node *arr = e->list.items[0];
+  bool no_index = id == B_ATOMIC_COMPARE_AND_SWAP;
+  node zero = {0};
+  zero.kind = N_INT;
+  zero.ty = &ty_i64;
+  zero.sp = e->sp;
   const type *el = arr->ty->elem;
   node ix = {0};
   ix.kind = N_INDEX;
   ix.a = arr;
-  ix.b = idxn;
+  ix.b = no_index ? &zero : e->list.items[1];
   ix.sp = e->sp;
   LLVMValueRef p = element_ptr(g, &ix);
-  LLVMValueRef v = cg_expr_as(g, e->list.items[2], el);
-  bool fl = el->kind == TY_FLOAT;
-  LLVMAtomicRMWBinOp op;
-  switch (id) {
-  case B_ATOMIC_ADD: op = fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
-  case B_ATOMIC_SUB: op = fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub; break;
-  case B_ATOMIC_MAX: op = fl ? LLVMAtomicRMWBinOpFMax : el->is_signed ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
-  case B_ATOMIC_MIN: op = fl ? LLVMAtomicRMWBinOpFMin : el->is_signed ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
-  default: op = LLVMAtomicRMWBinOpXchg; break;
+  int first = no_index ? 1 : 2;
+  LLVMValueRef v = cg_expr_as(g, e->list.items[first], el);
+  if (id == B_ATOMIC_CAS || id == B_ATOMIC_COMPARE_AND_SWAP) {
+    LLVMValueRef nv = cg_expr_as(g, e->list.items[first + 1], el);
+    LLVMValueRef r = LLVMBuildAtomicCmpXchg(g->b, p, v, nv, LLVMAtomicOrderingMonotonic,
+                                            LLVMAtomicOrderingMonotonic, 0);
+    return LLVMBuildExtractValue(g->b, r, 0, "");
   }
-  return LLVMBuildAtomicRMW(g->b, op, p, v, LLVMAtomicOrderingMonotonic, 0);
+  return LLVMBuildAtomicRMW(g->b, atomic_op(id, el), p, v, LLVMAtomicOrderingMonotonic, 0);
+}
+
+/* ---- h5a: CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -------- */
+
+/* Host: the executor's function pointer at byte offset off of kc_cpu_block. */
+static LLVMValueRef blk_load(cg_ctx *g, int off, LLVMTypeRef t, const char *name) {
+  LLVMValueRef idx[1] = {ci64(g, off)};
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "");
+  return LLVMBuildLoad2(g->b, t, p, name);
+}
+
+/* Host: blk->collective(blk, op, mask, value, arg, site); an i64. */
+static LLVMValueRef host_collective(cg_ctx *g, unsigned op, LLVMValueRef mask,
+                                    LLVMValueRef value, LLVMValueRef arg, span sp) {
+  LLVMValueRef fp = blk_load(g, KC_CPU_BLOCK_OFF_COLLECTIVE, g->ptr, "collective");
+  LLVMTypeRef pt[6] = {g->ptr, g->i32, g->i32, g->i64, g->i32, g->i32};
+  LLVMTypeRef ft = LLVMFunctionType(g->i64, pt, 6, 0);
+  LLVMValueRef args[6] = {g->blk, ci32(g, op), mask ? mask : ci32(g, -1),
+                          value ? value : ci64(g, 0), arg ? arg : ci32(g, 0),
+                          ci32(g, (sp.line << 16) | (sp.col & 0xffff))};
+  return LLVMBuildCall2(g->b, ft, fp, args, 6, "");
+}
+
+/* An intrinsic of this LLVM, or NULL (names changed across releases). */
+static bool have_intrinsic(const char *name) {
+  return LLVMLookupIntrinsicID(name, strlen(name)) != 0;
+}
+
+/* syncthreads_count/and/or(pred): int32. */
+static LLVMValueRef cg_block_collective(cg_ctx *g, node *e, builtin_id id) {
+  node *a = e->list.items[0];
+  LLVMValueRef pred = to_bool(g, cg_expr(g, a), a->ty);
+  if (g->host) {
+    unsigned op = id == B_SYNCTHREADS_COUNT ? KC_COLL_SYNC_COUNT
+                : id == B_SYNCTHREADS_AND ? KC_COLL_SYNC_AND : KC_COLL_SYNC_OR;
+    LLVMValueRef r = host_collective(g, op, NULL, LLVMBuildZExt(g->b, pred, g->i64, ""), NULL, e->sp);
+    return LLVMBuildTrunc(g->b, r, g->i32, "");
+  }
+  const char *kind = id == B_SYNCTHREADS_COUNT ? "popc" : id == B_SYNCTHREADS_AND ? "and" : "or";
+  char name[64];
+  snprintf(name, sizeof name, "llvm.nvvm.barrier.cta.red.%s.aligned.all", kind);
+  LLVMValueRef r;
+  if (have_intrinsic(name)) {
+    LLVMValueRef args[2] = {ci32(g, 0), pred};
+    r = call_intrinsic(g, name, NULL, args, 2);
+  } else {  /* LLVM before 20 */
+    snprintf(name, sizeof name, "llvm.nvvm.barrier0.%s", kind);
+    LLVMValueRef p32 = LLVMBuildZExt(g->b, pred, g->i32, "");
+    r = call_intrinsic(g, name, NULL, &p32, 1);
+  }
+  return LLVMTypeOf(r) == g->i32 ? r : LLVMBuildZExt(g->b, r, g->i32, "");
+}
+
+static void cg_fence(cg_ctx *g, builtin_id id) {
+  if (g->host) {  /* threads of all blocks share one memory: a full fence */
+    LLVMBuildFence(g->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+    return;
+  }
+  call_intrinsic(g, id == B_THREADFENCE_BLOCK ? "llvm.nvvm.membar.cta"
+                  : id == B_THREADFENCE ? "llvm.nvvm.membar.gl" : "llvm.nvvm.membar.sys",
+                 NULL, NULL, 0);
+}
+
+static LLVMValueRef cg_mask_arg(cg_ctx *g, node *e, int i) {
+  return i < e->list.len ? cg_expr_as(g, e->list.items[i], &ty_u32) : ci32(g, -1);
+}
+
+static void cg_syncwarp(cg_ctx *g, node *e) {
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  if (g->host) host_collective(g, KC_COLL_SYNCWARP, mask, NULL, NULL, e->sp);
+  else call_intrinsic(g, "llvm.nvvm.bar.warp.sync", NULL, &mask, 1);
+}
+
+/* A warp value as raw bits (i32 or i64) and back. */
+static LLVMValueRef warp_bits(cg_ctx *g, LLVMValueRef v, const type *t) {
+  if (t->kind == TY_FLOAT) return LLVMBuildBitCast(g->b, v, t->bits == 32 ? g->i32 : g->i64, "");
+  if (t->bits >= 32) return v;
+  return t->is_signed ? LLVMBuildSExt(g->b, v, g->i32, "") : LLVMBuildZExt(g->b, v, g->i32, "");
+}
+
+static LLVMValueRef warp_unbits(cg_ctx *g, LLVMValueRef bits, const type *t) {
+  if (t->kind == TY_FLOAT) return LLVMBuildBitCast(g->b, bits, scalar_type(g, t), "");
+  if (t->bits >= 32) return bits;
+  return LLVMBuildTrunc(g->b, bits, scalar_type(g, t), "");
+}
+
+static LLVMValueRef nvptx_shfl32(cg_ctx *g, const char *mode, LLVMValueRef mask,
+                                 LLVMValueRef v, LLVMValueRef lane) {
+  char name[48];
+  snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.i32", mode);
+  /* c: clamp 31 for idx/down/bfly, 0 for up, as in CUDA's __shfl_*_sync at width 32 */
+  LLVMValueRef args[4] = {mask, v, lane, ci32(g, strcmp(mode, "up") == 0 ? 0 : 0x1f)};
+  return call_intrinsic(g, name, NULL, args, 4);
+}
+
+/* shfl_sync and friends; 64-bit values travel as two 32-bit shuffles on the GPU. */
+static LLVMValueRef cg_shuffle(cg_ctx *g, node *e, builtin_id id) {
+  const type *t = e->ty;
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  LLVMValueRef bits = warp_bits(g, cg_expr(g, e->list.items[1]), t);
+  LLVMValueRef lane = cg_expr_as(g, e->list.items[2], &ty_u32);
+  static const char *const modes[4] = {"idx", "up", "down", "bfly"};
+  int k = id - B_SHFL_SYNC;
+  if (g->host) {
+    LLVMValueRef v64 = LLVMTypeOf(bits) == g->i64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
+    LLVMValueRef r = host_collective(g, KC_COLL_SHFL_IDX + (unsigned)k, mask, v64, lane, e->sp);
+    if (LLVMTypeOf(bits) != g->i64) r = LLVMBuildTrunc(g->b, r, g->i32, "");
+    return warp_unbits(g, r, t);
+  }
+  if (LLVMTypeOf(bits) == g->i32) return warp_unbits(g, nvptx_shfl32(g, modes[k], mask, bits, lane), t);
+  LLVMValueRef lo = LLVMBuildTrunc(g->b, bits, g->i32, "");
+  LLVMValueRef hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, bits, ci64(g, 32), ""), g->i32, "");
+  lo = LLVMBuildZExt(g->b, nvptx_shfl32(g, modes[k], mask, lo, lane), g->i64, "");
+  hi = LLVMBuildZExt(g->b, nvptx_shfl32(g, modes[k], mask, hi, lane), g->i64, "");
+  LLVMValueRef r = LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, ci64(g, 32), ""), "");
+  return warp_unbits(g, r, t);
+}
+
+static LLVMValueRef cg_vote(cg_ctx *g, node *e, builtin_id id) {
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  node *a = e->list.items[1];
+  LLVMValueRef pred = to_bool(g, cg_expr(g, a), a->ty);
+  if (g->host) {
+    unsigned op = KC_COLL_VOTE_ALL + (unsigned)(id - B_ALL_SYNC);
+    LLVMValueRef r = host_collective(g, op, mask, LLVMBuildZExt(g->b, pred, g->i64, ""), NULL, e->sp);
+    return id == B_BALLOT_SYNC ? LLVMBuildTrunc(g->b, r, g->i32, "")
+                               : LLVMBuildICmp(g->b, LLVMIntNE, r, ci64(g, 0), "");
+  }
+  static const char *const names[4] = {"llvm.nvvm.vote.all.sync", "llvm.nvvm.vote.any.sync",
+                                       "llvm.nvvm.vote.uni.sync", "llvm.nvvm.vote.ballot.sync"};
+  LLVMValueRef args[2] = {mask, pred};
+  return call_intrinsic(g, names[id - B_ALL_SYNC], NULL, args, 2);
+}
+
+/* match_any_sync -> uint32 mask; match_all_sync -> (mask, pred). Values compare as bits. */
+static LLVMValueRef cg_match(cg_ctx *g, node *e, builtin_id id) {
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  node *a = e->list.items[1];
+  LLVMValueRef bits = warp_bits(g, cg_expr(g, a), a->ty);
+  LLVMValueRef m, pred = NULL;
+  if (g->host) {
+    LLVMValueRef v64 = LLVMTypeOf(bits) == g->i64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
+    unsigned op = id == B_MATCH_ANY_SYNC ? KC_COLL_MATCH_ANY : KC_COLL_MATCH_ALL;
+    m = LLVMBuildTrunc(g->b, host_collective(g, op, mask, v64, NULL, e->sp), g->i32, "");
+    if (id == B_MATCH_ALL_SYNC) pred = LLVMBuildICmp(g->b, LLVMIntNE, m, ci32(g, 0), "");
+  } else {
+    bool w64 = LLVMTypeOf(bits) == g->i64;
+    LLVMValueRef args[2] = {mask, bits};
+    if (id == B_MATCH_ANY_SYNC) {
+      m = call_intrinsic(g, w64 ? "llvm.nvvm.match.any.sync.i64" : "llvm.nvvm.match.any.sync.i32",
+                         NULL, args, 2);
+    } else {
+      LLVMValueRef r = call_intrinsic(g, w64 ? "llvm.nvvm.match.all.sync.i64p"
+                                             : "llvm.nvvm.match.all.sync.i32p", NULL, args, 2);
+      m = LLVMBuildExtractValue(g->b, r, 0, "");
+      pred = LLVMBuildExtractValue(g->b, r, 1, "");
+    }
+  }
+  if (!pred) return m;
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
+  agg = LLVMBuildInsertValue(g->b, agg, m, 0, "");
+  return LLVMBuildInsertValue(g->b, agg, pred, 1, "");
+}
+
+static LLVMValueRef cg_lanemask_lt(cg_ctx *g) {
+  if (!g->host) return call_intrinsic(g, "llvm.nvvm.read.ptx.sreg.lanemask.lt", NULL, NULL, 0);
+  LLVMValueRef bit = LLVMBuildShl(g->b, ci32(g, 1), laneid(g), "");
+  return LLVMBuildSub(g->b, bit, ci32(g, 1), "");
+}
+
+/* popc, clz, brev, ffs (1-based index of the lowest set bit, 0 for 0). */
+static LLVMValueRef cg_bit_op(cg_ctx *g, node *e, builtin_id id) {
+  node *a = e->list.items[0];
+  const type *t = id == B_BREV ? e->ty : a->ty;
+  LLVMValueRef v = cg_expr_as(g, a, t);
+  LLVMTypeRef lt = LLVMTypeOf(v);
+  LLVMValueRef no[2] = {v, LLVMConstInt(g->i1, 0, 0)};
+  switch (id) {
+  case B_POPC: return call_intrinsic(g, "llvm.ctpop", lt, &v, 1);
+  case B_BREV: return call_intrinsic(g, "llvm.bitreverse", lt, &v, 1);
+  case B_CLZ: return call_intrinsic(g, "llvm.ctlz", lt, no, 2);
+  default: {
+    LLVMValueRef tz = call_intrinsic(g, "llvm.cttz", lt, no, 2);
+    LLVMValueRef pos = LLVMBuildAdd(g->b, tz, LLVMConstInt(lt, 1, 0), "");
+    LLVMValueRef zero = LLVMBuildICmp(g->b, LLVMIntEQ, v, LLVMConstNull(lt), "");
+    pos = LLVMBuildSelect(g->b, zero, LLVMConstNull(lt), pos, "");
+    if (t->bits == 32) return pos;
+    return t->bits > 32 ? LLVMBuildTrunc(g->b, pos, g->i32, "") : LLVMBuildZExt(g->b, pos, g->i32, "");
+  }
+  }
+}
+
+static LLVMValueRef cg_fma_selp(cg_ctx *g, node *e, builtin_id id) {
+  const type *t = e->ty;
+  if (id == B_SELP) {
+    node *c = e->list.items[0];
+    LLVMValueRef test = to_bool(g, cg_expr(g, c), c->ty);
+    LLVMValueRef a = cg_expr_as(g, e->list.items[1], t), b = cg_expr_as(g, e->list.items[2], t);
+    return LLVMBuildSelect(g->b, test, a, b, "");
+  }
+  LLVMValueRef args[3];
+  for (int i = 0; i < 3; i++) args[i] = cg_expr_as(g, e->list.items[i], t);
+  return call_intrinsic(g, "llvm.fma", scalar_type(g, t), args, 3);
+}
+
+/* cuda.shared.array(0, dtype): the launch's dynamic shared memory, as a 1-D array of
+ * (bytes / itemsize) elements. */
+static LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
+  LLVMValueRef data, bytes;
+  if (g->host) {
+    data = blk_load(g, KC_CPU_BLOCK_OFF_DYN_SHARED, g->ptr, "dyn_shared");
+    bytes = blk_load(g, KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES, g->i64, "dyn_bytes");
+  } else {
+    LLVMValueRef gv = LLVMGetNamedGlobal(g->m, "kc_dynamic_shared");
+    if (!gv) {
+      gv = LLVMAddGlobalInAddressSpace(g->m, LLVMArrayType2(g->i8, 0), "kc_dynamic_shared", 3);
+      LLVMSetLinkage(gv, LLVMExternalLinkage);
+      LLVMSetAlignment(gv, 16);
+    }
+    data = LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+    bytes = LLVMBuildZExt(g->b, call_intrinsic(g, "llvm.nvvm.read.ptx.sreg.dynamic_smem_size",
+                                               NULL, NULL, 0), g->i64, "");
+  }
+  long long size = t->elem->kind == TY_BOOL ? 1 : t->elem->bits / 8;
+  LLVMValueRef v = LLVMGetUndef(array_struct(g, 1));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  return LLVMBuildInsertValue(g->b, v, LLVMBuildUDiv(g->b, bytes, ci64(g, size), ""), 1, "");
+}
+
+/* One element of a module constant as an LLVM constant of memory type el. */
+static LLVMValueRef const_element(cg_ctx *g, const node *v, const type *el) {
+  LLVMTypeRef mt = mem_type(g, el);
+  double d = v->kind == N_FLOAT ? v->fval : v->big ? (double)v->uval : (double)v->ival;
+  if (el->kind == TY_FLOAT) return LLVMConstReal(mt, d);
+  if (el->kind == TY_BOOL) return LLVMConstInt(mt, d != 0, 0);
+  if (v->kind == N_FLOAT) return LLVMConstInt(mt, (unsigned long long)(long long)d, 1);
+  return LLVMConstInt(mt, v->big ? v->uval : (unsigned long long)v->ival, 0);
+}
+
+static void flatten_const(cg_ctx *g, const node *v, const type *el, LLVMValueRef *out, int *n) {
+  if (v->kind != N_TUPLE) {
+    out[(*n)++] = const_element(g, v, el);
+    return;
+  }
+  for (int i = 0; i < v->list.len; i++) flatten_const(g, v->list.items[i], el, out, n);
+}
+
+/* cuda.const.array_like(CONST): a constant global (addrspace(4) on the GPU), made once
+ * per constant and dtype. */
+static LLVMValueRef cg_const_array(cg_ctx *g, node *e) {
+  const type *t = e->ty;
+  const int64_t *dims = e->aux_ptr;
+  node *src = e->list.items[0];
+  const char *name = arena_printf(g->ar, "kc_const_%s_%s", src->sym->name,
+                                  type_name(g->ar, t->elem));
+  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, name);
+  int64_t n = 1;
+  for (int k = 0; k < t->ndim; k++) n *= dims[k];
+  LLVMTypeRef at = LLVMArrayType2(mem_type(g, t->elem), (uint64_t)n);
+  if (!gv) {
+    LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)n);
+    int k = 0;
+    flatten_const(g, src->sym->value, t->elem, vals, &k);
+    gv = LLVMAddGlobalInAddressSpace(g->m, at, name, g->host ? 0 : 4);
+    LLVMSetInitializer(gv, LLVMConstArray2(mem_type(g, t->elem), vals, (uint64_t)n));
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetAlignment(gv, 16);
+  }
+  LLVMValueRef data = g->host ? gv : LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+  LLVMValueRef v = LLVMGetUndef(array_struct(g, t->ndim));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  for (int k = 0; k < t->ndim; k++)
+    v = LLVMBuildInsertValue(g->b, v, ci64(g, dims[k]), (unsigned)(k + 1), "");
+  return v;
+}
+
+/* Calls of the intrinsics above; NULL for a void one. */
+static LLVMValueRef cg_intrinsic(cg_ctx *g, node *e, builtin_id id) {
+  switch (id) {
+  case B_CONST_ARRAY_LIKE: return cg_const_array(g, e);
+  case B_SYNCTHREADS_COUNT: case B_SYNCTHREADS_AND: case B_SYNCTHREADS_OR:
+    return cg_block_collective(g, e, id);
+  case B_THREADFENCE: case B_THREADFENCE_BLOCK: case B_THREADFENCE_SYSTEM:
+    cg_fence(g, id);
+    return NULL;
+  case B_SYNCWARP: cg_syncwarp(g, e); return NULL;
+  case B_SHFL_SYNC: case B_SHFL_UP_SYNC: case B_SHFL_DOWN_SYNC: case B_SHFL_XOR_SYNC:
+    return cg_shuffle(g, e, id);
+  case B_ALL_SYNC: case B_ANY_SYNC: case B_EQ_SYNC: case B_BALLOT_SYNC:
+    return cg_vote(g, e, id);
+  case B_MATCH_ANY_SYNC: case B_MATCH_ALL_SYNC: return cg_match(g, e, id);
+  case B_ACTIVEMASK:
+    if (!g->host) return call_intrinsic(g, "llvm.nvvm.activemask", NULL, NULL, 0);
+    return LLVMBuildTrunc(g->b, host_collective(g, KC_COLL_ACTIVEMASK, NULL, NULL, NULL, e->sp),
+                          g->i32, "");
+  case B_LANEMASK_LT: return cg_lanemask_lt(g);
+  case B_POPC: case B_BREV: case B_CLZ: case B_FFS: return cg_bit_op(g, e, id);
+  case B_FMA: case B_SELP: return cg_fma_selp(g, e, id);
+  default:
+    internal_error(g, e->sp, "intrinsic not handled by the code generator");
+    return NULL;
+  }
 }
 
 /* ---- arithmetic with Python semantics -------------------------------------------------------- */
@@ -1254,7 +1582,8 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   case B_PRINT: cg_print(g, e); return NULL;
   case B_SHARED_ARRAY: case B_LOCAL_ARRAY: return cg_mem_array(g, e);
   case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
-  case B_ATOMIC_EXCH:
+  case B_ATOMIC_EXCH: case B_ATOMIC_AND: case B_ATOMIC_OR: case B_ATOMIC_XOR:
+  case B_ATOMIC_INC: case B_ATOMIC_DEC: case B_ATOMIC_CAS: case B_ATOMIC_COMPARE_AND_SWAP:
     return cg_atomic(g, e, id);
   case B_LEN: return cg_len(g, e);
   case B_ABS: return cg_abs(g, e);
@@ -1271,6 +1600,7 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   default: break;
   }
   if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return cg_math(g, e, id);
+  if (id >= B_CONST_ARRAY_LIKE && id <= B_SELP) return cg_intrinsic(g, e, id);
   if (id >= B_FP16_HADD && id <= B_FP16_HRINT) return cg_fp16(g, e, id);
   internal_error(g, e->sp, "call not handled by the code generator");
   return e->ty && e->ty->kind != TY_VOID ? LLVMGetUndef(cg_type(g, e->ty)) : NULL;

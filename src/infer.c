@@ -41,6 +41,7 @@ typedef struct infer_ctx {
   bool changed;        /* a local's type changed during this pass */
   int loop_depth;
   bool all_f32;        /* the current kernel's arrays are all float32 */
+  ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded (h5c) */
   int last_warn_line;
 } infer_ctx;
 
@@ -159,9 +160,38 @@ static const alias default_aliases[] = {
 static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.types",
                                          "numpy", "cmath"};
 
+/* h5a: the CUDA intrinsics beyond syncthreads and the first atomics (typed below, in
+ * "CUDA intrinsics"). */
+static const builtin_entry intrinsic_builtins[] = {
+  {"numba.cuda.const", B_NS_CONST}, {"numba.cuda.const.array_like", B_CONST_ARRAY_LIKE},
+  {"numba.cuda.syncthreads_count", B_SYNCTHREADS_COUNT},
+  {"numba.cuda.syncthreads_and", B_SYNCTHREADS_AND},
+  {"numba.cuda.syncthreads_or", B_SYNCTHREADS_OR},
+  {"numba.cuda.threadfence", B_THREADFENCE},
+  {"numba.cuda.threadfence_block", B_THREADFENCE_BLOCK},
+  {"numba.cuda.threadfence_system", B_THREADFENCE_SYSTEM},
+  {"numba.cuda.syncwarp", B_SYNCWARP},
+  {"numba.cuda.atomic.and_", B_ATOMIC_AND}, {"numba.cuda.atomic.or_", B_ATOMIC_OR},
+  {"numba.cuda.atomic.xor", B_ATOMIC_XOR}, {"numba.cuda.atomic.inc", B_ATOMIC_INC},
+  {"numba.cuda.atomic.dec", B_ATOMIC_DEC}, {"numba.cuda.atomic.cas", B_ATOMIC_CAS},
+  {"numba.cuda.atomic.compare_and_swap", B_ATOMIC_COMPARE_AND_SWAP},
+  {"numba.cuda.shfl_sync", B_SHFL_SYNC}, {"numba.cuda.shfl_up_sync", B_SHFL_UP_SYNC},
+  {"numba.cuda.shfl_down_sync", B_SHFL_DOWN_SYNC},
+  {"numba.cuda.shfl_xor_sync", B_SHFL_XOR_SYNC},
+  {"numba.cuda.all_sync", B_ALL_SYNC}, {"numba.cuda.any_sync", B_ANY_SYNC},
+  {"numba.cuda.eq_sync", B_EQ_SYNC}, {"numba.cuda.ballot_sync", B_BALLOT_SYNC},
+  {"numba.cuda.match_any_sync", B_MATCH_ANY_SYNC},
+  {"numba.cuda.match_all_sync", B_MATCH_ALL_SYNC},
+  {"numba.cuda.activemask", B_ACTIVEMASK}, {"numba.cuda.lanemask_lt", B_LANEMASK_LT},
+  {"numba.cuda.popc", B_POPC}, {"numba.cuda.brev", B_BREV}, {"numba.cuda.clz", B_CLZ},
+  {"numba.cuda.ffs", B_FFS}, {"numba.cuda.fma", B_FMA}, {"numba.cuda.selp", B_SELP},
+};
+
 static builtin_id builtin_lookup(const char *path) {
   for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
     if (strcmp(builtins[i].path, path) == 0) return builtins[i].id;
+  for (size_t i = 0; i < sizeof intrinsic_builtins / sizeof intrinsic_builtins[0]; i++)
+    if (strcmp(intrinsic_builtins[i].path, path) == 0) return intrinsic_builtins[i].id;
   return B_NONE;
 }
 
@@ -931,6 +961,12 @@ static const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *f
   return set_ty(e, to, false);
 }
 
+/* h5a: cuda.shared.array(0, dtype) is dynamic shared memory, sized at launch. */
+static bool is_dynamic_shape(infer_ctx *ic, node *s) {
+  node *f = fold(ic, s);
+  return f && f->kind == N_INT && f->ival == 0;
+}
+
 /* shape for cuda.shared.array / cuda.local.array: a constant int or tuple of them. */
 static bool const_shape(infer_ctx *ic, node *s, int64_t *dims, int *ndim) {
   node *f = fold(ic, s);
@@ -974,9 +1010,13 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, builtin_id id) {
   }
   int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * 3);
   int ndim;
-  if (!const_shape(ic, shape, dims, &ndim)) {
+  if (id == B_SHARED_ARRAY && is_dynamic_shape(ic, shape)) {
+    dims[0] = 0;   /* dynamic shared memory: sized at launch (h5a) */
+    ndim = 1;
+  } else if (!const_shape(ic, shape, dims, &ndim)) {
     ierr(ic, shape->sp, "the shape of %s must be a positive constant integer or a tuple "
-         "of 1 to 3 of them", fname);
+         "of 1 to 3 of them%s", fname, id == B_SHARED_ARRAY ? " (or 0: dynamic shared "
+         "memory, sized at launch)" : "");
     return NULL;
   }
   const type *el = dtype_arg(ic, dt);
@@ -988,24 +1028,240 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, builtin_id id) {
   return set_ty(e, type_array(ic->ar, el, ndim), false);
 }
 
-static const type *ix_atomic(infer_ctx *ic, node *e, const char *fname) {
+/* ---- h5a: CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -- */
+
+/* Kernels using these run their threads as fibers on the CPU (as barrier users do): the
+ * runtime exchanges values between the threads of a block or warp there. */
+static void needs_fibers(infer_ctx *ic) { ic->cur->uses_barrier = true; }
+
+static bool need_int_arg(infer_ctx *ic, node *arg, const char *fname, const char *what) {
+  if (arg->ty && (arg->ty->kind == TY_INT || arg->ty->kind == TY_BOOL)) return true;
+  if (arg->ty) ierr(ic, arg->sp, "%s needs an integer %s, not %s", fname, what, tname(ic, arg->ty));
+  return false;
+}
+
+/* A value that can travel through a shuffle or a match: an integer or a float. */
+static bool need_warp_value(infer_ctx *ic, node *arg, const char *fname) {
+  if (arg->ty && (arg->ty->kind == TY_INT || (arg->ty->kind == TY_FLOAT && arg->ty->bits >= 32)))
+    return true;
+  if (arg->ty) ierr(ic, arg->sp, "%s needs an integer, float32 or float64 value, not %s", fname,
+                    tname(ic, arg->ty));
+  return false;
+}
+
+static bool atomic_dtype_check(infer_ctx *ic, node *e, builtin_id id, const char *fname) {
+  node *arr = e->list.items[0];
+  const type *el = arr->ty->elem;
+  if (arr->sym && arr->sym->is_shared && arr->sym->value &&
+      arr->sym->value->aux == B_CONST_ARRAY_LIKE) {
+    ierr(ic, arr->sp, "'%s' is a constant array and cannot be modified", arr->sym->name);
+    return false;
+  }
+  bool wide_int = el->kind == TY_INT && (el->bits == 32 || el->bits == 64);
+  switch (id) {
+  case B_ATOMIC_INC: case B_ATOMIC_DEC:
+    if (wide_int && !el->is_signed) return true;
+    ierr(ic, arr->sp, "%s needs a uint32 or uint64 array (CUDA's atomicInc/atomicDec "
+         "wrap unsigned values), not %s", fname, tname(ic, arr->ty));
+    return false;
+  case B_ATOMIC_AND: case B_ATOMIC_OR: case B_ATOMIC_XOR: case B_ATOMIC_CAS:
+  case B_ATOMIC_COMPARE_AND_SWAP:
+    if (wide_int) return true;
+    ierr(ic, arr->sp, "%s needs an array of int32, uint32, int64 or uint64, not %s", fname,
+         tname(ic, arr->ty));
+    return false;
+  default:
+    if (wide_int || (el->kind == TY_FLOAT && el->bits >= 32)) return true;
+    ierr(ic, arr->sp, "%s needs an array of int32, uint32, int64, uint64, float32 or "
+         "float64, not %s", fname, tname(ic, arr->ty));
+    return false;
+  }
+}
+
+/* syncthreads_count/and/or(pred): a barrier that also reduces a predicate; int32. */
+static const type *ix_block_collective(infer_ctx *ic, node *e, const char *fname) {
+  if (!check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
+  if (!need_real_arg(ic, e->list.items[0], fname)) return NULL;
+  ic->cur->uses_barrier = true;
+  return set_ty(e, &ty_i32, false);
+}
+
+/* shfl_sync(mask, value, lane), shfl_up/down/xor_sync(mask, value, delta): the value's
+ * type. */
+static const type *ix_shuffle(infer_ctx *ic, node *e, const char *fname) {
   if (!check_argc(ic, e, fname, 3, 3) || !ix_args(ic, e)) return NULL;
-  node *arr = e->list.items[0], *idx = e->list.items[1], *val = e->list.items[2];
+  node *v = e->list.items[1];
+  if (!need_int_arg(ic, e->list.items[0], fname, "mask") || !need_warp_value(ic, v, fname) ||
+      !need_int_arg(ic, e->list.items[2], fname, "lane or offset"))
+    return NULL;
+  needs_fibers(ic);
+  /* a bare literal is shuffled as the int64 or float64 it is */
+  return set_ty(e, v->ty, false);
+}
+
+/* all_sync/any_sync/eq_sync(mask, pred) -> bool; ballot_sync(mask, pred) -> uint32;
+ * match_any_sync(mask, value) -> uint32; match_all_sync -> (uint32, bool). */
+static const type *ix_vote(infer_ctx *ic, node *e, builtin_id id, const char *fname) {
+  if (!check_argc(ic, e, fname, 2, 2) || !ix_args(ic, e)) return NULL;
+  node *v = e->list.items[1];
+  if (!need_int_arg(ic, e->list.items[0], fname, "mask")) return NULL;
+  bool match = id == B_MATCH_ANY_SYNC || id == B_MATCH_ALL_SYNC;
+  if (match ? !need_warp_value(ic, v, fname) : !need_real_arg(ic, v, fname)) return NULL;
+  needs_fibers(ic);
+  if (id == B_MATCH_ALL_SYNC) {
+    const type *el[2] = {&ty_u32, &ty_bool};
+    return set_ty(e, type_tuple(ic->ar, el, 2), false);
+  }
+  return set_ty(e, id == B_BALLOT_SYNC || id == B_MATCH_ANY_SYNC ? &ty_u32 : &ty_bool, false);
+}
+
+/* popc, clz: the argument's integer type; brev: uint32 or uint64; ffs: uint32. */
+static const type *ix_bit_op(infer_ctx *ic, node *e, builtin_id id, const char *fname) {
+  if (!check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (!a->ty || a->ty->kind != TY_INT) {
+    if (a->ty) ierr(ic, a->sp, "%s needs an integer, not %s", fname, tname(ic, a->ty));
+    return NULL;
+  }
+  if (id == B_FFS) return set_ty(e, &ty_u32, false);
+  if (id == B_BREV) return set_ty(e, a->ty->bits > 32 ? &ty_u64 : &ty_u32, false);
+  return set_ty(e, a->ty, false);
+}
+
+/* fma(a, b, c): float32 when all are float32, else float64; selp(c, a, b): a and b
+ * promoted. */
+static const type *ix_fma_selp(infer_ctx *ic, node *e, builtin_id id, const char *fname) {
+  if (!check_argc(ic, e, fname, 3, 3) || !ix_args(ic, e)) return NULL;
+  for (int i = 0; i < 3; i++)
+    if (!need_real_arg(ic, e->list.items[i], fname)) return NULL;
+  node *a = e->list.items[id == B_FMA ? 0 : 1], *b = e->list.items[id == B_FMA ? 1 : 2];
+  bool w;
+  const type *t = promote(a->ty, a->weak, a, b->ty, b->weak, b, &w);
+  if (id == B_SELP) return set_ty(e, t, w);
+  node *c = e->list.items[2];
+  t = promote(t, w, NULL, c->ty, c->weak, c, &w);
+  return set_ty(e, t->kind == TY_FLOAT ? t : &ty_f64, false);
+}
+
+/* The extents of a module constant tuple, nested 1 to 3 deep and rectangular. */
+static bool const_tuple_shape(const node *v, int depth, int64_t *dims, int *ndim) {
+  if (v->kind != N_TUPLE) {
+    if (depth == 0) return false;
+    if (*ndim == 0) *ndim = depth;
+    return *ndim == depth;
+  }
+  if (depth >= 3 || v->list.len == 0) return false;
+  if (dims[depth] == 0) dims[depth] = v->list.len;
+  if (dims[depth] != v->list.len) return false;
+  for (int i = 0; i < v->list.len; i++)
+    if (!const_tuple_shape(v->list.items[i], depth + 1, dims, ndim)) return false;
+  return true;
+}
+
+/* The dtype of a constant array made from tuple v: float64 when any element is a
+ * float, bool when all are bools, else int64 (uint64 when one does not fit int64). */
+static const type *const_tuple_dtype(const node *v) {
+  if (v->kind == N_FLOAT) return &ty_f64;
+  if (v->kind == N_BOOL) return &ty_bool;
+  if (v->kind == N_INT) return v->big ? &ty_u64 : &ty_i64;
+  const type *t = NULL;
+  for (int i = 0; i < v->list.len; i++) {
+    const type *et = const_tuple_dtype(v->list.items[i]);
+    if (!t || et == &ty_f64 || (t == &ty_bool && et != &ty_bool) || et == &ty_u64) t = et;
+  }
+  return t ? t : &ty_i64;
+}
+
+/* cuda.const.array_like(CONST) with CONST a module-level tuple (nested for 2-D and
+ * 3-D); kcc also takes an optional dtype, since a tuple has none of its own. */
+static const type *ix_const_array(infer_ctx *ic, node *e, const char *fname) {
+  node *src = call_arg(e, 0, "ary"), *dt = call_arg(e, 1, "dtype");
+  if (!src || e->list.len + e->kwargs.len > 2 || (e->list.len + e->kwargs.len == 2 && !dt)) {
+    ierr(ic, e->sp, "%s takes a module constant tuple and, optionally, a dtype", fname);
+    return NULL;
+  }
+  symbol *s = src->kind == N_NAME ? find_const(ic, src->str) : NULL;
+  int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * 3);
+  dims[0] = dims[1] = dims[2] = 0;
+  int ndim = 0;
+  if (!s || !s->value || !const_tuple_shape(s->value, 0, dims, &ndim)) {
+    ierr(ic, src->sp, "%s needs the name of a module constant holding a tuple of numbers "
+         "(nested, with equal lengths, for 2 or 3 dimensions)", fname);
+    return NULL;
+  }
+  src->sym = s;
+  src->ty = s->ty;
+  const type *el = dt ? dtype_arg(ic, dt) : const_tuple_dtype(s->value);
+  if (!el) {
+    ierr(ic, dt->sp, "unknown dtype for %s", fname);
+    return NULL;
+  }
+  e->aux_ptr = dims;
+  return set_ty(e, type_array(ic->ar, el, ndim), false);
+}
+
+static const type *ix_intrinsic(infer_ctx *ic, node *e, builtin_id id, const char *fname) {
+  switch (id) {
+  case B_CONST_ARRAY_LIKE: return ix_const_array(ic, e, fname);
+  case B_SYNCTHREADS_COUNT: case B_SYNCTHREADS_AND: case B_SYNCTHREADS_OR:
+    return ix_block_collective(ic, e, fname);
+  case B_THREADFENCE: case B_THREADFENCE_BLOCK: case B_THREADFENCE_SYSTEM:
+    if (!check_argc(ic, e, fname, 0, 0)) return NULL;
+    return set_ty(e, &ty_void, false);
+  case B_SYNCWARP:
+    if (!check_argc(ic, e, fname, 0, 1) || !ix_args(ic, e)) return NULL;
+    if (e->list.len == 1 && !need_int_arg(ic, e->list.items[0], fname, "mask")) return NULL;
+    needs_fibers(ic);
+    return set_ty(e, &ty_void, false);
+  case B_SHFL_SYNC: case B_SHFL_UP_SYNC: case B_SHFL_DOWN_SYNC: case B_SHFL_XOR_SYNC:
+    return ix_shuffle(ic, e, fname);
+  case B_ALL_SYNC: case B_ANY_SYNC: case B_EQ_SYNC: case B_BALLOT_SYNC:
+  case B_MATCH_ANY_SYNC: case B_MATCH_ALL_SYNC:
+    return ix_vote(ic, e, id, fname);
+  case B_ACTIVEMASK: case B_LANEMASK_LT:
+    if (!check_argc(ic, e, fname, 0, 0)) return NULL;
+    if (id == B_ACTIVEMASK) needs_fibers(ic);
+    return set_ty(e, &ty_u32, false);
+  case B_POPC: case B_BREV: case B_CLZ: case B_FFS: return ix_bit_op(ic, e, id, fname);
+  case B_FMA: case B_SELP: return ix_fma_selp(ic, e, id, fname);
+  default:
+    ierr(ic, e->sp, "'%s' cannot be called", fname);
+    return NULL;
+  }
+}
+
+/* The arguments after the index of an atomic: 1 (value), 2 for cas (old, new). */
+static int atomic_values(builtin_id id) {
+  return id == B_ATOMIC_CAS || id == B_ATOMIC_COMPARE_AND_SWAP ? 2 : 1;
+}
+
+static const type *ix_atomic(infer_ctx *ic, node *e, const char *fname) {
+  builtin_id id = (builtin_id)e->aux;
+  bool no_index = id == B_ATOMIC_COMPARE_AND_SWAP;   /* compare_and_swap(a, old, new) */
+  int nargs = (no_index ? 1 : 2) + atomic_values(id);
+  if (!check_argc(ic, e, fname, nargs, nargs) || !ix_args(ic, e)) return NULL;
+  node *arr = e->list.items[0];
   if (arr->ty->kind != TY_ARRAY) {
     ierr(ic, arr->sp, "%s needs an array as its first argument", fname);
     return NULL;
   }
-  int nidx = idx->kind == N_TUPLE ? idx->list.len : 1;
-  if (nidx != arr->ty->ndim) {
-    ierr(ic, idx->sp, "wrong number of indices: %s has %d dimensions, %d given",
-         tname(ic, arr->ty), arr->ty->ndim, nidx);
+  if (no_index && arr->ty->ndim != 1) {
+    ierr(ic, arr->sp, "%s needs a 1-D array (it works on element 0); use cuda.atomic.cas "
+         "with an index for %s", fname, tname(ic, arr->ty));
     return NULL;
   }
-  if (!need_real_arg(ic, val, fname)) return NULL;
-  if (arr->ty->elem->kind == TY_COMPLEX || type_equal(arr->ty->elem, &ty_f16)) {
-    ierr(ic, arr->sp, "%s does not support %s arrays", fname, tname(ic, arr->ty->elem));
-    return NULL;
+  if (!no_index) {
+    node *idx = e->list.items[1];
+    int nidx = idx->kind == N_TUPLE ? idx->list.len : 1;
+    if (nidx != arr->ty->ndim) {
+      ierr(ic, idx->sp, "wrong number of indices: %s has %d dimensions, %d given",
+           tname(ic, arr->ty), arr->ty->ndim, nidx);
+      return NULL;
+    }
   }
+  if (!atomic_dtype_check(ic, e, id, fname)) return NULL;
+  for (int i = nargs - atomic_values(id); i < nargs; i++)
+    if (!need_real_arg(ic, e->list.items[i], fname)) return NULL;
   if (arr->sym && arr->sym->is_param) ic->cur->written_params |= 1u << arr->sym->param_index;
   return set_ty(e, arr->ty->elem, false);
 }
@@ -1123,7 +1379,8 @@ static const type *ix_print(infer_ctx *ic, node *e) {
 
 static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const char *path) {
   e->aux = (int)id;
-  const char *fname = path;
+  /* messages say cuda.atomic.add, as the user wrote it, not numba.cuda.atomic.add */
+  const char *fname = strncmp(path, "numba.", 6) == 0 ? path + 6 : path;
   switch (id) {
   case B_GRID: case B_GRIDSIZE: return ix_grid(ic, e, id);
   case B_SYNCTHREADS:
@@ -1132,7 +1389,8 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
     return set_ty(e, &ty_void, false);
   case B_SHARED_ARRAY: case B_LOCAL_ARRAY: return ix_mem_array(ic, e, id);
   case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
-  case B_ATOMIC_EXCH:
+  case B_ATOMIC_EXCH: case B_ATOMIC_AND: case B_ATOMIC_OR: case B_ATOMIC_XOR:
+  case B_ATOMIC_INC: case B_ATOMIC_DEC: case B_ATOMIC_CAS: case B_ATOMIC_COMPARE_AND_SWAP:
     return ix_atomic(ic, e, fname);
   case B_RANGE:
     ierr(ic, e->sp, "range() can only be used in a for loop");
@@ -1177,6 +1435,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   default: break;
   }
   if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return ix_math(ic, e, id, fname);
+  if (id >= B_CONST_ARRAY_LIKE && id <= B_SELP) return ix_intrinsic(ic, e, id, fname);
   if (id >= B_FP16_HADD && id <= B_FP16_HRINT) return ix_fp16(ic, e, id, fname);
   ierr(ic, e->sp, "'%s' cannot be called", path);
   return NULL;
@@ -1295,6 +1554,9 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
     ic->cur->written_params |= 1u << base->sym->param_index;
   if (base->sym && base->sym->kind == SYM_CONST)
     ierr(ic, t->sp, "module constant '%s' cannot be modified", base->sym->name);
+  if (base->sym && base->sym->is_shared && base->sym->value &&
+      base->sym->value->aux == B_CONST_ARRAY_LIKE)   /* h5a */
+    ierr(ic, t->sp, "'%s' is a constant array and cannot be modified", base->sym->name);
   if (et && vt && !type_is_scalar(vt))
     ierr(ic, t->sp, "cannot store %s into an element of %s", tname(ic, vt),
          tname(ic, base->ty));
@@ -1306,10 +1568,12 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
     symbol *s = find_local(ic->cur, t->str);
     t->sym = s;
     if (value && value->kind == N_CALL && (value->aux == B_SHARED_ARRAY ||
-                                           value->aux == B_LOCAL_ARRAY)) {
+                                           value->aux == B_LOCAL_ARRAY ||
+                                           value->aux == B_CONST_ARRAY_LIKE)) {
       if (s->ty && !s->is_shared && ic->report)
         ierr(ic, t->sp, "'%s' is bound to a %s array and also to other values", s->name,
-             value->aux == B_SHARED_ARRAY ? "shared" : "local");
+             value->aux == B_SHARED_ARRAY ? "shared" : value->aux == B_LOCAL_ARRAY
+             ? "local" : "constant");
       s->is_shared = true;
       s->value = value;
     } else if (s->is_shared && vt) {
@@ -1676,6 +1940,11 @@ static void bind_alias(infer_ctx *ic, const char *name, const char *path) {
 static void import_module(infer_ctx *ic, node *s) {
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
+    if (synth_lib_source(al->str)) {
+      ierr(ic, al->sp, "import the functions of '%s' by name: from %s import "
+           "xoroshiro128p_uniform_float32, ...", al->str, al->str);
+      continue;
+    }
     if (!module_importable(al->str)) {
       ierr(ic, al->sp, "cannot import module '%s' in a kernel file (available: math, cmath, "
            "numba, numba.cuda, numba.types, numpy)", al->str);
@@ -1691,7 +1960,57 @@ static void import_module(infer_ctx *ic, node *s) {
   }
 }
 
+/* ---- library modules written in the kernel language (h5c) ---- */
+static void module_level(infer_ctx *ic, node *module);
+
+/* Define a library module's functions and constants (once per compilation). Its names
+ * join the file's: the library prefixes its private ones with _ and its own name. */
+static bool load_lib_module(infer_ctx *ic, const char *mod, span where) {
+  for (int i = 0; i < ic->libs.len; i++)
+    if (strcmp(ic->libs.items[i], mod) == 0) return true;
+  vec_push(ic->ar, &ic->libs, (void *)mod);
+  node *tree = synth_lib_module_tree(ic->ar, ic->d, mod, where);
+  if (!tree) {
+    ierr(ic, where, "internal compiler error: library module '%s' does not parse", mod);
+    return false;
+  }
+  module_level(ic, tree);
+  return true;
+}
+
+/* from numba.cuda.random import xoroshiro128p_uniform_float32 [as name] */
+static void import_from_lib(infer_ctx *ic, node *s) {
+  if (!load_lib_module(ic, s->str, s->sp)) return;
+  for (int i = 0; i < s->list.len; i++) {
+    node *al = s->list.items[i];
+    func_def *fn = find_func(ic, al->str);
+    if (!fn && strstr(al->str, "xoroshiro128p_states")) {
+      ierr(ic, al->sp, "'%s' runs on the host: from C, make the states with "
+           "kc_random_states(ctx, n, seed, &states)", al->str);
+      continue;
+    }
+    if (!fn || fn->kind != FN_DEVICE || al->str[0] == '_') {
+      ierr(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
+      continue;
+    }
+    if (!al->str2 || strcmp(al->str2, al->str) == 0) continue;
+    if (find_func(ic, al->str2)) {
+      ierr(ic, al->sp, "function '%s' is defined twice", al->str2);
+      continue;
+    }
+    func_def *copy = arena_alloc(ic->ar, sizeof *copy);
+    *copy = *fn;
+    copy->name = al->str2;
+    memset(&copy->instances, 0, sizeof copy->instances);
+    vec_push(ic->ar, &ic->prog->funcs, copy);
+  }
+}
+
 static void import_from(infer_ctx *ic, node *s) {
+  if (synth_lib_source(s->str)) {
+    import_from_lib(ic, s);
+    return;
+  }
   if (!module_importable(s->str)) {
     ierr(ic, s->sp, "cannot import from module '%s' in a kernel file (available: math, "
          "cmath, numba, numba.cuda, numba.types, numpy)", s->str);

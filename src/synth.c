@@ -82,3 +82,19 @@ node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, span where) {
   char *text = arena_printf(a, reduce_template, b, b, b, op, b, b / 2, op, op);
   return template_def(a, d, text, op, where);
 }
+
+const char *synth_lib_source(const char *module) {
+  for (const synth_lib_module *m = synth_lib_modules; m->name; m++)
+    if (strcmp(m->name, module) == 0) return m->source;
+  return NULL;
+}
+
+node *synth_lib_module_tree(arena *a, diag_sink *d, const char *module, span where) {
+  const char *src = synth_lib_source(module);
+  if (!src) return NULL;
+  int before = d->nerrors;
+  node *m = parse_module(a, d, src, strlen(src));
+  if (d->nerrors != before) return NULL;
+  synth_respan(m, where);
+  return m;
+}

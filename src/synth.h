@@ -1,6 +1,6 @@
 /*
  * synth.h — code the compiler writes for the program, in the kernel language itself:
- * the kernel behind a @cuda.reduce function (and, later, other generated kernels).
+ * the kernel behind a @cuda.reduce function, and the library modules of lib/.
  * Each is parsed from text with the ordinary parser and handed to type inference as
  * if the user had written it; every node's span is set to the span of the user's
  * code that asked for it, so any message points there.
@@ -19,6 +19,22 @@
  * passes it to the last stage only). A launch of one block reduces arr to out[0].
  * Spans are set to `where`. NULL when the template does not parse (a bug). */
 node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, span where);
+
+/* The standard library written in the kernel language (the .k files of lib/), embedded at build
+ * time by scripts/embed_lib.py: module name ("numba.cuda.random") and source text. */
+typedef struct synth_lib_module {
+  const char *name;
+  const char *source;
+} synth_lib_module;
+extern const synth_lib_module synth_lib_modules[];  /* ends with {NULL, NULL} */
+
+/* The source of a library module, or NULL when there is no such module. */
+const char *synth_lib_source(const char *module);
+
+/* The parsed tree (N_MODULE) of a library module, every span set to `where` (the
+ * import that asked for it, where any message about its code then points); NULL when
+ * there is no such module or it does not parse (a bug). */
+node *synth_lib_module_tree(arena *a, diag_sink *d, const char *module, span where);
 
 /* Set the span of n and everything under it to sp. */
 void synth_respan(node *n, span sp);

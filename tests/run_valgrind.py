@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""run_valgrind.py — the compiler and CPU runtime tests under valgrind memcheck.
+
+usage: run_valgrind.py BUILD_DIR [TEST...]
+
+Runs every test of BUILD_DIR whose command is a program built there (the Check suites,
+the kernel tests on the CPU back end, the samples; not the python and shell drivers,
+and not the `gpu` and `fuzz` suites) through `meson test --wrapper valgrind`, then the
+diagnostics cases with KC_VALGRIND=1 (each `kcc compile` under valgrind). A memory
+error, or a leak (definite, indirect or possible) not suppressed by
+tests/valgrind.supp, fails the test. With TEST names, only those run.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SKIP_SUITES = {"gpu", "fuzz"}
+
+
+def elf_tests(build):
+    """Names of the tests whose command is an executable built in `build`."""
+    out = subprocess.run(["meson", "introspect", "--tests", build], check=True,
+                         stdout=subprocess.PIPE).stdout
+    names = []
+    root = os.path.realpath(build) + os.sep
+    for t in json.loads(out):
+        suites = {s.split(":")[-1] for s in t["suite"]}
+        if suites & SKIP_SUITES:
+            continue
+        if os.path.realpath(t["cmd"][0]).startswith(root):
+            names.append(t["name"])
+    return names
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    build, only = argv[1], argv[2:]
+    valgrind = shutil.which("valgrind")
+    if not valgrind:
+        print("run_valgrind: valgrind is not installed (apt-get install valgrind)")
+        return 1
+    wrapper = " ".join([
+        valgrind, "-q", "--error-exitcode=99", "--leak-check=full",
+        "--errors-for-leak-kinds=definite,indirect,possible", "--num-callers=40",
+        "--suppressions=" + os.path.join(HERE, "valgrind.supp")])
+    env = dict(os.environ, CK_FORK="no")   # one process per suite: leaks are seen
+    names = only or elf_tests(build)
+    print("run_valgrind: %d tests under %s" % (len(names), wrapper))
+    rc = subprocess.run(["meson", "test", "-C", build, "--no-rebuild", "--print-errorlogs",
+                         "--num-processes", os.environ.get("KC_VALGRIND_JOBS", "2"),
+                         "--timeout-multiplier", "20", "--wrapper", wrapper] + names,
+                        env=env).returncode
+    if not only:
+        env = dict(os.environ, KC_VALGRIND="1")
+        rc |= subprocess.run(["meson", "test", "-C", build, "--no-rebuild",
+                              "--print-errorlogs", "--timeout-multiplier", "20",
+                              "diagnostics"], env=env).returncode
+    return 1 if rc else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
