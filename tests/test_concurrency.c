@@ -3,7 +3,8 @@
  * compile the same source and launch its kernels at the same time, many times: a
  * barrier kernel (fibers), a multi-block elementwise one (the thread pool), a
  * bounds-checked one that fails (the error path) and an untyped one (specialised at
- * launch). Every result is checked against values computed here. Run under
+ * launch); each also compiles the source to PTX (the NVPTX target, whose LLVM state
+ * and libdevice cache are shared between threads). Every result is checked against values computed here. Run under
  * ThreadSanitizer by `make test-tsan`, which reports any data race between them.
  */
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile.h"
 #include "kc.h"
 
 static const char source[] =
@@ -129,6 +131,26 @@ static void quiet(void *user_data, const kc_diagnostic *d) {
   if (d->severity == KC_SEV_ERROR) fputs(d->text, stderr);
 }
 
+/* The same source to PTX, with the compiler's own API (no CUDA device needed). */
+static int compile_ptx(worker *w) {
+  kcc_options o;
+  kcc_options_init(&o);
+  o.arch = w->id ? 90 : 80;
+  o.bounds_check = w->id;
+  o.diag = quiet;
+  kcc_output out;
+  memset(&out, 0, sizeof out);
+  kc_status s = kcc_compile(&o, "concurrent.k", source, sizeof source - 1, &out);
+  int bad = s != KC_OK || !out.text || !strstr(out.text, ".entry axpy") ||
+            !strstr(out.text, w->id ? ".target sm_90" : ".target sm_80") ||
+            (strstr(out.text, "__kcc_error") != NULL) != (w->id == 1);
+  if (bad)
+    snprintf(w->error, sizeof w->error, "thread %d: PTX compilation: %s", w->id,
+             out.first_error ? out.first_error : kc_status_name(s));
+  kcc_output_free(&out);
+  return bad;
+}
+
 static int work(worker *w) {
   kc_config cfg;
   kc_config_init(&cfg);
@@ -148,7 +170,7 @@ static int work(worker *w) {
   int rc = 0;
   for (int r = 0; r < ROUNDS && !rc; r++)
     rc = run_axpy(w, ctx, axpy, (float)r) || run_reverse(w, ctx, rev) ||
-         run_errors(w, ctx, past, twice);
+         run_errors(w, ctx, past, twice) || (r % 5 == 0 && compile_ptx(w));
   kc_module_free(m);
   kc_context_free(ctx);
   return rc;
