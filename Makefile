@@ -48,6 +48,7 @@ test-gpu: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+	@bash bench/compile.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD).llvm-config

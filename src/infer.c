@@ -1465,6 +1465,14 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   fn_instance *inst = instantiate(ic, fn, args, n, e->sp);
   if (!inst) return NULL;
   e->aux_ptr = inst;
+  /* (h5c) an array the callee writes is written by the caller too: a parameter passed
+     on must not be compiled as read-only (noalias, ld.global.nc) */
+  for (int i = 0; i < n && i < 32; i++) {
+    node *a = e->list.items[i];
+    if ((inst->written_params >> i & 1u) && a->kind == N_NAME && a->sym &&
+        a->sym->kind == SYM_LOCAL && a->sym->is_param)
+      ic->cur->written_params |= 1u << a->sym->param_index;
+  }
   if (inst->uses_barrier) ic->cur->uses_barrier = true;
   return set_ty(e, inst->ret, false);
 }

@@ -1,7 +1,7 @@
 /*
  * main.c — the `kcc` command: `kcc compile` (kernel source to PTX, LLVM IR, the AST,
- * the inferred types, a C header for ahead-of-time use, or a cubin through ptxas),
- * `kcc devices`, `kcc --help`, `kcc --version`.
+ * the inferred types, a C header for ahead-of-time use, or a cubin through nvJitLink
+ * in process or ptxas), `kcc devices`, `kcc --help`, `kcc --version`.
  *
  * The only file that prints usage or exits. Every user error (a bad option, a missing
  * file, a compile error) ends with exit status 1 and a message on stderr; success is 0.
@@ -22,6 +22,7 @@
 #include <llvm-c/Core.h>
 
 #include "compile.h"
+#include "ptx_link.h"
 #include "kc.h"
 #include "kc_config.h"
 #include "signature.h"
@@ -61,7 +62,8 @@ static const char compile_usage_text[] =
   "                         types   every function with the type of each local\n"
   "                         header  a C header embedding the PTX, with a typed launch\n"
   "                                 function per kernel (see docs/cli.md)\n"
-  "                         cubin   GPU machine code for --arch, through ptxas\n"
+  "                         cubin   GPU machine code for --arch, through nvJitLink\n"
+  "                                 in process (else ptxas)\n"
   "  --arch=sm_XX         the GPU architecture (default sm_" "80" ")\n"
   "  -O0, -O1, -O2, -O3   optimisation level (default -O3)\n"
   "  --sig='NAME(TYPES)'  the parameter types of kernel NAME in Numba's spelling, for\n"
@@ -413,15 +415,21 @@ static void ptxas_argv(const cli_options *o, char *ptxas, char *arch, size_t arc
   argv[n] = NULL;
 }
 
-/* Assemble PTX into a cubin for sm_<arch> with ptxas: 0 with the bytes in *cubin
- * (malloc'd), 1 on failure (said), -1 when there is no ptxas (said only if `why`
- * names what needed it). */
+/* Assemble PTX into a cubin for sm_<arch>: in process through nvJitLink when it is
+ * installed, else with ptxas as a process. 0 with the bytes in *cubin (malloc'd), 1 on
+ * failure (said), -1 when there is neither (said only if `why` names what needed it). */
 static int ptx_to_cubin(const cli_options *o, const char *ptx, size_t len, char **cubin,
                         size_t *clen, const char *why) {
+  char *err = NULL;
+  int linked = ptx_link_cubin(ptx, len, o->arch, o->opt_level, o->lineinfo || o->debug,
+                              cubin, clen, &err);
+  if (linked > 0) error_msg("%s", err ? err : "nvJitLink failed");
+  free(err);
+  if (linked >= 0) return linked;
   char *ptxas = find_ptxas();
   if (!ptxas) {
     if (why)
-      error_msg("%s needs ptxas, which is neither in %s/bin nor on PATH "
+      error_msg("%s needs libnvJitLink or ptxas, neither of which is in %s nor on PATH "
                 "(install the CUDA toolkit, or use --emit=ptx)", why, KC_CUDA_ROOT);
     return -1;
   }

@@ -16,6 +16,7 @@
 #include <llvm-c/Core.h>
 
 #include "kc_config.h"
+#include "ptx_link.h"
 #include "target.h"
 
 static double now_ms(void) {
@@ -249,6 +250,28 @@ START_TEST(test_reuse_across_compiles) {
 }
 END_TEST
 
+/* PTX -> cubin in process: an ELF for the arch, or nvJitLink's own complaint. */
+START_TEST(test_ptx_link) {
+  if (!ptx_link_library()) {
+    printf("libnvJitLink not found: in-process PTX -> cubin not checked\n");
+    return;
+  }
+  static const char *const fns[] = {"__nv_expf"};
+  char *ptx = ptx_of(fns, 1, 80), *cubin = NULL, *err = NULL;
+  size_t n = 0;
+  ck_assert_msg(ptx_link_cubin(ptx, strlen(ptx), 80, 3, 0, &cubin, &n, &err) == 0, "%s", err);
+  ck_assert_uint_gt(n, 64);
+  ck_assert(memcmp(cubin, "\177ELF", 4) == 0);
+  free(cubin);
+  static const char bad[] = ".version 8.0\n.target sm_80\n.address_size 64\nbogus;\n";
+  ck_assert_int_eq(ptx_link_cubin(bad, strlen(bad), 80, 3, 0, &cubin, &n, &err), 1);
+  ck_assert_ptr_null(cubin);
+  ck_assert_msg(err && strstr(err, "nvJitLink") != NULL, "%s", err ? err : "(null)");
+  free(err);
+  free(ptx);
+}
+END_TEST
+
 /* No maths: libdevice is not even opened (a bad path is no error). */
 START_TEST(test_no_libdevice_needed) {
   LLVMContextRef ctx = LLVMContextCreate();
@@ -436,6 +459,7 @@ static Suite *targets_suite(void) {
   tcase_add_loop_test(nv, test_ptx_each_level, 0, 4);
   tcase_add_test(nv, test_no_libdevice_needed);
   tcase_add_test(nv, test_reuse_across_compiles);
+  tcase_add_test(nv, test_ptx_link);
   tcase_add_test(nv, test_bad_libdevice);
   tcase_add_test(nv, test_invalid_ir);
   tcase_add_test(nv, test_two_threads);
