@@ -34,6 +34,7 @@ test-gpu: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+	@bash bench/compile.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD).llvm-config

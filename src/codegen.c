@@ -84,9 +84,19 @@ static LLVMTypeRef array_struct(cg_ctx *g, int ndim) {
   return LLVMStructTypeInContext(g->c, f, (unsigned)(1 + ndim), 0);
 }
 
+/* A strided view (type->strided): {ptr data, i64 extent..., i64 stride...}, strides in
+ * elements. Extents sit where a contiguous array has them, so extent, len, .shape and
+ * .size read both alike. */
+static LLVMTypeRef view_struct(cg_ctx *g, int ndim) {
+  LLVMTypeRef f[1 + 2 * KC_MAX_DIMS];
+  f[0] = g->ptr;
+  for (int k = 0; k < 2 * ndim; k++) f[1 + k] = g->i64;
+  return LLVMStructTypeInContext(g->c, f, (unsigned)(1 + 2 * ndim), 0);
+}
+
 static LLVMTypeRef cg_type(cg_ctx *g, const type *t) {
   switch (t->kind) {
-  case TY_ARRAY: return array_struct(g, t->ndim);
+  case TY_ARRAY: return t->strided ? view_struct(g, t->ndim) : array_struct(g, t->ndim);
   case TY_TUPLE: {
     LLVMTypeRef f[64];
     int n = t->nelems < 64 ? t->nelems : 64;
@@ -734,6 +744,16 @@ static LLVMValueRef bounds_checked_ptr(cg_ctx *g, node *ix, const type *at, LLVM
   return phi;
 }
 
+/* The stride (in elements) of axis k: stored in a view, implied by the extents of a
+ * C-contiguous array. */
+static LLVMValueRef array_stride(cg_ctx *g, LLVMValueRef arr, const type *at, int k) {
+  if (at->strided)
+    return LLVMBuildExtractValue(g->b, arr, (unsigned)(1 + at->ndim + k), "stride");
+  LLVMValueRef s = ci64(g, 1);
+  for (int j = at->ndim - 1; j > k; j--) s = LLVMBuildMul(g->b, s, array_extent(g, arr, j), "");
+  return s;
+}
+
 /* The address of a[i, j, k]: negative indices count from the end, as in Python. */
 static LLVMValueRef element_ptr(cg_ctx *g, node *ix) {
   node *base = ix->a;
@@ -757,7 +777,12 @@ static LLVMValueRef element_ptr(cg_ctx *g, node *ix) {
       v = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, v, ext, ""), v, "");
     }
     wrapped[k] = v;
-    lin = lin ? LLVMBuildAdd(g->b, LLVMBuildMul(g->b, lin, ext, ""), v, "") : v;
+    if (at->strided) { /* a view: sum of index * stride */
+      LLVMValueRef off = LLVMBuildMul(g->b, v, array_stride(g, arr, at, k), "");
+      lin = lin ? LLVMBuildAdd(g->b, lin, off, "") : off;
+    } else {
+      lin = lin ? LLVMBuildAdd(g->b, LLVMBuildMul(g->b, lin, ext, ""), v, "") : v;
+    }
   }
   LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "data");
   LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, mem_type(g, at->elem), data, &lin, 1, "");
@@ -1677,9 +1702,97 @@ static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
   return agg;
 }
 
+/* ---- slicing: views ---- */
+
+/* An index or slice bound as i64 (an unsigned one is zero-extended). */
+static LLVMValueRef index_i64(cg_ctx *g, node *n) {
+  const type *t = n->ty->kind == TY_BOOL ? &ty_u8 : n->ty;
+  LLVMValueRef v = cg_expr_as(g, n, t);
+  if (t->bits == 64) return v;
+  return t->is_signed ? LLVMBuildSExt(g->b, v, g->i64, "") : LLVMBuildZExt(g->b, v, g->i64, "");
+}
+
+static bool slice_part_given(const node *p) { return p && p->kind != N_NONE; }
+
+/* A slice bound adjusted as CPython's PySlice_AdjustIndices does: negative counts from
+ * the end, then clamped to [0, n] (to [-1, n - 1] for a negative step). */
+static LLVMValueRef slice_bound(cg_ctx *g, node *p, LLVMValueRef n, LLVMValueRef neg_step,
+                                LLVMValueRef dflt_pos, LLVMValueRef dflt_neg) {
+  LLVMBuilderRef b = g->b;
+  if (!slice_part_given(p)) return LLVMBuildSelect(b, neg_step, dflt_neg, dflt_pos, "");
+  LLVMValueRef v = index_i64(g, p), zero = ci64(g, 0), m1 = ci64(g, -1);
+  v = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, v, zero, ""), LLVMBuildAdd(b, v, n, ""), v, "");
+  LLVMValueRef lo = LLVMBuildSelect(b, neg_step, m1, zero, "");
+  LLVMValueRef hi = LLVMBuildSelect(b, neg_step, LLVMBuildSub(b, n, ci64(g, 1), ""), n, "");
+  v = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, v, zero, ""), lo, v, "");
+  return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGE, v, n, ""), hi, v, "");
+}
+
+/* One sliced axis of extent n: the first element's index, the length and the step. A
+ * step of 0 (only possible at run time; a constant 0 is an error) is taken as 1. */
+static void slice_axis(cg_ctx *g, node *s, LLVMValueRef n, LLVMValueRef *start,
+                       LLVMValueRef *len, LLVMValueRef *step) {
+  LLVMBuilderRef b = g->b;
+  LLVMValueRef one = ci64(g, 1), zero = ci64(g, 0);
+  LLVMValueRef st = s && slice_part_given(s->c) ? index_i64(g, s->c) : one;
+  st = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, st, zero, ""), one, st, "");
+  LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, st, zero, "");
+  LLVMValueRef nm1 = LLVMBuildSub(b, n, one, "");
+  LLVMValueRef lo = slice_bound(g, s ? s->a : NULL, n, neg, zero, nm1);
+  LLVMValueRef hi = slice_bound(g, s ? s->b : NULL, n, neg, n, ci64(g, -1));
+  /* count = (hi - lo + step - sign) / step when the range is non-empty */
+  LLVMValueRef span_up = LLVMBuildSub(b, hi, lo, ""), span_down = LLVMBuildSub(b, lo, hi, "");
+  LLVMValueRef up = LLVMBuildAdd(b, LLVMBuildSDiv(b, LLVMBuildSub(b, span_up, one, ""), st, ""), one, "");
+  LLVMValueRef down = LLVMBuildAdd(b, LLVMBuildSDiv(b, LLVMBuildSub(b, span_down, one, ""),
+                                                    LLVMBuildNeg(b, st, ""), ""), one, "");
+  LLVMValueRef nonempty = LLVMBuildSelect(b, neg, LLVMBuildICmp(b, LLVMIntSGT, span_down, zero, ""),
+                                          LLVMBuildICmp(b, LLVMIntSGT, span_up, zero, ""), "");
+  *len = LLVMBuildSelect(b, nonempty, LLVMBuildSelect(b, neg, down, up, ""), zero, "");
+  *start = lo;
+  *step = st;
+}
+
+/* a[...] giving a view: integer indices move the data pointer, slices make axes. */
+static LLVMValueRef cg_slice(cg_ctx *g, node *e) {
+  const type *bt = e->a->ty, *rt = e->ty;
+  LLVMValueRef arr = cg_expr(g, e->a);
+  node_list single = {&e->b, 1, 1};
+  node_list *idx = e->b->kind == N_TUPLE ? &e->b->list : &single;
+  LLVMValueRef off = ci64(g, 0), ext[KC_MAX_DIMS], str[KC_MAX_DIMS];
+  int j = 0;
+  for (int k = 0; k < bt->ndim; k++) {
+    node *it = k < idx->len ? idx->items[k] : NULL;
+    LLVMValueRef n = array_extent(g, arr, k), stride = array_stride(g, arr, bt, k);
+    if (it && it->kind != N_SLICE) {
+      LLVMValueRef v = index_i64(g, it);
+      if (it->ty->is_signed) /* negative counts from the end */
+        v = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, v, ci64(g, 0), ""),
+                            LLVMBuildAdd(g->b, v, n, ""), v, "");
+      off = LLVMBuildAdd(g->b, off, LLVMBuildMul(g->b, v, stride, ""), "");
+      continue;
+    }
+    LLVMValueRef start, len, step;
+    slice_axis(g, it, n, &start, &len, &step);
+    off = LLVMBuildAdd(g->b, off, LLVMBuildMul(g->b, start, stride, ""), "");
+    ext[j] = len;
+    str[j++] = LLVMBuildMul(g->b, stride, step, "");
+  }
+  /* an empty view may point one past the end: a plain (not inbounds) GEP */
+  LLVMValueRef data = LLVMBuildGEP2(g->b, mem_type(g, bt->elem),
+                                    LLVMBuildExtractValue(g->b, arr, 0, "data"), &off, 1, "");
+  LLVMValueRef v = LLVMGetUndef(cg_type(g, rt));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  for (int k = 0; k < rt->ndim; k++) {
+    v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(1 + k), "");
+    if (rt->strided) v = LLVMBuildInsertValue(g->b, v, str[k], (unsigned)(1 + rt->ndim + k), "");
+  }
+  return v;
+}
+
 static LLVMValueRef cg_index(cg_ctx *g, node *e) {
   if (e->a->ty->kind == TY_TUPLE)
     return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, "");
+  if (e->ty->kind == TY_ARRAY) return cg_slice(g, e);
   return load_element(g, element_ptr(g, e), e->ty);
 }
 

@@ -655,6 +655,67 @@ static bool const_int_of(infer_ctx *ic, node *e, int64_t *v) {
   return true;
 }
 
+/* ---- array slicing: views ---- */
+
+/* A slice bound or step: an integer, or absent (None counts as absent). */
+static bool ix_slice_part(infer_ctx *ic, node *p) {
+  if (!p || p->kind == N_NONE) return true;
+  const type *t = ix_expr(ic, p);
+  if (t && t->kind != TY_INT && t->kind != TY_BOOL) {
+    ierr(ic, p->sp, "slice indices must be integers, not %s", tname(ic, t));
+    return false;
+  }
+  return t != NULL;
+}
+
+static bool ix_slice(infer_ctx *ic, node *s) {
+  bool ok = ix_slice_part(ic, s->a);
+  ok = ix_slice_part(ic, s->b) && ok;
+  ok = ix_slice_part(ic, s->c) && ok;
+  int64_t step;
+  if (ok && s->c && s->c->kind != N_NONE && const_int_of(ic, s->c, &step) && step == 0) {
+    ierr(ic, s->c->sp, "slice step cannot be zero");
+    return false;
+  }
+  return ok;
+}
+
+static bool slice_has_step(const node *s) {
+  return s->c && s->c->kind != N_NONE && !(s->c->kind == N_INT && s->c->ival == 1);
+}
+
+/* Slicing a parameter can write through the view: the parameter loses the read-only
+ * (noalias, non-coherent cache) treatment. */
+static void mark_sliced_param(infer_ctx *ic, node *e) {
+  node *root = e;
+  while (root->kind == N_INDEX) root = root->a;
+  if (root->kind == N_NAME && root->sym && root->sym->kind == SYM_LOCAL && root->sym->is_param)
+    ic->cur->written_params |= 1u << root->sym->param_index;
+}
+
+/* a[...] with a slice, or with fewer indices than dimensions (the rest are full
+ * slices): a view with one dimension per slice. It stays C-contiguous (Numba's 'C'
+ * layout, no strides carried) when the source is, no slice has a step, every slice
+ * after the first is a full ':' and no integer index follows a slice: a[3:], a[:n],
+ * a[i, :], a[i]. Otherwise (a[::2], a[:, j], a[:, 1:3]) it is strided. */
+static const type *ix_view(infer_ctx *ic, node *e, const type *bt, node_list *idx) {
+  int nd = 0;
+  bool contiguous = !bt->strided, seen_slice = false;
+  for (int k = 0; k < bt->ndim; k++) {
+    node *it = k < idx->len ? idx->items[k] : NULL; /* NULL: a trailing full slice */
+    if (it && it->kind != N_SLICE) {
+      if (seen_slice) contiguous = false;
+      continue;
+    }
+    nd++;
+    if (it && slice_has_step(it)) contiguous = false;
+    if (seen_slice && it && (it->a || it->b || it->c)) contiguous = false;
+    seen_slice = true;
+  }
+  mark_sliced_param(ic, e);
+  return set_ty(e, type_array_layout(ic->ar, bt->elem, nd, !contiguous), false);
+}
+
 static const type *ix_index(infer_ctx *ic, node *e) {
   const type *bt = ix_expr(ic, e->a);
   if (!bt) {
@@ -682,12 +743,12 @@ static const type *ix_index(infer_ctx *ic, node *e) {
   }
   node_list single = {&e->b, 1, 1};
   node_list *idx = e->b->kind == N_TUPLE ? &e->b->list : &single;
-  bool ok = true;
+  bool ok = true, sliced = false;
   for (int i = 0; i < idx->len; i++) {
     node *ix = idx->items[i];
     if (ix->kind == N_SLICE) {
-      ierr(ic, ix->sp, "array slicing is not supported yet; index with one integer per dimension");
-      ok = false;
+      sliced = true;
+      if (!ix_slice(ic, ix)) ok = false;
       continue;
     }
     const type *t = ix_expr(ic, ix);
@@ -697,13 +758,15 @@ static const type *ix_index(infer_ctx *ic, node *e) {
     }
   }
   if (e->b->kind == N_TUPLE) e->b->ty = NULL;
-  if (idx->len != bt->ndim) {
+  if (idx->len > bt->ndim) {
     ierr(ic, e->b->sp, "wrong number of indices: %s has %d dimension%s, %d %s given",
          tname(ic, bt), bt->ndim, bt->ndim == 1 ? "" : "s", idx->len,
          idx->len == 1 ? "index" : "indices");
     return NULL;
   }
-  return ok ? set_ty(e, bt->elem, false) : NULL;
+  if (!ok) return NULL;
+  if (sliced || idx->len < bt->ndim) return ix_view(ic, e, bt, idx);
+  return set_ty(e, bt->elem, false);
 }
 
 static void warn_widening(infer_ctx *ic, node *e) {
@@ -1582,6 +1645,11 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
   if (base->sym && base->sym->is_shared && base->sym->value &&
       base->sym->value->aux == B_CONST_ARRAY_LIKE)   /* h5a */
     ierr(ic, t->sp, "'%s' is a constant array and cannot be modified", base->sym->name);
+  if (et && et->kind == TY_ARRAY) {
+    ierr(ic, t->sp, "assignment to a slice is not supported: this index gives a %s view of "
+         "%s; index every dimension to store an element", tname(ic, et), tname(ic, base->ty));
+    return;
+  }
   if (et && vt && !type_is_scalar(vt))
     ierr(ic, t->sp, "cannot store %s into an element of %s", tname(ic, vt),
          tname(ic, base->ty));
@@ -1842,7 +1910,8 @@ static const char *mangle(infer_ctx *ic, const char *name, const type **types, i
   for (int i = 0; i < n; i++) {
     const type *t = types[i];
     const char *el = type_name(ic->ar, t->kind == TY_ARRAY ? t->elem : t);
-    s = t->kind == TY_ARRAY ? arena_printf(ic->ar, "%s_%s_%dd", s, el, t->ndim)
+    s = t->kind == TY_ARRAY ? arena_printf(ic->ar, "%s_%s_%dd%s", s, el, t->ndim,
+                                           t->strided ? "A" : "")
                             : arena_printf(ic->ar, "%s_%s", s, el);
   }
   for (char *p = s; *p; p++)

@@ -9,7 +9,7 @@
 
 #include "signature.h"
 
-#define TY_SCALAR(k, b, s) {(k), (b), (s), NULL, 0, false, 0, NULL}
+#define TY_SCALAR(k, b, s) {(k), (b), (s), NULL, 0, false, false, 0, NULL}
 
 const type ty_void = TY_SCALAR(TY_VOID, 0, false);
 const type ty_bool = TY_SCALAR(TY_BOOL, 8, false);
@@ -44,6 +44,13 @@ const type *type_array(arena *a, const type *elem, int ndim) {
   return t;
 }
 
+const type *type_array_layout(arena *a, const type *elem, int ndim, bool strided) {
+  type *t = (type *)type_array(a, elem, ndim);
+  if (t)
+    t->strided = strided;
+  return t;
+}
+
 const type *type_tuple(arena *a, const type **elems, int n) {
   type *t = arena_alloc(a, sizeof *t);
   if (!t)
@@ -58,7 +65,8 @@ const type *type_tuple(arena *a, const type **elems, int n) {
   return t;
 }
 
-/* Layout ([::1] or not) is ignored: every array we make is C-contiguous. */
+/* A declared [::1] is ignored (parameters are all C-contiguous); a strided view is a
+ * different type from a contiguous array. */
 bool type_equal(const type *a, const type *b) {
   if (a == b)
     return true;
@@ -70,7 +78,7 @@ bool type_equal(const type *a, const type *b) {
   case TY_FLOAT: case TY_COMPLEX:
     return a->bits == b->bits;
   case TY_ARRAY:
-    return a->ndim == b->ndim && type_equal(a->elem, b->elem);
+    return a->ndim == b->ndim && a->strided == b->strided && type_equal(a->elem, b->elem);
   case TY_TUPLE:
     if (a->nelems != b->nelems)
       return false;
@@ -134,6 +142,8 @@ const char *type_name(arena *a, const type *t) {
   case TY_STRING:
     return "str";
   case TY_ARRAY:
+    if (t->strided) /* Numba's spelling of a non-contiguous view */
+      return arena_printf(a, "array(%s, %dd, A)", type_name(a, t->elem), t->ndim);
     if (t->ndim < 1 || t->ndim > 3)
       return arena_printf(a, "%s[%d dims]", type_name(a, t->elem), t->ndim);
     return arena_printf(a, "%s%s", type_name(a, t->elem), dims[t->ndim]);

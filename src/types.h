@@ -31,6 +31,9 @@ struct type {
   const type *elem;       /* TY_ARRAY */
   int ndim;               /* TY_ARRAY */
   bool contiguous;        /* TY_ARRAY: declared [::1] (all our arrays are C-contiguous) */
+  bool strided;           /* TY_ARRAY: a view in any layout (Numba's 'A'), made by slicing
+                             in a kernel; it carries a stride per dimension. Others are
+                             C-contiguous and carry only extents. */
   int nelems;             /* TY_TUPLE */
   const type **elems;     /* TY_TUPLE */
 };
@@ -42,6 +45,8 @@ extern const type ty_c64, ty_c128;
 
 const type *type_array(arena *a, const type *elem, int ndim);
 const type *type_tuple(arena *a, const type **elems, int n);
+/* An array type with the given layout: strided (any layout) or C-contiguous. */
+const type *type_array_layout(arena *a, const type *elem, int ndim, bool strided);
 bool type_equal(const type *a, const type *b);
 static inline bool type_is_int(const type *t) { return t->kind == TY_INT; }
 static inline bool type_is_float(const type *t) { return t->kind == TY_FLOAT; }

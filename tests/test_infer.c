@@ -144,7 +144,7 @@ START_TEST(errors) {
                "    return f(x)\n@cuda.jit\ndef k(a: float32[:]):\n    a[0] = f(a[0])\n",
                "t.k:4:12:", "recursive call to 'f'");
   expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:, :]):\n"
-               "    a[0] = 1\n", "t.k:4:7:", "wrong number of indices");
+               "    a[0] = 1\n", "t.k:4:5:", "assignment to a slice is not supported");
   expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
                "    a[0] = foo\n", "t.k:4:12:", "undefined name 'foo'");
   expect_error("import os\n", "t.k:1:8:", "cannot import module 'os'");
@@ -193,6 +193,18 @@ START_TEST(float16_rules) {
 }
 END_TEST
 
+/* Slices: C-contiguous views stay float32[:] (no strides carried), others are 'A'. */
+START_TEST(slice_layouts) {
+  EXPECT_LOCAL("    v = a[1:]\n", "  v: float32[:]\n");
+  EXPECT_LOCAL("    v = a[:n]\n", "  v: float32[:]\n");
+  EXPECT_LOCAL("    v = a[::2]\n", "  v: array(float32, 1d, A)\n");
+  EXPECT_LOCAL("    v = a[::-1]\n", "  v: array(float32, 1d, A)\n");
+  EXPECT_LOCAL("    v = a[1:][::1]\n", "  v: float32[:]\n");
+  EXPECT_LOCAL("    v = a[::2][1:]\n", "  v: array(float32, 1d, A)\n");
+  EXPECT_LOCAL("    x = len(a[2:n])\n", "  x: int64\n");
+}
+END_TEST
+
 START_TEST(untyped_kernel_warns) {
   captured c;
   char *t;
@@ -217,6 +229,7 @@ static Suite *infer_suite(void) {
   tcase_add_test(tc, widening_warning);
   tcase_add_test(tc, complex_rules);
   tcase_add_test(tc, float16_rules);
+  tcase_add_test(tc, slice_layouts);
   tcase_add_test(tc, untyped_kernel_warns);
   suite_add_tcase(s, tc);
   return s;
