@@ -1600,7 +1600,7 @@ static void cg_print(cg_ctx *g, node *e) {
 /* ---- @guvectorize views (h5c) ---- */
 /* _kc_row(a, i): a[i] as an array of the trailing dims (C order: i * their product
  * elements in); _kc_cell(a, i): the one-element array at a[i]. */
-static LLVMValueRef cg_view(cg_ctx *g, node *e) {
+static LLVMValueRef cg_gu_view(cg_ctx *g, node *e) {
   node *an = e->list.items[0];
   const type *at = an->ty, *rt = e->ty;
   bool row = node_builtin(e) == B_KC_ROW;
@@ -1625,7 +1625,7 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   case B_GRIDSIZE: return cg_grid(g, e, true);
   case B_SYNCTHREADS: cg_barrier(g, e); return NULL;
   case B_PRINT: cg_print(g, e); return NULL;
-  case B_KC_ROW: case B_KC_CELL: return cg_view(g, e);
+  case B_KC_ROW: case B_KC_CELL: return cg_gu_view(g, e);
   case B_SHARED_ARRAY: case B_LOCAL_ARRAY: return cg_mem_array(g, e);
   case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
   case B_ATOMIC_EXCH: case B_ATOMIC_AND: case B_ATOMIC_OR: case B_ATOMIC_XOR:

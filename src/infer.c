@@ -1444,7 +1444,7 @@ static const type *ix_print(infer_ctx *ic, node *e) {
 
 /* _kc_row(a, i) / _kc_cell(a, i): the views the @guvectorize loop kernel (synth.c)
  * passes to the core function. */
-static const type *ix_view(infer_ctx *ic, node *e, builtin_id id) {
+static const type *ix_gu_view(infer_ctx *ic, node *e, builtin_id id) {
   if (!check_argc(ic, e, id == B_KC_ROW ? "_kc_row" : "_kc_cell", 2, 2) || !ix_args(ic, e))
     return NULL;
   const type *at = ((node *)e->list.items[0])->ty;
@@ -1504,7 +1504,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   case B_FLOAT: return ix_cast(ic, e, &ty_f64, "float");
   case B_BOOL: return ix_cast(ic, e, &ty_bool, "bool");
   case B_PRINT: return ix_print(ic, e);
-  case B_KC_ROW: case B_KC_CELL: return ix_view(ic, e, id);
+  case B_KC_ROW: case B_KC_CELL: return ix_gu_view(ic, e, id);
   case B_JIT: case B_KERNEL: case B_DEVICE: case B_VECTORIZE:
     ierr(ic, e->sp, "'%s' is a decorator and cannot be called inside a function", path);
     return NULL;
