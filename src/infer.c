@@ -1066,6 +1066,29 @@ static const type *dtype_arg(infer_ctx *ic, node *d) {
   return p ? type_from_path(p) : NULL;
 }
 
+/* CUDA's limits: static shared memory per block and local memory per thread (ptxas
+ * refuses more). Checked here so that a huge constant shape is an error at its place,
+ * not an overflowing size in code generation. */
+#define MAX_SHARED_ARRAY_BYTES (48 * 1024)
+#define MAX_LOCAL_ARRAY_BYTES (512 * 1024)
+
+static bool mem_array_fits(infer_ctx *ic, node *shape, const type *el, const int64_t *dims,
+                           int ndim, builtin_id id) {
+  int64_t limit = id == B_SHARED_ARRAY ? MAX_SHARED_ARRAY_BYTES : MAX_LOCAL_ARRAY_BYTES;
+  int64_t bytes = el->kind == TY_BOOL || el->bits < 8 ? 1 : el->bits / 8;
+  for (int i = 0; i < ndim; i++) {
+    if (dims[i] > limit / bytes) {   /* bytes * dims[i] > limit, without overflow */
+      ierr(ic, shape->sp, "%s is too large: more than the %d KiB of %s CUDA allows",
+           id == B_SHARED_ARRAY ? "cuda.shared.array" : "cuda.local.array",
+           (int)(limit / 1024), id == B_SHARED_ARRAY ? "static shared memory per block"
+                                                     : "local memory per thread");
+      return false;
+    }
+    bytes *= dims[i];
+  }
+  return true;
+}
+
 static const type *ix_mem_array(infer_ctx *ic, node *e, builtin_id id) {
   const char *fname = id == B_SHARED_ARRAY ? "cuda.shared.array" : "cuda.local.array";
   node *shape = call_arg(e, 0, "shape"), *dt = call_arg(e, 1, "dtype");
@@ -1089,6 +1112,7 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, builtin_id id) {
     ierr(ic, dt->sp, "unknown dtype for %s", fname);
     return NULL;
   }
+  mem_array_fits(ic, shape, el, dims, ndim, id);   /* typed all the same: no cascade */
   e->aux_ptr = dims;
   return set_ty(e, type_array(ic->ar, el, ndim), false);
 }

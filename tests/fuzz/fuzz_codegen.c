@@ -39,7 +39,8 @@ static void codegen_once(const char *src, size_t size, kcc_target target) {
   memset(&j, 0, sizeof j);
   kcc_options_init(&j.o);
   j.o.target = target;
-  j.o.debug = (size & 1) != 0;   /* debug info on for half the inputs */
+  j.o.debug = (size & 1) != 0;          /* debug info for half the inputs, */
+  j.o.bounds_check = (size & 2) != 0;   /* bounds checks for half of each half */
   arena_init(&j.a, NULL, NULL);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = NULL;
