@@ -1066,22 +1066,19 @@ static const type *dtype_arg(infer_ctx *ic, node *d) {
   return p ? type_from_path(p) : NULL;
 }
 
-/* CUDA's limits: static shared memory per block and local memory per thread (ptxas
- * refuses more). Checked here so that a huge constant shape is an error at its place,
- * not an overflowing size in code generation. */
-#define MAX_SHARED_ARRAY_BYTES (48 * 1024)
-#define MAX_LOCAL_ARRAY_BYTES (512 * 1024)
+/* Bigger than any device's memory of the kind: refused here, where the shape is
+ * written, so that a huge constant shape is not an overflowing size in code generation.
+ * The device's own limit (48 KiB of static shared memory on most GPUs) is checked by
+ * the runtime at launch, where the device is known. */
+#define MAX_MEM_ARRAY_BYTES ((int64_t)1 << 31)
 
 static bool mem_array_fits(infer_ctx *ic, node *shape, const type *el, const int64_t *dims,
                            int ndim, builtin_id id) {
-  int64_t limit = id == B_SHARED_ARRAY ? MAX_SHARED_ARRAY_BYTES : MAX_LOCAL_ARRAY_BYTES;
   int64_t bytes = el->kind == TY_BOOL || el->bits < 8 ? 1 : el->bits / 8;
   for (int i = 0; i < ndim; i++) {
-    if (dims[i] > limit / bytes) {   /* bytes * dims[i] > limit, without overflow */
-      ierr(ic, shape->sp, "%s is too large: more than the %d KiB of %s CUDA allows",
-           id == B_SHARED_ARRAY ? "cuda.shared.array" : "cuda.local.array",
-           (int)(limit / 1024), id == B_SHARED_ARRAY ? "static shared memory per block"
-                                                     : "local memory per thread");
+    if (dims[i] > MAX_MEM_ARRAY_BYTES / bytes) {   /* bytes * dims[i] > the cap */
+      ierr(ic, shape->sp, "%s is too large: more than 2 GiB",
+           id == B_SHARED_ARRAY ? "cuda.shared.array" : "cuda.local.array");
       return false;
     }
     bytes *= dims[i];
