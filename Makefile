@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_OPTS ?=
 
-.PHONY: all deps build demo test test-all test-gpu bench clean
+.PHONY: all deps build demo test test-all test-gpu bench clean test-tsan
 
 all: build
 
@@ -26,8 +26,22 @@ test: build
 
 # The slow checks (docs/testing.md): the suite under ASan+UBSan (in $(BUILD)-asan),
 # the compiler and CPU runtime under valgrind, longer fuzz runs.
-test-all: test
+test-all: test test-tsan
 	bash scripts/test_all.sh $(BUILD) $$(grep '^llvm-config' $(BUILD).llvm-config)
+
+# ThreadSanitizer (in $(BUILD)-tsan): the runtime, kernel, compiler and sample suites,
+# among them two contexts compiling and launching on two threads (test_concurrency);
+# any data race fails the test (halt_on_error).
+$(BUILD)-tsan/build.ninja:
+	@test -f $(BUILD).llvm-config || $(MAKE) --no-print-directory deps
+	meson setup $(BUILD)-tsan -Dllvm_config=$$(grep '^llvm-config' $(BUILD).llvm-config) \
+	  -Db_sanitize=thread $(MESON_OPTS)
+
+test-tsan: $(BUILD)-tsan/build.ninja
+	ninja -C $(BUILD)-tsan
+	TSAN_OPTIONS="halt_on_error=1 $$TSAN_OPTIONS" meson test -C $(BUILD)-tsan \
+	  --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
+	  --suite runtime --suite kernels --suite compiler --suite samples
 
 test-gpu: build
 	meson test -C $(BUILD) --print-errorlogs --suite gpu
@@ -37,4 +51,4 @@ bench: build
 	@bash bench/compile.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD).llvm-config
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD).llvm-config

@@ -31,6 +31,11 @@ int main(int argc, char **argv) {
   kc_array *states = NULL, *inside = NULL;
   int64_t n = THREADS;
   kc_status s = kc_context_new(NULL, &ctx);
+  if (s == KC_ERR_NO_DEVICE) {   /* only when CUDA was asked for (KC_DEVICE=cuda) */
+    printf("monte_carlo_pi: no CUDA device (%s): skipped\n", ctx ? kc_last_error(ctx) : "");
+    kc_context_free(ctx);
+    return 77;
+  }
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
   if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
   if ((s = kc_module_get_kernel(mod, "count_inside", &count)) != KC_OK ||

@@ -3,21 +3,28 @@
 # machine that has no LLVM (and perhaps no meson): build here, run there.
 #
 #   scripts/gpu.sh prepare   (here, with LLVM and the CUDA toolkit)
-#       builds build-gpu/ with LLVM linked statically (meson -Dllvm_static=true): the
-#       gpu-suite test programs, kcc and bench/gpu/gpu_bench, stripped; the CUDA C
-#       benchmark peers bench/cuda/*.cu as cubins (nvcc -O3 -arch=sm_90 -cubin);
-#       libdevice; and build-gpu/gpu-tests.list, the gpu suite's tests (from meson
-#       introspect) with paths relative to the tree, so no meson is needed to run them.
-#       Then packs what the GPU machine needs into .gpu/build-gpu.tar.xz (git-ignored,
-#       under the 64 MiB a device call carries): carry ".gpu".
+#       builds build-gpu/ (meson -Dllvm_static=true): libkc.so with the LLVM code it
+#       uses linked in and hidden, and every gpu-suite program (each kernel test, the
+#       samples, test_cuda_gpu, the AOT sample) and bench/gpu/gpu_bench linked against
+#       it, each finding it through an $ORIGIN-relative rpath; the CUDA C benchmark peers
+#       bench/cuda/*.cu as cubins (nvcc -O3 -arch=sm_90 -cubin); libdevice; and
+#       build-gpu/gpu-tests.list, the gpu suite's tests (from meson introspect) with
+#       paths relative to the tree, so no meson is needed to run them. Then packs those
+#       files, stripped, into .gpu/build-gpu.tar.xz (git-ignored, about 13 MiB, under the
+#       64 MiB a device call carries): carry ".gpu". kcc itself is not carried: what
+#       the suite needs from it (the AOT header, test_cuda_gpu's PTX) is made here.
 #   scripts/gpu.sh run       (there; also safe here)
 #       unpacks .gpu/build-gpu.tar.xz when build-gpu/ is absent, runs every gpu-suite
-#       test (each kernel test on CUDA, the runtime's GPU test, the AOT sample) and the
-#       GPU benchmarks (bench/gpu/gpu_bench, bench/gpu/numba_bench.py), and writes
-#       docs/gpu-results.md (tests) and the "## GPU (bench/gpu)" section of
+#       test and the GPU benchmarks (bench/gpu/gpu_bench, bench/gpu/numba_bench.py), and
+#       writes docs/gpu-results.md (tests) and the "## GPU (bench/gpu)" section of
 #       docs/performance.md, with the date and the GPU's name; copies of both and the
 #       logs go to $OUT when it is set. Without a GPU it says "not run: no GPU" and
 #       exits 0, writing nothing.
+#   scripts/gpu.sh run --cpu (anywhere: a rehearsal of the bundle)
+#       the same programs from the same bundle with KC_DEVICE=cpu forced, so each kernel
+#       test and sample runs on the CPU back end through the carried libkc.so (its JIT
+#       is the carried LLVM); test_cuda_gpu and the benchmarks report no GPU. Writes no
+#       docs: it proves the bundle runs, only the device differs.
 #   scripts/gpu.sh all       prepare, then run (a machine with LLVM and a GPU)
 #
 # On the device machine: run(carry=[".gpu"], command="scripts/gpu.sh run").
@@ -43,17 +50,14 @@ prepare() {
     meson setup "$B" -Dllvm_static=true -Dllvm_config="$llvm_config" -Dbuildtype=release ||
       die "meson setup failed"
   fi
-  # the gpu suite's programs, kcc and the benchmark (not the CPU-only test programs)
-  local targets
-  targets=$(meson introspect "$B" --tests | python3 -c '
-import json, os, sys
-root = sys.argv[1]
-for t in json.load(sys.stdin):
-    if "gpu" in t["suite"] and t["cmd"][0].startswith(root):
-        print(os.path.relpath(t["cmd"][0], root))' "$ROOT/$B")
-  ninja -C "$B" -j "${JOBS:-2}" kcc bench/gpu/gpu_bench $targets || die "build failed"
-  for f in kcc bench/gpu/gpu_bench $targets; do strip --strip-unneeded "$B/$f"; done
+  ninja -C "$B" build.ninja >/dev/null || die "meson could not regenerate $B"
   write_test_list
+  # the gpu suite's programs and the files under $B its arguments name (they bring
+  # libkc.so, kcc, the AOT header and the PTX along as dependencies), and the benchmark
+  local files
+  files=$(cut -f3 "$B/gpu-tests.list" | tr ' ' '\n' | grep "^$B/" | sed "s|^$B/||" |
+          sort -u)
+  ninja -C "$B" -j "${JOBS:-2}" libkc.so bench/gpu/gpu_bench $files || die "build failed"
   # the CUDA C peers of the benchmark kernels
   mkdir -p "$B/cubins"
   local nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
@@ -67,13 +71,25 @@ for t in json.load(sys.stdin):
   fi
   local libdevice=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
   [[ -f $libdevice ]] && cp "$libdevice" "$B/libdevice.10.bc"
+  # stage copies (stripped programs, the same layout, so the rpaths hold) and pack them
+  local stage=$B/bundle
+  rm -rf "$stage" && mkdir -p "$stage"
+  (cd "$B" && cp --parents libkc.so bench/gpu/gpu_bench $files gpu-tests.list \
+     $(ls cubins/*.cubin 2>/dev/null) $( [[ -f libdevice.10.bc ]] && echo libdevice.10.bc) \
+     bundle/) || die "staging failed"
+  local f
+  for f in libkc.so bench/gpu/gpu_bench $files; do
+    if file -b "$stage/$f" | grep -q ELF; then strip --strip-unneeded "$stage/$f"; fi
+  done
+  if ldd "$stage/libkc.so" | grep -q libLLVM; then
+    die "$B/libkc.so needs libLLVM: configure $B with -Dllvm_static=true"
+  fi
   mkdir -p .gpu
-  # only what run needs: the programs, the list, the cubins, libdevice
-  (cd "$B" && tar cJf "$ROOT/$PACK" kcc bench/gpu/gpu_bench $targets gpu-tests.list \
-     cubins $( [[ -f libdevice.10.bc ]] && echo libdevice.10.bc)) || die "packing failed"
+  tar cf - -C "$stage" . | xz -T"${JOBS:-2}" -6 >"$PACK" || die "packing failed"
   local size
   size=$(du -m "$PACK" | cut -f1)
-  echo "gpu.sh: prepared $PACK (${size} MiB); on the GPU machine: scripts/gpu.sh run (carry .gpu)"
+  echo "gpu.sh: prepared $PACK (${size} MiB: $(tar tJf "$PACK" | grep -vc '/$') files);" \
+       "on the GPU machine: scripts/gpu.sh run (carry .gpu)"
   (( size < 60 )) || die "$PACK is ${size} MiB: over what a device call carries"
 }
 
@@ -84,13 +100,20 @@ import json, os, sys
 root = sys.argv[1]
 def rel(a):
     return os.path.relpath(a, root) if a.startswith(root + "/") or a == root else a
+build = sys.argv[2]
 for t in json.load(sys.stdin):
-    if "gpu" not in t["suite"]:
+    if "gpu" not in [s.split(":")[-1] for s in t["suite"]]:   # "kcc:gpu"
         continue
     env = ";".join(k + "=" + rel(v) for k, v in sorted(t["env"].items())
                    if k not in ("KC_SOURCE_ROOT", "KC_BUILD_ROOT"))
-    cmd = " ".join(rel(a) for a in t["cmd"])
-    print(t["name"] + "\t" + env + "\t" + cmd)' "$ROOT" >"$B/gpu-tests.list"
+    # arguments Meson gives relative to the build directory (outputs of custom targets)
+    # (not built yet when this runs): a relative path that is no file of the tree
+    def arg(a):
+        if os.path.isabs(a) or "/" not in a or os.path.exists(os.path.join(root, a)):
+            return rel(a)
+        return os.path.join(os.path.relpath(build, root), a)
+    cmd = " ".join(arg(a) for a in t["cmd"])
+    print(t["name"] + "\t" + env + "\t" + cmd)' "$ROOT" "$ROOT/$B" >"$B/gpu-tests.list"
   echo "gpu.sh: $(wc -l <"$B/gpu-tests.list") gpu-suite tests listed"
 }
 
@@ -114,6 +137,7 @@ run_tests() {
       IFS=';'
       for kv in $env; do export "$kv"; done
       unset IFS
+      [[ -n ${FORCE_DEVICE:-} ]] && export KC_DEVICE=$FORCE_DEVICE
       # shellcheck disable=SC2086
       timeout 300 $cmd
     ) >"$log" 2>&1
@@ -158,15 +182,39 @@ open(path, "w").write("\n".join(out).rstrip("\n") + "\n")
 PY
 }
 
+unpack() {
+  if [[ ! -f $B/gpu-tests.list ]]; then
+    [[ -f $PACK ]] || die "no $B/gpu-tests.list and no $PACK: run 'scripts/gpu.sh prepare' first"
+    mkdir -p "$B" && tar xJf "$PACK" -C "$B" || die "cannot unpack $PACK"
+    echo "gpu.sh: unpacked $PACK into $B/"
+  fi
+  # every library the programs need must be there (libkc.so carries LLVM)
+  local missing
+  missing=$(ldd "$B/libkc.so" "$B/bench/gpu/gpu_bench" 2>&1 | grep -E 'not found|libLLVM')
+  [[ -z $missing ]] || die "the bundle's programs lack libraries: $missing"
+}
+
+# The bundle's programs on the CPU back end: proves the bundle runs without a GPU.
+rehearse() {
+  unpack
+  export KC_CACHE=0 FORCE_DEVICE=cpu
+  [[ -f $B/libdevice.10.bc ]] && export KC_LIBDEVICE=$ROOT/$B/libdevice.10.bc
+  local logdir=${OUT:-$B/logs}/rehearsal
+  mkdir -p "$logdir"
+  echo "gpu.sh: rehearsal: the gpu suite's programs with KC_DEVICE=cpu (no GPU is used)"
+  run_tests "$logdir"
+  local rc=$?
+  echo "gpu.sh: rehearsal: $TEST_SUMMARY"
+  echo "gpu.sh: rehearsal: gpu_bench: $("$B/bench/gpu/gpu_bench" "$ROOT" "$B/cubins" 1 2>&1)"
+  return $rc
+}
+
 run() {
   if ! have_gpu; then
     echo "gpu.sh: not run: no GPU (nvidia-smi finds none, no libcuda.so.1 and /dev/nvidia0)"
     exit 0
   fi
-  if [[ ! -f $B/gpu-tests.list ]]; then
-    [[ -f $PACK ]] || die "no $B/gpu-tests.list and no $PACK: run 'scripts/gpu.sh prepare' first"
-    mkdir -p "$B" && tar xJf "$PACK" -C "$B" || die "cannot unpack $PACK"
-  fi
+  unpack
   export KC_CACHE=0
   [[ -f $B/libdevice.10.bc ]] && export KC_LIBDEVICE=$ROOT/$B/libdevice.10.bc
   if [[ ! -f $B/cubins/vector_add.cubin ]] && command -v nvcc >/dev/null 2>&1; then
@@ -196,6 +244,11 @@ ahead-of-time sample (its sm_90 cubin on a Hopper GPU).
 - date: $date
 - GPU: $gpu
 - result: $TEST_SUMMARY
+
+To run it again: \`scripts/gpu.sh prepare\` here (it packs \`.gpu/build-gpu.tar.xz\`:
+one \`libkc.so\` with LLVM inside and the gpu suite's programs), then on the GPU machine
+\`run(carry=[".gpu"], command="scripts/gpu.sh run", timeout_s=600)\`.
+\`scripts/gpu.sh run --cpu\` rehearses the bundle on the CPU back end.
 
 | test | result |
 |---|---|
@@ -228,7 +281,7 @@ MD
 
 case "${1:-}" in
   prepare) prepare ;;
-  run) run ;;
+  run) if [[ ${2:-} == --cpu ]]; then rehearse; else run; fi ;;
   all) prepare && run ;;
-  *) echo "usage: scripts/gpu.sh prepare|run|all" >&2; exit 2 ;;
+  *) echo "usage: scripts/gpu.sh prepare|run [--cpu]|all" >&2; exit 2 ;;
 esac

@@ -2595,7 +2595,10 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
   w->param_types[sig->len] = type_array(ic->ar, ret, 1);
   w->written_params = 1u << sig->len;
   w->ret = &ty_void;
-  w->symbol_name = fn->sigs.len > 1 ? mangle(ic, fn->name, args, sig->len) : fn->name;
+  /* with several signatures, each kernel needs its own symbol, distinct from the scalar
+     function's (which mangle() also names after the argument types) */
+  w->symbol_name = fn->sigs.len > 1
+      ? arena_printf(ic->ar, "%s_ufunc", mangle(ic, fn->name, args, sig->len)) : fn->name;
   w->done = true;
   vec_push(ic->ar, &ic->prog->instances, w);
   vec_push(ic->ar, &ic->prog->kernels, w);

@@ -118,9 +118,30 @@ static void check64(void) {
   free(a), free(x), free(out), free(want);
 }
 
+/* @vectorize with two complex signatures: kc_vectorize picks complex128 here. */
+static void check_vectorize(void) {
+  const int64_t n = 100;
+  double complex *z = h_alloc(n, 16), *got = h_alloc(n, 16), *want = h_alloc(n, 16);
+  double *x = h_alloc(n, 8);
+  for (int64_t i = 0; i < n; i++) {
+    z[i] = (double)i * 0.5 - I * (double)(i % 7);
+    x[i] = 1.25 - (double)(i % 5);
+    want[i] = z[i] * x[i] + I;
+  }
+  kc_array *in[2] = {h_array1(KC_COMPLEX128, n, z), h_array1(KC_FLOAT64, n, x)}, *out = NULL;
+  h_ok(kc_vectorize(h_kernel("scale_shift"), in, 2, &out), "kc_vectorize");
+  h_ok(kc_synchronize(H.ctx), "kc_synchronize");
+  if (kc_array_dtype(out) != KC_COMPLEX128) h_die("scale_shift: output is not complex128");
+  h_fetch(out, got);
+  h_check_f64("scale_shift", (double *)want, (double *)got, 2 * n, 1e-15, 0);
+  kc_array_free(in[0]), kc_array_free(in[1]), kc_array_free(out);
+  free(z), free(got), free(want), free(x);
+}
+
 int main(int argc, char **argv) {
   h_begin("complex_ops", argc, argv);
   check128();
   check64();
+  check_vectorize();
   return h_end();
 }
