@@ -350,6 +350,26 @@ KC_API kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int 
 KC_API kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
                               kc_array **out);
 
+/* ---- Generalised ufuncs (@guvectorize) ------------------------------------------------- */
+/* Call a @guvectorize function on arrays, as a Numba CUDA gufunc is called. With the
+ * layout "(m,n),(n)->(m)", each argument's trailing dimensions are its core dimensions
+ * (m, n ...; a () argument has none) and its leading ones the loop dimensions, which
+ * must be the same for every argument (they are not broadcast); the core function runs
+ * once per loop index, one thread each, on views of the core dimensions. Every array
+ * must be C-contiguous (all kc arrays are). Asynchronous on CUDA (default stream).
+ *   k:        the kernel of the @guvectorize function (kc_module_get_kernel with its
+ *             name); with several signatures, the one matching the inputs' dtypes
+ *   inputs:   ninputs arrays (a () input declared as a scalar is an array of the loop
+ *             shape; with no loop dimensions, a 1-element 1-D array)
+ *   outputs:  noutputs slots: in, NULL to allocate (loop shape then core dims, sizes
+ *             taken from the inputs) or an array of that shape and the signature's
+ *             dtype; out, the outputs (the caller frees allocated ones). Unchanged on
+ *             failure.
+ * Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the argument, the
+ * dimension and both sizes), KC_ERR_NOMEM, or what kc_launch returns. */
+KC_API kc_status kc_guvectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
+                                kc_array **outputs, int noutputs);
+
 /* ---- Reductions (@cuda.reduce) ------------------------------------------------------------ */
 /* Reduce a 1-D array with a @cuda.reduce function, as Numba's Reduce object is called:
  * the function combines the elements pairwise in an unspecified order (so it must be

@@ -1597,6 +1597,26 @@ static void cg_print(cg_ctx *g, node *e) {
   call_fn(g, vp, args, 2);
 }
 
+/* ---- @guvectorize views (h5c) ---- */
+/* _kc_row(a, i): a[i] as an array of the trailing dims (C order: i * their product
+ * elements in); _kc_cell(a, i): the one-element array at a[i]. */
+static LLVMValueRef cg_gu_view(cg_ctx *g, node *e) {
+  node *an = e->list.items[0];
+  const type *at = an->ty, *rt = e->ty;
+  bool row = node_builtin(e) == B_KC_ROW;
+  LLVMValueRef arr = cg_expr(g, an);
+  LLVMValueRef i = cg_expr_as(g, e->list.items[1], &ty_i64);
+  LLVMValueRef off = i;
+  for (int k = 1; row && k < at->ndim; k++) off = LLVMBuildMul(g->b, off, array_extent(g, arr, k), "");
+  LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "");
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, mem_type(g, at->elem), data, &off, 1, "");
+  LLVMValueRef v = LLVMBuildInsertValue(g->b, LLVMGetUndef(array_struct(g, rt->ndim)), p, 0, "");
+  for (int k = 0; k < rt->ndim; k++)
+    v = LLVMBuildInsertValue(g->b, v, row ? array_extent(g, arr, k + 1) : ci64(g, 1),
+                             (unsigned)(k + 1), "");
+  return v;
+}
+
 static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   if (e->aux_ptr && e->aux == 0) return hidden_args_call(g, e->aux_ptr, e);
   builtin_id id = node_builtin(e);
@@ -1605,6 +1625,7 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   case B_GRIDSIZE: return cg_grid(g, e, true);
   case B_SYNCTHREADS: cg_barrier(g, e); return NULL;
   case B_PRINT: cg_print(g, e); return NULL;
+  case B_KC_ROW: case B_KC_CELL: return cg_gu_view(g, e);
   case B_SHARED_ARRAY: case B_LOCAL_ARRAY: return cg_mem_array(g, e);
   case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
   case B_ATOMIC_EXCH: case B_ATOMIC_AND: case B_ATOMIC_OR: case B_ATOMIC_XOR:

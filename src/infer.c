@@ -104,6 +104,8 @@ static const builtin_entry builtins[] = {
   {"numba.cuda.jit", B_JIT}, {"numba.jit", B_JIT}, {"kernel", B_KERNEL},
   {"device", B_DEVICE}, {"numba.vectorize", B_VECTORIZE},
   {"numba.cuda.vectorize", B_VECTORIZE}, {"numba.cuda.reduce", B_REDUCE},
+  {"numba.guvectorize", B_GUVECTORIZE}, {"numba.cuda.guvectorize", B_GUVECTORIZE},
+  {"_kc_row", B_KC_ROW}, {"_kc_cell", B_KC_CELL},
   {"range", B_RANGE}, {"len", B_LEN}, {"abs", B_ABS}, {"min", B_MIN}, {"max", B_MAX},
   {"round", B_ROUND}, {"int", B_INT}, {"float", B_FLOAT}, {"bool", B_BOOL},
   {"print", B_PRINT},
@@ -153,7 +155,7 @@ static const builtin_entry builtins[] = {
  * file stand alone. */
 static const alias default_aliases[] = {
   {"cuda", "numba.cuda"}, {"math", "math"}, {"numba", "numba"}, {"types", "numba.types"},
-  {"vectorize", "numba.vectorize"}, {"jit", "numba.cuda.jit"}, {"np", "numpy"},
+  {"vectorize", "numba.vectorize"}, {"guvectorize", "numba.guvectorize"}, {"jit", "numba.cuda.jit"}, {"np", "numpy"},
   {"cmath", "cmath"},
 };
 
@@ -1461,6 +1463,20 @@ static const type *ix_print(infer_ctx *ic, node *e) {
   return ok ? set_ty(e, &ty_void, false) : NULL;
 }
 
+/* _kc_row(a, i) / _kc_cell(a, i): the views the @guvectorize loop kernel (synth.c)
+ * passes to the core function. */
+static const type *ix_gu_view(infer_ctx *ic, node *e, builtin_id id) {
+  if (!check_argc(ic, e, id == B_KC_ROW ? "_kc_row" : "_kc_cell", 2, 2) || !ix_args(ic, e))
+    return NULL;
+  const type *at = ((node *)e->list.items[0])->ty;
+  bool ok = at->kind == TY_ARRAY && (id == B_KC_ROW ? at->ndim >= 2 : at->ndim == 1);
+  if (!ok) {
+    ierr(ic, e->sp, "internal compiler error: bad view of %s", tname(ic, at));
+    return NULL;
+  }
+  return set_ty(e, type_array(ic->ar, at->elem, id == B_KC_ROW ? at->ndim - 1 : 1), false);
+}
+
 static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const char *path) {
   e->aux = (int)id;
   /* messages say cuda.atomic.add, as the user wrote it, not numba.cuda.atomic.add */
@@ -1509,6 +1525,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   case B_FLOAT: return ix_cast(ic, e, &ty_f64, "float");
   case B_BOOL: return ix_cast(ic, e, &ty_bool, "bool");
   case B_PRINT: return ix_print(ic, e);
+  case B_KC_ROW: case B_KC_CELL: return ix_gu_view(ic, e, id);
   case B_JIT: case B_KERNEL: case B_DEVICE: case B_VECTORIZE:
     ierr(ic, e->sp, "'%s' is a decorator and cannot be called inside a function", path);
     return NULL;
@@ -2319,6 +2336,92 @@ static void classify_reduce(infer_ctx *ic, func_def *fn, node *dec) {
   }
 }
 
+/* ---- @guvectorize (h5c) ---- */
+#define GU_MAX_ARGS 32
+
+/* A parsed layout "(m,n),()->(m)": per argument its core dimension names. */
+typedef struct gu_layout {
+  int nargs, nin;
+  int ndim[GU_MAX_ARGS];
+  const char *dim[GU_MAX_ARGS][KC_MAX_DIMS];
+} gu_layout;
+
+static const char *skip_ws(const char *p) {
+  while (*p == ' ') p++;
+  return p;
+}
+
+/* One "(a, b)" group at *pp into arg k; false on a syntax error (why in err). */
+static bool gu_group(infer_ctx *ic, const char **pp, gu_layout *l, const char **err) {
+  const char *p = skip_ws(*pp);
+  if (*p != '(') { *err = "expected '('"; return false; }
+  p = skip_ws(p + 1);
+  int k = l->nargs;
+  if (k >= GU_MAX_ARGS) { *err = "too many arguments"; return false; }
+  l->ndim[k] = 0;
+  while (*p != ')') {
+    const char *start = p;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+           (p > start && *p >= '0' && *p <= '9'))
+      p++;
+    if (p == start) { *err = "expected a dimension name"; return false; }
+    if (l->ndim[k] >= KC_MAX_DIMS - 1) { *err = "at most 2 core dimensions per argument"; return false; }
+    l->dim[k][l->ndim[k]++] = arena_strndup(ic->ar, start, (size_t)(p - start));
+    p = skip_ws(p);
+    if (*p == ',') p = skip_ws(p + 1);
+    else if (*p != ')') { *err = "expected ',' or ')'"; return false; }
+  }
+  l->nargs++;
+  *pp = p + 1;
+  return true;
+}
+
+/* Parse a layout such as "(m,n),(n)->(m)" (one output at least). */
+static bool gu_parse_layout(infer_ctx *ic, const char *s, gu_layout *l, const char **err) {
+  memset(l, 0, sizeof *l);
+  const char *p = s;
+  bool outputs = false;
+  for (;;) {
+    if (!gu_group(ic, &p, l, err)) return false;
+    p = skip_ws(p);
+    if (*p == ',') { p++; continue; }
+    if (!outputs && p[0] == '-' && p[1] == '>') {
+      outputs = true;
+      l->nin = l->nargs;
+      p += 2;
+      continue;
+    }
+    if (*p) { *err = outputs ? "expected ',' or the end" : "expected ',' or '->'"; return false; }
+    break;
+  }
+  if (!outputs) { *err = "no '->' before the outputs"; return false; }
+  return true;
+}
+
+static void classify_guvectorize(infer_ctx *ic, func_def *fn, node *dec) {
+  fn->kind = FN_GUVECTORIZE;
+  if (dec->kind != N_CALL || dec->list.len != 2 ||
+      ((node *)dec->list.items[1])->kind != N_STR) {
+    ierr(ic, dec->sp, "@guvectorize needs signatures and a layout, e.g. "
+         "@guvectorize(['void(float32[:], float32, float32[:])'], '(n),()->(n)', "
+         "target='cuda')");
+    return;
+  }
+  node *lay = dec->list.items[1];
+  fn->layout = lay->str;
+  fn->layout_sp = lay->sp;
+  fn->kind = FN_KERNEL;  /* signatures are checked as a kernel's: void, one per param */
+  decorator_sigs(ic, fn, dec->list.items[0]);
+  fn->kind = FN_GUVECTORIZE;
+  for (int i = 0; i < dec->kwargs.len; i++) {
+    node *kw = dec->kwargs.items[i];
+    if (strcmp(kw->str, "target") == 0 && kw->a->kind == N_STR &&
+        strcmp(kw->a->str, "cuda") != 0)
+      iwarn(ic, kw->sp, "target '%s' ignored: kcc compiles for CUDA (and runs on the CPU "
+            "back end)", kw->a->str);
+  }
+}
+
 static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   node *callee = dec->kind == N_CALL ? dec->a : dec;
   const char *p = dotted_path(ic, callee);
@@ -2326,6 +2429,7 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   if (id == B_KERNEL) { fn->kind = FN_KERNEL; return; }
   if (id == B_DEVICE) { fn->kind = FN_DEVICE; return; }
   if (id == B_REDUCE) { classify_reduce(ic, fn, dec); return; }
+  if (id == B_GUVECTORIZE) { classify_guvectorize(ic, fn, dec); return; }
   if (id != B_JIT && id != B_VECTORIZE) {
     ierr(ic, dec->sp, "unknown decorator; use @cuda.jit, @cuda.jit(device=True), "
          "@vectorize, @kernel or @device");
@@ -2522,9 +2626,90 @@ static void compile_reduce(infer_ctx *ic, func_def *fn) {
   for (int s = 0; s < k->sigs.len; s++) compile_kernel(ic, k, k->sigs.items[s], s);
 }
 
+/* How argument k of a @guvectorize signature reaches the core function, and the
+ * kernel's parameter type for it (the core dims behind one flattened loop axis). */
+static bool gu_argument(infer_ctx *ic, func_def *fn, const gu_layout *l, int k,
+                        const type *t, synth_gu_pass *pass, const type **param) {
+  const char *pname = ((node *)fn->def->params.items[k])->str;
+  const type *el = t->kind == TY_ARRAY ? t->elem : t;
+  int core = l->ndim[k];
+  *param = type_array(ic->ar, el, core + 1);
+  if (core > 0 && t->kind == TY_ARRAY && t->ndim == core) { *pass = GU_ROW; return true; }
+  if (core == 0 && t->kind == TY_ARRAY && t->ndim == 1) { *pass = GU_CELL; return true; }
+  if (core == 0 && t->kind != TY_ARRAY && k < l->nin) { *pass = GU_ELEM; return true; }
+  if (core == 0 && t->kind != TY_ARRAY)
+    ierr(ic, fn->layout_sp, "output '%s' has layout () and must be declared as a 1-D array "
+         "(written as %s[0]), not %s", pname, pname, tname(ic, t));
+  else
+    ierr(ic, fn->layout_sp, "argument '%s' has %d core dimension%s in the layout but the "
+         "signature declares %s", pname, core, core == 1 ? "" : "s", tname(ic, t));
+  return false;
+}
+
+/* The parameter names of a @guvectorize loop kernel carry the layout to the runtime
+ * (runtime/guvectorize.c): "x(m,n)" for an input, "->r(m)" for an output. */
+static const char *gu_param_name(infer_ctx *ic, const gu_layout *l, int k, const char *name) {
+  char *s = arena_printf(ic->ar, "%s%s(", k >= l->nin ? "->" : "", name);
+  for (int d = 0; d < l->ndim[k]; d++) s = arena_printf(ic->ar, "%s%s%s", s, d ? "," : "", l->dim[k][d]);
+  return arena_printf(ic->ar, "%s)", s);
+}
+
+static void compile_guvectorize_sig(infer_ctx *ic, func_def *fn, const gu_layout *l,
+                                    ptr_vec *sig, int variant) {
+  synth_gu_pass pass[GU_MAX_ARGS];
+  ptr_vec *ksig = arena_alloc(ic->ar, sizeof *ksig);
+  for (int k = 0; k < l->nargs; k++) {
+    const type *param;
+    if (!gu_argument(ic, fn, l, k, sig->items[k], &pass[k], &param)) return;
+    vec_push(ic->ar, ksig, (void *)param);
+  }
+  func_def *kf = arena_alloc(ic->ar, sizeof *kf);
+  kf->def = synth_guvectorize_kernel(ic->ar, ic->d, fn->name, fn->name, pass, l->nargs,
+                                     fn->layout_sp);
+  if (!kf->def) {
+    ierr(ic, fn->layout_sp, "internal compiler error: the gufunc kernel does not parse");
+    return;
+  }
+  kf->kind = FN_KERNEL;
+  kf->name = fn->name;
+  vec_push(ic->ar, &kf->sigs, ksig);
+  int before = ic->prog->kernels.len;
+  compile_kernel(ic, kf, ksig, variant);
+  if (ic->prog->kernels.len == before) return;
+  fn_instance *f = ic->prog->kernels.items[ic->prog->kernels.len - 1];
+  f->written_params = l->nargs >= 32 ? ~0u : (1u << l->nargs) - 1; /* views escape */
+  for (int k = 0; k < l->nargs; k++) {
+    node *p = f->def->params.items[k];
+    p->str = gu_param_name(ic, l, k, ((node *)fn->def->params.items[k])->str);
+  }
+}
+
+static void compile_guvectorize(infer_ctx *ic, func_def *fn) {
+  if (!fn->layout) return;
+  gu_layout l;
+  const char *why = NULL;
+  if (!gu_parse_layout(ic, fn->layout, &l, &why)) {
+    ierr(ic, fn->layout_sp, "bad @guvectorize layout \"%s\": %s (write it as "
+         "\"(m,n),(n)->(m)\")", fn->layout, why);
+    return;
+  }
+  if (l.nargs != fn->def->params.len) {
+    ierr(ic, fn->layout_sp, "the layout \"%s\" has %d argument%s but '%s' takes %d",
+         fn->layout, l.nargs, l.nargs == 1 ? "" : "s", fn->name, fn->def->params.len);
+    return;
+  }
+  if (fn->sigs.len == 0)
+    ierr(ic, fn->def->sp, "@guvectorize '%s' needs at least one signature", fn->name);
+  for (int k = 0; k < fn->sigs.len; k++) compile_guvectorize_sig(ic, fn, &l, fn->sigs.items[k], k);
+}
+
 static void compile_functions(infer_ctx *ic) {
   for (int i = 0; i < ic->prog->funcs.len; i++) {
     func_def *fn = ic->prog->funcs.items[i];
+    if (fn->kind == FN_GUVECTORIZE) {
+      compile_guvectorize(ic, fn);
+      continue;
+    }
     if (fn->kind == FN_REDUCE) {
       compile_reduce(ic, fn);
       continue;

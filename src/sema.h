@@ -41,6 +41,9 @@ typedef enum builtin_id {
   /* ---- print (h5c) ---- */
   B_PRINT,     /* print(...): numbers, bools and string constants */
   B_REDUCE,    /* the @cuda.reduce decorator */
+  B_GUVECTORIZE, /* the @guvectorize decorator */
+  B_KC_ROW,    /* _kc_row(a, i): a[i] as an array of one dimension less (generated code) */
+  B_KC_CELL,   /* _kc_cell(a, i): a[i:i+1] of a 1-D array (generated code) */
   /* math constants */
   B_MATH_PI, B_MATH_E, B_MATH_INF, B_MATH_NAN, B_MATH_TAU,
   /* math functions of one float argument returning the same float type */
@@ -92,6 +95,7 @@ typedef struct symbol {
 typedef enum func_kind {
   FN_KERNEL, FN_DEVICE, FN_VECTORIZE,
   FN_REDUCE,  /* h5c: @cuda.reduce: a binary device function and a generated kernel */
+  FN_GUVECTORIZE, /* h5c: @guvectorize: a core device function and a generated loop */
 } func_kind;
 
 typedef struct func_def {
@@ -103,6 +107,8 @@ typedef struct func_def {
                              annotations, the decorator or --sig */
   ptr_vec rets;           /* FN_VECTORIZE: return type per signature */
   ptr_vec instances;      /* fn_instance* made so far */
+  const char *layout;     /* FN_GUVECTORIZE: "(m,n),()->(m)" */
+  span layout_sp;
   struct func_def *generated; /* FN_REDUCE: the kernel synthesised for it (synth.c), of
                              the same name; not in program.funcs, so a call of the name
                              finds the user's function */

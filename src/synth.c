@@ -98,3 +98,20 @@ node *synth_lib_module_tree(arena *a, diag_sink *d, const char *module, span whe
   synth_respan(m, where);
   return m;
 }
+
+node *synth_guvectorize_kernel(arena *a, diag_sink *d, const char *core, const char *name,
+                               const synth_gu_pass *pass, int nargs, span where) {
+  char *params = arena_strdup(a, ""), *args = arena_strdup(a, "");
+  for (int k = 0; k < nargs; k++) {
+    const char *sep = k ? ", " : "";
+    params = arena_printf(a, "%s%s_kc_a%d", params, sep, k);
+    if (pass[k] == GU_ROW) args = arena_printf(a, "%s%s_kc_row(_kc_a%d, _kc_i)", args, sep, k);
+    else if (pass[k] == GU_CELL) args = arena_printf(a, "%s%s_kc_cell(_kc_a%d, _kc_i)", args, sep, k);
+    else args = arena_printf(a, "%s%s_kc_a%d[_kc_i]", args, sep, k);
+  }
+  char *text = arena_printf(a,
+      "def _kc_gufunc(%s):\n"
+      "    for _kc_i in range(cuda.grid(1), _kc_a0.shape[0], cuda.gridsize(1)):\n"
+      "        %s(%s)\n", params, core, args);
+  return template_def(a, d, text, name, where);
+}

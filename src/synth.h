@@ -20,6 +20,20 @@
  * Spans are set to `where`. NULL when the template does not parse (a bug). */
 node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, span where);
 
+/* How the @guvectorize loop kernel passes argument k to the core function. */
+typedef enum synth_gu_pass {
+  GU_ROW,   /* core dims >= 1: the sub-array _kc_row(a, i) */
+  GU_CELL,  /* core () declared as an array: the one-element array _kc_cell(a, i) */
+  GU_ELEM   /* core () declared as a scalar: the element a[i] */
+} synth_gu_pass;
+
+/* The N_FUNCDEF of the loop kernel of a @guvectorize function `core` with nargs
+ * arguments: each argument k is an array whose first axis is the flattened loop
+ * dimensions; one thread per loop index (grid-stride) calls core with the views
+ * pass[k] says. Named `name`, spans set to `where`. */
+node *synth_guvectorize_kernel(arena *a, diag_sink *d, const char *core, const char *name,
+                               const synth_gu_pass *pass, int nargs, span where);
+
 /* The standard library written in the kernel language (the .k files of lib/), embedded at build
  * time by scripts/embed_lib.py: module name ("numba.cuda.random") and source text. */
 typedef struct synth_lib_module {
