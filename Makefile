@@ -47,6 +47,7 @@ test-gpu: build
 	meson test -C $(BUILD) --print-errorlogs --suite gpu
 
 bench: build
+	@KC_DEPS_BENCH=1 bash scripts/deps.sh >/dev/null
 	@bash bench/run.sh $(BUILD)
 	@bash bench/compile.sh $(BUILD)
 

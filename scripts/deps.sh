@@ -19,6 +19,8 @@ have valgrind || need+=(valgrind)
 have clang || need+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||
   need+=(libclang-rt-dev)
+# gnuplot: the charts of `make bench` (KC_DEPS_BENCH=1), not needed to build or test
+[ "${KC_DEPS_BENCH:-0}" = 0 ] || have gnuplot || need+=(gnuplot-nox)
 
 llvm_found=""
 for v in "${want_llvm[@]}"; do
