@@ -44,7 +44,7 @@ echo "$TABLE"
 CHART_MD="No chart: gnuplot is not installed (\`apt-get install gnuplot-nox\`, then \`make bench\`)."
 if command -v gnuplot >/dev/null 2>&1; then
   gnuplot <<GP && CHART_MD="![compile latency, kcc against its peers]($(basename "$CHART"))"
-set terminal pngcairo size 900,420 font ",10"
+set terminal pngcairo size 1100,440 font ",10" noenhanced
 set output "$CHART"
 set title "Compile latency (CPU ms, median of $REPS; log scale; lower is better)"
 set style data histograms
@@ -53,8 +53,8 @@ set style fill solid 0.9 border -1
 set logscale y
 set yrange [0.5:*]
 set ylabel "ms"
-set xtics rotate by -30
-set key top left
+set xtics nomirror
+set key outside below horizontal
 plot "$OUT/compile.dat" using 2:xtic(1) title "kcc in process", \
      "" using 3 title "NVRTC in process", \
      "" using 4 title "kcc process", \

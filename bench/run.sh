@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/run.sh BUILD — build and run the CPU benchmark (bench/cpu_bench.c against the
 # plain-C loops of bench/cpu_ref.c, kernels from bench/cpu_kernels.k) with the library
-# already built in BUILD, and record the table in docs/performance.md ("CPU back end"
-# and "GPU" sections; other sections of that file are kept). `make bench` runs this.
+# already built in BUILD, and record the table and a chart in docs/performance.md (the
+# "CPU back end" section; other sections are kept); on a machine with a GPU it also runs
+# scripts/gpu.sh all. `make bench` runs this.
 #
 #   BUILD     the Meson build directory (default: build)
 #   REPS=N    repetitions per measurement (default 7; the median is reported)
@@ -53,6 +54,33 @@ echo "bench: $CMD"
 TABLE=$("$OUT/cpu_bench" bench/cpu_kernels.k "$REPS")
 echo "$TABLE"
 
+# ---- chart: the ratios of the table, when gnuplot is installed -------------------------
+CHART=docs/performance_cpu.png
+CHART_MD="No chart: gnuplot is not installed (\`apt-get install gnuplot-nox\`, then \`make bench\`)."
+# columns of the table: kernel, kcc1/C cpu (9), 2T vs 1T (11), C 2T vs 1T (13)
+echo "$TABLE" | awk -F'|' '$2 ~ /[a-z]/ && $3 !~ /size/ && $3 !~ /---/ {
+  gsub(/[ x]/, "", $9); gsub(/[ x]/, "", $11); gsub(/[ x]/, "", $13); gsub(/ /, "", $2)
+  print $2, $9, $11, $13 }' > "$OUT/cpu.dat"
+if command -v gnuplot >/dev/null 2>&1 && [[ -s "$OUT/cpu.dat" ]]; then
+  gnuplot <<GP && CHART_MD="![CPU back end: kcc against C]($(basename "$CHART"))"
+set terminal pngcairo size 900,380 font ",10" noenhanced
+set output "$CHART"
+set title "CPU back end (median of $REPS): kcc time / C time on one core (lower is better), and speed-up on two cores (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.9 border -1
+set yrange [0:*]
+set ylabel "ratio"
+set xtics nomirror
+set key top right
+set arrow from graph 0, first 1.5 to graph 1, first 1.5 nohead dt 2 lc rgb "red"
+set label "1.5x: one-core target" at graph 0.01, first 1.58 tc rgb "red"
+plot "$OUT/cpu.dat" using 2:xtic(1) title "kcc / C, one core (CPU time)", \
+     "" using 3 title "kcc: 2 threads vs 1", \
+     "" using 4 title "C: 2 threads vs 1"
+GP
+fi
+
 # ---- docs/performance.md ----------------------------------------------------------------
 MODEL=$(lscpu 2>/dev/null | grep 'Model name' | head -1 | sed 's/Model name:[[:space:]]*//' || true)
 CPU_SECTION=$(cat <<MD
@@ -79,21 +107,27 @@ within 1.5x of C on one core (kcc1/C <= 1.5), and near-linear scaling on two cor
 - load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
 $TABLE
+
+$CHART_MD
 MD
 )
 
+# The GPU benchmarks live in bench/gpu and are run by scripts/gpu.sh (which also works on
+# a GPU machine without LLVM); their figures go to the "## GPU (bench/gpu)" section.
+# Without a GPU that section is left as it is, so figures measured on a GPU machine
+# survive a `make bench` on a machine without one.
 if command -v nvidia-smi >/dev/null 2>&1 && GPUS=$(nvidia-smi -L 2>/dev/null) && [[ -n "$GPUS" ]]; then
-  GPU_SECTION=$(printf '## GPU\n\nnot run: a GPU is present (%s) but bench/ has no GPU benchmark yet.\n' \
-    "$(echo "$GPUS" | head -1)")
+  echo "bench: GPU present ($(echo "$GPUS" | head -1)): scripts/gpu.sh all"
+  bash scripts/gpu.sh all || echo "bench: scripts/gpu.sh all failed (see above)" >&2
 else
-  GPU_SECTION=$(printf '## GPU\n\nnot run: no GPU on this machine (%s).\n' "$(date -u '+%Y-%m-%d')")
+  echo "bench: GPU benchmarks: not run: no GPU on this machine (scripts/gpu.sh runs them)"
 fi
 
 mkdir -p docs
 [[ -f "$DOC" ]] || printf '# Performance\n\nMeasured by the benchmarks under bench/ (`make bench`), never by timed unit tests.\n' > "$DOC"
 
-# Replace the "## CPU back end" and "## GPU" sections (up to the next "## " heading),
-# keeping everything else; append them when absent.
+# Replace the "## CPU back end" section (up to the next "## " heading), keeping
+# everything else; append it when absent.
 replace_section() { # file heading body
   local file=$1 heading=$2 body=$3 tmp
   tmp=$(mktemp)
@@ -108,5 +142,4 @@ replace_section() { # file heading body
   rm -f "$tmp"
 }
 replace_section "$DOC" "## CPU back end" "$CPU_SECTION"
-replace_section "$DOC" "## GPU" "$GPU_SECTION"
 echo "bench: wrote $DOC"
