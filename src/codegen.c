@@ -348,6 +348,7 @@ static const math_entry math_table[] = {
   {B_MATH_COPYSIGN, "copysign", "llvm.copysign"}, {B_MATH_HYPOT, "hypot", NULL},
   {B_MATH_ATAN2, "atan2", NULL}, {B_MATH_FLOOR, "floor", "llvm.floor"},
   {B_MATH_CEIL, "ceil", "llvm.ceil"}, {B_MATH_TRUNC, "trunc", "llvm.trunc"},
+  {B_CBRT, "cbrt", NULL},
 };
 
 /* Host intrinsics LLVM lowers to good code (or to the libm call itself). */
@@ -845,8 +846,11 @@ static LLVMAtomicRMWBinOp atomic_op(builtin_id id, const type *el) {
   switch (id) {
   case B_ATOMIC_ADD: return fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
   case B_ATOMIC_SUB: return fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub;
-  case B_ATOMIC_MAX: return fl ? LLVMAtomicRMWBinOpFMax : el->is_signed ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
-  case B_ATOMIC_MIN: return fl ? LLVMAtomicRMWBinOpFMin : el->is_signed ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+  /* (floats take float_minmax below) */
+  case B_ATOMIC_MAX: case B_ATOMIC_NANMAX:
+    return el->is_signed ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+  case B_ATOMIC_MIN: case B_ATOMIC_NANMIN:
+    return el->is_signed ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
   case B_ATOMIC_AND: return LLVMAtomicRMWBinOpAnd;
   case B_ATOMIC_OR: return LLVMAtomicRMWBinOpOr;
   case B_ATOMIC_XOR: return LLVMAtomicRMWBinOpXor;
@@ -855,6 +859,56 @@ static LLVMAtomicRMWBinOp atomic_op(builtin_id id, const type *el) {
   case B_ATOMIC_DEC: return LLVMAtomicRMWBinOpUDecWrap;
   default: return LLVMAtomicRMWBinOpXchg;
   }
+}
+
+/* Float atomic max/min with Numba's NaN rules, as a compare-and-swap loop on the bits:
+ *   max, min:       a NaN v, or a NaN already in *p, leaves *p as it is;
+ *   nanmax, nanmin: a NaN v leaves *p as it is; a NaN in *p is replaced by v
+ * (NaN is a missing value). Otherwise v is stored when it is greater (max) or less
+ * (min) than *p: -0.0 and +0.0 are equal, so neither replaces the other. Returns the
+ * value *p held just before (the one the loop saw last when nothing was stored).
+ * Unlike LLVM's atomicrmw fmax (IEEE maxNum: a NaN in *p is replaced), the loop also
+ * stores nothing when v would not change *p, so threads that lose write no memory. */
+static LLVMValueRef float_minmax(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, const type *el,
+                                 builtin_id id) {
+  bool is_max = id == B_ATOMIC_MAX || id == B_ATOMIC_NANMAX;
+  bool nan_missing = id == B_ATOMIC_NANMAX || id == B_ATOMIC_NANMIN;
+  LLVMTypeRef ft = LLVMTypeOf(v), it = el->bits == 32 ? g->i32 : g->i64;
+  LLVMValueRef first = LLVMBuildLoad2(g->b, it, p, "cur");
+  LLVMSetOrdering(first, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(first, (unsigned)(el->bits / 8));
+  LLVMValueRef fcur = LLVMBuildBitCast(g->b, first, ft, "");
+  LLVMValueRef skip = LLVMBuildFCmp(g->b, LLVMRealUNO, v, nan_missing ? v : fcur, "");
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->b);
+  LLVMBasicBlockRef test = new_bb(g, "minmax.test"), swap = new_bb(g, "minmax.swap");
+  LLVMBasicBlockRef done = new_bb(g, "minmax.done");
+  LLVMBuildCondBr(g->b, skip, done, test);
+
+  /* test: store v while *p is below it (max) or above it (min); a NaN in *p counts as
+     such for nanmax/nanmin (the unordered comparisons) */
+  LLVMPositionBuilderAtEnd(g->b, test);
+  LLVMValueRef old = LLVMBuildPhi(g->b, it, "old");
+  LLVMRealPredicate pred = is_max ? (nan_missing ? LLVMRealULT : LLVMRealOLT)
+                                  : (nan_missing ? LLVMRealUGT : LLVMRealOGT);
+  LLVMValueRef better = LLVMBuildFCmp(g->b, pred, LLVMBuildBitCast(g->b, old, ft, ""), v, "");
+  LLVMBuildCondBr(g->b, better, swap, done);
+
+  LLVMPositionBuilderAtEnd(g->b, swap);
+  LLVMValueRef r = LLVMBuildAtomicCmpXchg(g->b, p, old, LLVMBuildBitCast(g->b, v, it, ""),
+                                          LLVMAtomicOrderingMonotonic,
+                                          LLVMAtomicOrderingMonotonic, 0);
+  LLVMValueRef seen = LLVMBuildExtractValue(g->b, r, 0, "seen");
+  LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, r, 1, ""), done, test);
+  LLVMValueRef in_old[2] = {first, seen};
+  LLVMBasicBlockRef from_old[2] = {entry, swap};
+  LLVMAddIncoming(old, in_old, from_old, 2);
+
+  LLVMPositionBuilderAtEnd(g->b, done);
+  LLVMValueRef res = LLVMBuildPhi(g->b, it, "prev");
+  LLVMValueRef in_res[3] = {first, old, old};
+  LLVMBasicBlockRef from_res[3] = {entry, test, swap};
+  LLVMAddIncoming(res, in_res, from_res, 3);
+  return LLVMBuildBitCast(g->b, res, ft, "");
 }
 
 /* cuda.atomic.*(a, idx, v...): relaxed atomics (as CUDA's) returning the old value;
@@ -882,6 +936,9 @@ static LLVMValueRef cg_atomic(cg_ctx *g, node *e, builtin_id id) {
                                             LLVMAtomicOrderingMonotonic, 0);
     return LLVMBuildExtractValue(g->b, r, 0, "");
   }
+  bool minmax = id == B_ATOMIC_MAX || id == B_ATOMIC_MIN || id == B_ATOMIC_NANMAX ||
+                id == B_ATOMIC_NANMIN;
+  if (minmax && el->kind == TY_FLOAT) return float_minmax(g, p, v, el, id);
   return LLVMBuildAtomicRMW(g->b, atomic_op(id, el), p, v, LLVMAtomicOrderingMonotonic, 0);
 }
 
@@ -1047,6 +1104,24 @@ static LLVMValueRef cg_match(cg_ctx *g, node *e, builtin_id id) {
   return LLVMBuildInsertValue(g->b, agg, pred, 1, "");
 }
 
+/* cbrt(x): libdevice's __nv_cbrt/__nv_cbrtf on the GPU, the C library's cbrt/cbrtf on
+ * the CPU. */
+static LLVMValueRef cg_cbrt(cg_ctx *g, node *e) {
+  LLVMValueRef x = cg_expr_as(g, e->list.items[0], e->ty);
+  return math_call(g, B_CBRT, e->ty, &x, 1);
+}
+
+/* nanosleep(ns): PTX nanosleep.u32 on the GPU, which sleeps between 0 and 2 * ns
+ * nanoseconds. The CPU sleeps 0 (in that range; a system call per thread would cost
+ * far more than ns), but keeps the call's other effect: memory is read again after it,
+ * so a loop that polls memory and sleeps polls there too (a fence for this thread
+ * only, which orders nothing in hardware). */
+static void cg_nanosleep(cg_ctx *g, node *e) {
+  LLVMValueRef ns = cg_expr_as(g, e->list.items[0], &ty_u32);
+  if (g->host) LLVMBuildFence(g->b, LLVMAtomicOrderingSequentiallyConsistent, 1, "");
+  else call_intrinsic(g, "llvm.nvvm.nanosleep", NULL, &ns, 1);
+}
+
 static LLVMValueRef cg_lanemask_lt(cg_ctx *g) {
   if (!g->host) return call_intrinsic(g, "llvm.nvvm.read.ptx.sreg.lanemask.lt", NULL, NULL, 0);
   LLVMValueRef bit = LLVMBuildShl(g->b, ci32(g, 1), laneid(g), "");
@@ -1182,6 +1257,8 @@ static LLVMValueRef cg_intrinsic(cg_ctx *g, node *e, builtin_id id) {
   case B_LANEMASK_LT: return cg_lanemask_lt(g);
   case B_POPC: case B_BREV: case B_CLZ: case B_FFS: return cg_bit_op(g, e, id);
   case B_FMA: case B_SELP: return cg_fma_selp(g, e, id);
+  case B_CBRT: return cg_cbrt(g, e);
+  case B_NANOSLEEP: cg_nanosleep(g, e); return NULL;
   default:
     internal_error(g, e->sp, "intrinsic not handled by the code generator");
     return NULL;
@@ -1630,6 +1707,7 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
   case B_ATOMIC_EXCH: case B_ATOMIC_AND: case B_ATOMIC_OR: case B_ATOMIC_XOR:
   case B_ATOMIC_INC: case B_ATOMIC_DEC: case B_ATOMIC_CAS: case B_ATOMIC_COMPARE_AND_SWAP:
+  case B_ATOMIC_NANMAX: case B_ATOMIC_NANMIN:
     return cg_atomic(g, e, id);
   case B_LEN: return cg_len(g, e);
   case B_ABS: return cg_abs(g, e);
@@ -1646,7 +1724,7 @@ static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   default: break;
   }
   if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return cg_math(g, e, id);
-  if (id >= B_CONST_ARRAY_LIKE && id <= B_SELP) return cg_intrinsic(g, e, id);
+  if (id >= B_CONST_ARRAY_LIKE && id <= B_NANOSLEEP) return cg_intrinsic(g, e, id);
   if (id >= B_FP16_HADD && id <= B_FP16_HRINT) return cg_fp16(g, e, id);
   internal_error(g, e->sp, "call not handled by the code generator");
   return e->ty && e->ty->kind != TY_VOID ? LLVMGetUndef(cg_type(g, e->ty)) : NULL;

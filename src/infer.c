@@ -187,6 +187,8 @@ static const builtin_entry intrinsic_builtins[] = {
   {"numba.cuda.activemask", B_ACTIVEMASK}, {"numba.cuda.lanemask_lt", B_LANEMASK_LT},
   {"numba.cuda.popc", B_POPC}, {"numba.cuda.brev", B_BREV}, {"numba.cuda.clz", B_CLZ},
   {"numba.cuda.ffs", B_FFS}, {"numba.cuda.fma", B_FMA}, {"numba.cuda.selp", B_SELP},
+  {"numba.cuda.cbrt", B_CBRT}, {"numba.cuda.nanosleep", B_NANOSLEEP},
+  {"numba.cuda.atomic.nanmax", B_ATOMIC_NANMAX}, {"numba.cuda.atomic.nanmin", B_ATOMIC_NANMIN},
 };
 
 static builtin_id builtin_lookup(const char *path) {
@@ -1164,6 +1166,14 @@ static bool atomic_dtype_check(infer_ctx *ic, node *e, builtin_id id, const char
   }
 }
 
+/* An instruction the GPU has from sm_<min> on: older targets get an error here, where
+ * LLVM would stop the process when it cannot select the instruction. */
+static bool need_arch(infer_ctx *ic, node *e, const char *fname, int min) {
+  if (ic->opts->target != KCC_TARGET_NVPTX || ic->opts->arch >= min) return true;
+  ierr(ic, e->sp, "%s needs sm_%d or later, not sm_%d", fname, min, ic->opts->arch);
+  return false;
+}
+
 /* syncthreads_count/and/or(pred): a barrier that also reduces a predicate; int32. */
 static const type *ix_block_collective(infer_ctx *ic, node *e, const char *fname) {
   if (!check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
@@ -1193,6 +1203,7 @@ static const type *ix_vote(infer_ctx *ic, node *e, builtin_id id, const char *fn
   if (!need_int_arg(ic, e->list.items[0], fname, "mask")) return NULL;
   bool match = id == B_MATCH_ANY_SYNC || id == B_MATCH_ALL_SYNC;
   if (match ? !need_warp_value(ic, v, fname) : !need_real_arg(ic, v, fname)) return NULL;
+  if (match && !need_arch(ic, e, fname, 70)) return NULL;
   needs_fibers(ic);
   if (id == B_MATCH_ALL_SYNC) {
     const type *el[2] = {&ty_u32, &ty_bool};
@@ -1227,6 +1238,26 @@ static const type *ix_fma_selp(infer_ctx *ic, node *e, builtin_id id, const char
   node *c = e->list.items[2];
   t = promote(t, w, NULL, c->ty, c->weak, c, &w);
   return set_ty(e, t->kind == TY_FLOAT ? t : &ty_f64, false);
+}
+
+/* cbrt(x): float64 for float64 and for integers (converted), float32 for float32 and
+ * float16 (which converts to float32 exactly), as Numba's float32 and float64
+ * signatures resolve them. */
+static const type *ix_cbrt(infer_ctx *ic, node *e, const char *fname) {
+  if (!check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (!need_real_arg(ic, a, fname)) return NULL;
+  if (a->ty->kind != TY_FLOAT) return set_ty(e, &ty_f64, false);
+  return set_ty(e, a->ty->bits == 64 ? &ty_f64 : &ty_f32, a->weak);
+}
+
+/* nanosleep(ns): ns an integer, taken as uint32 (Numba's signature); no value. PTX has
+ * nanosleep from sm_70 on. */
+static const type *ix_nanosleep(infer_ctx *ic, node *e, const char *fname) {
+  if (!check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
+  if (!need_int_arg(ic, e->list.items[0], fname, "number of nanoseconds")) return NULL;
+  if (!need_arch(ic, e, fname, 70)) return NULL;
+  return set_ty(e, &ty_void, false);
 }
 
 /* The extents of a module constant tuple, nested 1 to 3 deep and rectangular. */
@@ -1310,6 +1341,8 @@ static const type *ix_intrinsic(infer_ctx *ic, node *e, builtin_id id, const cha
     return set_ty(e, &ty_u32, false);
   case B_POPC: case B_BREV: case B_CLZ: case B_FFS: return ix_bit_op(ic, e, id, fname);
   case B_FMA: case B_SELP: return ix_fma_selp(ic, e, id, fname);
+  case B_CBRT: return ix_cbrt(ic, e, fname);
+  case B_NANOSLEEP: return ix_nanosleep(ic, e, fname);
   default:
     ierr(ic, e->sp, "'%s' cannot be called", fname);
     return NULL;
@@ -1491,6 +1524,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   case B_ATOMIC_ADD: case B_ATOMIC_SUB: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
   case B_ATOMIC_EXCH: case B_ATOMIC_AND: case B_ATOMIC_OR: case B_ATOMIC_XOR:
   case B_ATOMIC_INC: case B_ATOMIC_DEC: case B_ATOMIC_CAS: case B_ATOMIC_COMPARE_AND_SWAP:
+  case B_ATOMIC_NANMAX: case B_ATOMIC_NANMIN:
     return ix_atomic(ic, e, fname);
   case B_RANGE:
     ierr(ic, e->sp, "range() can only be used in a for loop");
@@ -1536,7 +1570,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   default: break;
   }
   if (id >= B_MATH_SQRT && id <= B_MATH_ISFINITE) return ix_math(ic, e, id, fname);
-  if (id >= B_CONST_ARRAY_LIKE && id <= B_SELP) return ix_intrinsic(ic, e, id, fname);
+  if (id >= B_CONST_ARRAY_LIKE && id <= B_NANOSLEEP) return ix_intrinsic(ic, e, id, fname);
   if (id >= B_FP16_HADD && id <= B_FP16_HRINT) return ix_fp16(ic, e, id, fname);
   ierr(ic, e->sp, "'%s' cannot be called", path);
   return NULL;

@@ -33,6 +33,9 @@ typedef enum builtin_id {
   B_SHFL_SYNC, B_SHFL_UP_SYNC, B_SHFL_DOWN_SYNC, B_SHFL_XOR_SYNC,
   B_ALL_SYNC, B_ANY_SYNC, B_EQ_SYNC, B_BALLOT_SYNC, B_MATCH_ANY_SYNC, B_MATCH_ALL_SYNC,
   B_ACTIVEMASK, B_LANEMASK_LT, B_POPC, B_BREV, B_CLZ, B_FFS, B_FMA, B_SELP,
+  /* h9a: cube root and a timed sleep (B_NANOSLEEP ends the range of intrinsics from
+     B_CONST_ARRAY_LIKE), and the atomics that treat NaN as a missing value */
+  B_CBRT, B_NANOSLEEP, B_ATOMIC_NANMAX, B_ATOMIC_NANMIN,
   /* decorators */
   B_JIT, B_KERNEL, B_DEVICE, B_VECTORIZE,
   /* Python builtins */

@@ -86,7 +86,9 @@ static LLVMTargetMachineRef nvptx_create_target_machine(int arch, int opt_level,
   }
   char cpu[16];
   snprintf(cpu, sizeof cpu, "sm_%d", arch);
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, cpu, "",
+  /* sm_70 and sm_72 default to PTX 6.0 and 6.1, which lack nanosleep (PTX 6.3, CUDA 10) */
+  const char *features = arch >= 70 && arch < 75 ? "+ptx63" : "";
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, cpu, features,
                                                     nvptx_codegen_level(opt_level),
                                                     LLVMRelocDefault,
                                                     LLVMCodeModelDefault);

@@ -68,6 +68,12 @@ expect 0 "" -- compile "$SAMPLE" --arch=90 --lineinfo -o -
 grep -q "\.target sm_90" out.txt || fail "--arch=90 did not give sm_90"
 expect 0 "" -- compile "$SAMPLE" --emit=types
 [ -s out.txt ] || fail "--emit=types printed nothing"
+# instructions an older GPU lacks: an error at the call, not LLVM stopping the process
+expect 1 "nanosleep_cbrt.k:14:5: error: cuda.nanosleep needs sm_70 or later, not sm_60" -- \
+  compile "$ROOT/tests/filecheck/nanosleep_cbrt.k" --arch sm_60
+expect 1 "cuda.match_all_sync needs sm_70 or later, not sm_62" -- \
+  compile "$ROOT/tests/kernels/warp.k" --arch sm_62
+expect 0 "" -- compile "$ROOT/tests/filecheck/nanosleep_cbrt.k" --arch sm_60 --target=host --emit=llvm
 expect 0 "" -- compile "$SAMPLE" --emit=ast
 [ -s out.txt ] || fail "--emit=ast printed nothing"
 expect 0 "" -- compile - -o stdin.ptx <"$SAMPLE"
