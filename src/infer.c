@@ -1188,7 +1188,8 @@ static const type *ix_shuffle(infer_ctx *ic, node *e, const char *fname) {
   if (!check_argc(ic, e, fname, 3, 3) || !ix_args(ic, e)) return NULL;
   node *v = e->list.items[1];
   if (!need_int_arg(ic, e->list.items[0], fname, "mask") || !need_warp_value(ic, v, fname) ||
-      !need_int_arg(ic, e->list.items[2], fname, "lane or offset"))
+      !need_int_arg(ic, e->list.items[2], fname, "lane or offset") ||
+      !need_arch(ic, e, fname, 30))
     return NULL;
   needs_fibers(ic);
   /* a bare literal is shuffled as the int64 or float64 it is */
@@ -1203,7 +1204,7 @@ static const type *ix_vote(infer_ctx *ic, node *e, builtin_id id, const char *fn
   if (!need_int_arg(ic, e->list.items[0], fname, "mask")) return NULL;
   bool match = id == B_MATCH_ANY_SYNC || id == B_MATCH_ALL_SYNC;
   if (match ? !need_warp_value(ic, v, fname) : !need_real_arg(ic, v, fname)) return NULL;
-  if (match && !need_arch(ic, e, fname, 70)) return NULL;
+  if (!need_arch(ic, e, fname, match ? 70 : 30)) return NULL;
   needs_fibers(ic);
   if (id == B_MATCH_ALL_SYNC) {
     const type *el[2] = {&ty_u32, &ty_bool};
@@ -1328,6 +1329,7 @@ static const type *ix_intrinsic(infer_ctx *ic, node *e, builtin_id id, const cha
   case B_SYNCWARP:
     if (!check_argc(ic, e, fname, 0, 1) || !ix_args(ic, e)) return NULL;
     if (e->list.len == 1 && !need_int_arg(ic, e->list.items[0], fname, "mask")) return NULL;
+    if (!need_arch(ic, e, fname, 30)) return NULL;
     needs_fibers(ic);
     return set_ty(e, &ty_void, false);
   case B_SHFL_SYNC: case B_SHFL_UP_SYNC: case B_SHFL_DOWN_SYNC: case B_SHFL_XOR_SYNC:
@@ -1337,6 +1339,7 @@ static const type *ix_intrinsic(infer_ctx *ic, node *e, builtin_id id, const cha
     return ix_vote(ic, e, id, fname);
   case B_ACTIVEMASK: case B_LANEMASK_LT:
     if (!check_argc(ic, e, fname, 0, 0)) return NULL;
+    if (id == B_ACTIVEMASK && !need_arch(ic, e, fname, 30)) return NULL;
     if (id == B_ACTIVEMASK) needs_fibers(ic);
     return set_ty(e, &ty_u32, false);
   case B_POPC: case B_BREV: case B_CLZ: case B_FFS: return ix_bit_op(ic, e, id, fname);

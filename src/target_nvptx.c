@@ -86,8 +86,10 @@ static LLVMTargetMachineRef nvptx_create_target_machine(int arch, int opt_level,
   }
   char cpu[16];
   snprintf(cpu, sizeof cpu, "sm_%d", arch);
-  /* sm_70 and sm_72 default to PTX 6.0 and 6.1, which lack nanosleep (PTX 6.3, CUDA 10) */
-  const char *features = arch >= 70 && arch < 75 ? "+ptx63" : "";
+  /* Below sm_75 LLVM defaults to older PTX: 5.0 lacks the warp *_sync intrinsics
+     (PTX 6.0), 6.0 and 6.1 (sm_70, sm_72) lack activemask and nanosleep (6.2, 6.3).
+     PTX 6.3 (CUDA 10) has them all and still covers every sm from sm_30 on. */
+  const char *features = arch < 75 ? "+ptx63" : "";
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, cpu, features,
                                                     nvptx_codegen_level(opt_level),
                                                     LLVMRelocDefault,

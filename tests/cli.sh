@@ -74,6 +74,12 @@ expect 1 "nanosleep_cbrt.k:14:5: error: cuda.nanosleep needs sm_70 or later, not
 expect 1 "cuda.match_all_sync needs sm_70 or later, not sm_62" -- \
   compile "$ROOT/tests/kernels/warp.k" --arch sm_62
 expect 0 "" -- compile "$ROOT/tests/filecheck/nanosleep_cbrt.k" --arch sm_60 --target=host --emit=llvm
+expect 1 "cuda.shfl_down_sync needs sm_30 or later, not sm_20" -- \
+  compile "$ROOT/samples/block_sum.k" --arch sm_20
+# below sm_75, PTX 6.3: sm_60 has the *_sync warp intrinsics (PTX 6.0 and later)
+expect 0 "" -- compile "$ROOT/samples/block_sum.k" --arch sm_60 -o bs60.ptx
+grep -q "^\.version 6\.3" bs60.ptx && grep -q "shfl\.sync" bs60.ptx ||
+  fail "block_sum for sm_60: not PTX 6.3 with shfl.sync"
 expect 0 "" -- compile "$SAMPLE" --emit=ast
 [ -s out.txt ] || fail "--emit=ast printed nothing"
 expect 0 "" -- compile - -o stdin.ptx <"$SAMPLE"
