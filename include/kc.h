@@ -119,6 +119,11 @@ typedef struct kc_config {
                             index of every kernel compiled on this context; an index
                             out of range makes the launch (or the next synchronisation,
                             on CUDA) fail with KC_ERR_BOUNDS. Costs a compare per index */
+  int fastmath;          /* default 0: compile every kernel of this context as if it were
+                            declared @cuda.jit(fastmath=True) (docs/language.md, "Fast
+                            math"): approximate division, square root and float32 maths,
+                            fused multiply-adds, reassociation; on CUDA, float32 denormals
+                            flushed to zero. Results may differ in the last bits */
   kc_alloc_fn alloc;     /* default NULL: realloc/free */
   kc_diag_fn diag;       /* default NULL: print diagnostics to stderr */
   void *user_data;       /* passed to alloc and diag */
@@ -221,6 +226,9 @@ typedef struct kc_compile_options {
   int lineinfo;                  /* emit line info */
   int bounds_check;              /* 0 = the context's (kc_config.bounds_check), 1 = check
                                     every array index, -1 = do not */
+  int fastmath;                  /* 0 = the context's (kc_config.fastmath), 1 = every kernel
+                                    with fast math, -1 = only kernels declared
+                                    fastmath=True */
 } kc_compile_options;
 
 /* Compile kernel source for the context's device. name is used in diagnostics

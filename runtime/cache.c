@@ -4,8 +4,8 @@
  * parameter types and names, which arrays are written, barriers, static shared memory,
  * the untyped kernels) in $XDG_CACHE_HOME/kcc (default ~/.cache/kcc), named by a hash
  * of everything the output depends on: the source and its name, the signatures, the
- * target, arch, optimisation level, line and debug info, libdevice's path, and the
- * versions of kcc and LLVM.
+ * target, arch, optimisation level, line and debug info, bounds checking, fast math,
+ * libdevice's path, and the versions of kcc and LLVM.
  *
  * Only the CUDA path uses it: the CPU back end's output is machine code in a JIT
  * session, which is not written to disk. The cache is an optimisation, so every
@@ -77,6 +77,7 @@ rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char 
   key_int(&k, o->lineinfo);
   key_int(&k, o->debug);
   key_int(&k, o->bounds_check);
+  key_int(&k, o->fastmath);
   key_int(&k, o->nsigs);
   for (int i = 0; i < o->nsigs; i++) key_str(&k, o->sigs[i]);
   key_str(&k, name);

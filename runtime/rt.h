@@ -126,6 +126,7 @@ struct kc_module {
   size_t source_len;
   int opt_level, lineinfo;
   int bounds_check;             /* compiled with bounds checks */
+  int fastmath;                 /* compiled with kcc_options.fastmath */
   rt_spec *specs;
   /* CUDA, bounds-checked PTX: the module global KC_KERNEL_ERROR_SYMBOL */
   uint64_t error_dptr;          /* its device address; 0 when the module has none */

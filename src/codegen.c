@@ -10,6 +10,9 @@
  * thread and block indices are read. Locals live in allocas (mem2reg promotes them).
  * Integer division and modulo follow Python (floor, sign of the divisor); division by
  * zero gives 0 rather than a trap (NumPy's error model), so no kernel can crash the host.
+ * Fast-math functions (fn_instance.fastmath) get LLVM's fast-math flags on their float
+ * instructions and, on NVPTX, libdevice's __nv_fast_* functions; those of a fast-math
+ * kernel also flush float32 denormals there.
  */
 #include <setjmp.h>
 #include <stdio.h>
@@ -351,6 +354,18 @@ static const math_entry math_table[] = {
   {B_CBRT, "cbrt", NULL},
 };
 
+/* float32 functions with a fast approximate version in libdevice, used by fast-math
+ * code on NVPTX: Numba's list (__nv_fast_expf is ex2.approx of x * log2(e), ...).
+ * Not tanh: __nv_fast_tanhf's tanh.approx is good to 2^-11 only. */
+static bool has_fast_f32(builtin_id id) {
+  switch (id) {
+  case B_MATH_EXP: case B_MATH_LOG: case B_MATH_LOG2: case B_MATH_LOG10:
+  case B_MATH_SIN: case B_MATH_COS: case B_MATH_TAN: case B_MATH_POW:
+    return true;
+  default: return false;
+  }
+}
+
 /* Host intrinsics LLVM lowers to good code (or to the libm call itself). */
 static const char *host_intrinsic(builtin_id id) {
   switch (id) {
@@ -378,8 +393,9 @@ static LLVMValueRef math_call(cg_ctx *g, builtin_id id, const type *t, LLVMValue
   if (id == B_MATH_FMOD) return LLVMBuildFRem(g->b, args[0], args[1], "");
   char name[64];
   bool f32 = t->bits == 32;
+  bool fast = f32 && g->fi->fastmath && has_fast_f32(id);
   if (g->host) snprintf(name, sizeof name, "%s%s", me->name, f32 ? "f" : "");
-  else snprintf(name, sizeof name, "__nv_%s%s", me->name, f32 ? "f" : "");
+  else snprintf(name, sizeof name, "__nv_%s%s%s", fast ? "fast_" : "", me->name, f32 ? "f" : "");
   LLVMTypeRef pt[2] = {ft, ft};
   LLVMValueRef f = declare_fn(g, name, ft, pt, n);
   return call_fn(g, f, args, n);
@@ -2085,6 +2101,30 @@ static void add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
 
 static unsigned hidden_count(cg_ctx *g) { return g->host ? 4 : 0; }
 
+/* ---- fast math (fn_instance.fastmath, docs/language.md) ----
+ * The flags go on every floating-point instruction of a fast-math function once its
+ * body is built: contraction into fma, reassociation, reciprocals, approximate
+ * functions (div.approx, sqrt.approx on NVPTX), no signed zeros. Not nnan and ninf:
+ * math.isnan and isinf must keep working. On NVPTX, every function of a fast-math
+ * kernel (device functions included, so that they still inline into it) also
+ * flushes float32 denormals to zero: ftz forms of the instructions. */
+#define CG_FAST_MATH_FLAGS                                                                \
+  (LLVMFastMathAllowReassoc | LLVMFastMathNoSignedZeros | LLVMFastMathAllowReciprocal |  \
+   LLVMFastMathAllowContract | LLVMFastMathApproxFunc)
+
+static void set_fast_math_flags(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMCanValueUseFastMathFlags(i)) LLVMSetFastMathFlags(i, CG_FAST_MATH_FLAGS);
+}
+
+static void set_flush_denormals(cg_ctx *g, LLVMValueRef fn) {
+  static const char key[] = "denormal-fp-math-f32", value[] = "preserve-sign,preserve-sign";
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(g->c, key, sizeof key - 1, value,
+                                                    sizeof value - 1));
+}
+
 static void declare_instance(cg_ctx *g, fn_instance *f) {
   LLVMTypeRef pt[80];
   unsigned n = 0;
@@ -2094,6 +2134,7 @@ static void declare_instance(cg_ctx *g, fn_instance *f) {
   LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(cg_type(g, f->ret), pt, n, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   if (f->is_kernel) add_attr(g, fn, -1, "alwaysinline");
+  if (f->in_fast_kernel && !g->host) set_flush_denormals(g, fn);
   f->cg = fn;
 }
 
@@ -2235,6 +2276,7 @@ static void nvptx_entry(cg_ctx *g, fn_instance *f) {
   }
   LLVMValueRef fn = LLVMAddFunction(g->m, f->symbol_name, LLVMFunctionType(g->voidt, pt, n, 0));
   LLVMSetFunctionCallConv(fn, NVPTX_KERNEL_CC);
+  if (f->in_fast_kernel) set_flush_denormals(g, fn);
   LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->c, fn, "entry");
   LLVMPositionBuilderAtEnd(g->b, bb);
   entry_debug(g, fn, f);
@@ -2422,6 +2464,7 @@ int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
     fn_instance *f = p->instances.items[i];
     if (f->vec_scalar) gen_vectorize_body(g, f);
     else gen_body(g, f);
+    if (f->fastmath) set_fast_math_flags(f->cg);
   }
   for (int i = 0; i < p->kernels.len; i++) gen_entries(g, p->kernels.items[i]);
   if (g->dib) LLVMDIBuilderFinalize(g->dib);

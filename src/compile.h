@@ -30,6 +30,10 @@ typedef struct kcc_options {
   int bounds_check;       /* check every array index; a failure is recorded in the
                              kc_kernel_error record (host_abi.h) and reported by the
                              runtime after the launch */
+  int fastmath;           /* every kernel as if declared @cuda.jit(fastmath=True):
+                             approximate division, square root and float32 maths,
+                             contraction, reassociation; on NVPTX float32 denormals
+                             flushed to zero (docs/language.md, "Fast math") */
   const char *const *sigs;/* "name(float32[:], int32)" from --sig; name may be absent
                              when the module has a single kernel */
   int nsigs;

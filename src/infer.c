@@ -41,6 +41,8 @@ typedef struct infer_ctx {
   bool changed;        /* a local's type changed during this pass */
   int loop_depth;
   bool all_f32;        /* the current kernel's arrays are all float32 */
+  bool fast_kernel;    /* the current kernel uses fast math (its decorator or
+                          kcc_options.fastmath): so do the device functions it calls */
   ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded (h5c) */
   int last_warn_line;
 } infer_ctx;
@@ -2052,7 +2054,9 @@ static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, 
   fn_instance *f = NULL;
   for (int i = 0; i < fn->instances.len && !f; i++) {
     fn_instance *g = fn->instances.items[i];
-    if (g->nparams == n && types_equal(g->param_types, args, n)) f = g;
+    if (g->nparams == n && types_equal(g->param_types, args, n) &&
+        g->in_fast_kernel == ic->fast_kernel)
+      f = g;
   }
   if (f && f->in_progress) {
     ierr(ic, site, "recursive call to '%s': recursion is not supported in kernels", fn->name);
@@ -2060,6 +2064,9 @@ static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, 
   }
   if (!f) {
     f = new_instance(ic, fn, args, n, false);
+    f->in_fast_kernel = ic->fast_kernel;
+    f->fastmath = fn->fastmath || ic->fast_kernel;
+    if (ic->fast_kernel) f->symbol_name = arena_printf(ic->ar, "%s_fastmath", f->symbol_name);
     f->in_progress = true;
     run_passes(ic, f, false);
     f->in_progress = false;
@@ -2316,6 +2323,17 @@ static bool kw_true(node *kw) {
   return kw->a->kind == N_BOOL ? kw->a->ival != 0 : kw->a->kind == N_INT && kw->a->ival != 0;
 }
 
+/* fastmath=True / False, as Numba's CUDA target takes it (no sets of flags). Returns
+ * false when kw is another keyword. */
+static bool decorator_fastmath(infer_ctx *ic, func_def *fn, node *kw) {
+  if (strcmp(kw->str, "fastmath") != 0) return false;
+  if (kw->a->kind == N_BOOL || kw->a->kind == N_INT) fn->fastmath = kw_true(kw);
+  else
+    ierr(ic, kw->a->sp, "fastmath takes True or False (sets of fast-math flags are not "
+         "supported, as in Numba's CUDA target)");
+  return true;
+}
+
 /* ---- @cuda.reduce (h5c) ---- */
 /* The kernel parameters of a reduction over element type el: (arr, out, init, has_init). */
 static ptr_vec *reduce_kernel_sig(infer_ctx *ic, const type *el) {
@@ -2452,6 +2470,7 @@ static void classify_guvectorize(infer_ctx *ic, func_def *fn, node *dec) {
   fn->kind = FN_GUVECTORIZE;
   for (int i = 0; i < dec->kwargs.len; i++) {
     node *kw = dec->kwargs.items[i];
+    if (decorator_fastmath(ic, fn, kw)) continue;
     if (strcmp(kw->str, "target") == 0 && kw->a->kind == N_STR &&
         strcmp(kw->a->str, "cuda") != 0)
       iwarn(ic, kw->sp, "target '%s' ignored: kcc compiles for CUDA (and runs on the CPU "
@@ -2477,6 +2496,7 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   for (int i = 0; i < dec->kwargs.len; i++) {
     node *kw = dec->kwargs.items[i];
     if (strcmp(kw->str, "device") == 0 && kw_true(kw)) fn->kind = FN_DEVICE;
+    else if (decorator_fastmath(ic, fn, kw)) continue;
     else if (strcmp(kw->str, "target") == 0 && kw->a->kind == N_STR &&
              strcmp(kw->a->str, "cuda") != 0)
       iwarn(ic, kw->sp, "target '%s' ignored: kcc compiles for CUDA (and runs on the CPU "
@@ -2595,6 +2615,8 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
   }
   fn_instance *f = new_instance(ic, fn, args, sig->len, true);
   if (variant > 0 || fn->sigs.len > 1) f->symbol_name = mangle(ic, fn->name, args, sig->len);
+  ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
+  f->in_fast_kernel = f->fastmath = ic->fast_kernel;
   ic->all_f32 = kernel_arrays_all_f32(f);
   ic->last_warn_line = 0;
   f->in_progress = true;
@@ -2615,6 +2637,7 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
   bool saved = ic->report;
   ic->report = true;
   ic->cur = NULL;
+  ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
   fn_instance *scalar = instantiate(ic, fn, args, sig->len, fn->def->sp);
   ic->report = saved;
   if (!scalar) return;
@@ -2632,6 +2655,7 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
   w->param_types[sig->len] = type_array(ic->ar, ret, 1);
   w->written_params = 1u << sig->len;
   w->ret = &ty_void;
+  w->in_fast_kernel = w->fastmath = ic->fast_kernel;
   /* with several signatures, each kernel needs its own symbol, distinct from the scalar
      function's (which mangle() also names after the argument types) */
   w->symbol_name = fn->sigs.len > 1
@@ -2709,6 +2733,7 @@ static void compile_guvectorize_sig(infer_ctx *ic, func_def *fn, const gu_layout
   }
   kf->kind = FN_KERNEL;
   kf->name = fn->name;
+  kf->fastmath = fn->fastmath;
   vec_push(ic->ar, &kf->sigs, ksig);
   int before = ic->prog->kernels.len;
   compile_kernel(ic, kf, ksig, variant);
@@ -2792,7 +2817,8 @@ char *infer_dump_types(arena *a, const program *p) {
     s = arena_printf(a, "%s%s %s(", s, f->is_kernel ? "kernel" : "device", f->symbol_name);
     for (int k = 0; k < f->nparams; k++)
       s = arena_printf(a, "%s%s%s", s, k ? ", " : "", type_name(a, f->param_types[k]));
-    s = arena_printf(a, "%s) -> %s\n", s, type_name(a, f->ret));
+    s = arena_printf(a, "%s) -> %s%s\n", s, type_name(a, f->ret),
+                     f->fastmath ? " (fastmath)" : "");
     if (f->vec_scalar) {
       s = arena_printf(a, "%s  (vectorized over %s)\n", s, f->vec_scalar->symbol_name);
       continue;

@@ -112,6 +112,7 @@ typedef struct func_def {
   ptr_vec instances;      /* fn_instance* made so far */
   const char *layout;     /* FN_GUVECTORIZE: "(m,n),()->(m)" */
   span layout_sp;
+  bool fastmath;          /* fastmath=True in the decorator */
   struct func_def *generated; /* FN_REDUCE: the kernel synthesised for it (synth.c), of
                              the same name; not in program.funcs, so a call of the name
                              finds the user's function */
@@ -128,6 +129,12 @@ typedef struct fn_instance {
   const char *symbol_name;/* the LLVM / PTX name */
   bool is_kernel;
   bool uses_barrier;      /* this function or one it calls reaches a barrier */
+  bool in_fast_kernel;    /* compiled for a fastmath kernel (the kernel itself, or a
+                             device function it calls): denormals flushed on NVPTX. A
+                             device function called from both kinds has an instance
+                             for each */
+  bool fastmath;          /* its own code uses fast math: in_fast_kernel, or a device
+                             function declared fastmath=True */
   bool in_progress;       /* being inferred (recursion check) */
   bool done;
   struct fn_instance *vec_scalar; /* FN_VECTORIZE wrapper: the scalar function */

@@ -45,13 +45,17 @@ int nvptx_prepare_module(LLVMModuleRef m, int arch, char **err);
 /* When m declares any __nv_* function: read libdevice bitcode from libdevice_path
  * (lazily: only the functions m needs, and what they call, are read and linked), set
  * the module flag "nvvm-reflect-ftz" to 0 (the NVVMReflect pass of the optimisation
- * pipeline then resolves __nvvm_reflect), and internalise every function that is not a
+ * pipeline then answers the __nvvm_reflect calls nvptx_optimize_and_emit leaves), and
+ * internalise every function that is not a
  * kernel so unused ones are dropped. Does nothing when m uses no __nv_* function. */
 int nvptx_link_libdevice(LLVMModuleRef m, const char *libdevice_path, char **err);
 
 /* Verify m, mark kernels (functions listed as "kernel" in !nvvm.annotations get the
  * PTX_Kernel calling convention, and the reverse), internalise non-kernel functions,
- * optimise with LLVM's standard pipeline at opt_level 0..3 for sm_<arch>, and emit PTX
+ * inline libdevice and answer its __nvvm_reflect("__CUDA_FTZ") and
+ * ("__CUDA_PREC_SQRT") per function (flush and approximate square roots in functions
+ * whose "denormal-fp-math-f32" is preserve-sign, i.e. of fast-math kernels; neither
+ * elsewhere), optimise with LLVM's standard pipeline at opt_level 0..3 for sm_<arch>, and emit PTX
  * text (emit_llvm == 0) or the optimised LLVM IR as text (emit_llvm != 0).
  * *out is malloc'd and NUL-terminated; *out_len excludes the NUL. m is modified. */
 int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_llvm,

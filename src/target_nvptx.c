@@ -459,6 +459,63 @@ int nvptx_link_libdevice(LLVMModuleRef m, const char *libdevice_path, char **err
   return 0;
 }
 
+/* ---- __nvvm_reflect, per kernel ----------------------------------------------------------
+ * libdevice asks __nvvm_reflect("__CUDA_FTZ") and ("__CUDA_PREC_SQRT") how to compute.
+ * LLVM's NVVMReflect pass answers once per module (FTZ from the nvvm-reflect-ftz flag,
+ * PREC_SQRT always 0, which made hypotf and normf take approximate square roots), while
+ * kcc's answer depends on the kernel, as nvcc's defaults and Numba's fastmath=True do:
+ * a fast-math kernel, whose functions flush float32 denormals (codegen gives them
+ * "denormal-fp-math-f32"="preserve-sign,..."), gets FTZ 1 and PREC_SQRT 0; any other
+ * gets FTZ 0 and PREC_SQRT 1. libdevice's functions are alwaysinline: once the
+ * always-inline pass has run, each question sits in a function of the kernel it is
+ * asked for, and is answered here. NVVMReflect answers what is left (__CUDA_ARCH, and
+ * the questions in the bodies of the inlined functions, which are then dropped). */
+
+static int nvptx_flushes_denormals(LLVMValueRef fn) {
+  static const char key[] = "denormal-fp-math-f32";
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, key,
+                                                     sizeof key - 1);
+  unsigned len = 0;
+  const char *v = a ? LLVMGetStringAttributeValue(a, &len) : NULL;
+  return v && len >= 13 && memcmp(v, "preserve-sign", 13) == 0;
+}
+
+/* The string a reflect call asks about (a constant global, perhaps behind a cast). */
+static int nvptx_reflect_asks(LLVMValueRef call, const char *what) {
+  if (LLVMGetNumArgOperands(call) != 1) return 0;
+  LLVMValueRef v = LLVMGetOperand(call, 0);
+  while (v && LLVMIsAConstantExpr(v)) v = LLVMGetOperand(v, 0);
+  LLVMValueRef init = v && LLVMIsAGlobalVariable(v) ? LLVMGetInitializer(v) : NULL;
+  if (!init || !LLVMIsConstantString(init)) return 0;
+  size_t len = 0, n = strlen(what);
+  const char *s = LLVMGetAsString(init, &len);
+  return len >= n && memcmp(s, what, n) == 0 && (len == n || s[n] == '\0');
+}
+
+static int nvptx_answer_reflect(LLVMModuleRef m, LLVMTargetMachineRef tm, char **err) {
+  LLVMValueRef reflect = LLVMGetNamedFunction(m, "__nvvm_reflect");
+  if (!reflect || !LLVMGetFirstUse(reflect)) return 0;
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(m, "always-inline", tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  if (e) return tgt_fail_error(err, "internal error: inlining libdevice failed", e);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(m));
+  LLVMUseRef next;
+  for (LLVMUseRef u = LLVMGetFirstUse(reflect); u; u = next) {
+    next = LLVMGetNextUse(u);
+    LLVMValueRef call = LLVMGetUser(u);
+    if (!LLVMIsACallInst(call) || LLVMGetCalledValue(call) != reflect) continue;
+    int ftz = nvptx_flushes_denormals(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+    int answer;
+    if (nvptx_reflect_asks(call, "__CUDA_FTZ")) answer = ftz;
+    else if (nvptx_reflect_asks(call, "__CUDA_PREC_SQRT")) answer = !ftz;
+    else continue;
+    LLVMReplaceAllUsesWith(call, LLVMConstInt(i32, (unsigned long long)answer, 0));
+    LLVMInstructionEraseFromParent(call);
+  }
+  return 0;
+}
+
 /* ---- Optimisation and emission ---------------------------------------------------------- */
 
 static int nvptx_verify(LLVMModuleRef m, char **err) {
@@ -527,8 +584,9 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
   int rc = nvptx_verify(m, err);
   if (rc == 0) {
     nvptx_internalize(m);
-    rc = nvptx_run_pipeline(m, tm, opt_level, err);
+    rc = nvptx_answer_reflect(m, tm, err);
   }
+  if (rc == 0) rc = nvptx_run_pipeline(m, tm, opt_level, err);
   if (rc == 0)
     rc = emit_llvm ? nvptx_emit_ir(m, out, out_len, err)
                    : nvptx_emit_ptx(m, tm, out, out_len, err);

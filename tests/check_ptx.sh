@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check_ptx.sh KCC SOURCE_ROOT — compile every .k under samples/, tests/kernels/ and
 # bench/kernels/ with `kcc compile --arch sm_80` and `--arch sm_90` (samples and
-# tests/kernels also with --bounds-check), and check that ptxas accepts the PTX for
+# tests/kernels also with --bounds-check, and for sm_90 with --fastmath), and check that ptxas accepts the PTX for
 # that arch. Exit 0 when all pass, 1 on any failure, 77
 # (skipped) without ptxas. The CUDA root comes from $CUDA_ROOT (or $CUDA_HOME), else
 # /usr/local/cuda.
@@ -28,11 +28,11 @@ fi
 for k in "${files[@]}"; do
   name=${k#"$root"/}
   runs=(sm_80 sm_90)
-  case $name in bench/*) ;; *) runs+=(sm_80+bounds sm_90+bounds) ;; esac
+  case $name in bench/*) ;; *) runs+=(sm_80+bounds sm_90+bounds sm_90+fastmath) ;; esac
   for run in "${runs[@]}"; do
-    arch=${run%+bounds}
+    arch=${run%+*}
     flags=()
-    [ "$run" != "$arch" ] && flags=(--bounds-check)
+    case $run in *+bounds) flags=(--bounds-check) ;; *+fastmath) flags=(--fastmath) ;; esac
     ptx=$tmp/out.ptx
     if ! "$kcc" compile "$k" --arch "$arch" "${flags[@]}" -o "$ptx" 2>"$tmp/err"; then
       echo "FAIL $name ($run): kcc compile failed:"

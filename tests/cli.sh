@@ -100,6 +100,22 @@ $CC -std=c11 -Wall -Wextra -Werror -pedantic -I"$ROOT/include" -I. -c use.c -o u
 
 grep -q "vector_add_cubin" vector_add_kc.h && fail "a cubin in the header without --arch"
 
+# --fastmath: fast-math PTX (the division of a float32 kernel is approximate and flushes
+# denormals), also asked of the header's CPU fallback, as --bounds-check is
+printf 'from numba import cuda, float32\n@cuda.jit\ndef q(a: float32[:], b: float32[:]):\n'\
+'    a[0] = a[0] / b[0]\n' >q.k
+expect 0 "" -- compile q.k -o -
+grep -q "div\.rn\.f32" out.txt || fail "no div.rn.f32 without --fastmath"
+expect 0 "" -- compile q.k --fastmath -o -
+grep -q "div\.approx\.ftz\.f32" out.txt || fail "--fastmath: no div.approx.ftz.f32"
+grep -q "div\.rn" out.txt && fail "--fastmath: div.rn left"
+expect 0 "" -- compile q.k --emit=header --fastmath --bounds-check
+grep -q "opts\.fastmath = 1;" q_kc.h || fail "--emit=header --fastmath: not passed to the CPU fallback"
+grep -q "opts\.bounds_check = 1;" q_kc.h ||
+  fail "--emit=header --bounds-check: not passed to the CPU fallback"
+expect 0 "" -- compile q.k --emit=header
+grep -q "opts\.fastmath" q_kc.h && fail "--emit=header without --fastmath asks for it"
+
 # --emit=cubin, and --emit=header --arch with the same cubin embedded, when ptxas is
 # installed; without it the header carries PTX only and says so
 if command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]; then

@@ -97,6 +97,12 @@ START_TEST(key_covers_every_input) {
   v.debug = 1;
   ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
   v = o;
+  v.bounds_check = 1;
+  ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  v = o;
+  v.fastmath = 1;   /* fast-math PTX must never be served for a precise compilation */
+  ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+  v = o;
   v.target = KCC_TARGET_HOST;
   ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
   v = o;

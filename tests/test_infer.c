@@ -125,6 +125,34 @@ START_TEST(device_specialisation) {
 }
 END_TEST
 
+/* A device function called from a fastmath kernel and from a precise one is compiled
+ * once for each: the fast instance may not be shared with the precise kernel. One
+ * declared fastmath=True is fast in both, but only the fast kernel's instance is marked
+ * as being in a fast kernel (its name says so). */
+START_TEST(fastmath_instances) {
+  const char *src =
+      "from numba import cuda, float32\n"
+      "@cuda.jit(device=True)\n"
+      "def half(x):\n    return x / 2\n"
+      "@cuda.jit(device=True, fastmath=True)\n"
+      "def third(x):\n    return x / 3\n"
+      "@cuda.jit(fastmath=True)\n"
+      "def fast(a: float32[:]):\n    a[0] = half(a[0]) + third(a[0])\n"
+      "@cuda.jit(fastmath=False)\n"
+      "def precise(a: float32[:]):\n    a[0] = half(a[0]) + third(a[0])\n";
+  captured c;
+  char *t;
+  ck_assert_int_eq(types_of(src, &t, &c), KC_OK);
+  ck_assert_msg(strstr(t, "device half__float32_fastmath(float32) -> float32 (fastmath)"), "%s", t);
+  ck_assert_msg(strstr(t, "device half__float32(float32) -> float32\n"), "%s", t);
+  ck_assert_msg(strstr(t, "device third__float32_fastmath(float32) -> float32 (fastmath)"), "%s", t);
+  ck_assert_msg(strstr(t, "device third__float32(float32) -> float32 (fastmath)"), "%s", t);
+  ck_assert_msg(strstr(t, "kernel fast(float32[:]) -> void (fastmath)"), "%s", t);
+  ck_assert_msg(strstr(t, "kernel precise(float32[:]) -> void\n"), "%s", t);
+  free(t);
+}
+END_TEST
+
 static void expect_error(const char *src, const char *where, const char *msg) {
   captured c;
   char *t;
@@ -225,6 +253,7 @@ static Suite *infer_suite(void) {
   tcase_add_test(tc, unification);
   tcase_add_test(tc, builtins);
   tcase_add_test(tc, device_specialisation);
+  tcase_add_test(tc, fastmath_instances);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, widening_warning);
   tcase_add_test(tc, complex_rules);

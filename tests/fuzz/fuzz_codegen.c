@@ -41,6 +41,7 @@ static void codegen_once(const char *src, size_t size, kcc_target target) {
   j.o.target = target;
   j.o.debug = (size & 1) != 0;          /* debug info for half the inputs, */
   j.o.bounds_check = (size & 2) != 0;   /* bounds checks for half of each half */
+  j.o.fastmath = (size & 4) != 0;       /* and fast math for half of those */
   arena_init(&j.a, NULL, NULL);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = NULL;
