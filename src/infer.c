@@ -125,7 +125,7 @@ static const builtin_entry builtins[] = {
   {"math.lgamma", B_MATH_LGAMMA}, {"math.pow", B_MATH_POW}, {"math.fmod", B_MATH_FMOD},
   {"math.copysign", B_MATH_COPYSIGN}, {"math.hypot", B_MATH_HYPOT},
   {"math.atan2", B_MATH_ATAN2}, {"math.floor", B_MATH_FLOOR}, {"math.ceil", B_MATH_CEIL},
-  {"math.trunc", B_MATH_TRUNC}, {"math.isnan", B_MATH_ISNAN},
+  {"math.trunc", B_MATH_TRUNC}, {"math.isnan", B_MATH_ISNAN}, {"math.cbrt", B_CBRT},
   {"math.isinf", B_MATH_ISINF}, {"math.isfinite", B_MATH_ISFINITE},
   /* complex numbers */
   {"cmath", B_NS_CMATH}, {"complex", B_COMPLEX},
