@@ -1179,6 +1179,28 @@ static LLVMValueRef cg_fma_selp(cg_ctx *g, node *e, builtin_id id) {
   return call_intrinsic(g, "llvm.fma", scalar_type(g, t), args, 3);
 }
 
+/* PTX's %dynamic_smem_size: the launch's dynamic shared memory in bytes. LLVM 22 has an
+ * intrinsic for it, 19 has not: there the register is read by inline PTX, which
+ * touches no memory (so it is as free to move or merge as the intrinsic). */
+static LLVMValueRef dynamic_smem_size(cg_ctx *g) {
+  static const char intrinsic[] = "llvm.nvvm.read.ptx.sreg.dynamic_smem_size";
+  if (LLVMLookupIntrinsicID(intrinsic, sizeof intrinsic - 1))
+    return call_intrinsic(g, intrinsic, NULL, NULL, 0);
+  static const char text[] = "mov.u32 $0, %dynamic_smem_size;", constraints[] = "=r";
+  LLVMTypeRef ft = LLVMFunctionType(g->i32, NULL, 0, 0);
+  LLVMValueRef inline_asm = LLVMGetInlineAsm(ft, text, sizeof text - 1, constraints,
+                                             sizeof constraints - 1, 0, 0,
+                                             LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef call = LLVMBuildCall2(g->b, ft, inline_asm, NULL, 0, "");
+  static const char *const attrs[] = {"nounwind", "memory"};  /* memory(none) */
+  for (int i = 0; i < 2; i++) {
+    unsigned kind = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(g->c, kind, 0));
+  }
+  return call;
+}
+
 /* cuda.shared.array(0, dtype): the launch's dynamic shared memory, as a 1-D array of
  * (bytes / itemsize) elements. */
 static LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
@@ -1194,8 +1216,7 @@ static LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
       LLVMSetAlignment(gv, 16);
     }
     data = LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
-    bytes = LLVMBuildZExt(g->b, call_intrinsic(g, "llvm.nvvm.read.ptx.sreg.dynamic_smem_size",
-                                               NULL, NULL, 0), g->i64, "");
+    bytes = LLVMBuildZExt(g->b, dynamic_smem_size(g), g->i64, "");
   }
   long long size = t->elem->kind == TY_BOOL ? 1 : t->elem->bits / 8;
   LLVMValueRef v = LLVMGetUndef(array_struct(g, 1));

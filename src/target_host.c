@@ -21,10 +21,13 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -42,6 +45,17 @@ static int host_init_failed;  /* written once, under host_init_once */
 
 static void host_init_llvm(void) {
   host_init_failed = LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter();
+#if LLVM_VERSION_MAJOR < 20
+  /* IRCE (host_run_pipeline) before LLVM 20 only takes a range check that branch
+     probabilities say is passed at least 15 times in 16; without profile data the
+     `if i < n:` guard counts as even odds, so the guard was never split out and the
+     vectoriser masked every load and store (checked with 19). LLVM 20 and later judge
+     by how many checks the split removes, which the guard in a block's loop passes
+     (checked with 22); skipping the check here comes closest (IRCE then splits every
+     loop it can, which never changes results). */
+  static const char *const args[] = {"kcc", "-irce-skip-profitability-checks"};
+  LLVMParseCommandLineOptions(2, args, NULL);
+#endif
 }
 
 
@@ -301,18 +315,52 @@ static LLVMErrorRef host_add_symbols(LLVMOrcLLJITRef jit) {
   return e;
 }
 
+#if LLVM_VERSION_MAJOR >= 21
+/* Wrap m and its context (both taken over) for the JIT; the JIT's diagnostics go to h. */
+static LLVMErrorRef host_thread_safe_module(kcc_host_code *h, LLVMContextRef ctx,
+                                            LLVMModuleRef m,
+                                            LLVMOrcThreadSafeModuleRef *out) {
+  LLVMContextSetDiagnosticHandler(ctx, host_on_jit_diagnostic, h);
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
+  *out = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  return NULL;
+}
+#else
+/* Before LLVM 21 the C API cannot wrap an existing context, only make a new one: m is
+ * copied into that one through bitcode (an exact copy), and m and ctx are freed. */
+static LLVMErrorRef host_thread_safe_module(kcc_host_code *h, LLVMContextRef ctx,
+                                            LLVMModuleRef m,
+                                            LLVMOrcThreadSafeModuleRef *out) {
+  LLVMMemoryBufferRef bitcode = LLVMWriteBitcodeToMemoryBuffer(m);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+  LLVMContextRef jit_ctx = LLVMOrcThreadSafeContextGetContext(tsc);
+  LLVMContextSetDiagnosticHandler(jit_ctx, host_on_jit_diagnostic, h);
+  LLVMModuleRef copy = NULL;
+  int failed = !bitcode || LLVMParseBitcodeInContext2(jit_ctx, bitcode, &copy);
+  if (bitcode) LLVMDisposeMemoryBuffer(bitcode);
+  *out = failed ? NULL : LLVMOrcCreateNewThreadSafeModule(copy, tsc);
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  return failed ? LLVMCreateStringError("could not move the module into the JIT's context")
+                : NULL;
+}
+#endif
+
 /* Hand the module (and its context) to the JIT, then compile it by looking up one of
  * its functions, so that errors (an unresolved symbol) are reported here rather than
  * at a lookup. */
 static LLVMErrorRef host_add_module(kcc_host_code *h, LLVMContextRef ctx,
                                     LLVMModuleRef m) {
   char *probe = host_some_definition(m);
-  LLVMContextSetDiagnosticHandler(ctx, host_on_jit_diagnostic, h);
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc);
-  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModule(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit),
-                                               tsm);
+  LLVMOrcThreadSafeModuleRef tsm;
+  LLVMErrorRef e = host_thread_safe_module(h, ctx, m, &tsm);
+  if (e) {
+    free(probe);
+    return e;
+  }
+  e = LLVMOrcLLJITAddLLVMIRModule(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit), tsm);
   if (e) {
     LLVMOrcDisposeThreadSafeModule(tsm);
   } else if (probe) {

@@ -26,6 +26,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
@@ -516,6 +517,139 @@ static int nvptx_answer_reflect(LLVMModuleRef m, LLVMTargetMachineRef tm, char *
   return 0;
 }
 
+/* ---- Approximate float32 division and square root, before LLVM 22 ------------------------
+ * Fast-math code carries the afn flag on each of its float instructions (codegen.c), and
+ * LLVM 22's NVPTX back end turns a float32 fdiv or llvm.sqrt that carries it into
+ * div.approx, rcp.approx (1 / x), sqrt.approx or rsqrt.approx (1 / sqrt(x)), with .ftz
+ * where the function flushes denormals. LLVM 19 ignores the flag there and looks only
+ * at the whole function's "unsafe-fp-math" attribute, which cannot say that just the
+ * inlined code of a fastmath=True device function is fast. So before LLVM 22, after
+ * optimisation (which sees the same plain instructions as with LLVM 22), those
+ * instructions are rewritten into the NVVM intrinsics of the PTX instructions LLVM 22
+ * picks; rcp.approx.f32 without .ftz has no intrinsic and is written as inline PTX.
+ * A fast-math kernel's functions (those that flush denormals) are fast throughout, and
+ * also get "unsafe-fp-math", with which LLVM 19 leaves their additions contractible
+ * (add.f32, not add.rn.f32) as LLVM 22 does for the contract flag; the fast code of a
+ * device function inlined into a precise kernel keeps add.rn. Checked against LLVM 19
+ * and 22; 20 and 21 take the rewrite too, which yields the same PTX whether or not
+ * their back end would have. */
+#if LLVM_VERSION_MAJOR < 22
+static LLVMValueRef nvptx_call_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name,
+                                         LLVMValueRef *args, unsigned n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(m, id, NULL, 0);
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+static LLVMValueRef nvptx_rcp_approx(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x,
+                                     int ftz) {
+  if (ftz) return nvptx_call_intrinsic(b, m, "llvm.nvvm.rcp.approx.ftz.f", &x, 1);
+  static const char text[] = "rcp.approx.f32 $0, $1;", constraints[] = "=f,f";
+  LLVMTypeRef f32 = LLVMTypeOf(x);
+  LLVMTypeRef ft = LLVMFunctionType(f32, &f32, 1, 0);
+  LLVMValueRef inline_asm = LLVMGetInlineAsm(ft, text, sizeof text - 1, constraints,
+                                             sizeof constraints - 1, 0, 0,
+                                             LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef call = LLVMBuildCall2(b, ft, inline_asm, &x, 1, "");
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  static const char *const attrs[] = {"nounwind", "memory"};  /* memory(none) */
+  for (int i = 0; i < 2; i++)
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName(
+                                                              attrs[i], strlen(attrs[i])),
+                                                     0));
+  return call;
+}
+
+/* Whether i is a float32 instruction with the afn flag. */
+static int nvptx_is_approx_f32(LLVMValueRef i) {
+  return LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMFloatTypeKind &&
+         LLVMCanValueUseFastMathFlags(i) && (LLVMGetFastMathFlags(i) & LLVMFastMathApproxFunc);
+}
+
+static int nvptx_is_approx_sqrt(LLVMValueRef i) {
+  static unsigned sqrt_id;
+  if (!sqrt_id) sqrt_id = LLVMLookupIntrinsicID("llvm.sqrt", 9);
+  LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+  return callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee) == sqrt_id &&
+         nvptx_is_approx_f32(i);
+}
+
+static int nvptx_is_one(LLVMValueRef v) {
+  LLVMBool lost = 0;
+  return LLVMIsAConstantFP(v) && LLVMConstRealGetDouble(v, &lost) == 1.0 && !lost;
+}
+
+/* The approximate form of fdiv i: rsqrt, rcp or div. */
+static LLVMValueRef nvptx_approx_div(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef i,
+                                     int ftz) {
+  LLVMValueRef num = LLVMGetOperand(i, 0), den = LLVMGetOperand(i, 1);
+  if (nvptx_is_one(num) && nvptx_is_approx_sqrt(den) && LLVMGetFirstUse(den) &&
+      !LLVMGetNextUse(LLVMGetFirstUse(den))) {
+    LLVMValueRef x = LLVMGetOperand(den, 0);
+    LLVMValueRef r = nvptx_call_intrinsic(
+        b, m, ftz ? "llvm.nvvm.rsqrt.approx.ftz.f" : "llvm.nvvm.rsqrt.approx.f", &x, 1);
+    LLVMReplaceAllUsesWith(i, r);
+    LLVMInstructionEraseFromParent(i);
+    LLVMInstructionEraseFromParent(den);  /* its one use was i */
+    return r;
+  }
+  LLVMValueRef r = nvptx_is_one(num)
+                       ? nvptx_rcp_approx(b, m, den, ftz)
+                       : nvptx_call_intrinsic(b, m, ftz ? "llvm.nvvm.div.approx.ftz.f"
+                                                        : "llvm.nvvm.div.approx.f",
+                                              (LLVMValueRef[]){num, den}, 2);
+  LLVMReplaceAllUsesWith(i, r);
+  LLVMInstructionEraseFromParent(i);
+  return r;
+}
+
+static LLVMValueRef nvptx_approx_sqrt(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef i,
+                                      int ftz) {
+  LLVMValueRef x = LLVMGetOperand(i, 0);
+  LLVMValueRef r = nvptx_call_intrinsic(
+      b, m, ftz ? "llvm.nvvm.sqrt.approx.ftz.f" : "llvm.nvvm.sqrt.approx.f", &x, 1);
+  LLVMReplaceAllUsesWith(i, r);
+  LLVMInstructionEraseFromParent(i);
+  return r;
+}
+
+/* Rewrites one function: divisions first, so that 1 / sqrt(x) becomes one rsqrt. */
+static void nvptx_approx_function(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef fn) {
+  int ftz = nvptx_flushes_denormals(fn);
+  for (int round = 0; round < 2; round++)
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef next;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        int div = round == 0 && LLVMGetInstructionOpcode(i) == LLVMFDiv &&
+                  nvptx_is_approx_f32(i);
+        int sqrt = round == 1 && nvptx_is_approx_sqrt(i);
+        if (!div && !sqrt) continue;
+        LLVMPositionBuilderBefore(b, i);
+        LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(i);
+        LLVMValueRef r = div ? nvptx_approx_div(b, m, i, ftz) : nvptx_approx_sqrt(b, m, i, ftz);
+        if (loc) LLVMInstructionSetDebugLoc(r, loc);
+      }
+    }
+}
+
+static void nvptx_approx_f32(LLVMModuleRef m) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  static const char key[] = "unsafe-fp-math", value[] = "true";
+  LLVMAttributeRef unsafe = LLVMCreateStringAttribute(ctx, key, sizeof key - 1, value,
+                                                      sizeof value - 1);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMIsDeclaration(fn)) continue;
+    if (nvptx_flushes_denormals(fn))  /* a fast-math kernel's: all of it is fast */
+      LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, unsafe);
+    nvptx_approx_function(b, m, fn);
+  }
+  LLVMDisposeBuilder(b);
+}
+#endif
+
 /* ---- Optimisation and emission ---------------------------------------------------------- */
 
 static int nvptx_verify(LLVMModuleRef m, char **err) {
@@ -587,6 +721,9 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
     rc = nvptx_answer_reflect(m, tm, err);
   }
   if (rc == 0) rc = nvptx_run_pipeline(m, tm, opt_level, err);
+#if LLVM_VERSION_MAJOR < 22
+  if (rc == 0 && !emit_llvm) nvptx_approx_f32(m);
+#endif
   if (rc == 0)
     rc = emit_llvm ? nvptx_emit_ir(m, out, out_len, err)
                    : nvptx_emit_ptx(m, tm, out, out_len, err);
