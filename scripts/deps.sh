@@ -3,7 +3,8 @@
 # Runs as root (or with sudo). Quiet when everything is already there.
 set -euo pipefail
 
-want_llvm=(22 19 16)
+# LLVM 22 first, else 19 (Debian 12's own): both tested; meson.build refuses older ones
+want_llvm=(22 19)
 need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 
