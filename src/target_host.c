@@ -41,6 +41,7 @@ static pthread_once_t host_init_once = PTHREAD_ONCE_INIT;
 static int host_init_failed;  /* written once, under host_init_once */
 
 static void host_init_llvm(void) {
+  tgt_install_fatal_handler();
   host_init_failed = LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter();
 }
 
@@ -173,7 +174,9 @@ int host_optimize(LLVMModuleRef m, int opt_level, char **err) {
   if (msg) LLVMDisposeMessage(msg);
   LLVMTargetMachineRef tm = host_target_machine(opt_level, err);
   if (!tm) return 1;
+  tgt_set_stage("optimising for the CPU back end", m);
   int rc = host_run_pipeline(m, opt_level, tm, err);
+  tgt_set_stage(NULL, NULL);
   LLVMDisposeTargetMachine(tm);
   return rc;
 }
@@ -307,6 +310,7 @@ static LLVMErrorRef host_add_symbols(LLVMOrcLLJITRef jit) {
 static LLVMErrorRef host_add_module(kcc_host_code *h, LLVMContextRef ctx,
                                     LLVMModuleRef m) {
   char *probe = host_some_definition(m);
+  tgt_set_stage("generating machine code for the CPU back end", m);
   LLVMContextSetDiagnosticHandler(ctx, host_on_jit_diagnostic, h);
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
@@ -319,6 +323,7 @@ static LLVMErrorRef host_add_module(kcc_host_code *h, LLVMContextRef ctx,
     LLVMOrcExecutorAddress addr;
     e = LLVMOrcLLJITLookup(h->jit, &addr, probe);
   }
+  tgt_set_stage(NULL, NULL);
   free(probe);
   return e;
 }
