@@ -50,6 +50,7 @@ bench: build
 	@KC_DEPS_BENCH=1 bash scripts/deps.sh >/dev/null
 	@bash bench/run.sh $(BUILD)
 	@bash bench/compile.sh $(BUILD)
+	@bash bench/ptx_compare.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD).llvm-config

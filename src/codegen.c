@@ -20,6 +20,7 @@
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm/Config/llvm-config.h>
 
 #include "codegen.h"
 #include "host_abi.h"
@@ -2111,6 +2112,31 @@ static void cg_block(cg_ctx *g, node_list *body) {
 
 /* ---- functions -------------------------------------------------------------------------------------- */
 
+/* An array extent parameter is never negative: say so (range [0, 2^63)), so that LLVM
+ * can drop what only a negative extent would need: the -1 divisor case and sign fixups
+ * of `x % a.size`, wrap-around of indices computed from it. LLVM 19 has range
+ * attributes in its C API; older ones go without. */
+static void add_nonnegative_i64_attr(cg_ctx *g, LLVMValueRef fn, int idx) {
+#if LLVM_VERSION_MAJOR >= 19
+  unsigned kind = LLVMGetEnumAttributeKindForName("range", 5);
+  if (kind == 0) return;
+  const uint64_t lo = 0, hi = UINT64_C(1) << 63;
+  LLVMAddAttributeAtIndex(fn, (LLVMAttributeIndex)idx,
+                          LLVMCreateConstantRangeAttribute(g->c, kind, 64, &lo, &hi));
+#else
+  (void)g, (void)fn, (void)idx;
+#endif
+}
+
+/* The same for an extent loaded from the CPU back end's argument array: !range
+ * metadata [0, 2^63) on the load. */
+static void mark_nonnegative_i64(cg_ctx *g, LLVMValueRef load) {
+  LLVMMetadataRef bounds[2] = {LLVMValueAsMetadata(ci64(g, 0)),
+                               LLVMValueAsMetadata(ci64(g, INT64_MIN))};
+  unsigned kind = LLVMGetMDKindIDInContext(g->c, "range", 5);
+  LLVMSetMetadata(load, kind, LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, bounds, 2)));
+}
+
 static void add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
   unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
   /* LLVM 21 replaced nocapture by captures(none), whose encoded value is 0 */
@@ -2309,7 +2335,10 @@ static void nvptx_entry(cg_ctx *g, fn_instance *f) {
       unsigned dp = p;
       LLVMValueRef data = LLVMGetParam(fn, p++);
       LLVMValueRef ext[KC_MAX_DIMS];
-      for (int k = 0; k < t->ndim; k++) ext[k] = LLVMGetParam(fn, p++);
+      for (int k = 0; k < t->ndim; k++) {
+        add_nonnegative_i64_attr(g, fn, (int)p + 1);
+        ext[k] = LLVMGetParam(fn, p++);
+      }
       args[i] = build_array(g, t->ndim, data, ext);
       /* arrays the kernel never writes may be read through the non-coherent cache */
       if (!(f->written_params & (1u << i))) {
@@ -2342,6 +2371,7 @@ static void unpack_host_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMV
       LLVMValueRef p = LLVMBuildLoad2(g->b, g->ptr, pp, "");
       LLVMTypeRef vt = t->kind != TY_ARRAY ? param_scalar_type(g, t) : k == 0 ? g->ptr : g->i64;
       vals[k] = LLVMBuildLoad2(g->b, vt, p, "");
+      if (t->kind == TY_ARRAY && k > 0) mark_nonnegative_i64(g, vals[k]);
     }
     out[i] = t->kind == TY_ARRAY ? build_array(g, t->ndim, vals[0], vals + 1)
                                  : param_scalar_value(g, vals[0], t);

@@ -29,6 +29,14 @@ int tgt_fail_llvm(char **err, const char *what, char *llvm_msg);
 /* The same for an LLVMErrorRef (consumed). */
 int tgt_fail_error(char **err, const char *what, LLVMErrorRef e);
 
+/* LLVM ends the process on a few internal failures (report_fatal_error); install, once
+ * per process, a handler that first says what kcc was doing and that it is kcc's bug.
+ * Both targets call this when they initialise LLVM. */
+void tgt_install_fatal_handler(void);
+/* What this thread is doing with LLVM, for that message: stage ("emitting PTX for
+ * sm_90") and the module's name (the .k file); NULL when done. Cheap: no allocation. */
+void tgt_set_stage(const char *stage, LLVMModuleRef m);
+
 /* ---- NVPTX ------------------------------------------------------------------------ */
 
 /* The NVPTX calling convention of kernel entry points (LLVM's CallingConv::PTX_Kernel). */

@@ -1,10 +1,16 @@
 /*
  * target_common.c — what both targets (target_nvptx.c, target_host.c) share: turning a
- * failure, or LLVM's own message for it, into the malloc'd text their callers report.
+ * failure, or LLVM's own message for it, into the malloc'd text their callers report;
+ * and what is said when LLVM itself gives up on the process.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/ErrorHandling.h>
 
 #include "target.h"
 
@@ -33,3 +39,52 @@ int tgt_fail_llvm(char **err, const char *what, char *llvm_msg) {
 int tgt_fail_error(char **err, const char *what, LLVMErrorRef e) {
   return tgt_fail_llvm(err, what, LLVMGetErrorMessage(e));
 }
+
+/* ---- LLVM's fatal errors ----------------------------------------------------------
+ * A few failures deep in LLVM (a code generator that cannot select an instruction for
+ * some IR) end in report_fatal_error, which calls the installed handler and then ends
+ * the process: LLVM offers no way back to the caller from there. The front end refuses
+ * what it knows a target cannot do (docs/cli.md: intrinsics by arch), so reaching this
+ * is a kcc bug; the handler says so, with what kcc was doing, instead of LLVM's bare
+ * "LLVM ERROR:" line. It writes with write(2) from a fixed buffer: nothing here may
+ * allocate or take a lock, the process may be in any state. */
+static _Thread_local char tgt_doing[256];
+
+void tgt_set_stage(const char *stage, LLVMModuleRef m) {
+  if (!stage) {
+    tgt_doing[0] = '\0';
+    return;
+  }
+  size_t len = 0;
+  const char *name = m ? LLVMGetModuleIdentifier(m, &len) : NULL;
+  snprintf(tgt_doing, sizeof tgt_doing, "%s (module '%.*s')", stage,
+           name ? (int)(len < 160 ? len : 160) : 0, name ? name : "");
+}
+
+static void tgt_write(const char *s) {
+  size_t n = strlen(s);
+  while (n > 0) {
+    ssize_t w = write(STDERR_FILENO, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
+static void tgt_fatal_handler(const char *reason) {
+  tgt_write("kcc: internal compiler error: LLVM stopped");
+  if (tgt_doing[0]) {
+    tgt_write(" while ");
+    tgt_write(tgt_doing);
+  }
+  tgt_write(": ");
+  tgt_write(reason ? reason : "no reason given");
+  tgt_write("\nkcc: this is a bug in kcc, not in the kernel: please report it with the .k "
+            "file and the kcc command line (kcc --version). LLVM cannot continue after "
+            "this error, so the process ends here.\n");
+}
+
+static pthread_once_t tgt_handler_once = PTHREAD_ONCE_INIT;
+static void tgt_install(void) { LLVMInstallFatalErrorHandler(tgt_fatal_handler); }
+
+void tgt_install_fatal_handler(void) { pthread_once(&tgt_handler_once, tgt_install); }

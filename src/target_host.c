@@ -44,6 +44,7 @@ static pthread_once_t host_init_once = PTHREAD_ONCE_INIT;
 static int host_init_failed;  /* written once, under host_init_once */
 
 static void host_init_llvm(void) {
+  tgt_install_fatal_handler();
   host_init_failed = LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter();
 #if LLVM_VERSION_MAJOR < 20
   /* IRCE (host_run_pipeline) before LLVM 20 only takes a range check that branch
@@ -187,7 +188,9 @@ int host_optimize(LLVMModuleRef m, int opt_level, char **err) {
   if (msg) LLVMDisposeMessage(msg);
   LLVMTargetMachineRef tm = host_target_machine(opt_level, err);
   if (!tm) return 1;
+  tgt_set_stage("optimising for the CPU back end", m);
   int rc = host_run_pipeline(m, opt_level, tm, err);
+  tgt_set_stage(NULL, NULL);
   LLVMDisposeTargetMachine(tm);
   return rc;
 }
@@ -354,19 +357,19 @@ static LLVMErrorRef host_thread_safe_module(kcc_host_code *h, LLVMContextRef ctx
 static LLVMErrorRef host_add_module(kcc_host_code *h, LLVMContextRef ctx,
                                     LLVMModuleRef m) {
   char *probe = host_some_definition(m);
+  tgt_set_stage("generating machine code for the CPU back end", m);
   LLVMOrcThreadSafeModuleRef tsm;
   LLVMErrorRef e = host_thread_safe_module(h, ctx, m, &tsm);
-  if (e) {
-    free(probe);
-    return e;
+  if (!e) {
+    e = LLVMOrcLLJITAddLLVMIRModule(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit), tsm);
+    if (e) {
+      LLVMOrcDisposeThreadSafeModule(tsm);
+    } else if (probe) {
+      LLVMOrcExecutorAddress addr;
+      e = LLVMOrcLLJITLookup(h->jit, &addr, probe);
+    }
   }
-  e = LLVMOrcLLJITAddLLVMIRModule(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit), tsm);
-  if (e) {
-    LLVMOrcDisposeThreadSafeModule(tsm);
-  } else if (probe) {
-    LLVMOrcExecutorAddress addr;
-    e = LLVMOrcLLJITLookup(h->jit, &addr, probe);
-  }
+  tgt_set_stage(NULL, NULL);
   free(probe);
   return e;
 }

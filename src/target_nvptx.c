@@ -121,6 +121,7 @@ static void nvptx_tm_cache_free(void *p) {
 }
 
 static void nvptx_init_once(void) {
+  tgt_install_fatal_handler();
   nvptx_init_llvm();
   pthread_key_create(&nvptx_tm_key, nvptx_tm_cache_free);
 }
@@ -715,6 +716,9 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
   if (!tm) return 1;
   nvptx_diag_capture cap;
   nvptx_capture_begin(&cap, m);
+  char stage[48];
+  snprintf(stage, sizeof stage, "optimising and emitting PTX for sm_%d", arch);
+  tgt_set_stage(stage, m);
   int rc = nvptx_verify(m, err);
   if (rc == 0) {
     nvptx_internalize(m);
@@ -727,6 +731,7 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
   if (rc == 0)
     rc = emit_llvm ? nvptx_emit_ir(m, out, out_len, err)
                    : nvptx_emit_ptx(m, tm, out, out_len, err);
+  tgt_set_stage(NULL, NULL);
   char *msg = nvptx_capture_end(&cap);
   if (msg && rc == 0) {  /* LLVM reported an error but carried on */
     free(*out);

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
 
 #include "kc_config.h"
 #include "ptx_link.h"
@@ -323,6 +325,65 @@ START_TEST(test_invalid_ir) {
 }
 END_TEST
 
+/* An intrinsic the NVPTX code generator cannot select below sm_70: LLVM ends the process
+ * (report_fatal_error). The front end never emits this (it refuses match_all_sync below
+ * sm_70), so the module is written by hand; the compile runs in a child process, and
+ * its stderr must carry kcc's message (what it was doing, that it is kcc's bug). */
+static const char fatal_ir[] =
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "declare { i32, i1 } @llvm.nvvm.match.all.sync.i32p(i32, i32)\n"
+    "define ptx_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  %v = load i32, ptr addrspace(1) %p\n"
+    "  %r = call { i32, i1 } @llvm.nvvm.match.all.sync.i32p(i32 -1, i32 %v)\n"
+    "  %x = extractvalue { i32, i1 } %r, 0\n"
+    "  store i32 %x, ptr addrspace(1) %p\n"
+    "  ret void\n"
+    "}\n";
+
+static void compile_fatal_ir(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+      fatal_ir, sizeof fatal_ir - 1, "fatal_case.k");
+  LLVMModuleRef m = NULL;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &m, &msg)) {
+    fprintf(stderr, "parse failed: %s\n", msg);
+    _exit(3);
+  }
+  char *err = NULL, *out = NULL;
+  size_t len;
+  nvptx_optimize_and_emit(m, 60, 3, 0, &out, &len, &err);
+  _exit(4);  /* not reached when LLVM stops the process */
+}
+
+START_TEST(test_llvm_fatal_error_message) {
+  int fd[2];
+  ck_assert_int_eq(pipe(fd), 0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    dup2(fd[1], STDERR_FILENO);
+    close(fd[0]);
+    compile_fatal_ir();
+  }
+  close(fd[1]);
+  char text[8192];
+  size_t n = 0;
+  ssize_t r;
+  while (n < sizeof text - 1 && (r = read(fd[0], text + n, sizeof text - 1 - n)) > 0)
+    n += (size_t)r;
+  text[n] = '\0';
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ck_assert_msg(!(WIFEXITED(status) && WEXITSTATUS(status) >= 3), "child: %s", text);
+  ck_assert_msg(strstr(text, "kcc: internal compiler error: LLVM stopped while optimising "
+                             "and emitting PTX for sm_60 (module 'fatal_case.k'): ") &&
+                    strstr(text, "Cannot select") && strstr(text, "a bug in kcc"),
+                "%s", text);
+}
+END_TEST
+
 static void *compile_on_thread(void *arg) {
   static const char *const fns[] = {"__nv_expf", "__nv_sinf"};
   LLVMContextRef ctx = LLVMContextCreate();
@@ -462,6 +523,7 @@ static Suite *targets_suite(void) {
   tcase_add_test(nv, test_ptx_link);
   tcase_add_test(nv, test_bad_libdevice);
   tcase_add_test(nv, test_invalid_ir);
+  tcase_add_test(nv, test_llvm_fatal_error_message);
   tcase_add_test(nv, test_two_threads);
   tcase_add_test(nv, test_timing);
   suite_add_tcase(s, nv);
