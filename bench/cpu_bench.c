@@ -1,10 +1,13 @@
 /*
  * cpu_bench.c — times kcc's CPU back end against plain C (bench/cpu_ref.c, built with
  * gcc -O3 -march=native) on the kernels of bench/cpu_kernels.k: float32 vector add and
- * gaussian pdf over 2^24 elements, and a naive 1024x1024 float32 transpose.
+ * gaussian pdf over 2^24 elements, a naive 1024x1024 float32 transpose, a 1-D 3-point
+ * stencil over 2^24 elements and the 2-D 5-point Laplacian over 4096x4096 (both with
+ * guards at both ends: `if i > 0 and i < n - 1`).
  *
  * Each kcc time is the wall time (CLOCK_MONOTONIC) of kc_launch + kc_synchronize with
- * 256-thread blocks, on a context with cpu_threads = 1 and one with cpu_threads = 2.
+ * 256-thread blocks (16x16 for the transpose, 64x4 for the Laplacian), on a context
+ * with cpu_threads = 1 and one with cpu_threads = 2.
  * The single-thread runs (C and kcc, whose 1-thread pool runs every block on the
  * calling thread) are also timed in CPU time of the calling thread
  * (CLOCK_THREAD_CPUTIME_ID), which other processes on a shared machine do not inflate.
@@ -27,6 +30,9 @@
 
 #define N_ELEM ((int64_t)1 << 24)
 #define T_DIM 1024
+#define L_DIM 4096 /* the Laplacian's array is L_DIM x L_DIM */
+#define L_BX 64    /* its blocks: L_BX x L_BY threads */
+#define L_BY 4
 #define BLOCK 256
 #define MEAN 0.5f
 #define SIGMA 1.5f
@@ -69,8 +75,9 @@ static void *xmalloc(size_t n) {
 }
 
 /* ---- the C reference, timed -------------------------------------------------------- */
-enum { K_ADD, K_GAUSS, K_TRANSPOSE, K_COUNT };
-static const char *kernel_names[K_COUNT] = {"vector_add", "gaussian_pdf", "transpose"};
+enum { K_ADD, K_GAUSS, K_TRANSPOSE, K_STENCIL, K_LAPLACE, K_COUNT };
+static const char *kernel_names[K_COUNT] = {"vector_add", "gaussian_pdf", "transpose",
+                                            "stencil_1d", "laplace_2d"};
 
 static float *h_a, *h_b, *h_x, *h_t;           /* inputs */
 static float *ref_out[K_COUNT];                /* single-thread C results */
@@ -86,18 +93,31 @@ static void run_ref(int k, int threads, float *out) {
     if (threads == 1) ref_gaussian_pdf(h_x, MEAN, SIGMA, out, 0, N_ELEM);
     else ref2_gaussian_pdf(h_x, MEAN, SIGMA, out, N_ELEM);
     break;
-  default:
+  case K_TRANSPOSE:
     if (threads == 1) ref_transpose(h_t, out, T_DIM, T_DIM, 0, T_DIM);
     else ref2_transpose(h_t, out, T_DIM, T_DIM);
+    break;
+  case K_STENCIL:
+    if (threads == 1) ref_stencil_1d(h_a, out, N_ELEM, 0, N_ELEM);
+    else ref2_stencil_1d(h_a, out, N_ELEM);
+    break;
+  default:
+    if (threads == 1) ref_laplace_2d(h_a, out, L_DIM, L_DIM, 0, L_DIM);
+    else ref2_laplace_2d(h_a, out, L_DIM, L_DIM);
     break;
   }
 }
 
 /* ---- kcc ------------------------------------------------------------------------------ */
-static int64_t n_out(int k) { return k == K_TRANSPOSE ? (int64_t)T_DIM * T_DIM : N_ELEM; }
+static int64_t n_out(int k) {
+  if (k == K_TRANSPOSE) return (int64_t)T_DIM * T_DIM;
+  return k == K_LAPLACE ? (int64_t)L_DIM * L_DIM : N_ELEM;
+}
 
-/* Compare a kcc result with the C one; exact for add/transpose, 1e-5 relative for the
- * pdf (exp may round differently). Returns the number of bad elements. */
+/* Compare a kcc result with the C one; exact but for the pdf, 1e-5 relative (exp may
+ * round differently; the stencils' weights are powers of two, so even a fused
+ * multiply-add in the C loop rounds as kcc's separate operations do). Returns the
+ * number of bad elements. */
 static int64_t check(int k, const float *got, const float *want, double *max_rel) {
   int64_t bad = 0, n = n_out(k);
   *max_rel = 0;
@@ -120,6 +140,7 @@ typedef struct kcc_side {
   kc_context *ctx;
   kc_module *mod;
   kc_array *da, *db, *dx, *dt, *dout, *dtout;
+  kc_array *dl, *dsout, *dlout; /* the Laplacian's input (h_a as 2-D), stencil outputs */
   kc_kernel *kern[K_COUNT];
 } kcc_side;
 
@@ -135,14 +156,19 @@ static void kcc_open(kcc_side *k, const char *path, int threads) {
   if (kc_context_device(k->ctx) != KC_DEVICE_CPU) die("kc_context_new (not the CPU)", k->ctx, s);
   if ((s = kc_compile_file(k->ctx, path, NULL, &k->mod)) != KC_OK)
     die("kc_compile_file", k->ctx, s);
-  int64_t n = N_ELEM, tshape[2] = {T_DIM, T_DIM};
+  int64_t n = N_ELEM, tshape[2] = {T_DIM, T_DIM}, lshape[2] = {L_DIM, L_DIM};
   if ((s = kc_array_from_host(k->ctx, KC_FLOAT32, 1, &n, h_a, &k->da)) != KC_OK ||
       (s = kc_array_from_host(k->ctx, KC_FLOAT32, 1, &n, h_b, &k->db)) != KC_OK ||
       (s = kc_array_from_host(k->ctx, KC_FLOAT32, 1, &n, h_x, &k->dx)) != KC_OK ||
       (s = kc_array_from_host(k->ctx, KC_FLOAT32, 2, tshape, h_t, &k->dt)) != KC_OK ||
       (s = kc_array_like(k->da, &k->dout)) != KC_OK ||
       (s = kc_array_like(k->dt, &k->dtout)) != KC_OK ||
-      (s = kc_array_zero(k->dout)) != KC_OK || (s = kc_array_zero(k->dtout)) != KC_OK)
+      (s = kc_array_from_host(k->ctx, KC_FLOAT32, 2, lshape, h_a, &k->dl)) != KC_OK ||
+      (s = kc_array_like(k->da, &k->dsout)) != KC_OK ||
+      (s = kc_array_like(k->dl, &k->dlout)) != KC_OK ||
+      (s = kc_array_zero(k->dout)) != KC_OK || (s = kc_array_zero(k->dtout)) != KC_OK ||
+      /* the stencils leave their border alone: zero, as in the C results */
+      (s = kc_array_zero(k->dsout)) != KC_OK || (s = kc_array_zero(k->dlout)) != KC_OK)
     die("array", k->ctx, s);
   for (int i = 0; i < K_COUNT; i++)
     if ((s = kc_module_get_kernel(k->mod, kernel_names[i], &k->kern[i])) != KC_OK)
@@ -150,6 +176,7 @@ static void kcc_open(kcc_side *k, const char *path, int threads) {
 }
 
 static void kcc_close(kcc_side *k) {
+  kc_array_free(k->dlout), kc_array_free(k->dsout), kc_array_free(k->dl);
   kc_array_free(k->dtout), kc_array_free(k->dout), kc_array_free(k->dt);
   kc_array_free(k->dx), kc_array_free(k->db), kc_array_free(k->da);
   kc_module_free(k->mod);
@@ -170,9 +197,16 @@ static double kcc_run(kcc_side *k, int i, double *cpu) {
     args[0] = kc_arg_array(k->dx), args[1] = kc_arg_f32(MEAN), args[2] = kc_arg_f32(SIGMA);
     args[3] = kc_arg_array(k->dout), nargs = 4;
     grid = kc_dim((unsigned)((N_ELEM + BLOCK - 1) / BLOCK)), block = kc_dim(BLOCK);
-  } else { /* 16 x 16 = 256-thread blocks */
+  } else if (i == K_TRANSPOSE) { /* 16 x 16 = 256-thread blocks */
     args[0] = kc_arg_array(k->dt), args[1] = kc_arg_array(k->dtout), nargs = 2;
     grid = kc_dim2((T_DIM + 15) / 16, (T_DIM + 15) / 16), block = kc_dim2(16, 16);
+  } else if (i == K_STENCIL) {
+    args[0] = kc_arg_array(k->da), args[1] = kc_arg_array(k->dsout), nargs = 2;
+    grid = kc_dim((unsigned)((N_ELEM + BLOCK - 1) / BLOCK)), block = kc_dim(BLOCK);
+  } else { /* x along the rows (the contiguous axis), as a GPU kernel coalesces */
+    args[0] = kc_arg_array(k->dl), args[1] = kc_arg_array(k->dlout), nargs = 2;
+    grid = kc_dim2((L_DIM + L_BX - 1) / L_BX, (L_DIM + L_BY - 1) / L_BY);
+    block = kc_dim2(L_BX, L_BY);
   }
   kc_status s;
   double c0 = cpu_ms(), t0 = now_ms();
@@ -186,7 +220,10 @@ static double kcc_run(kcc_side *k, int i, double *cpu) {
 
 /* Check kernel i's kcc result against the C one; exits on a mismatch. */
 static void kcc_check(kcc_side *k, int i, float *got) {
-  kc_array *out = i == K_TRANSPOSE ? k->dtout : k->dout;
+  kc_array *out = i == K_TRANSPOSE ? k->dtout
+                  : i == K_STENCIL ? k->dsout
+                  : i == K_LAPLACE ? k->dlout
+                                   : k->dout;
   kc_status s = kc_array_to_host(out, got, sizeof(float) * (size_t)n_out(i));
   if (s != KC_OK) die("kc_array_to_host", k->ctx, s);
   double max_rel;
@@ -227,6 +264,7 @@ int main(int argc, char **argv) {
   double *uc1 = malloc(sizeof(double) * (size_t)reps), *uk1 = malloc(sizeof(double) * (size_t)reps);
   for (int k = 0; k < K_COUNT; k++) {
     ref_out[k] = xmalloc(sizeof(float) * (size_t)n_out(k));
+    memset(scratch, 0, bytes); /* the stencils leave their border as it was */
     for (int r = -1; r < reps; r++) { /* r = -1 is the warm-up */
       double u0 = cpu_ms(), t0 = now_ms();
       run_ref(k, 1, ref_out[k]);
@@ -258,9 +296,10 @@ int main(int argc, char **argv) {
   for (int k = 0; k < K_COUNT; k++)
     printf("| %s | %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f | %.2fx | %.2f | "
            "%.2fx |\n",
-           kernel_names[k], k == K_TRANSPOSE ? "1024x1024" : "2^24", c1[k], k1[k],
-           k1[k] / c1[k], cc1[k], ck1[k], ck1[k] / cc1[k], k2[k], k1[k] / k2[k], c2[k],
-           c1[k] / c2[k]);
+           kernel_names[k],
+           k == K_TRANSPOSE ? "1024x1024" : k == K_LAPLACE ? "4096x4096" : "2^24", c1[k],
+           k1[k], k1[k] / c1[k], cc1[k], ck1[k], ck1[k] / cc1[k], k2[k], k1[k] / k2[k],
+           c2[k], c1[k] / c2[k]);
   printf("\nmedian of %d runs after one warm-up; all kcc results match the C reference.\n",
          reps);
   return 0;

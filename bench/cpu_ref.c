@@ -31,6 +31,30 @@ void ref_transpose(const float *restrict a, float *restrict out, int64_t nx, int
     for (int64_t j = 0; j < ny; j++) out[j * nx + i] = a[i * ny + j];
 }
 
+/* out[i] for i in [lo, hi) within the interior [1, n - 1); the two end points are left
+ * alone, as the kernel's guard leaves them. Each weight is a power of two, so products
+ * are exact and a fused multiply-add rounds as the separate operations do. */
+void ref_stencil_1d(const float *restrict a, float *restrict out, int64_t n, int64_t lo,
+                    int64_t hi) {
+  if (lo < 1) lo = 1;
+  if (hi > n - 1) hi = n - 1;
+  for (int64_t i = lo; i < hi; i++)
+    out[i] = 0.25f * a[i - 1] + 0.5f * a[i] + 0.25f * a[i + 1];
+}
+
+/* The 5-point Laplacian of an ny x nx array on the interior rows y in [lo, hi) and
+ * columns [1, nx - 1); the border is left alone. */
+void ref_laplace_2d(const float *restrict a, float *restrict out, int64_t ny, int64_t nx,
+                    int64_t lo, int64_t hi) {
+  if (lo < 1) lo = 1;
+  if (hi > ny - 1) hi = ny - 1;
+  for (int64_t y = lo; y < hi; y++)
+    for (int64_t x = 1; x < nx - 1; x++) {
+      const float *p = a + y * nx + x;
+      out[y * nx + x] = (p[-nx] + p[nx] + p[-1] + p[1]) - 4.0f * p[0];
+    }
+}
+
 /* ---- 2-thread split: the second half runs on a pthread ---------------------------- */
 typedef struct job {
   int kind;
@@ -44,7 +68,9 @@ static void run_job(const job *j) {
   switch (j->kind) {
   case 0: ref_vector_add(j->a, j->b, j->out, j->lo, j->hi); break;
   case 1: ref_gaussian_pdf(j->a, j->mean, j->sigma, j->out, j->lo, j->hi); break;
-  default: ref_transpose(j->a, j->out, j->nx, j->ny, j->lo, j->hi); break;
+  case 2: ref_transpose(j->a, j->out, j->nx, j->ny, j->lo, j->hi); break;
+  case 3: ref_stencil_1d(j->a, j->out, j->nx, j->lo, j->hi); break;
+  default: ref_laplace_2d(j->a, j->out, j->ny, j->nx, j->lo, j->hi); break;
   }
 }
 
@@ -80,4 +106,14 @@ void ref2_gaussian_pdf(const float *x, float mean, float sigma, float *out, int6
 void ref2_transpose(const float *a, float *out, int64_t nx, int64_t ny) {
   job j = {2, a, 0, out, 0, 0, nx, ny, 0, 0};
   run_split2(j, nx);
+}
+
+void ref2_stencil_1d(const float *a, float *out, int64_t n) {
+  job j = {3, a, 0, out, 0, 0, n, 0, 0, 0};
+  run_split2(j, n);
+}
+
+void ref2_laplace_2d(const float *a, float *out, int64_t ny, int64_t nx) {
+  job j = {4, a, 0, out, 0, 0, nx, ny, 0, 0};
+  run_split2(j, ny);
 }
