@@ -286,7 +286,11 @@ static LLVMValueRef laneid(cg_ctx *g) {
 
 /* cuda.grid / cuda.gridsize on one axis. The runtime refuses launches whose grid x block
  * reaches 2^31 on an axis, so these never overflow int32: saying so (nsw, nuw) lets LLVM
- * see indices as non-negative, drop the negative-index wrap and vectorise. */
+ * see indices as non-negative, drop the negative-index wrap and vectorise. A global
+ * index is below the grid's thread count, so at most 2^31 - 2: an assumption says that
+ * too, so that `i + 1` provably does not wrap and `a[i + 1]` needs no negative-index
+ * wrap either (the mul and add alone only bound the index by 2^31 - 1). On the CPU back
+ * end the assumption is dropped after the first optimisation round (host_guards.c). */
 static LLVMValueRef grid_axis(cg_ctx *g, int axis, bool size) {
   LLVMValueRef a = special_reg(g, size ? 2 : 1, axis), b = special_reg(g, size ? 3 : 2, axis);
   LLVMValueRef v = LLVMBuildMul(g->b, a, b, "");
@@ -296,6 +300,10 @@ static LLVMValueRef grid_axis(cg_ctx *g, int axis, bool size) {
     v = LLVMBuildAdd(g->b, v, special_reg(g, 0, axis), "");
     LLVMSetNUW(v, 1);
     LLVMSetNSW(v, 1);
+    if (g->opts->opt_level > 0) { /* nothing reads it at -O0 */
+      LLVMValueRef below = LLVMBuildICmp(g->b, LLVMIntULT, v, ci32(g, 0x7fffffff), "");
+      call_intrinsic(g, "llvm.assume", NULL, &below, 1);
+    }
   }
   return v;
 }

@@ -78,6 +78,13 @@ int host_prepare_module(LLVMModuleRef m, char **err);
  * CPU, loop and SLP vectorisation on. */
 int host_optimize(LLVMModuleRef m, int opt_level, char **err);
 
+/* Between the two rounds of host_optimize's pipeline (host_guards.c): rewrite each
+ * lower-bound compare on a provably non-negative value (`i != 0`, `i >u k`, which
+ * InstCombine makes of a guard `i > 0`) into `i - L > -1`, the form IRCE splits a loop
+ * on, and drop llvm.assume calls, whose facts the first round has used. Results do not
+ * change. */
+void host_prepare_guards(LLVMModuleRef m);
+
 /* m as LLVM IR text (malloc'd, NUL-terminated), or NULL when out of memory. */
 char *host_emit_llvm(LLVMModuleRef m);
 

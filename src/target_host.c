@@ -166,8 +166,10 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
   LLVMPassBuilderOptionsSetLoopInterleaving(opts, opt_level >= 2);
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, opt_level >= 2);
   LLVMErrorRef e = NULL;
-  for (int r = 0; r < 2 && !e && rounds[opt_level][r]; r++)
+  for (int r = 0; r < 2 && !e && rounds[opt_level][r]; r++) {
+    if (r == 1) host_prepare_guards(m);  /* lower bounds in IRCE's form, see there */
     e = LLVMRunPasses(m, rounds[opt_level][r], tm, opts);
+  }
   LLVMDisposePassBuilderOptions(opts);
   LLVMContextSetDiagnosticHandler(ctx, cap.saved, cap.saved_ctx);
   if (e) {
