@@ -14,7 +14,7 @@
  * entry and two processes storing the same entry at once do no harm.
  *
  * Entry format (text header, then the PTX bytes):
- *   kcc-cache 1 <hash0> <hash1>
+ *   kcc-cache 2 <hash0> <hash1>
  *   counts <nkernels> <nuntyped> <ptx bytes>
  *   kernel <uses_barrier> <static_shared> <nparams> <name> <symbol> <signature...>
  *   param <dtype> <ndim> <written> <name...>          (nparams lines per kernel)
@@ -32,7 +32,7 @@
 #include "kc_config.h"
 #include "rt.h"
 
-#define CACHE_FORMAT 1
+#define CACHE_FORMAT 2   /* 2: @guvectorize loop kernels take the broadcast parameters */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull

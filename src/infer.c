@@ -2750,6 +2750,7 @@ static void compile_guvectorize_sig(infer_ctx *ic, func_def *fn, const gu_layout
     if (!gu_argument(ic, fn, l, k, sig->items[k], &pass[k], &param)) return;
     vec_push(ic->ar, ksig, (void *)param);
   }
+  for (int k = 0; k < SYNTH_GU_NLOOP_PARAMS; k++) vec_push(ic->ar, ksig, (void *)&ty_i64);
   func_def *kf = arena_alloc(ic->ar, sizeof *kf);
   kf->def = synth_guvectorize_kernel(ic->ar, ic->d, fn->name, fn->name, pass, l->nargs,
                                      fn->layout_sp);
