@@ -362,19 +362,20 @@ KC_API kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs
 /* Call a @guvectorize function on arrays, as a Numba CUDA gufunc is called. With the
  * layout "(m,n),(n)->(m)", each argument's trailing dimensions are its core dimensions
  * (m, n ...; a () argument has none) and its leading ones the loop dimensions, which
- * must be the same for every argument (they are not broadcast); the core function runs
- * once per loop index, one thread each, on views of the core dimensions. Every array
+ * broadcast as NumPy's (right-aligned; a missing or size-1 dimension takes the others'
+ * extent; an output is never broadcast); the core function runs once per index of the
+ * broadcast loop shape, one thread each, on views of the core dimensions. Every array
  * must be C-contiguous (all kc arrays are). Asynchronous on CUDA (default stream).
  *   k:        the kernel of the @guvectorize function (kc_module_get_kernel with its
  *             name); with several signatures, the one matching the inputs' dtypes
- *   inputs:   ninputs arrays (a () input declared as a scalar is an array of the loop
- *             shape; with no loop dimensions, a 1-element 1-D array)
+ *   inputs:   ninputs arrays (a () input declared as a scalar is an array of its loop
+ *             dimensions; a 1-element 1-D array is one scalar for every loop index)
  *   outputs:  noutputs slots: in, NULL to allocate (loop shape then core dims, sizes
- *             taken from the inputs) or an array of that shape and the signature's
- *             dtype; out, the outputs (the caller frees allocated ones). Unchanged on
- *             failure.
+ *             taken from the inputs) or an array of the signature's dtype whose loop
+ *             dimensions are the broadcast loop shape (it takes part in it); out, the
+ *             outputs (the caller frees allocated ones). Unchanged on failure.
  * Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the argument, the
- * dimension and both sizes), KC_ERR_NOMEM, or what kc_launch returns. */
+ * axis or dimension and both sizes), KC_ERR_NOMEM, or what kc_launch returns. */
 KC_API kc_status kc_guvectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
                                 kc_array **outputs, int noutputs);
 

@@ -5,7 +5,8 @@
  * the untyped kernels) in $XDG_CACHE_HOME/kcc (default ~/.cache/kcc), named by a hash
  * of everything the output depends on: the source and its name, the signatures, the
  * target, arch, optimisation level, line and debug info, bounds checking, fast math,
- * libdevice's path, and the versions of kcc and LLVM.
+ * libdevice's path, the versions of kcc and LLVM, and a fingerprint of the compiler's
+ * sources (KC_BUILD_ID, scripts/build_id.py), so a rebuilt compiler misses old entries.
  *
  * Only the CUDA path uses it: the CPU back end's output is machine code in a JIT
  * session, which is not written to disk. The cache is an optimisation, so every
@@ -14,7 +15,7 @@
  * entry and two processes storing the same entry at once do no harm.
  *
  * Entry format (text header, then the PTX bytes):
- *   kcc-cache 1 <hash0> <hash1>
+ *   kcc-cache 2 <hash0> <hash1>
  *   counts <nkernels> <nuntyped> <ptx bytes>
  *   kernel <uses_barrier> <static_shared> <nparams> <name> <symbol> <signature...>
  *   param <dtype> <ndim> <written> <name...>          (nparams lines per kernel)
@@ -29,10 +30,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kc_build_id.h"
 #include "kc_config.h"
 #include "rt.h"
 
-#define CACHE_FORMAT 1
+#define CACHE_FORMAT 2   /* 2: @guvectorize loop kernels take the broadcast parameters */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -67,6 +69,7 @@ rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char 
   fnv_bytes(&k.h[1], "kcc second hash", 15);  /* a different function, for a check */
   key_int(&k, CACHE_FORMAT);
   key_str(&k, KC_VERSION);
+  key_str(&k, KC_BUILD_ID);  /* the compiler's sources: a rebuilt kcc misses old entries */
   key_str(&k, KC_LLVM_VERSION);
   const char *libdevice = o->libdevice ? o->libdevice : getenv("KC_LIBDEVICE");
   key_str(&k, libdevice && *libdevice ? libdevice : KC_LIBDEVICE_PATH);

@@ -1649,11 +1649,17 @@ static LLVMValueRef const_cstring(cg_ctx *g, const char *text) {
   return g->host ? gv : LLVMConstAddrSpaceCast(gv, g->ptr);
 }
 
-/* Append s to the format, '%' doubled. */
-static char *fmt_literal(cg_ctx *g, char *fmt, const char *s) {
-  for (const char *p = s; *p; p++)
-    fmt = arena_printf(g->ar, "%s%s", fmt, *p == '%' ? "%%" : (char[2]){*p, 0});
-  return fmt;
+/* fmt with s appended, '%' doubled (a new string: one copy however long s is). */
+static char *fmt_literal(cg_ctx *g, const char *fmt, const char *s) {
+  size_t n = strlen(fmt);
+  char *out = arena_alloc(g->ar, n + 2 * strlen(s) + 1);
+  memcpy(out, fmt, n);
+  for (const char *p = s; *p; p++) {
+    if (*p == '%') out[n++] = '%';
+    out[n++] = *p;
+  }
+  out[n] = '\0';
+  return out;
 }
 
 /* One print argument as printf sees it: its conversion and the promoted value (ints to
@@ -1673,18 +1679,29 @@ static LLVMValueRef print_value(cg_ctx *g, node *a, const char **conv) {
   return convert(g, v, t, t->is_signed ? &ty_i64 : &ty_u64);
 }
 
-/* print(a, b, ...): one printf (host) or vprintf (GPU) call per print, so concurrent
- * threads' lines never mix within a line. vprintf takes the arguments packed in a
- * local buffer, each at its natural alignment, which an LLVM struct gives. */
+/* print's sep= or end= (a string constant, checked by infer), else Python's default. */
+static const char *print_keyword(node *e, const char *name, const char *fallback) {
+  for (int i = 0; i < e->kwargs.len; i++) {
+    node *kw = e->kwargs.items[i];
+    if (strcmp(kw->str, name) == 0 && kw->a->kind == N_STR) return kw->a->str;
+  }
+  return fallback;
+}
+
+/* print(a, b, ..., sep=" ", end="\n"): one printf (host) or vprintf (GPU) call per
+ * print, so concurrent threads' lines never mix within a line. sep and end go into the
+ * format as literals. vprintf takes the arguments packed in a local buffer, each at its
+ * natural alignment, which an LLVM struct gives. */
 static void cg_print(cg_ctx *g, node *e) {
   int n = e->list.len;
+  const char *sep = print_keyword(e, "sep", " "), *end = print_keyword(e, "end", "\n");
   char *fmt = arena_strdup(g->ar, "");
   LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)(n + 1));
   LLVMTypeRef *tys = arena_alloc(g->ar, sizeof *tys * (size_t)(n + 1));
   int nv = 0;
   for (int i = 0; i < n; i++) {
     node *a = e->list.items[i];
-    if (i) fmt = arena_printf(g->ar, "%s ", fmt);
+    if (i) fmt = fmt_literal(g, fmt, sep);
     if (a->kind == N_STR) {
       fmt = fmt_literal(g, fmt, a->str);
       continue;
@@ -1695,7 +1712,7 @@ static void cg_print(cg_ctx *g, node *e) {
     nv++;
     fmt = arena_printf(g->ar, "%s%s", fmt, conv);
   }
-  fmt = arena_printf(g->ar, "%s\n", fmt);
+  fmt = fmt_literal(g, fmt, end);
   LLVMValueRef f = const_cstring(g, fmt);
   LLVMTypeRef pt[2] = {g->ptr, g->ptr};
   if (g->host) {

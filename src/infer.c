@@ -1470,16 +1470,42 @@ static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
 }
 
 /* ---- print (h5c) ---- */
-/* print(a, b, ...) as Numba's CUDA print: numbers, bools and string constants, printed
- * with a space between and a newline at the end; one line per call. A string argument
- * is typed ty_string without going through ix_expr (strings are not values elsewhere). */
-static const type *ix_print(infer_ctx *ic, node *e) {
-  if (e->kwargs.len) {
-    node *kw = e->kwargs.items[0];
-    ierr(ic, kw->sp, "print() in a kernel takes no keyword arguments ('%s=')", kw->str);
-    return NULL;
-  }
+/* print's keyword arguments: sep= and end=, each at most once, each a string constant
+ * (the format is built at compile time) or None (Python's default: " " and "\n"). */
+static bool ix_print_kwargs(infer_ctx *ic, node *e) {
   bool ok = true;
+  for (int i = 0; i < e->kwargs.len; i++) {
+    node *kw = e->kwargs.items[i], *v = kw->a;
+    if (strcmp(kw->str, "sep") != 0 && strcmp(kw->str, "end") != 0) {
+      ierr(ic, kw->sp, "print() in a kernel takes only the keyword arguments sep= and "
+           "end=, not '%s='", kw->str);
+      ok = false;
+      continue;
+    }
+    bool repeated = false;
+    for (int j = 0; j < i; j++)
+      repeated |= strcmp(((node *)e->kwargs.items[j])->str, kw->str) == 0;
+    if (repeated) {
+      ierr(ic, kw->sp, "print() got the keyword argument '%s=' twice", kw->str);
+      ok = false;
+    } else if (v->kind == N_STR || v->kind == N_NONE) {
+      v->ty = &ty_string;
+    } else {  /* not typed: a string expression would only draw a second error */
+      ierr(ic, v->sp, "print()'s %s= must be a string constant such as %s=\"%s\" (the "
+           "format is built when the kernel is compiled)", kw->str, kw->str,
+           kw->str[0] == 's' ? ", " : "");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/* print(a, b, ...) as Numba's CUDA print: numbers, bools and string constants, printed
+ * with sep (a space) between and end (a newline) after; one printf per call. A string
+ * argument is typed ty_string without going through ix_expr (strings are not values
+ * elsewhere). */
+static const type *ix_print(infer_ctx *ic, node *e) {
+  bool ok = ix_print_kwargs(ic, e);
   for (int i = 0; i < e->list.len; i++) {
     node *a = e->list.items[i];
     if (a->kind == N_STR) {
@@ -2724,6 +2750,7 @@ static void compile_guvectorize_sig(infer_ctx *ic, func_def *fn, const gu_layout
     if (!gu_argument(ic, fn, l, k, sig->items[k], &pass[k], &param)) return;
     vec_push(ic->ar, ksig, (void *)param);
   }
+  for (int k = 0; k < SYNTH_GU_NLOOP_PARAMS; k++) vec_push(ic->ar, ksig, (void *)&ty_i64);
   func_def *kf = arena_alloc(ic->ar, sizeof *kf);
   kf->def = synth_guvectorize_kernel(ic->ar, ic->d, fn->name, fn->name, pass, l->nargs,
                                      fn->layout_sp);

@@ -99,19 +99,52 @@ node *synth_lib_module_tree(arena *a, diag_sink *d, const char *module, span whe
   return m;
 }
 
+/* The @guvectorize loop kernel. Loop index i runs over the broadcast loop shape
+ * (e0, e1, e2) (the runtime coalesces it to at most three dimensions, outermost first,
+ * padded with extent 1); bit k of _kc_b<d> says argument k is broadcast on dimension d
+ * (its extent there is 1). Argument k's row is then x0 * s0 + x1 * s1 + x2 * s2 with
+ * its own C-order strides, 0 where it is broadcast: with u_d = 1 - bit and
+ * o_d = 1 + u_d * (e_d - 1) its extents, s2 = u2, s1 = u1 * o2, s0 = u0 * o1 * o2.
+ * One loop dimension (no broadcasting, or an argument broadcast along all of it) needs
+ * no division. */
+static char *gu_strides(arena *a, char *text, int k) {
+  for (int dim = 0; dim < 3; dim++)
+    text = arena_printf(a, "%s    _kc_u%d_%d = 1 - ((_kc_b%d >> %d) & 1)\n", text, k, dim, dim, k);
+  for (int dim = 1; dim < 3; dim++)
+    text = arena_printf(a, "%s    _kc_o%d_%d = 1 + _kc_u%d_%d * (_kc_e%d - 1)\n", text, k, dim,
+                        k, dim, dim);
+  return arena_printf(a,
+      "%s    _kc_s%d_2 = _kc_u%d_2\n"
+      "    _kc_s%d_1 = _kc_u%d_1 * _kc_o%d_2\n"
+      "    _kc_s%d_0 = _kc_u%d_0 * _kc_o%d_1 * _kc_o%d_2\n",
+      text, k, k, k, k, k, k, k, k, k);
+}
+
 node *synth_guvectorize_kernel(arena *a, diag_sink *d, const char *core, const char *name,
                                const synth_gu_pass *pass, int nargs, span where) {
-  char *params = arena_strdup(a, ""), *args = arena_strdup(a, "");
+  char *params = arena_strdup(a, ""), *strides = arena_strdup(a, ""), *args = arena_strdup(a, "");
   for (int k = 0; k < nargs; k++) {
     const char *sep = k ? ", " : "";
-    params = arena_printf(a, "%s%s_kc_a%d", params, sep, k);
-    if (pass[k] == GU_ROW) args = arena_printf(a, "%s%s_kc_row(_kc_a%d, _kc_i)", args, sep, k);
-    else if (pass[k] == GU_CELL) args = arena_printf(a, "%s%s_kc_cell(_kc_a%d, _kc_i)", args, sep, k);
-    else args = arena_printf(a, "%s%s_kc_a%d[_kc_i]", args, sep, k);
+    params = arena_printf(a, "%s_kc_a%d, ", params, k);
+    strides = gu_strides(a, strides, k);
+    char *row = arena_printf(a, "_kc_x0 * _kc_s%d_0 + _kc_x1 * _kc_s%d_1 + _kc_x2 * _kc_s%d_2",
+                             k, k, k);
+    if (pass[k] == GU_ROW) args = arena_printf(a, "%s%s_kc_row(_kc_a%d, %s)", args, sep, k, row);
+    else if (pass[k] == GU_CELL) args = arena_printf(a, "%s%s_kc_cell(_kc_a%d, %s)", args, sep, k, row);
+    else args = arena_printf(a, "%s%s_kc_a%d[%s]", args, sep, k, row);
   }
   char *text = arena_printf(a,
-      "def _kc_gufunc(%s):\n"
-      "    for _kc_i in range(cuda.grid(1), _kc_a0.shape[0], cuda.gridsize(1)):\n"
-      "        %s(%s)\n", params, core, args);
+      "def _kc_gufunc(%s" SYNTH_GU_LOOP_PARAMS "):\n"
+      "%s"
+      "    _kc_nd = _kc_e1 != 1 or _kc_e2 != 1\n"
+      "    for _kc_i in range(cuda.grid(1), _kc_n, cuda.gridsize(1)):\n"
+      "        _kc_x0 = _kc_i\n"
+      "        _kc_x1 = 0\n"
+      "        _kc_x2 = 0\n"
+      "        if _kc_nd:\n"
+      "            _kc_x2 = _kc_i %% _kc_e2\n"
+      "            _kc_x1 = _kc_i // _kc_e2 %% _kc_e1\n"
+      "            _kc_x0 = _kc_i // _kc_e2 // _kc_e1\n"
+      "        %s(%s)\n", params, strides, core, args);
   return template_def(a, d, text, name, where);
 }

@@ -27,10 +27,18 @@ typedef enum synth_gu_pass {
   GU_ELEM   /* core () declared as a scalar: the element a[i] */
 } synth_gu_pass;
 
+/* The int64 parameters the @guvectorize loop kernel takes after its nargs arrays, in
+ * this order (runtime/guvectorize.c passes them): the loop count, the extents of loop
+ * dimensions 1 and 2 (of at most three, coalesced), and per loop dimension a mask of
+ * the arguments broadcast along it (bit k: argument k). */
+#define SYNTH_GU_LOOP_PARAMS "_kc_n, _kc_e1, _kc_e2, _kc_b0, _kc_b1, _kc_b2"
+#define SYNTH_GU_NLOOP_PARAMS 6
+
 /* The N_FUNCDEF of the loop kernel of a @guvectorize function `core` with nargs
- * arguments: each argument k is an array whose first axis is the flattened loop
- * dimensions; one thread per loop index (grid-stride) calls core with the views
- * pass[k] says. Named `name`, spans set to `where`. */
+ * arguments: each argument k is an array whose first axis is its loop dimensions
+ * flattened (fewer rows where it is broadcast); one thread per loop index (grid-stride)
+ * calls core with the views pass[k] says of the rows the broadcast picks. Named `name`,
+ * spans set to `where`. */
 node *synth_guvectorize_kernel(arena *a, diag_sink *d, const char *core, const char *name,
                                const synth_gu_pass *pass, int nargs, span where);
 

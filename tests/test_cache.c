@@ -258,7 +258,7 @@ START_TEST(damaged_entries_are_misses) {
   }
   /* a bad dtype */
   FILE *f = fopen(path, "w");
-  fprintf(f, "kcc-cache 1 %016llx %016llx\ncounts 1 0 0\nkernel 0 0 1 k k k(x)\n"
+  fprintf(f, "kcc-cache 2 %016llx %016llx\ncounts 1 0 0\nkernel 0 0 1 k k k(x)\n"
              "param 99 1 0 a\n", (unsigned long long)key.h[0], (unsigned long long)key.h[1]);
   fclose(f);
   ck_assert_int_eq(rt_cache_load(&key, &back), 0);

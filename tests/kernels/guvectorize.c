@@ -1,7 +1,10 @@
-/* guvectorize.c — kc_guvectorize on layouts "(m,n)->(m,n)", "(n),()->(n)" and
- * "(n),(n)->()": loop dimensions flattened (one and two of them, and none), outputs
- * allocated and given, the overload picked by dtype; references computed here.
- * tolerance: exact (products of small integers and halves), dot 1e-12 relative. */
+/* guvectorize.c — kc_guvectorize on layouts "(m,n)->(m,n)", "(n),()->(n)",
+ * "(n),(n)->()" and "(),()->()": loop dimensions flattened (one and two of them, and
+ * none), broadcast as NumPy does (a scalar against an array, (1,n) against (m,n),
+ * missing leading dimensions, three loop dimensions broadcast in turn, an output wider
+ * than the inputs), outputs allocated and given, the overload picked by dtype, and the
+ * errors of loop shapes that do not broadcast; references computed here with explicit
+ * loops. tolerance: exact (products of small integers and halves), dot 1e-12 relative. */
 #include "harness.h"
 
 static void check_double3d(kc_kernel *k) {
@@ -70,6 +73,126 @@ static void check_dot(kc_kernel *k, int loop) {
   free(x), free(y);
 }
 
+/* axpy with s a 1-element array: the one scalar broadcast over every row of x. */
+static void check_axpy_scalar(kc_kernel *k) {
+  int64_t xs[2] = {6, 10}, n = 60;
+  float *x = h_alloc(n, 4), s = -1.5f, *got = h_alloc(n, 4), *want = h_alloc(n, 4);
+  for (int64_t i = 0; i < n; i++) x[i] = (float)(i % 7) - 2, want[i] = s * x[i];
+  kc_array *in[2] = {h_array(KC_FLOAT32, 2, xs, x), h_array1(KC_FLOAT32, 1, &s)};
+  kc_array *out[1] = {NULL};
+  h_ok(kc_guvectorize(k, in, 2, out, 1), "kc_guvectorize axpy, s broadcast");
+  if (kc_array_ndim(out[0]) != 2 || kc_array_shape(out[0])[0] != 6)
+    h_die("axpy: the output of a broadcast s is not 6x10");
+  h_ok(kc_synchronize(H.ctx), "sync");
+  h_fetch(out[0], got);
+  h_check_f32("axpy with s of shape (1) against x (6,10)", want, got, n, 0, 0);
+  kc_array_free(out[0]), kc_array_free(in[0]), kc_array_free(in[1]);
+  free(x), free(got), free(want);
+}
+
+/* dot of x against each row of y: x as (1,9), then as (9) (no loop dimension). */
+static void check_dot_broadcast(kc_kernel *k, int x_rank) {
+  int64_t ys[2] = {7, 9}, xs[2] = {1, 9}, rows = 7, n = 9;
+  double x[9], *y = h_alloc(rows * n, 8), want[7], got[7];
+  for (int64_t j = 0; j < n; j++) x[j] = (double)j - 3.5;
+  for (int64_t i = 0; i < rows * n; i++) y[i] = (double)(i % 11) * 0.25;
+  for (int64_t r = 0; r < rows; r++) {
+    want[r] = 0;
+    for (int64_t j = 0; j < n; j++) want[r] += x[j] * y[r * n + j];
+  }
+  kc_array *in[2] = {x_rank == 2 ? h_array(KC_FLOAT64, 2, xs, x) : h_array1(KC_FLOAT64, n, x),
+                     h_array(KC_FLOAT64, 2, ys, y)};
+  kc_array *out[1] = {NULL};
+  h_ok(kc_guvectorize(k, in, 2, out, 1), "kc_guvectorize dot, x broadcast");
+  if (kc_array_ndim(out[0]) != 1 || kc_array_shape(out[0])[0] != rows)
+    h_die("dot: the output of x broadcast over 7 rows is not (7)");
+  h_ok(kc_synchronize(H.ctx), "sync");
+  h_fetch(out[0], got);
+  h_check_f64(x_rank == 2 ? "dot of x (1,9) against y (7,9)" : "dot of x (9) against y (7,9)",
+              want, got, rows, 1e-12, 0);
+  kc_array_free(out[0]), kc_array_free(in[0]), kc_array_free(in[1]);
+  free(y);
+}
+
+/* mad(a, b) = 10a + b with a (4,1,3) and b (5,1): the loop is (4,5,3), a broadcast on
+ * the middle axis, b on the outer (missing) and inner ones. */
+static void check_mad3(kc_kernel *k) {
+  enum { P = 4, Q = 5, R = 3 };
+  int64_t as[3] = {P, 1, R}, bs[2] = {Q, 1};
+  double a[P * R], b[Q], want[P * Q * R], got[P * Q * R];
+  for (int i = 0; i < P * R; i++) a[i] = i + 1;
+  for (int j = 0; j < Q; j++) b[j] = 0.5 * j;
+  for (int i = 0; i < P; i++)
+    for (int j = 0; j < Q; j++)
+      for (int l = 0; l < R; l++) want[(i * Q + j) * R + l] = 10 * a[i * R + l] + b[j];
+  kc_array *in[2] = {h_array(KC_FLOAT64, 3, as, a), h_array(KC_FLOAT64, 2, bs, b)};
+  kc_array *out[1] = {NULL};
+  h_ok(kc_guvectorize(k, in, 2, out, 1), "kc_guvectorize mad (4,1,3) with (5,1)");
+  const int64_t *os = kc_array_shape(out[0]);
+  if (kc_array_ndim(out[0]) != 3 || os[0] != P || os[1] != Q || os[2] != R)
+    h_die("mad: the output of (4,1,3) and (5,1) is not (4,5,3)");
+  h_ok(kc_synchronize(H.ctx), "sync");
+  h_fetch(out[0], got);
+  h_check_f64("mad of a (4,1,3) and b (5,1)", want, got, P * Q * R, 0, 0);
+  kc_array_free(out[0]), kc_array_free(in[0]), kc_array_free(in[1]);
+}
+
+/* A given output (2,4) wider than the inputs a (4) and b (1): both broadcast to it. */
+static void check_mad_wide_output(kc_kernel *k) {
+  int64_t os[2] = {2, 4};
+  double a[4] = {1, 2, 3, 4}, b = 0.5, want[8], got[8];
+  for (int i = 0; i < 8; i++) want[i] = 10 * a[i % 4] + b;
+  h_poison_f64(got, 8);
+  kc_array *in[2] = {h_array1(KC_FLOAT64, 4, a), h_array1(KC_FLOAT64, 1, &b)};
+  kc_array *given = h_array(KC_FLOAT64, 2, os, got), *out[1] = {given};
+  h_ok(kc_guvectorize(k, in, 2, out, 1), "kc_guvectorize mad into a (2,4) output");
+  h_ok(kc_synchronize(H.ctx), "sync");
+  h_fetch(given, got);
+  h_check_f64("mad of a (4) and b (1) into out (2,4)", want, got, 8, 0, 0);
+  kc_array_free(given), kc_array_free(in[0]), kc_array_free(in[1]);
+}
+
+/* kc_guvectorize(k, {a, b}) fails with KC_ERR_INVALID and a message holding text;
+ * out is given or (NULL) allocated. */
+static void expect_error(kc_kernel *k, kc_array *a, kc_array *b, kc_array *given,
+                         const char *text, const char *what) {
+  kc_array *in[2] = {a, b}, *out[1] = {given};
+  if (kc_guvectorize(k, in, 2, out, 1) != KC_ERR_INVALID || out[0] != given)
+    h_die("%s was accepted", what);
+  if (!strstr(kc_last_error(H.ctx), text))
+    h_die("%s: the message is \"%s\", expected it to hold \"%s\"", what,
+          kc_last_error(H.ctx), text);
+}
+
+static void check_broadcast_errors(kc_kernel *dot, kc_kernel *mad) {
+  int64_t s34[2] = {3, 4}, s24[2] = {2, 4}, s14[2] = {1, 4}, s04[2] = {0, 4}, s3 = 3;
+  kc_array *x34, *y24, *o14, *z04, *w3, *out[1] = {NULL};
+  h_ok(kc_array_new(H.ctx, KC_FLOAT64, 2, s34, &x34), "new");
+  h_ok(kc_array_new(H.ctx, KC_FLOAT64, 2, s24, &y24), "new");
+  h_ok(kc_array_new(H.ctx, KC_FLOAT64, 2, s14, &o14), "new");
+  h_ok(kc_array_new(H.ctx, KC_FLOAT64, 2, s04, &z04), "new");
+  h_ok(kc_array_new(H.ctx, KC_FLOAT64, 1, &s3, &w3), "new");
+  expect_error(mad, x34, y24, NULL, "argument 2 ('b') has extent 2 on its axis 0, which "
+               "does not broadcast against extent 3 of argument 1", "mad (3,4) with (2,4)");
+  expect_error(mad, x34, w3, NULL, "argument 2 ('b') has extent 3 on its axis 0, which "
+               "does not broadcast against extent 4 of argument 1", "mad (3,4) with (3)");
+  expect_error(mad, x34, x34, o14, "output 'r' has loop dimensions (1, 4), the arguments "
+               "broadcast to (3, 4) (an output is not broadcast)", "mad into a (1,4) output");
+  expect_error(mad, z04, x34, NULL, "argument 2 ('b') has extent 3 on its axis 0, which "
+               "does not broadcast against extent 0", "mad (0,4) with (3,4)");
+  expect_error(dot, w3, x34, NULL, "argument 2 ('y') has n = 4, an earlier argument has "
+               "n = 3", "dot (3) with (3,4)");
+  /* an empty loop broadcast with (1,4): a (0) output, nothing launched */
+  kc_array *in[2] = {z04, o14};
+  h_ok(kc_guvectorize(mad, in, 2, out, 1), "kc_guvectorize mad (0,4) with (1,4)");
+  if (kc_array_ndim(out[0]) != 2 || kc_array_shape(out[0])[0] != 0 ||
+      kc_array_shape(out[0])[1] != 4)
+    h_die("mad: the output of (0,4) and (1,4) is not (0,4)");
+  kc_array_free(out[0]);
+  kc_array_free(x34), kc_array_free(y24), kc_array_free(o14), kc_array_free(z04);
+  kc_array_free(w3);
+}
+
 static void check_errors(kc_kernel *dbl, kc_kernel *dot) {
   int64_t a[2] = {3, 4}, b[2] = {3, 5}, c[2] = {2, 4};
   kc_array *x = NULL, *y = NULL, *z = NULL, *out[1] = {NULL};
@@ -96,5 +219,12 @@ int main(int argc, char **argv) {
   check_dot(dot, 1);
   check_dot(dot, 0);
   check_errors(dbl, dot);
+  kc_kernel *mad = h_kernel("mad");
+  check_axpy_scalar(axpy);
+  check_dot_broadcast(dot, 2);
+  check_dot_broadcast(dot, 1);
+  check_mad3(mad);
+  check_mad_wide_output(mad);
+  check_broadcast_errors(dot, mad);
   return h_end();
 }

@@ -2,7 +2,8 @@
  * CPU back end's printf and the CUDA driver's printf buffer go), compared line by line,
  * in sorted order since threads print concurrently, with lines formatted here in C by
  * the rules Numba's CUDA print follows (%lld / %llu for integers, %f for floats, bools
- * as True/False). */
+ * as True/False). print's sep= and end= (kernel show_sep, one thread) are compared as
+ * the whole text, built here from Python's rule: the arguments joined by sep, then end. */
 #include <unistd.h>
 
 #include "harness.h"
@@ -52,8 +53,44 @@ static int split_lines(char *text, char **lines, int max) {
   return n;
 }
 
-int main(int argc, char **argv) {
-  h_begin("print", argc, argv);
+/* The text show_sep prints for n, x: each print's arguments joined by its sep, then
+ * its end (sep and end as the kernel's string constants decode). */
+static void want_sep(char *out, size_t size, const int64_t *n, const double *x) {
+  long long a = (long long)n[0], b = (long long)n[1];
+  snprintf(out, size,
+           "%lld, %f, %lld\n"                   /* sep=", " */
+           "a%lld" "-b!\n"                       /* sep="", end="" then end="!\n" */
+           "%lld%%d%%%%s%f 100%%\n"              /* '%' in sep and end printed as is */
+           "tab\t%lld\n\n"                       /* sep="\t", end="\n\n" */
+           "empty\n"                            /* no arguments: only end */
+           "x\ny\n"                             /* sep="\n" */
+           "q\"'\\r\\\n"                        /* quotes and backslashes */
+           "%lld True\n"                        /* sep=None, end=None: the defaults */
+           "\xc3\xa9\xe2\x86\x92%lld\n"           /* UTF-8: e-acute, arrow */
+           "%lld | %f;\n"                       /* in a device function */
+           "tri==1\n",                          /* triple-quoted, end a real newline */
+           a, x[0], b, a, b, x[1], a, a, a, a, x[0]);
+}
+
+static void check_sep(void) {
+  int64_t n[2] = {-42, 7000000000ll};
+  double x[2] = {0.5, -3.25};
+  kc_array *na = h_array1(KC_INT64, 2, n), *xa = h_array1(KC_FLOAT64, 2, x);
+  kc_arg args[2] = {kc_arg_array(na), kc_arg_array(xa)};
+  char want[MAX_LINE * 4];
+  want_sep(want, sizeof want, n, x);
+  capture_begin();
+  kc_status s = kc_launch(h_kernel("show_sep"), kc_dim(1), kc_dim(1), 0, NULL, args, 2);
+  if (s == KC_OK) s = kc_synchronize(H.ctx);
+  char *text = capture_end();
+  h_ok(s, "kc_launch show_sep");
+  if (strcmp(text, want) != 0 && H.failures++ == 0)
+    printf("FAIL print: sep=/end= printed\n\"%s\"\nexpected\n\"%s\"\n", text, want);
+  free(text);
+  kc_array_free(na), kc_array_free(xa);
+}
+
+static void check_show(void) {
   int32_t i32[N];
   float f32[N];
   double f64[N];
@@ -120,5 +157,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nwant; i++) free(want[i]);
   free(text);
   for (int k = 0; k < 10; k++) kc_array_free(arr[k]);
+}
+
+int main(int argc, char **argv) {
+  h_begin("print", argc, argv);
+  check_show();
+  check_sep();
   return h_end();
 }
