@@ -36,8 +36,8 @@ void node_push(arena *a, node_list *l, node *n) {
 
 const char *node_kind_name(node_kind k) {
   static const char *const names[] = {
-    [N_INT] = "Int", [N_FLOAT] = "Float", [N_IMAG] = "Imag", [N_BOOL] = "Bool",
-    [N_STR] = "Str", [N_NONE] = "None", [N_NAME] = "Name", [N_ATTR] = "Attr",
+    [N_INT] = "Int", [N_FLOAT] = "Float", [N_IMAG] = "Imag", [N_COMPLEX] = "Complex",
+    [N_BOOL] = "Bool", [N_STR] = "Str", [N_NONE] = "None", [N_NAME] = "Name", [N_ATTR] = "Attr",
     [N_CALL] = "Call", [N_KEYWORD] = "Keyword", [N_INDEX] = "Index",
     [N_SLICE] = "Slice", [N_TUPLE] = "Tuple", [N_LIST] = "List", [N_BINOP] = "BinOp",
     [N_UNARY] = "Unary", [N_COMPARE] = "Compare", [N_BOOLOP] = "BoolOp",

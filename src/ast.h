@@ -20,7 +20,8 @@ typedef enum node_kind {
   /* ---- expressions ---- */
   N_INT,      /* ival (uval for literals > INT64_MAX; `big` set) */
   N_FLOAT,    /* fval */
-  N_IMAG,     /* fval: an imaginary literal like 2.0j (parsed; not yet supported) */
+  N_IMAG,     /* fval: an imaginary literal like 2.0j */
+  N_COMPLEX,  /* a folded complex constant (infer.c only): a = real, b = imag part (N_FLOAT) */
   N_BOOL,     /* ival 0/1 */
   N_STR,      /* str (contents, escapes resolved) */
   N_NONE,

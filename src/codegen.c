@@ -1803,6 +1803,10 @@ static LLVMValueRef cg_const(cg_ctx *g, node *v, const type *t) {
     return agg;
   }
   if (t->kind == TY_FLOAT) return LLVMConstReal(scalar_type(g, t), v->kind == N_FLOAT ? v->fval : (double)v->ival);
+  if (t->kind == TY_COMPLEX) {
+    LLVMTypeRef pt = scalar_type(g, type_complex_part(t));
+    return cx_make(g, t, LLVMConstReal(pt, v->a->fval), LLVMConstReal(pt, v->b->fval));
+  }
   if (t->kind == TY_BOOL) return LLVMConstInt(g->i1, v->ival != 0, 0);
   return LLVMConstInt(scalar_type(g, t), v->big ? v->uval : (unsigned long long)v->ival, 0);
 }

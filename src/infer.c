@@ -453,7 +453,83 @@ static int64_t floordiv_i64(int64_t a, int64_t b) {
 
 static node *fold(infer_ctx *ic, node *e);
 
+/* ---- complex constants (I = 1j, Z = complex(1.0, 2.0), W = 2 + 3j) ---- */
+
+static node *const_complex(infer_ctx *ic, double re, double im, span sp) {
+  node *n = node_new(ic->ar, N_COMPLEX, sp);
+  n->a = const_float(ic, re, sp);
+  n->b = const_float(ic, im, sp);
+  return n;
+}
+
+/* The parts of a folded number; a real one has imaginary part 0. */
+static void const_parts(const node *n, double *re, double *im) {
+  *re = n->kind == N_COMPLEX ? n->a->fval : const_as_double(n);
+  *im = n->kind == N_COMPLEX ? n->b->fval : 0.0;
+}
+
+/* x / y by Smith's algorithm, the code generator's (cx_div), so that a folded
+ * quotient is the one a kernel computes. */
+static void complex_div(double a, double b, double c, double d, double *re, double *im) {
+  if (fabs(c) >= fabs(d)) {
+    double r = d / c, den = c + d * r;
+    *re = (a + b * r) / den, *im = (b - a * r) / den;
+  } else {
+    double r = c / d, den = c * r + d;
+    *re = (a * r + b) / den, *im = (b * r - a) / den;
+  }
+}
+
+/* + - * / on two constants, one at least complex, and ** by an integer from 0 to 8 (a
+ * product, as in kernels). NULL for the other operators, which complex numbers lack. */
+static node *fold_complex_binop(infer_ctx *ic, node *e, node *l, node *r) {
+  double a, b, c, d, re = 1.0, im = 0.0;
+  const_parts(l, &a, &b);
+  const_parts(r, &c, &d);
+  switch (e->op) {
+  case OP_ADD: return const_complex(ic, a + c, b + d, e->sp);
+  case OP_SUB: return const_complex(ic, a - c, b - d, e->sp);
+  case OP_MUL: return const_complex(ic, a * c - b * d, a * d + b * c, e->sp);
+  case OP_DIV:
+    if (c == 0 && d == 0) {
+      ierr(ic, e->sp, "division by zero in a constant expression");
+      return NULL;
+    }
+    complex_div(a, b, c, d, &re, &im);
+    return const_complex(ic, re, im, e->sp);
+  case OP_POW:
+    if (r->kind != N_INT || r->ival < 0 || r->ival > 8) {
+      ierr(ic, e->sp, "complex ** in a constant takes an integer exponent from 0 to 8");
+      return NULL;
+    }
+    for (int64_t k = 0; k < r->ival; k++) {
+      double t = re * a - im * b;
+      im = re * b + im * a, re = t;
+    }
+    return const_complex(ic, re, im, e->sp);
+  default:
+    ierr(ic, e->sp, "operator %s is not defined for complex numbers", op_symbol(e->op));
+    return NULL;
+  }
+}
+
+/* complex(x) and complex(x, y) on real constants (a complex x alone stays itself). */
+static node *fold_complex_call(infer_ctx *ic, node *e) {
+  if (e->kwargs.len || e->list.len < 1 || e->list.len > 2) return NULL;
+  node *x = fold(ic, e->list.items[0]);
+  node *y = e->list.len == 2 ? fold(ic, e->list.items[1]) : NULL;
+  if (!x || x->kind == N_TUPLE || (e->list.len == 2 && (!y || y->kind == N_TUPLE)))
+    return NULL;
+  if (x->kind == N_COMPLEX && !y) return x;
+  if (x->kind == N_COMPLEX || (y && y->kind == N_COMPLEX)) {
+    ierr(ic, e->sp, "complex(x, y) in a constant takes real x and y");
+    return NULL;
+  }
+  return const_complex(ic, const_as_double(x), y ? const_as_double(y) : 0.0, e->sp);
+}
+
 static node *fold_binop(infer_ctx *ic, node *e, node *l, node *r) {
+  if (l->kind == N_COMPLEX || r->kind == N_COMPLEX) return fold_complex_binop(ic, e, l, r);
   bool fl = l->kind == N_FLOAT || r->kind == N_FLOAT || e->op == OP_DIV;
   if (l->kind == N_BOOL) l = const_int(ic, l->ival, l->sp);
   if (r->kind == N_BOOL) r = const_int(ic, r->ival, r->sp);
@@ -501,7 +577,12 @@ static node *fold_binop(infer_ctx *ic, node *e, node *l, node *r) {
 /* Fold a constant expression to a literal node, or NULL if it is not constant. */
 static node *fold(infer_ctx *ic, node *e) {
   switch (e->kind) {
-  case N_INT: case N_FLOAT: case N_BOOL: return e;
+  case N_INT: case N_FLOAT: case N_BOOL: case N_COMPLEX: return e;
+  case N_IMAG: return const_complex(ic, 0.0, e->fval, e->sp);
+  case N_CALL: {
+    const char *p = dotted_path(ic, e->a);
+    return p && builtin_lookup(p) == B_COMPLEX ? fold_complex_call(ic, e) : NULL;
+  }
   case N_NAME: {
     symbol *s = find_const(ic, e->str);
     return s ? s->value : NULL;
@@ -521,10 +602,14 @@ static node *fold(infer_ctx *ic, node *e) {
     if (!v || v->kind == N_TUPLE) return NULL;
     if (e->op == OP_NOT) {
       node *b = node_new(ic->ar, N_BOOL, e->sp);
-      b->ival = const_as_double(v) == 0;
+      double re, im;
+      const_parts(v, &re, &im);
+      b->ival = re == 0 && im == 0;
       return b;
     }
     if (e->op == OP_POS) return v;
+    if (v->kind == N_COMPLEX)
+      return e->op == OP_NEG ? const_complex(ic, -v->a->fval, -v->b->fval, e->sp) : NULL;
     if (e->op == OP_NEG)
       return v->kind == N_FLOAT ? const_float(ic, -v->fval, e->sp)
                                 : const_int(ic, (int64_t)(0 - (uint64_t)v->ival), e->sp);
@@ -553,6 +638,7 @@ static const type *const_type(infer_ctx *ic, node *v) {
   switch (v->kind) {
   case N_INT: return v->big ? &ty_u64 : &ty_i64;
   case N_FLOAT: return &ty_f64;
+  case N_COMPLEX: return &ty_c128;
   case N_BOOL: return &ty_bool;
   case N_TUPLE: {
     const type **el = arena_alloc(ic->ar, sizeof *el * (size_t)(v->list.len + 1));
@@ -1278,6 +1364,14 @@ static bool const_tuple_shape(const node *v, int depth, int64_t *dims, int *ndim
   return true;
 }
 
+static bool const_has_complex(const node *v) {
+  if (v->kind == N_COMPLEX) return true;
+  if (v->kind != N_TUPLE) return false;
+  for (int i = 0; i < v->list.len; i++)
+    if (const_has_complex(v->list.items[i])) return true;
+  return false;
+}
+
 /* The dtype of a constant array made from tuple v: float64 when any element is a
  * float, bool when all are bools, else int64 (uint64 when one does not fit int64). */
 static const type *const_tuple_dtype(const node *v) {
@@ -1307,6 +1401,10 @@ static const type *ix_const_array(infer_ctx *ic, node *e, const char *fname) {
   if (!s || !s->value || !const_tuple_shape(s->value, 0, dims, &ndim)) {
     ierr(ic, src->sp, "%s needs the name of a module constant holding a tuple of numbers "
          "(nested, with equal lengths, for 2 or 3 dimensions)", fname);
+    return NULL;
+  }
+  if (const_has_complex(s->value)) {
+    ierr(ic, src->sp, "%s of complex numbers is not supported yet", fname);
     return NULL;
   }
   src->sym = s;
@@ -2222,10 +2320,12 @@ static void module_constant(infer_ctx *ic, node *s) {
     return;
   }
   node *target = s->list.items[0];
+  int errors_before = ic->d->nerrors;
   node *v = fold(ic, s->a);
   if (!v) {
-    ierr(ic, s->a->sp, "module-level '%s' must be a constant expression (numbers, "
-         "other constants and arithmetic)", target->str);
+    if (ic->d->nerrors == errors_before)   /* folding said nothing more precise */
+      ierr(ic, s->a->sp, "module-level '%s' must be a constant expression (numbers, "
+           "other constants and arithmetic)", target->str);
     return;
   }
   symbol *sym = find_const(ic, target->str);
