@@ -313,13 +313,9 @@ param_list:
 param:
     NAME                 { $$ = mk(ps, N_PARAM, @$); $$->str = $1->str; }
   | NAME ':' test        { $$ = mk(ps, N_PARAM, @$); $$->str = $1->str; $$->a = $3; }
-  | NAME '=' test        {
-      diag_error(ps->d, @3, "default parameter values are not supported");
-      $$ = mk(ps, N_PARAM, @$); $$->str = $1->str;
-    }
+  | NAME '=' test        { $$ = mk(ps, N_PARAM, @$); $$->str = $1->str; $$->b = $3; }
   | NAME ':' test '=' test {
-      diag_error(ps->d, @5, "default parameter values are not supported");
-      $$ = mk(ps, N_PARAM, @$); $$->str = $1->str; $$->a = $3;
+      $$ = mk(ps, N_PARAM, @$); $$->str = $1->str; $$->a = $3; $$->b = $5;
     }
   ;
 

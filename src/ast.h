@@ -27,7 +27,9 @@ typedef enum node_kind {
   N_NONE,
   N_NAME,     /* str */
   N_ATTR,     /* a.str : a = object, str = attribute name */
-  N_CALL,     /* a = callee, list = positional args, kwargs = N_KEYWORD nodes */
+  N_CALL,     /* a = callee, list = positional args, kwargs = N_KEYWORD nodes; params =
+                 (infer, device-function calls) the arguments in parameter order, the
+                 omitted ones' folded defaults filled in */
   N_KEYWORD,  /* str = name, a = value (only inside a call's kwargs) */
   N_INDEX,    /* a = object, b = index (an N_TUPLE for a[i, j]) */
   N_SLICE,    /* a = lower, b = upper, c = step; each may be NULL (a[1:], a[::2]) */
@@ -52,7 +54,7 @@ typedef enum node_kind {
   N_PASS,
   N_FUNCDEF,    /* str = name, params = N_PARAM nodes, decorators, body,
                    a = return annotation or NULL */
-  N_PARAM,      /* str = name, a = annotation or NULL */
+  N_PARAM,      /* str = name, a = annotation or NULL, b = default value or NULL */
   N_IMPORT,     /* list = N_ALIAS nodes: import numba.cuda as cuda */
   N_IMPORTFROM, /* str = module ("numba.cuda"), list = N_ALIAS nodes */
   N_ALIAS,      /* str = dotted name, str2 = `as` name or NULL */

@@ -1626,10 +1626,21 @@ static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
     args[n++] = g->blk;
     for (int k = 0; k < 3; k++) args[n++] = g->tid[k];
   }
-  for (int i = 0; i < e->list.len && n < 70; i++) {
-    node *a = e->list.items[i];
-    args[n++] = cg_expr_as(g, a, callee->param_types[i]);
+  /* e->params holds the arguments in parameter order; they are evaluated in the order
+     written (positional, then keywords), as Python does, then the omitted defaults */
+  int np = e->params.len < 70 - (int)n ? e->params.len : 70 - (int)n;
+  LLVMValueRef *by_param = args + n;
+  for (int j = 0; j < np; j++) by_param[j] = NULL;
+  for (int i = 0; i < e->list.len && i < np; i++)
+    by_param[i] = cg_expr_as(g, e->list.items[i], callee->param_types[i]);
+  for (int k = 0; k < e->kwargs.len; k++) {
+    node *v = ((node *)e->kwargs.items[k])->a;
+    for (int j = 0; j < np; j++)
+      if (e->params.items[j] == v) by_param[j] = cg_expr_as(g, v, callee->param_types[j]);
   }
+  for (int j = 0; j < np; j++)
+    if (!by_param[j]) by_param[j] = cg_expr_as(g, e->params.items[j], callee->param_types[j]);
+  n += (unsigned)np;
   LLVMValueRef f = callee->cg;
   return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
 }
@@ -1956,6 +1967,7 @@ static LLVMValueRef cg_expr(cg_ctx *g, node *e) {
     LLVMTypeRef pt = scalar_type(g, type_complex_part(e->ty));
     return cx_make(g, e->ty, LLVMConstNull(pt), LLVMConstReal(pt, e->fval));
   }
+  case N_COMPLEX: return cg_const(g, e, e->ty);   /* a folded default argument */
   case N_BOOL: return LLVMConstInt(g->i1, e->ival != 0, 0);
   case N_NAME: return cg_name(g, e);
   case N_ATTR: return cg_attr(g, e);
@@ -2257,7 +2269,12 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
     if (!s->ty) continue;
     LLVMTypeRef lt = cg_type(g, s->ty);
     s->cg = LLVMBuildAlloca(g->b, lt, s->name);
-    LLVMValueRef init = s->is_param ? LLVMGetParam(g->fn, h + (unsigned)s->param_index) : LLVMConstNull(lt);
+    /* a parameter assigned a wider value in the body (n = n * 2.5) holds that type from
+       the start: its argument is converted on entry */
+    LLVMValueRef init = s->is_param
+        ? convert(g, LLVMGetParam(g->fn, h + (unsigned)s->param_index),
+                  f->param_types[s->param_index], s->ty)
+        : LLVMConstNull(lt);
     LLVMBuildStore(g->b, init, s->cg);
   }
   LLVMBuildBr(g->b, start);

@@ -1023,7 +1023,7 @@ static const type *ix_tuple(infer_ctx *ic, node *e) {
 /* ---- calls -------------------------------------------------------------------------------- */
 
 static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
-                                span site);
+                                unsigned omitted, span site);
 
 static bool check_argc(infer_ctx *ic, node *e, const char *what, int lo, int hi) {
   int n = e->list.len;
@@ -1705,6 +1705,70 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, builtin_id id, const 
   return NULL;
 }
 
+/* ---- calls of device functions: keywords and defaults ---- */
+
+static int param_named(const func_def *fn, const char *name) {
+  for (int i = 0; i < fn->def->params.len; i++)
+    if (strcmp(((node *)fn->def->params.items[i])->str, name) == 0) return i;
+  return -1;
+}
+
+static int count_defaults(const func_def *fn) {
+  int k = 0;
+  for (int i = 0; fn->defaults && i < fn->def->params.len; i++) k += fn->defaults[i] != NULL;
+  return k;
+}
+
+/* Too many positional arguments, or (with no keywords or defaults in play) too few: the
+ * message every call with a wrong count has always had. */
+static void argc_error(infer_ctx *ic, node *e, const func_def *fn) {
+  int np = fn->def->params.len, lo = np - count_defaults(fn), n = e->list.len;
+  if (lo == np)
+    ierr(ic, e->sp, "'%s' takes %d argument%s, %d given", fn->name, np, np == 1 ? "" : "s", n);
+  else
+    ierr(ic, e->sp, "'%s' takes %d to %d arguments, %d given", fn->name, lo, np, n);
+}
+
+/* Python's binding of a call's arguments to fn's parameters: the positional ones first,
+ * then keywords by name, then defaults for the rest (their bits set in *omitted). The
+ * arguments in parameter order go to e->params; false, after an error, if the call does
+ * not fit. */
+static bool bind_args(infer_ctx *ic, node *e, func_def *fn, unsigned *omitted) {
+  int np = fn->def->params.len;
+  if (e->list.len > np || (e->list.len < np && !e->kwargs.len && !count_defaults(fn))) {
+    argc_error(ic, e, fn);
+    return false;
+  }
+  node **bound = arena_alloc(ic->ar, sizeof *bound * (size_t)(np + 1));
+  for (int i = 0; i < e->list.len; i++) bound[i] = e->list.items[i];
+  bool ok = true;
+  for (int k = 0; k < e->kwargs.len; k++) {
+    node *kw = e->kwargs.items[k];
+    int j = param_named(fn, kw->str);
+    if (j < 0 || bound[j]) {
+      if (j < 0) ierr(ic, kw->sp, "'%s' has no parameter named '%s'", fn->name, kw->str);
+      else ierr(ic, kw->sp, "'%s' got two values for parameter '%s'", fn->name, kw->str);
+      ok = false;
+      continue;
+    }
+    bound[j] = kw->a;
+  }
+  for (int j = 0; j < np; j++) {
+    if (bound[j]) continue;
+    if (fn->defaults && fn->defaults[j]) {
+      if (fn->defaults[j]->kind == N_NONE) ok = false;   /* a bad default, reported */
+      bound[j] = fn->defaults[j];
+      if (j < 32) *omitted |= 1u << j;
+      continue;
+    }
+    ierr(ic, e->sp, "call of '%s' gives no value for parameter '%s'", fn->name,
+         ((node *)fn->def->params.items[j])->str);
+    ok = false;
+  }
+  e->params = (node_list){bound, np, np};
+  return ok;
+}
+
 static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   if (fn->kind == FN_KERNEL) {
     ierr(ic, e->sp, "kernel '%s' cannot be called from device code; only device "
@@ -1712,27 +1776,26 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
     ix_args(ic, e);
     return NULL;
   }
-  if (e->kwargs.len) {
-    ierr(ic, e->kwargs.items[0]->sp, "keyword arguments are not supported in calls to "
-         "device functions");
-    return NULL;
-  }
-  if (!ix_args(ic, e)) return NULL;
-  int n = e->list.len;
-  if (n != fn->def->params.len) {
-    ierr(ic, e->sp, "'%s' takes %d argument%s, %d given", fn->name, fn->def->params.len,
-         fn->def->params.len == 1 ? "" : "s", n);
-    return NULL;
-  }
+  unsigned omitted = 0;
+  bool bound = bind_args(ic, e, fn, &omitted);
+  bool typed = ix_args(ic, e);
+  for (int i = 0; i < e->kwargs.len; i++)
+    typed = typed && ((node *)e->kwargs.items[i])->a->ty;
+  if (!bound || !typed) return NULL;
+  int n = e->params.len;
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) args[i] = ((node *)e->list.items[i])->ty;
-  fn_instance *inst = instantiate(ic, fn, args, n, e->sp);
+  for (int i = 0; i < n; i++) {
+    node *a = e->params.items[i];
+    if (i < 32 && (omitted >> i & 1u) && !ix_expr(ic, a)) return NULL;
+    args[i] = a->ty;
+  }
+  fn_instance *inst = instantiate(ic, fn, args, n, omitted, e->sp);
   if (!inst) return NULL;
   e->aux_ptr = inst;
   /* (h5c) an array the callee writes is written by the caller too: a parameter passed
      on must not be compiled as read-only (noalias, ld.global.nc) */
   for (int i = 0; i < n && i < 32; i++) {
-    node *a = e->list.items[i];
+    node *a = e->params.items[i];
     if ((inst->written_params >> i & 1u) && a->kind == N_NAME && a->sym &&
         a->sym->kind == SYM_LOCAL && a->sym->is_param)
       ic->cur->written_params |= 1u << a->sym->param_index;
@@ -1789,6 +1852,7 @@ static const type *ix_expr(infer_ctx *ic, node *e) {
     ierr(ic, e->sp, "None is only allowed in 'return None'");
     return NULL;
   case N_IMAG: return set_ty(e, &ty_c128, true);
+  case N_COMPLEX: return set_ty(e, &ty_c128, true);   /* a folded default */
   case N_NAME: return ix_name(ic, e);
   case N_ATTR: return ix_attr(ic, e);
   case N_CALL: return ix_call(ic, e);
@@ -2167,6 +2231,15 @@ static fn_instance *new_instance(infer_ctx *ic, func_def *fn, const type **args,
   return f;
 }
 
+/* Parameters that took their defaults are weak, as literals are, and the instance's
+ * name says which they were (it may share its types with another's). */
+static void mark_omitted(infer_ctx *ic, fn_instance *f, unsigned omitted) {
+  f->omitted = omitted;
+  for (int i = 0; i < f->nparams && i < 32; i++)
+    if (omitted >> i & 1u) f->params[i]->weak = true;
+  if (omitted) f->symbol_name = arena_printf(ic->ar, "%s_d%x", f->symbol_name, omitted);
+}
+
 static bool types_equal(const type **a, const type **b, int n) {
   for (int i = 0; i < n; i++)
     if (!type_equal(a[i], b[i])) return false;
@@ -2174,12 +2247,12 @@ static bool types_equal(const type **a, const type **b, int n) {
 }
 
 static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
-                                span site) {
+                                unsigned omitted, span site) {
   fn_instance *f = NULL;
   for (int i = 0; i < fn->instances.len && !f; i++) {
     fn_instance *g = fn->instances.items[i];
     if (g->nparams == n && types_equal(g->param_types, args, n) &&
-        g->in_fast_kernel == ic->fast_kernel)
+        g->in_fast_kernel == ic->fast_kernel && g->omitted == omitted)
       f = g;
   }
   if (f && f->in_progress) {
@@ -2188,6 +2261,7 @@ static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, 
   }
   if (!f) {
     f = new_instance(ic, fn, args, n, false);
+    mark_omitted(ic, f, omitted);
     f->in_fast_kernel = ic->fast_kernel;
     f->fastmath = fn->fastmath || ic->fast_kernel;
     if (ic->fast_kernel) f->symbol_name = arena_printf(ic->ar, "%s_fastmath", f->symbol_name);
@@ -2764,7 +2838,7 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
   ic->report = true;
   ic->cur = NULL;
   ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
-  fn_instance *scalar = instantiate(ic, fn, args, sig->len, fn->def->sp);
+  fn_instance *scalar = instantiate(ic, fn, args, sig->len, 0, fn->def->sp);
   ic->report = saved;
   if (!scalar) return;
   if (scalar->ret->kind == TY_VOID || !type_is_scalar(scalar->ret)) {
@@ -2918,6 +2992,48 @@ static void compile_functions(infer_ctx *ic) {
   }
 }
 
+/* ---- default parameter values ------------------------------------------------------------ */
+
+static const char *func_kind_name(func_kind k) {
+  switch (k) {
+  case FN_KERNEL: return "a kernel: its arguments all come from the launch";
+  case FN_VECTORIZE: return "a @vectorize function";
+  case FN_GUVECTORIZE: return "a @guvectorize function";
+  case FN_REDUCE: return "a @cuda.reduce function";
+  default: return "a device function";
+  }
+}
+
+/* Fold a function's defaults once every module constant is known (a file's names may
+ * come in any order). Only device functions take them: Numba's kernels take their
+ * arguments positionally at launch. */
+static void fold_defaults(infer_ctx *ic, func_def *fn) {
+  node_list *ps = &fn->def->params;
+  const node *first = NULL;   /* the first parameter with a default */
+  for (int i = 0; i < ps->len; i++) {
+    node *p = ps->items[i];
+    if (!p->b) {
+      if (first)
+        ierr(ic, p->sp, "parameter '%s' without a default follows parameter '%s', which "
+             "has one", p->str, first->str);
+      continue;
+    }
+    if (!first) first = p;
+    if (fn->kind != FN_DEVICE) {
+      ierr(ic, p->b->sp, "default parameter values are only allowed in device functions; "
+           "'%s' is %s", fn->name, func_kind_name(fn->kind));
+      continue;
+    }
+    int errors_before = ic->d->nerrors;
+    node *v = fold(ic, p->b);
+    if (!v && ic->d->nerrors == errors_before)
+      ierr(ic, p->b->sp, "the default value of '%s' must be a constant: a number, a "
+           "module constant or arithmetic on them", p->str);
+    if (!fn->defaults) fn->defaults = arena_alloc(ic->ar, sizeof(node *) * (size_t)ps->len);
+    fn->defaults[i] = v ? v : node_new(ic->ar, N_NONE, p->b->sp);   /* None: reported */
+  }
+}
+
 int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
                   program *out) {
   memset(out, 0, sizeof *out);
@@ -2930,6 +3046,7 @@ int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
   ic.report = true;
   int before = d->nerrors;
   module_level(&ic, module);
+  for (int i = 0; i < out->funcs.len; i++) fold_defaults(&ic, out->funcs.items[i]);
   apply_cli_sigs(&ic);
   compile_functions(&ic);
   return d->nerrors - before;

@@ -113,6 +113,8 @@ typedef struct func_def {
   const char *layout;     /* FN_GUVECTORIZE: "(m,n),()->(m)" */
   span layout_sp;
   bool fastmath;          /* fastmath=True in the decorator */
+  node **defaults;        /* FN_DEVICE: per parameter, its default value folded to a
+                             constant (N_INT/N_FLOAT/N_BOOL/N_COMPLEX/N_TUPLE), or NULL */
   struct func_def *generated; /* FN_REDUCE: the kernel synthesised for it (synth.c), of
                              the same name; not in program.funcs, so a call of the name
                              finds the user's function */
@@ -139,6 +141,9 @@ typedef struct fn_instance {
   bool done;
   struct fn_instance *vec_scalar; /* FN_VECTORIZE wrapper: the scalar function */
   unsigned written_params;/* bit i: array parameter i is stored to */
+  unsigned omitted;       /* bit i: parameter i took its default, a constant that
+                             behaves as a literal there (`x * scale` stays float32);
+                             part of the specialisation, as the types are */
   ptr_vec shared;         /* symbol*: static shared arrays (locals with is_shared) */
   void *cg;               /* LLVMValueRef of the function */
 } fn_instance;

@@ -450,8 +450,14 @@ START_TEST(unsupported_python) {
   ck_assert_str_eq(errs("f(**kw)\n"), "1:3: star arguments and unpacking ('*args', '**kwargs') are not supported in kernels\n");
   ck_assert_str_eq(errs("def f(*args): pass\n"), "1:7: star arguments and unpacking ('*args', '**kwargs') are not supported in kernels\n");
   ck_assert_str_eq(errs("if (n := 10) > 5: pass\n"), "1:7: the walrus operator ':=' is not supported in kernels\n");
-  ck_assert_str_eq(errs("def f(a, b=1): pass\n"), "1:12: default parameter values are not supported\n");
-  ck_assert_str_eq(errs("def f(a: int32 = 1): pass\n"), "1:18: default parameter values are not supported\n");
+  /* defaults parse, into the parameter's b (infer.c checks them) */
+  node *m = parse("def f(a, b=1, c: int32 = 2.5): pass\n");
+  ck_assert_str_eq(errors, "");
+  node_list *ps = &m->body.items[0]->params;
+  ck_assert_ptr_null(ps->items[0]->b);
+  ck_assert_int_eq(ps->items[1]->b->ival, 1);
+  ck_assert_str_eq(ps->items[2]->a->str, "int32");
+  ck_assert_double_eq(ps->items[2]->b->fval, 2.5);
   ck_assert_str_eq(errs("from numba import *\n"), "1:19: 'from ... import *' is not supported in kernels\n");
   ck_assert_str_eq(errs("x = ...\n"), "1:5: '...' (Ellipsis) is not supported in kernels\n");
   ck_assert_str_eq(errs("x = f'{a}'\n"), "1:5: f-strings are not supported in kernels\n");
