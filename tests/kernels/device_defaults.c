@@ -4,7 +4,7 @@
  * tolerance: 1e-6 relative for float32 (the GPU may fuse x * s + t), 1e-15 for float64. */
 #include "harness.h"
 
-enum { N32 = 8, N64 = 3 };
+enum { N32 = 8, N64 = 4 };
 
 static float clampf(float x, float lo, float hi) { return fminf(fmaxf(x, lo), hi); }
 
@@ -50,6 +50,7 @@ static void check64(void) {
     want[i * N64 + 0] = x[i] * 2.0 + 10.0;
     want[i * N64 + 1] = (double)i * 2.0 + 10.0;
     want[i * N64 + 2] = x[i] * 2.0 + x[i];
+    want[i * N64 + 3] = ((double)i * 2.5 + 2.0) + ((double)i * 2.5 + x[i]);
   }
   int64_t s2[2] = {n, N64};
   kc_array *dx = h_array1(KC_FLOAT64, n, x), *dout = h_array(KC_FLOAT64, 2, s2, out);
