@@ -106,15 +106,7 @@ always inlined.
 MD
 )
 
-mkdir -p docs
-[[ -f "$DOC" ]] || printf '# Performance\n\nMeasured by the benchmarks under bench/ (`make bench`), never by timed unit tests.\n' > "$DOC"
-tmp=$(mktemp)
-BODY="$SECTION" awk -v h="## Compile latency" '
-  BEGIN { body = ENVIRON["BODY"]; done = 0; skip = 0 }
-  /^## / { if (skip) skip = 0; if ($0 == h) { print body; print ""; done = 1; skip = 1; next } }
-  !skip { print }
-  END { if (!done) { print ""; print body } }
-' "$DOC" > "$tmp"
-cat -s "$tmp" > "$DOC"
-rm -f "$tmp"
+# shellcheck source=bench/doc_section.sh
+source bench/doc_section.sh
+write_section "$DOC" "## Compile latency" "$SECTION"
 echo "bench: wrote $DOC"

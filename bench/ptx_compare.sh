@@ -92,14 +92,7 @@ $TABLE
 MD
 )
 
-[[ -f "$DOC" ]] || printf '# Performance\n' > "$DOC"
-tmp=$(mktemp)
-BODY="$SECTION" awk -v h="## Generated code against nvcc" '
-  BEGIN { body = ENVIRON["BODY"]; done = 0; skip = 0 }
-  /^## / { if (skip) skip = 0; if ($0 == h) { print body; print ""; done = 1; skip = 1; next } }
-  !skip { print }
-  END { if (!done) { print ""; print body } }
-' "$DOC" > "$tmp"
-cat -s "$tmp" > "$DOC"
-rm -f "$tmp"
+# shellcheck source=bench/doc_section.sh
+source bench/doc_section.sh
+write_section "$DOC" "## Generated code against nvcc" "$SECTION"
 echo "ptx_compare: wrote $DOC"

@@ -123,23 +123,7 @@ else
   echo "bench: GPU benchmarks: not run: no GPU on this machine (scripts/gpu.sh runs them)"
 fi
 
-mkdir -p docs
-[[ -f "$DOC" ]] || printf '# Performance\n\nMeasured by the benchmarks under bench/ (`make bench`), never by timed unit tests.\n' > "$DOC"
-
-# Replace the "## CPU back end" section (up to the next "## " heading), keeping
-# everything else; append it when absent.
-replace_section() { # file heading body
-  local file=$1 heading=$2 body=$3 tmp
-  tmp=$(mktemp)
-  BODY="$body" awk -v h="$heading" '
-    BEGIN { body = ENVIRON["BODY"]; done = 0; skip = 0 }
-    /^## / { if (skip) skip = 0; if ($0 == h) { print body; print ""; done = 1; skip = 1; next } }
-    !skip { print }
-    END { if (!done) { print ""; print body } }
-  ' "$file" > "$tmp"
-  # squeeze runs of blank lines
-  cat -s "$tmp" > "$file"
-  rm -f "$tmp"
-}
-replace_section "$DOC" "## CPU back end" "$CPU_SECTION"
+# shellcheck source=bench/doc_section.sh
+source bench/doc_section.sh
+write_section "$DOC" "## CPU back end" "$CPU_SECTION"
 echo "bench: wrote $DOC"
