@@ -96,7 +96,7 @@ _Static_assert(sizeof(kc_kernel_error) == KC_KERNEL_ERROR_SIZE, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE &&
                offsetof(kc_cpu_block, dyn_shared) == KC_CPU_BLOCK_OFF_DYN_SHARED &&
                offsetof(kc_cpu_block, dyn_shared_bytes) == KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES,
-               "host ABI (h5a)");
+               "host ABI");
 
 #define FIBER_STACK (128u * 1024u)   /* per thread of a barrier kernel */
 #define SHARED_ALIGN 64
@@ -117,7 +117,7 @@ typedef struct rt_job {
   kc_kernel_error error;        /* a bounds-checked kernel's first failed index */
 } rt_job;
 
-/* FIBER_WARP (h5a): waiting in a warp collective for the other lanes of its mask */
+/* FIBER_WARP: waiting in a warp collective for the other lanes of its mask */
 typedef enum fiber_state { FIBER_RUN, FIBER_WAIT, FIBER_DONE, FIBER_WARP } fiber_state;
 
 /* A saved execution context: a fiber's, or the scheduler's own. */
@@ -139,7 +139,7 @@ typedef struct rt_fiber {
   fiber_state state;
   int booted;                   /* parked at the top of rt_fiber_main, ready */
   unsigned vg_id;               /* valgrind's stack id */
-  /* h5a: this thread's part in a warp collective (see "Collectives") */
+  /* this thread's part in a warp collective (see "Collectives") */
   uint64_t cval, cres;          /* its value, and its result once the warp completes */
   uint32_t cop, cmask, carg;
 } rt_fiber;
@@ -156,7 +156,7 @@ typedef struct rt_worker {
   unsigned cur;                 /* the fiber running now */
   int in_fibers;                /* running a barrier kernel's block */
   kc_cpu_block blk;
-  /* h5a: syncthreads_count/and/or: threads add their predicate to sync_acc before the
+  /* syncthreads_count/and/or: threads add their predicate to sync_acc before the
      barrier; the first to leave it (sync_fresh set by the release) moves the total to
      sync_total, which the others then read */
   uint64_t sync_acc, sync_total;
@@ -252,7 +252,7 @@ static void cpu_barrier(kc_cpu_block *blk, uint32_t site) {
   switch_next(w, &f->ctx);
 }
 
-/* ---- h5a: Collectives: syncthreads_count/and/or and warp operations ------------------------
+/* ---- Collectives: syncthreads_count/and/or and warp operations ------------------------
  * A block collective is a barrier that also sums a predicate. A warp collective parks
  * the thread (FIBER_WARP) until every lane of its mask that still runs has arrived;
  * the last to arrive computes every lane's result and wakes them, and the scheduler
@@ -593,7 +593,7 @@ static void run_job(rt_worker *w, rt_job *j) {
   blk->barrier = cpu_barrier;
   blk->trap = cpu_trap;
   blk->error = &j->error;
-  blk->collective = cpu_collective;                      /* h5a */
+  blk->collective = cpu_collective;
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_cpu_launch */
   blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
   blk->dyn_shared_bytes = j->shared > dyn_off ? j->shared - dyn_off : 0;

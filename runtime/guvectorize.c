@@ -24,7 +24,6 @@
 
 #define GU_MAX 32
 #define GU_NAME 64
-#define GU_WAVES 4
 #define GU_KDIMS 3   /* loop dimensions the kernel indexes, after coalescing */
 #define GU_NLOOP 6   /* its int64 parameters after the arrays (synth.h) */
 
@@ -253,16 +252,10 @@ static kc_status launch(kc_kernel *v, kc_array *flat, int n, const gu_plan *p) {
                                   (int64_t)p->broadcast[0], (int64_t)p->broadcast[1],
                                   (int64_t)p->broadcast[2]};
   for (int i = 0; i < GU_NLOOP; i++) args[n + i] = kc_arg_i64(loop[i]);
-  int b = 0, fill = 0;
-  kc_status s = kc_kernel_suggest_block(v, 0, &b, &fill);
+  unsigned grid, block;
+  kc_status s = rt_grid_stride_shape(v, p->count, &grid, &block);
   if (s != KC_OK) return s;
-  if (b < 1) b = 1;
-  if (fill < 1) fill = 1;
-  uint64_t grid = ((uint64_t)p->count + (uint64_t)b - 1) / (uint64_t)b;
-  if (grid > (uint64_t)fill * GU_WAVES) grid = (uint64_t)fill * GU_WAVES;
-  if (grid > v->mod->ctx->limits.max_grid[0]) grid = v->mod->ctx->limits.max_grid[0];
-  return kc_launch(v, kc_dim((unsigned)grid), kc_dim((unsigned)b), 0, NULL, args,
-                   n + GU_NLOOP);
+  return kc_launch(v, kc_dim(grid), kc_dim(block), 0, NULL, args, n + GU_NLOOP);
 }
 
 /* The arrays are those of this context, the inputs not NULL. */

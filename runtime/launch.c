@@ -352,6 +352,24 @@ kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_byt
   return launch_cpu(ctx, k, grid, block, shared_bytes, params);
 }
 
+#define GRID_STRIDE_WAVES 4   /* grid cap: this many device-filling grids of blocks */
+
+kc_status rt_grid_stride_shape(kc_kernel *k, int64_t n, unsigned *grid, unsigned *block) {
+  int b = 0, fill = 0;
+  kc_status s = kc_kernel_suggest_block(k, 0, &b, &fill);
+  if (s != KC_OK) return s;
+  if (b < 1) b = 1;
+  if (fill < 1) fill = 1;
+  uint64_t want = ((uint64_t)(n > 0 ? n : 0) + (uint64_t)b - 1) / (uint64_t)b;
+  uint64_t cap = (uint64_t)fill * GRID_STRIDE_WAVES;
+  uint64_t limit = k->mod->ctx->limits.max_grid[0];
+  if (want > cap) want = cap;
+  if (want > limit) want = limit;
+  *grid = want > 0 ? (unsigned)want : 1;
+  *block = (unsigned)b;
+  return KC_OK;
+}
+
 kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int *block,
                                   int *min_grid) {
   if (!k || !block) return KC_ERR_INVALID;

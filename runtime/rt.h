@@ -292,6 +292,11 @@ void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const cha
 /* Check a launch shape and shared memory size against the context's limits. */
 kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                          size_t shared_bytes);
+/* The 1-D launch of a grid-stride kernel k over n elements (the @vectorize and
+ * @guvectorize loop kernels): the block from the occupancy API, enough blocks for n
+ * but at most a few device-filling waves (the loop strides over the rest) and the
+ * device's limit; at least one block. */
+kc_status rt_grid_stride_shape(kc_kernel *k, int64_t n, unsigned *grid, unsigned *block);
 
 /* ---- stream.c --------------------------------------------------------------------- */
 double rt_now_ms(void);                               /* monotonic clock */

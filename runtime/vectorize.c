@@ -3,8 +3,7 @@
  * CUDA ufuncs are called. The compiler turns each signature of a @vectorize function
  * into a kernel of 1-D arrays (the inputs, then the output) whose body is a grid-stride
  * loop over the output's length, so any grid is correct and the launch shape is only a
- * matter of speed: the block comes from the occupancy API (kc_kernel_suggest_block),
- * the grid covers the elements but stops at a few waves of the device.
+ * matter of speed: rt_grid_stride_shape (launch.c) picks it.
  *
  * Assumes k is such a kernel; a plain kernel of 1-D arrays would be launched with the
  * same shape, which covers every element only if it loops the same way.
@@ -14,7 +13,6 @@
 #include "rt.h"
 
 #define VEC_MAX_ARGS 128   /* a 1-D array is two kernelParams words: fits the table */
-#define VEC_WAVES 4        /* grid cap: this many device-filling grids of blocks */
 
 /* The kernel's name for parameter i, for messages: " ('x')" or "". */
 static const char *param_label(const kc_kernel *k, int i, char *buf, size_t len) {
@@ -124,24 +122,6 @@ static kc_status check_lengths(kc_context *ctx, const kc_kernel *k, kc_array *co
   return KC_OK;
 }
 
-/* Block from the occupancy API; enough blocks for n elements, at most VEC_WAVES
- * device-filling grids (the loop strides over the rest) and the device's limit. */
-static kc_status launch_shape(kc_kernel *k, int64_t n, unsigned *grid, unsigned *block) {
-  int b = 0, fill = 0;
-  kc_status s = kc_kernel_suggest_block(k, 0, &b, &fill);
-  if (s != KC_OK) return s;
-  if (b < 1) b = 1;
-  if (fill < 1) fill = 1;
-  uint64_t want = ((uint64_t)n + (uint64_t)b - 1) / (uint64_t)b;
-  uint64_t cap = (uint64_t)fill * VEC_WAVES;
-  uint64_t limit = k->mod->ctx->limits.max_grid[0];
-  if (want > cap) want = cap;
-  if (want > limit) want = limit;
-  *grid = want > 0 ? (unsigned)want : 1;
-  *block = (unsigned)b;
-  return KC_OK;
-}
-
 kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs, kc_array **out) {
   if (!k || !out) return KC_ERR_INVALID;
   kc_context *ctx = k->mod->ctx;
@@ -173,7 +153,7 @@ kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs, kc_ar
     for (int i = 0; i < ninputs; i++) args[i] = kc_arg_array(inputs[i]);
     args[ninputs] = kc_arg_array(result);
     unsigned grid = 1, block = 1;
-    s = launch_shape(v, n, &grid, &block);
+    s = rt_grid_stride_shape(v, n, &grid, &block);
     if (s == KC_OK) s = kc_launch(v, kc_dim(grid), kc_dim(block), 0, NULL, args, ninputs + 1);
   }
   if (s != KC_OK) {

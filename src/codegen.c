@@ -770,6 +770,13 @@ static LLVMValueRef bounds_checked_ptr(cg_ctx *g, node *ix, const type *at, LLVM
   return phi;
 }
 
+/* A signed index v into an axis of extent n, counted from the end when negative, as
+ * Python does. */
+static LLVMValueRef wrap_negative(cg_ctx *g, LLVMValueRef v, LLVMValueRef n) {
+  LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, ci64(g, 0), "");
+  return LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, v, n, ""), v, "");
+}
+
 /* The stride (in elements) of axis k: stored in a view, implied by the extents of a
  * C-contiguous array. */
 static LLVMValueRef array_stride(cg_ctx *g, LLVMValueRef arr, const type *at, int k) {
@@ -798,10 +805,7 @@ static LLVMValueRef element_ptr(cg_ctx *g, node *ix) {
     v = convert(g, v, it, it->is_signed ? &ty_i64 : &ty_u64);
     raw[k] = v;
     uns[k] = !it->is_signed;
-    if (it->is_signed) {
-      LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, ci64(g, 0), "");
-      v = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, v, ext, ""), v, "");
-    }
+    if (it->is_signed) v = wrap_negative(g, v, ext);
     wrapped[k] = v;
     if (at->strided) { /* a view: sum of index * stride */
       LLVMValueRef off = LLVMBuildMul(g->b, v, array_stride(g, arr, at, k), "");
@@ -837,7 +841,7 @@ static LLVMValueRef array_size(cg_ctx *g, LLVMValueRef arr, int ndim) {
 static LLVMValueRef cg_mem_array(cg_ctx *g, node *e) {
   const type *t = e->ty;
   const int64_t *dims = e->aux_ptr;
-  if (e->aux == B_SHARED_ARRAY && dims[0] == 0) return cg_dynamic_shared(g, t);  /* h5a */
+  if (e->aux == B_SHARED_ARRAY && dims[0] == 0) return cg_dynamic_shared(g, t);
   int64_t n = 1;
   for (int k = 0; k < t->ndim; k++) n *= dims[k];
   LLVMTypeRef at = LLVMArrayType2(mem_type(g, t->elem), (uint64_t)n);
@@ -967,7 +971,7 @@ static LLVMValueRef cg_atomic(cg_ctx *g, node *e, builtin_id id) {
   return LLVMBuildAtomicRMW(g->b, atomic_op(id, el), p, v, LLVMAtomicOrderingMonotonic, 0);
 }
 
-/* ---- h5a: CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -------- */
+/* ---- CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -------- */
 
 /* Host: the executor's function pointer at byte offset off of kc_cpu_block. */
 static LLVMValueRef blk_load(cg_ctx *g, int off, LLVMTypeRef t, const char *name) {
@@ -1195,19 +1199,7 @@ static LLVMValueRef dynamic_smem_size(cg_ctx *g) {
   static const char intrinsic[] = "llvm.nvvm.read.ptx.sreg.dynamic_smem_size";
   if (LLVMLookupIntrinsicID(intrinsic, sizeof intrinsic - 1))
     return call_intrinsic(g, intrinsic, NULL, NULL, 0);
-  static const char text[] = "mov.u32 $0, %dynamic_smem_size;", constraints[] = "=r";
-  LLVMTypeRef ft = LLVMFunctionType(g->i32, NULL, 0, 0);
-  LLVMValueRef inline_asm = LLVMGetInlineAsm(ft, text, sizeof text - 1, constraints,
-                                             sizeof constraints - 1, 0, 0,
-                                             LLVMInlineAsmDialectATT, 0);
-  LLVMValueRef call = LLVMBuildCall2(g->b, ft, inline_asm, NULL, 0, "");
-  static const char *const attrs[] = {"nounwind", "memory"};  /* memory(none) */
-  for (int i = 0; i < 2; i++) {
-    unsigned kind = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(g->c, kind, 0));
-  }
-  return call;
+  return tgt_pure_asm(g->b, g->i32, "mov.u32 $0, %dynamic_smem_size;", "=r", NULL, 0);
 }
 
 /* cuda.shared.array(0, dtype): the launch's dynamic shared memory, as a 1-D array of
@@ -1645,7 +1637,7 @@ static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
 }
 
-/* ---- print (h5c) ------------------------------------------------------------------------------- */
+/* ---- print ----------------------------------------------------------------------------------- */
 
 /* A constant C string: in the constant address space on the GPU (cast to generic, as
  * vprintf wants), a private global on the host. */
@@ -1748,7 +1740,7 @@ static void cg_print(cg_ctx *g, node *e) {
   call_fn(g, vp, args, 2);
 }
 
-/* ---- @guvectorize views (h5c) ---- */
+/* ---- @guvectorize views ---- */
 /* _kc_row(a, i): a[i] as an array of the trailing dims (C order: i * their product
  * elements in); _kc_cell(a, i): the one-element array at a[i]. */
 static LLVMValueRef cg_gu_view(cg_ctx *g, node *e) {
@@ -1757,8 +1749,7 @@ static LLVMValueRef cg_gu_view(cg_ctx *g, node *e) {
   bool row = node_builtin(e) == B_KC_ROW;
   LLVMValueRef arr = cg_expr(g, an);
   LLVMValueRef i = cg_expr_as(g, e->list.items[1], &ty_i64);
-  LLVMValueRef off = i;
-  for (int k = 1; row && k < at->ndim; k++) off = LLVMBuildMul(g->b, off, array_extent(g, arr, k), "");
+  LLVMValueRef off = row ? LLVMBuildMul(g->b, i, array_stride(g, arr, at, 0), "") : i;
   LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "");
   LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, mem_type(g, at->elem), data, &off, 1, "");
   LLVMValueRef v = LLVMBuildInsertValue(g->b, LLVMGetUndef(array_struct(g, rt->ndim)), p, 0, "");
@@ -1876,8 +1867,7 @@ static LLVMValueRef slice_bound(cg_ctx *g, node *p, LLVMValueRef n, LLVMValueRef
                                 LLVMValueRef dflt_pos, LLVMValueRef dflt_neg) {
   LLVMBuilderRef b = g->b;
   if (!slice_part_given(p)) return LLVMBuildSelect(b, neg_step, dflt_neg, dflt_pos, "");
-  LLVMValueRef v = index_i64(g, p), zero = ci64(g, 0), m1 = ci64(g, -1);
-  v = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, v, zero, ""), LLVMBuildAdd(b, v, n, ""), v, "");
+  LLVMValueRef v = wrap_negative(g, index_i64(g, p), n), zero = ci64(g, 0), m1 = ci64(g, -1);
   LLVMValueRef lo = LLVMBuildSelect(b, neg_step, m1, zero, "");
   LLVMValueRef hi = LLVMBuildSelect(b, neg_step, LLVMBuildSub(b, n, ci64(g, 1), ""), n, "");
   v = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, v, zero, ""), lo, v, "");
@@ -1921,9 +1911,7 @@ static LLVMValueRef cg_slice(cg_ctx *g, node *e) {
     LLVMValueRef n = array_extent(g, arr, k), stride = array_stride(g, arr, bt, k);
     if (it && it->kind != N_SLICE) {
       LLVMValueRef v = index_i64(g, it);
-      if (it->ty->is_signed) /* negative counts from the end */
-        v = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, v, ci64(g, 0), ""),
-                            LLVMBuildAdd(g->b, v, n, ""), v, "");
+      if (it->ty->is_signed) v = wrap_negative(g, v, n);
       off = LLVMBuildAdd(g->b, off, LLVMBuildMul(g->b, v, stride, ""), "");
       continue;
     }

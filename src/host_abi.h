@@ -40,19 +40,19 @@ struct kc_cpu_block {
      instead of memory outside the array */
   struct kc_kernel_error *error;
   uint64_t scratch[2];
-  /* h5a: exchange between the threads (fibers) of a block or a warp, for
+  /* exchange between the threads (fibers) of a block or a warp, for
      syncthreads_count/and/or, syncwarp, shuffles, votes, match and activemask: `op` is
      a KC_COLL_* code, `mask` the warp member mask, `value` the thread's value (bits,
      zero-extended), `arg` the source lane or offset; returns this thread's result.
      The thread may yield to others before it returns. */
   uint64_t (*collective)(kc_cpu_block *blk, uint32_t op, uint32_t mask, uint64_t value,
                          uint32_t arg, uint32_t site);
-  /* h5a: dynamic shared memory (cuda.shared.array(0, dtype)): after the static part */
+  /* dynamic shared memory (cuda.shared.array(0, dtype)): after the static part */
   void *dyn_shared;
   uint64_t dyn_shared_bytes;
 };
 
-/* h5a: collective operations (kc_cpu_block.collective). A warp is 32 consecutive
+/* collective operations (kc_cpu_block.collective). A warp is 32 consecutive
  * linear thread ids (x fastest), as on the GPU. */
 enum {
   KC_COLL_SYNC_COUNT, KC_COLL_SYNC_AND, KC_COLL_SYNC_OR,   /* block-wide, a barrier */
@@ -102,7 +102,7 @@ typedef struct kc_kernel_error {
 #define KC_CPU_BLOCK_OFF_TRAP 64
 #define KC_CPU_BLOCK_OFF_ERROR 72
 #define KC_CPU_BLOCK_OFF_SCRATCH 80
-#define KC_CPU_BLOCK_OFF_COLLECTIVE 96    /* h5a */
+#define KC_CPU_BLOCK_OFF_COLLECTIVE 96  
 #define KC_CPU_BLOCK_OFF_DYN_SHARED 104
 #define KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES 112
 

@@ -43,7 +43,7 @@ typedef struct infer_ctx {
   bool all_f32;        /* the current kernel's arrays are all float32 */
   bool fast_kernel;    /* the current kernel uses fast math (its decorator or
                           kcc_options.fastmath): so do the device functions it calls */
-  ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded (h5c) */
+  ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded */
   int last_warn_line;
 } infer_ctx;
 
@@ -164,7 +164,7 @@ static const alias default_aliases[] = {
 static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.types",
                                          "numpy", "cmath"};
 
-/* h5a: the CUDA intrinsics beyond syncthreads and the first atomics (typed below, in
+/* The CUDA intrinsics beyond syncthreads and the first atomics (typed below, in
  * "CUDA intrinsics"). */
 static const builtin_entry intrinsic_builtins[] = {
   {"numba.cuda.const", B_NS_CONST}, {"numba.cuda.const.array_like", B_CONST_ARRAY_LIKE},
@@ -1116,7 +1116,7 @@ static const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *f
   return set_ty(e, to, false);
 }
 
-/* h5a: cuda.shared.array(0, dtype) is dynamic shared memory, sized at launch. */
+/* cuda.shared.array(0, dtype) is dynamic shared memory, sized at launch. */
 static bool is_dynamic_shape(infer_ctx *ic, node *s) {
   node *f = fold(ic, s);
   return f && f->kind == N_INT && f->ival == 0;
@@ -1186,7 +1186,7 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, builtin_id id) {
   int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * 3);
   int ndim;
   if (id == B_SHARED_ARRAY && is_dynamic_shape(ic, shape)) {
-    dims[0] = 0;   /* dynamic shared memory: sized at launch (h5a) */
+    dims[0] = 0;   /* dynamic shared memory: sized at launch */
     ndim = 1;
   } else if (!const_shape(ic, shape, dims, &ndim)) {
     ierr(ic, shape->sp, "the shape of %s must be a positive constant integer or a tuple "
@@ -1204,7 +1204,7 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, builtin_id id) {
   return set_ty(e, type_array(ic->ar, el, ndim), false);
 }
 
-/* ---- h5a: CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -- */
+/* ---- CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -- */
 
 /* Kernels using these run their threads as fibers on the CPU (as barrier users do): the
  * runtime exchanges values between the threads of a block or warp there. */
@@ -1567,7 +1567,7 @@ static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
   return NULL;
 }
 
-/* ---- print (h5c) ---- */
+/* ---- print ---- */
 /* print's keyword arguments: sep= and end=, each at most once, each a string constant
  * (the format is built at compile time) or None (Python's default: " " and "\n"). */
 static bool ix_print_kwargs(infer_ctx *ic, node *e) {
@@ -1792,7 +1792,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   fn_instance *inst = instantiate(ic, fn, args, n, omitted, e->sp);
   if (!inst) return NULL;
   e->aux_ptr = inst;
-  /* (h5c) an array the callee writes is written by the caller too: a parameter passed
+  /* an array the callee writes is written by the caller too: a parameter passed
      on must not be compiled as read-only (noalias, ld.global.nc) */
   for (int i = 0; i < n && i < 32; i++) {
     node *a = e->params.items[i];
@@ -1891,7 +1891,7 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
   if (base->sym && base->sym->kind == SYM_CONST)
     ierr(ic, t->sp, "module constant '%s' cannot be modified", base->sym->name);
   if (base->sym && base->sym->is_shared && base->sym->value &&
-      base->sym->value->aux == B_CONST_ARRAY_LIKE)   /* h5a */
+      base->sym->value->aux == B_CONST_ARRAY_LIKE)
     ierr(ic, t->sp, "'%s' is a constant array and cannot be modified", base->sym->name);
   if (et && et->kind == TY_ARRAY) {
     ierr(ic, t->sp, "assignment to a slice is not supported: this index gives a %s view of "
@@ -2317,7 +2317,7 @@ static void import_module(infer_ctx *ic, node *s) {
   }
 }
 
-/* ---- library modules written in the kernel language (h5c) ---- */
+/* ---- library modules written in the kernel language ---- */
 static void module_level(infer_ctx *ic, node *module);
 
 /* Define a library module's functions and constants (once per compilation). Its names
@@ -2534,7 +2534,14 @@ static bool decorator_fastmath(infer_ctx *ic, func_def *fn, node *kw) {
   return true;
 }
 
-/* ---- @cuda.reduce (h5c) ---- */
+/* target='cpu' and the like: warned about, since one compile serves both back ends. */
+static void decorator_target(infer_ctx *ic, node *kw) {
+  if (strcmp(kw->str, "target") == 0 && kw->a->kind == N_STR && strcmp(kw->a->str, "cuda") != 0)
+    iwarn(ic, kw->sp, "target '%s' ignored: kcc compiles for CUDA (and runs on the CPU "
+          "back end)", kw->a->str);
+}
+
+/* ---- @cuda.reduce ---- */
 /* The kernel parameters of a reduction over element type el: (arr, out, init, has_init). */
 static ptr_vec *reduce_kernel_sig(infer_ctx *ic, const type *el) {
   ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
@@ -2591,7 +2598,7 @@ static void classify_reduce(infer_ctx *ic, func_def *fn, node *dec) {
   }
 }
 
-/* ---- @guvectorize (h5c) ---- */
+/* ---- @guvectorize ---- */
 #define GU_MAX_ARGS 32
 
 /* A parsed layout "(m,n),()->(m)": per argument its core dimension names. */
@@ -2670,11 +2677,7 @@ static void classify_guvectorize(infer_ctx *ic, func_def *fn, node *dec) {
   fn->kind = FN_GUVECTORIZE;
   for (int i = 0; i < dec->kwargs.len; i++) {
     node *kw = dec->kwargs.items[i];
-    if (decorator_fastmath(ic, fn, kw)) continue;
-    if (strcmp(kw->str, "target") == 0 && kw->a->kind == N_STR &&
-        strcmp(kw->a->str, "cuda") != 0)
-      iwarn(ic, kw->sp, "target '%s' ignored: kcc compiles for CUDA (and runs on the CPU "
-            "back end)", kw->a->str);
+    if (!decorator_fastmath(ic, fn, kw)) decorator_target(ic, kw);
   }
 }
 
@@ -2696,11 +2699,7 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   for (int i = 0; i < dec->kwargs.len; i++) {
     node *kw = dec->kwargs.items[i];
     if (strcmp(kw->str, "device") == 0 && kw_true(kw)) fn->kind = FN_DEVICE;
-    else if (decorator_fastmath(ic, fn, kw)) continue;
-    else if (strcmp(kw->str, "target") == 0 && kw->a->kind == N_STR &&
-             strcmp(kw->a->str, "cuda") != 0)
-      iwarn(ic, kw->sp, "target '%s' ignored: kcc compiles for CUDA (and runs on the CPU "
-            "back end)", kw->a->str);
+    else if (!decorator_fastmath(ic, fn, kw)) decorator_target(ic, kw);
   }
   if (dec->list.len > 1) ierr(ic, dec->list.items[1]->sp, "unexpected extra argument");
   if (dec->list.len >= 1 && fn->kind != FN_DEVICE) decorator_sigs(ic, fn, dec->list.items[0]);

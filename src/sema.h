@@ -24,7 +24,7 @@ typedef enum builtin_id {
   B_LANEID, B_WARPSIZE,
   B_GRID, B_GRIDSIZE, B_SYNCTHREADS, B_SHARED_ARRAY, B_LOCAL_ARRAY, B_ATOMIC_ADD,
   B_ATOMIC_SUB, B_ATOMIC_MAX, B_ATOMIC_MIN, B_ATOMIC_EXCH,
-  /* h5a: CUDA intrinsics beyond syncthreads and the first atomics */
+  /* CUDA intrinsics beyond syncthreads and the first atomics */
   B_NS_CONST, B_CONST_ARRAY_LIKE,
   B_SYNCTHREADS_COUNT, B_SYNCTHREADS_AND, B_SYNCTHREADS_OR,
   B_THREADFENCE, B_THREADFENCE_BLOCK, B_THREADFENCE_SYSTEM, B_SYNCWARP,
@@ -33,7 +33,7 @@ typedef enum builtin_id {
   B_SHFL_SYNC, B_SHFL_UP_SYNC, B_SHFL_DOWN_SYNC, B_SHFL_XOR_SYNC,
   B_ALL_SYNC, B_ANY_SYNC, B_EQ_SYNC, B_BALLOT_SYNC, B_MATCH_ANY_SYNC, B_MATCH_ALL_SYNC,
   B_ACTIVEMASK, B_LANEMASK_LT, B_POPC, B_BREV, B_CLZ, B_FFS, B_FMA, B_SELP,
-  /* h9a: cube root and a timed sleep (B_NANOSLEEP ends the range of intrinsics from
+  /* cube root and a timed sleep (B_NANOSLEEP ends the range of intrinsics from
      B_CONST_ARRAY_LIKE), and the atomics that treat NaN as a missing value */
   B_CBRT, B_NANOSLEEP, B_ATOMIC_NANMAX, B_ATOMIC_NANMIN,
   /* decorators */
@@ -41,7 +41,7 @@ typedef enum builtin_id {
   /* Python builtins */
   B_RANGE, B_LEN, B_ABS, B_MIN, B_MAX, B_ROUND, B_INT, B_FLOAT, B_BOOL,
   B_TYPE,      /* a scalar type used as a cast: float32(x); node->ty is the type */
-  /* ---- print (h5c) ---- */
+  /* ---- print, and decorators that make kernels ---- */
   B_PRINT,     /* print(...): numbers, bools and string constants */
   B_REDUCE,    /* the @cuda.reduce decorator */
   B_GUVECTORIZE, /* the @guvectorize decorator */
@@ -97,8 +97,8 @@ typedef struct symbol {
 
 typedef enum func_kind {
   FN_KERNEL, FN_DEVICE, FN_VECTORIZE,
-  FN_REDUCE,  /* h5c: @cuda.reduce: a binary device function and a generated kernel */
-  FN_GUVECTORIZE, /* h5c: @guvectorize: a core device function and a generated loop */
+  FN_REDUCE,  /* @cuda.reduce: a binary device function and a generated kernel */
+  FN_GUVECTORIZE, /* @guvectorize: a core device function and a generated loop */
 } func_kind;
 
 typedef struct func_def {

@@ -37,6 +37,12 @@ void tgt_install_fatal_handler(void);
  * sm_90") and the module's name (the .k file); NULL when done. Cheap: no allocation. */
 void tgt_set_stage(const char *stage, LLVMModuleRef m);
 
+/* A call of inline assembly `text` (PTX) that reads only its operands and touches no
+ * memory (nounwind, memory(none): as free to move or merge as an intrinsic), returning
+ * ret: for the PTX that an older LLVM has no intrinsic for. */
+LLVMValueRef tgt_pure_asm(LLVMBuilderRef b, LLVMTypeRef ret, const char *text,
+                          const char *constraints, LLVMValueRef *args, unsigned n);
+
 /* ---- NVPTX ------------------------------------------------------------------------ */
 
 /* The NVPTX calling convention of kernel entry points (LLVM's CallingConv::PTX_Kernel). */

@@ -40,6 +40,24 @@ int tgt_fail_error(char **err, const char *what, LLVMErrorRef e) {
   return tgt_fail_llvm(err, what, LLVMGetErrorMessage(e));
 }
 
+LLVMValueRef tgt_pure_asm(LLVMBuilderRef b, LLVMTypeRef ret, const char *text,
+                          const char *constraints, LLVMValueRef *args, unsigned n) {
+  LLVMTypeRef params[8];
+  for (unsigned i = 0; i < n && i < 8; i++) params[i] = LLVMTypeOf(args[i]);
+  LLVMTypeRef ft = LLVMFunctionType(ret, params, n < 8 ? n : 8, 0);
+  LLVMValueRef code = LLVMGetInlineAsm(ft, text, strlen(text), constraints,
+                                       strlen(constraints), 0, 0, LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef call = LLVMBuildCall2(b, ft, code, args, n < 8 ? n : 8, "");
+  LLVMContextRef ctx = LLVMGetTypeContext(ret);
+  static const char *const attrs[] = {"nounwind", "memory"};  /* memory: 0 is none */
+  for (int i = 0; i < 2; i++) {
+    unsigned kind = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(ctx, kind, 0));
+  }
+  return call;
+}
+
 /* ---- LLVM's fatal errors ----------------------------------------------------------
  * A few failures deep in LLVM (a code generator that cannot select an instruction for
  * some IR) end in report_fatal_error, which calls the installed handler and then ends

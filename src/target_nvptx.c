@@ -545,21 +545,7 @@ static LLVMValueRef nvptx_call_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, cons
 static LLVMValueRef nvptx_rcp_approx(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x,
                                      int ftz) {
   if (ftz) return nvptx_call_intrinsic(b, m, "llvm.nvvm.rcp.approx.ftz.f", &x, 1);
-  static const char text[] = "rcp.approx.f32 $0, $1;", constraints[] = "=f,f";
-  LLVMTypeRef f32 = LLVMTypeOf(x);
-  LLVMTypeRef ft = LLVMFunctionType(f32, &f32, 1, 0);
-  LLVMValueRef inline_asm = LLVMGetInlineAsm(ft, text, sizeof text - 1, constraints,
-                                             sizeof constraints - 1, 0, 0,
-                                             LLVMInlineAsmDialectATT, 0);
-  LLVMValueRef call = LLVMBuildCall2(b, ft, inline_asm, &x, 1, "");
-  LLVMContextRef ctx = LLVMGetModuleContext(m);
-  static const char *const attrs[] = {"nounwind", "memory"};  /* memory(none) */
-  for (int i = 0; i < 2; i++)
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName(
-                                                              attrs[i], strlen(attrs[i])),
-                                                     0));
-  return call;
+  return tgt_pure_asm(b, LLVMTypeOf(x), "rcp.approx.f32 $0, $1;", "=f,f", &x, 1);
 }
 
 /* Whether i is a float32 instruction with the afn flag. */
