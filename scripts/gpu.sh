@@ -157,29 +157,10 @@ run_tests() {
   return $((fail > 0))
 }
 
+# shellcheck source=bench/doc_section.sh
+source bench/doc_section.sh   # write_section FILE HEADING BODY, as `make bench` writes
 replace_section() {   # FILE HEADING TEXT: the section from HEADING to the next "## "
-  python3 - "$@" <<'PY'
-import sys
-path, heading, text = sys.argv[1], sys.argv[2], sys.argv[3]
-try:
-    lines = open(path).read().split("\n")
-except FileNotFoundError:
-    lines = []
-out, i, done = [], 0, False
-while i < len(lines):
-    if lines[i].strip() == heading:
-        out += [heading, ""] + text.strip("\n").split("\n") + [""]
-        i += 1
-        while i < len(lines) and not lines[i].startswith("## "):
-            i += 1
-        done = True
-        continue
-    out.append(lines[i])
-    i += 1
-if not done:
-    out += ["", heading, ""] + text.strip("\n").split("\n") + [""]
-open(path, "w").write("\n".join(out).rstrip("\n") + "\n")
-PY
+  write_section "$1" "$2" "$2"$'\n\n'"$3"
 }
 
 unpack() {
