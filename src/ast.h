@@ -103,7 +103,9 @@ struct node {
   struct symbol *sym;
   bool weak;         /* a literal (or constant expression of literals) whose type
                         may adapt to the other operand */
-  int aux;           /* stage-private integer (e.g. a builtin's id) */
+  const struct builtin *bi; /* the builtin a name, attribute or call refers to
+                        (src/builtins/builtin.h), or NULL */
+  int aux;           /* stage-private integer (e.g. a tuple index) */
   void *aux_ptr;     /* stage-private pointer */
 };
 

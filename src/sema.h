@@ -2,7 +2,8 @@
  * sema.h — the typed program that type inference (infer.c) hands to code generation
  * (codegen.c): functions specialised per argument types, every expression node's type
  * (node->ty), every name resolved to a symbol (node->sym), and every use of a builtin
- * (cuda.threadIdx.x, math.sin, range, len ...) tagged with its id (node->aux).
+ * (cuda.threadIdx.x, math.sin, range, len ...) tagged with its registry row (node->bi,
+ * src/builtins/builtin.h).
  */
 #ifndef KCC_SEMA_H
 #define KCC_SEMA_H
@@ -10,72 +11,6 @@
 #include "ast.h"
 #include "compile.h"
 #include "diag.h"
-
-/* Builtins: everything the language knows by name. node->aux holds one of these on
- * N_NAME / N_ATTR / N_CALL nodes that refer to a builtin. */
-typedef enum builtin_id {
-  B_NONE = 0,
-  /* namespaces (only valid as the left side of an attribute) */
-  B_NS_CUDA, B_NS_MATH, B_NS_NUMBA, B_NS_TYPES, B_NS_NUMPY, B_NS_THREADIDX, B_NS_BLOCKIDX,
-  B_NS_BLOCKDIM, B_NS_GRIDDIM, B_NS_SHARED, B_NS_LOCAL, B_NS_ATOMIC, B_NS_RANDOM,
-  /* special registers: value = B_TID_X + 3 * which + axis */
-  B_TID_X, B_TID_Y, B_TID_Z, B_CTAID_X, B_CTAID_Y, B_CTAID_Z,
-  B_NTID_X, B_NTID_Y, B_NTID_Z, B_NCTAID_X, B_NCTAID_Y, B_NCTAID_Z,
-  B_LANEID, B_WARPSIZE,
-  B_GRID, B_GRIDSIZE, B_SYNCTHREADS, B_SHARED_ARRAY, B_LOCAL_ARRAY, B_ATOMIC_ADD,
-  B_ATOMIC_SUB, B_ATOMIC_MAX, B_ATOMIC_MIN, B_ATOMIC_EXCH,
-  /* CUDA intrinsics beyond syncthreads and the first atomics */
-  B_NS_CONST, B_CONST_ARRAY_LIKE,
-  B_SYNCTHREADS_COUNT, B_SYNCTHREADS_AND, B_SYNCTHREADS_OR,
-  B_THREADFENCE, B_THREADFENCE_BLOCK, B_THREADFENCE_SYSTEM, B_SYNCWARP,
-  B_ATOMIC_AND, B_ATOMIC_OR, B_ATOMIC_XOR, B_ATOMIC_INC, B_ATOMIC_DEC,
-  B_ATOMIC_CAS, B_ATOMIC_COMPARE_AND_SWAP,
-  B_SHFL_SYNC, B_SHFL_UP_SYNC, B_SHFL_DOWN_SYNC, B_SHFL_XOR_SYNC,
-  B_ALL_SYNC, B_ANY_SYNC, B_EQ_SYNC, B_BALLOT_SYNC, B_MATCH_ANY_SYNC, B_MATCH_ALL_SYNC,
-  B_ACTIVEMASK, B_LANEMASK_LT, B_POPC, B_BREV, B_CLZ, B_FFS, B_FMA, B_SELP,
-  /* cube root and a timed sleep (B_NANOSLEEP ends the range of intrinsics from
-     B_CONST_ARRAY_LIKE), and the atomics that treat NaN as a missing value */
-  B_CBRT, B_NANOSLEEP, B_ATOMIC_NANMAX, B_ATOMIC_NANMIN,
-  /* decorators */
-  B_JIT, B_KERNEL, B_DEVICE, B_VECTORIZE,
-  /* Python builtins */
-  B_RANGE, B_LEN, B_ABS, B_MIN, B_MAX, B_ROUND, B_INT, B_FLOAT, B_BOOL,
-  B_TYPE,      /* a scalar type used as a cast: float32(x); node->ty is the type */
-  /* ---- print, and decorators that make kernels ---- */
-  B_PRINT,     /* print(...): numbers, bools and string constants */
-  B_REDUCE,    /* the @cuda.reduce decorator */
-  B_GUVECTORIZE, /* the @guvectorize decorator */
-  B_KC_ROW,    /* _kc_row(a, i): a[i] as an array of one dimension less (generated code) */
-  B_KC_CELL,   /* _kc_cell(a, i): a[i:i+1] of a 1-D array (generated code) */
-  /* math constants */
-  B_MATH_PI, B_MATH_E, B_MATH_INF, B_MATH_NAN, B_MATH_TAU,
-  /* math functions of one float argument returning the same float type */
-  B_MATH_SQRT, B_MATH_EXP, B_MATH_EXP2, B_MATH_EXPM1, B_MATH_LOG, B_MATH_LOG2,
-  B_MATH_LOG10, B_MATH_LOG1P, B_MATH_FABS, B_MATH_SIN, B_MATH_COS, B_MATH_TAN,
-  B_MATH_ASIN, B_MATH_ACOS, B_MATH_ATAN, B_MATH_SINH, B_MATH_COSH, B_MATH_TANH,
-  B_MATH_ASINH, B_MATH_ACOSH, B_MATH_ATANH, B_MATH_ERF, B_MATH_ERFC, B_MATH_GAMMA,
-  B_MATH_LGAMMA,
-  /* two float arguments */
-  B_MATH_POW, B_MATH_FMOD, B_MATH_COPYSIGN, B_MATH_HYPOT, B_MATH_ATAN2,
-  /* float -> int64 */
-  B_MATH_FLOOR, B_MATH_CEIL, B_MATH_TRUNC,
-  /* float -> bool */
-  B_MATH_ISNAN, B_MATH_ISINF, B_MATH_ISFINITE,
-  /* complex numbers: complex(x, y), z.conjugate(), the cmath module */
-  B_NS_CMATH, B_COMPLEX, B_CONJUGATE,
-  B_CMATH_EXP, B_CMATH_LOG, B_CMATH_SQRT,     /* complex -> complex */
-  B_CMATH_PHASE, B_CMATH_POLAR, B_CMATH_RECT, /* -> float, -> (r, phi), (r, phi) -> complex */
-  /* float16: cuda.fp16.*, each taking float16 arguments */
-  B_NS_FP16,
-  B_FP16_HADD, B_FP16_HSUB, B_FP16_HMUL, B_FP16_HDIV,            /* two -> float16 */
-  B_FP16_HMAX, B_FP16_HMIN,
-  B_FP16_HEQ, B_FP16_HNE, B_FP16_HGT, B_FP16_HGE, B_FP16_HLT, B_FP16_HLE, /* two -> bool */
-  B_FP16_HFMA,                                                   /* three -> float16 */
-  B_FP16_HNEG, B_FP16_HABS, B_FP16_HSQRT, B_FP16_HRSQRT, B_FP16_HRCP, /* one -> float16 */
-  B_FP16_HEXP, B_FP16_HEXP2, B_FP16_HLOG, B_FP16_HLOG2, B_FP16_HLOG10, B_FP16_HSIN,
-  B_FP16_HCOS, B_FP16_HFLOOR, B_FP16_HCEIL, B_FP16_HTRUNC, B_FP16_HRINT,
-  B_COUNT
-} builtin_id;
 
 typedef enum sym_kind { SYM_LOCAL, SYM_CONST, SYM_FUNC } sym_kind;
 
@@ -162,8 +97,5 @@ int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
                   program *out);
 /* "kernel add(a: float32[:], ...)\n  i: int32\n ..." for --emit=types. */
 char *infer_dump_types(arena *a, const program *p);
-
-/* The information codegen needs about a builtin call: its id lives in node->aux. */
-static inline builtin_id node_builtin(const node *n) { return (builtin_id)n->aux; }
 
 #endif

@@ -1,0 +1,204 @@
+/*
+ * atomics.c — cuda.atomic.*: add, sub, max, min, nanmax, nanmin, exch, and_, or_, xor,
+ * inc, dec, cas and compare_and_swap. Relaxed atomics, as CUDA's, returning the old
+ * value; real atomics on the CPU too, where blocks run in parallel. Float max/min
+ * follow Numba's NaN rules through a compare-and-swap loop.
+ */
+#include "builtin.h"
+#include "cg.h"
+#include "typing.h"
+
+/* op of this family's rows */
+enum { A_ADD, A_SUB, A_MAX, A_MIN, A_NANMAX, A_NANMIN, A_EXCH, A_AND, A_OR, A_XOR, A_INC,
+       A_DEC, A_CAS, A_CAS0 /* compare_and_swap: no index, element 0 */ };
+
+/* ---- typing ---- */
+
+static bool atomic_dtype_check(infer_ctx *ic, node *e, int id, const char *fname) {
+  node *arr = e->list.items[0];
+  const type *el = arr->ty->elem;
+  if (arr->sym && arr->sym->is_shared && arr->sym->value &&
+      (arr->sym->value->bi->flags & BF_READ_ONLY)) {
+    ix_error(ic, arr->sp, "'%s' is a constant array and cannot be modified", arr->sym->name);
+    return false;
+  }
+  bool wide_int = el->kind == TY_INT && (el->bits == 32 || el->bits == 64);
+  switch (id) {
+  case A_INC: case A_DEC:
+    if (wide_int && !el->is_signed) return true;
+    ix_error(ic, arr->sp, "%s needs a uint32 or uint64 array (CUDA's atomicInc/atomicDec "
+         "wrap unsigned values), not %s", fname, ix_tname(ic, arr->ty));
+    return false;
+  case A_AND: case A_OR: case A_XOR: case A_CAS:
+  case A_CAS0:
+    if (wide_int) return true;
+    ix_error(ic, arr->sp, "%s needs an array of int32, uint32, int64 or uint64, not %s", fname,
+         ix_tname(ic, arr->ty));
+    return false;
+  default:
+    if (wide_int || (el->kind == TY_FLOAT && el->bits >= 32)) return true;
+    ix_error(ic, arr->sp, "%s needs an array of int32, uint32, int64, uint64, float32 or "
+         "float64, not %s", fname, ix_tname(ic, arr->ty));
+    return false;
+  }
+}
+
+/* The arguments after the index of an atomic: 1 (value), 2 for cas (old, new). */
+static int atomic_values(int id) {
+  return id == A_CAS || id == A_CAS0 ? 2 : 1;
+}
+
+/* atomic.op(a, idx, v...) -> a's element type (the old value); the row has the count
+ * of arguments, and marks a as written. */
+static const type *ix_atomic(infer_ctx *ic, node *e, const builtin *b) {
+  const char *fname = builtin_user_name(b);
+  int id = b->op;
+  bool no_index = id == A_CAS0;   /* compare_and_swap(a, old, new) */
+  int nargs = b->max_args;
+  if (!ix_args(ic, e)) return NULL;
+  node *arr = e->list.items[0];
+  if (arr->ty->kind != TY_ARRAY) {
+    ix_error(ic, arr->sp, "%s needs an array as its first argument", fname);
+    return NULL;
+  }
+  if (no_index && arr->ty->ndim != 1) {
+    ix_error(ic, arr->sp, "%s needs a 1-D array (it works on element 0); use cuda.atomic.cas "
+         "with an index for %s", fname, ix_tname(ic, arr->ty));
+    return NULL;
+  }
+  if (!no_index) {
+    node *idx = e->list.items[1];
+    int nidx = idx->kind == N_TUPLE ? idx->list.len : 1;
+    if (nidx != arr->ty->ndim) {
+      ix_error(ic, idx->sp, "wrong number of indices: %s has %d dimensions, %d given",
+           ix_tname(ic, arr->ty), arr->ty->ndim, nidx);
+      return NULL;
+    }
+  }
+  if (!atomic_dtype_check(ic, e, id, fname)) return NULL;
+  for (int i = nargs - atomic_values(id); i < nargs; i++)
+    if (!ix_need_real(ic, e->list.items[i], fname)) return NULL;
+  return ix_set_type(e, arr->ty->elem, false);
+}
+
+
+/* ---- lowering ---- */
+
+static LLVMAtomicRMWBinOp atomic_op(int id, const type *el) {
+  bool fl = el->kind == TY_FLOAT;
+  switch (id) {
+  case A_ADD: return fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+  case A_SUB: return fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub;
+  /* (floats take float_minmax below) */
+  case A_MAX: case A_NANMAX:
+    return el->is_signed ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+  case A_MIN: case A_NANMIN:
+    return el->is_signed ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+  case A_AND: return LLVMAtomicRMWBinOpAnd;
+  case A_OR: return LLVMAtomicRMWBinOpOr;
+  case A_XOR: return LLVMAtomicRMWBinOpXor;
+  /* CUDA's atomicInc/atomicDec are exactly LLVM's wrapping increment and decrement */
+  case A_INC: return LLVMAtomicRMWBinOpUIncWrap;
+  case A_DEC: return LLVMAtomicRMWBinOpUDecWrap;
+  default: return LLVMAtomicRMWBinOpXchg;
+  }
+}
+
+/* Float atomic max/min with Numba's NaN rules, as a compare-and-swap loop on the bits:
+ *   max, min:       a NaN v, or a NaN already in *p, leaves *p as it is;
+ *   nanmax, nanmin: a NaN v leaves *p as it is; a NaN in *p is replaced by v
+ * (NaN is a missing value). Otherwise v is stored when it is greater (max) or less
+ * (min) than *p: -0.0 and +0.0 are equal, so neither replaces the other. Returns the
+ * value *p held just before (the one the loop saw last when nothing was stored).
+ * Unlike LLVM's atomicrmw fmax (IEEE maxNum: a NaN in *p is replaced), the loop also
+ * stores nothing when v would not change *p, so threads that lose write no memory. */
+static LLVMValueRef float_minmax(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, const type *el,
+                                 int id) {
+  bool is_max = id == A_MAX || id == A_NANMAX;
+  bool nan_missing = id == A_NANMAX || id == A_NANMIN;
+  LLVMTypeRef ft = LLVMTypeOf(v), it = el->bits == 32 ? g->i32 : g->i64;
+  LLVMValueRef first = LLVMBuildLoad2(g->b, it, p, "cur");
+  LLVMSetOrdering(first, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(first, (unsigned)(el->bits / 8));
+  LLVMValueRef fcur = LLVMBuildBitCast(g->b, first, ft, "");
+  LLVMValueRef skip = LLVMBuildFCmp(g->b, LLVMRealUNO, v, nan_missing ? v : fcur, "");
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->b);
+  LLVMBasicBlockRef test = cg_new_bb(g, "minmax.test"), swap = cg_new_bb(g, "minmax.swap");
+  LLVMBasicBlockRef done = cg_new_bb(g, "minmax.done");
+  LLVMBuildCondBr(g->b, skip, done, test);
+
+  /* test: store v while *p is below it (max) or above it (min); a NaN in *p counts as
+     such for nanmax/nanmin (the unordered comparisons) */
+  LLVMPositionBuilderAtEnd(g->b, test);
+  LLVMValueRef old = LLVMBuildPhi(g->b, it, "old");
+  LLVMRealPredicate pred = is_max ? (nan_missing ? LLVMRealULT : LLVMRealOLT)
+                                  : (nan_missing ? LLVMRealUGT : LLVMRealOGT);
+  LLVMValueRef better = LLVMBuildFCmp(g->b, pred, LLVMBuildBitCast(g->b, old, ft, ""), v, "");
+  LLVMBuildCondBr(g->b, better, swap, done);
+
+  LLVMPositionBuilderAtEnd(g->b, swap);
+  LLVMValueRef r = LLVMBuildAtomicCmpXchg(g->b, p, old, LLVMBuildBitCast(g->b, v, it, ""),
+                                          LLVMAtomicOrderingMonotonic,
+                                          LLVMAtomicOrderingMonotonic, 0);
+  LLVMValueRef seen = LLVMBuildExtractValue(g->b, r, 0, "seen");
+  LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, r, 1, ""), done, test);
+  LLVMValueRef in_old[2] = {first, seen};
+  LLVMBasicBlockRef from_old[2] = {entry, swap};
+  LLVMAddIncoming(old, in_old, from_old, 2);
+
+  LLVMPositionBuilderAtEnd(g->b, done);
+  LLVMValueRef res = LLVMBuildPhi(g->b, it, "prev");
+  LLVMValueRef in_res[3] = {first, old, old};
+  LLVMBasicBlockRef from_res[3] = {entry, test, swap};
+  LLVMAddIncoming(res, in_res, from_res, 3);
+  return LLVMBuildBitCast(g->b, res, ft, "");
+}
+
+/* cuda.atomic.*(a, idx, v...): relaxed atomics (as CUDA's) returning the old value;
+ * real atomics on the CPU too, where blocks run in parallel. compare_and_swap works on
+ * a[0]. */
+static LLVMValueRef cg_atomic(cg_ctx *g, node *e, const builtin *b) {
+  int id = b->op;
+  node *arr = e->list.items[0];
+  bool no_index = id == A_CAS0;
+  node zero = {0};
+  zero.kind = N_INT;
+  zero.ty = &ty_i64;
+  zero.sp = e->sp;
+  const type *el = arr->ty->elem;
+  node ix = {0};
+  ix.kind = N_INDEX;
+  ix.a = arr;
+  ix.b = no_index ? &zero : e->list.items[1];
+  ix.sp = e->sp;
+  LLVMValueRef p = cg_element_ptr(g, &ix);
+  int first = no_index ? 1 : 2;
+  LLVMValueRef v = cg_expr_as(g, e->list.items[first], el);
+  if (id == A_CAS || id == A_CAS0) {
+    LLVMValueRef nv = cg_expr_as(g, e->list.items[first + 1], el);
+    LLVMValueRef r = LLVMBuildAtomicCmpXchg(g->b, p, v, nv, LLVMAtomicOrderingMonotonic,
+                                            LLVMAtomicOrderingMonotonic, 0);
+    return LLVMBuildExtractValue(g->b, r, 0, "");
+  }
+  bool minmax = id == A_MAX || id == A_MIN || id == A_NANMAX ||
+                id == A_NANMIN;
+  if (minmax && el->kind == TY_FLOAT) return float_minmax(g, p, v, el, id);
+  return LLVMBuildAtomicRMW(g->b, atomic_op(id, el), p, v, LLVMAtomicOrderingMonotonic, 0);
+}
+
+
+#define ATOMIC(path, nargs, op) \
+  {path, BK_FUNCTION, nargs, nargs, 0, 0, BF_WRITES_ARG0, op, NULL, 0, ix_atomic, cg_atomic, NULL}
+
+const builtin builtins_atomics[] = {
+  {"numba.cuda.atomic", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+  ATOMIC("numba.cuda.atomic.add", 3, A_ADD),       ATOMIC("numba.cuda.atomic.sub", 3, A_SUB),
+  ATOMIC("numba.cuda.atomic.max", 3, A_MAX),       ATOMIC("numba.cuda.atomic.min", 3, A_MIN),
+  ATOMIC("numba.cuda.atomic.nanmax", 3, A_NANMAX), ATOMIC("numba.cuda.atomic.nanmin", 3, A_NANMIN),
+  ATOMIC("numba.cuda.atomic.exch", 3, A_EXCH),     ATOMIC("numba.cuda.atomic.and_", 3, A_AND),
+  ATOMIC("numba.cuda.atomic.or_", 3, A_OR),        ATOMIC("numba.cuda.atomic.xor", 3, A_XOR),
+  ATOMIC("numba.cuda.atomic.inc", 3, A_INC),       ATOMIC("numba.cuda.atomic.dec", 3, A_DEC),
+  ATOMIC("numba.cuda.atomic.cas", 4, A_CAS),
+  ATOMIC("numba.cuda.atomic.compare_and_swap", 3, A_CAS0),
+  {NULL},
+};

@@ -1,0 +1,98 @@
+/*
+ * builtin.h — the builtin registry: everything the kernel language knows by name
+ * (cuda.threadIdx.x, cuda.atomic.add, math.sin, range, print, @cuda.jit ...), one row
+ * per dotted path.
+ *
+ * A row says what the name is (a module, a value, a function, a method, a decorator),
+ * how many arguments it takes, the GPU it needs, its effects (flags), and carries the
+ * two functions that give it meaning: its typing (run by type inference, infer.c) and
+ * its lowering to LLVM IR (run by code generation, codegen.c), with a CPU lowering
+ * beside it where the CPU back end differs. The rows live in one file per family
+ * under src/builtins/ (threads.c, sync.c, atomics.c, warp.c, bits.c, memory.c,
+ * math.c, complex.c, fp16.c, python.c, print.c, modules.c), each a table next to the
+ * code it names; registry.c lists the families. Type inference finds a row by path
+ * and stores it in node->bi; code generation calls its lowering. Adding a builtin is a
+ * row and its functions in one family file (docs/internals.md walks through one).
+ */
+#ifndef KCC_BUILTIN_H
+#define KCC_BUILTIN_H
+
+#include <llvm-c/Types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ast.h"
+#include "types.h"
+
+typedef struct infer_ctx infer_ctx;
+typedef struct cg_ctx cg_ctx;
+typedef struct builtin builtin;
+
+typedef enum builtin_kind {
+  BK_MODULE,    /* a namespace: only the left side of an attribute (numba.cuda, math) */
+  BK_VALUE,     /* a value: cuda.threadIdx.x, math.pi */
+  BK_FUNCTION,  /* called: cuda.grid(1), math.sin(x), len(a) */
+  BK_METHOD,    /* called on a value: z.conjugate(); its path starts with '.' */
+  BK_DECORATOR, /* @cuda.jit, @vectorize ...: op holds the func_kind it makes */
+} builtin_kind;
+
+/* What a builtin does besides computing its value, acted on by type inference. */
+enum {
+  BF_BARRIER = 1 << 0,       /* a block-wide barrier: the threads of a block meet there */
+  BF_WARP = 1 << 1,          /* exchanges values between the threads of a warp */
+  BF_WRITES_ARG0 = 1 << 2,   /* stores to its first argument, an array */
+  BF_NEW_ARRAY = 1 << 3,     /* makes an array bound to a name: shared, local, const */
+  BF_READ_ONLY = 1 << 4,     /* BF_NEW_ARRAY: the array cannot be written (const) */
+  BF_LOOP = 1 << 5,          /* only as the iterable of a for loop (range) */
+  BF_DECORATOR_ARGS = 1 << 6,/* BK_DECORATOR: takes signatures and keywords (cuda.jit) */
+  BF_CONSTANT = 1 << 7,      /* BK_VALUE: a float64 constant (value), folded as literals are */
+};
+
+/* Typing: check e's arguments, type them, return e's type (NULL after an error).
+ * e is the N_CALL (BK_FUNCTION, BK_METHOD) or the N_NAME/N_ATTR (BK_VALUE). */
+typedef const type *(*builtin_typing)(infer_ctx *ic, node *e, const builtin *b);
+/* Lowering: e's value (NULL for a call with no value). */
+typedef LLVMValueRef (*builtin_lowering)(cg_ctx *g, node *e, const builtin *b);
+
+struct builtin {
+  const char *path;          /* "numba.cuda.atomic.add", "math.sin", "len" */
+  builtin_kind kind;
+  signed char min_args;      /* positional arguments, checked before typing (no keywords */
+  signed char max_args;      /*   then); max_args < 0: the typing function checks */
+  unsigned char min_sm;      /* NVPTX: the oldest GPU with the instruction (0: any) */
+  unsigned char min_ptx;     /* NVPTX: the PTX ISA version it needs, x10 (0: any) */
+  unsigned flags;            /* BF_* */
+  int op;                    /* the family's own datum: a register, an opcode, a
+                                KC_COLL_* code, a func_kind ... */
+  const char *name;          /* the family's own string: a libm name, a PTX mode ... */
+  double value;              /* BF_CONSTANT: the constant */
+  builtin_typing typing;
+  builtin_lowering lower;    /* both targets, unless lower_host is given */
+  builtin_lowering lower_host; /* the CPU back end, where it differs (may be NULL) */
+};
+
+/* A family's rows, ended by a row with a NULL path. */
+typedef struct builtin_family {
+  const char *name;          /* "atomics": the file src/builtins/atomics.c */
+  const builtin *rows;
+} builtin_family;
+
+/* The row for a dotted path ("numba.cuda.atomic.add"), or NULL. */
+const builtin *builtin_find(const char *path);
+/* Every family, ended by one with a NULL name (for tests and documentation). */
+const builtin_family *builtin_families(void);
+/* The name as users write it: "cuda.atomic.add" for "numba.cuda.atomic.add". */
+const char *builtin_user_name(const builtin *b);
+/* The lowering for the target: lower_host on the CPU back end when given. */
+builtin_lowering builtin_lowering_for(const builtin *b, bool host);
+
+/* the families (each defined in its file) */
+extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
+    builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
+    builtins_math[], builtins_complex[], builtins_fp16[], builtins_python[],
+    builtins_print[];
+
+/* Rows the language reaches other than by a path. */
+extern const builtin builtin_type_cast;  /* float32(x): a type called as a cast */
+
+#endif

@@ -1,0 +1,178 @@
+/*
+ * math.c — Python's math module in kernels: math.sqrt ... math.lgamma, pow, fmod,
+ * copysign, hypot, atan2, floor/ceil/trunc (to int64), isnan/isinf/isfinite, cbrt (also
+ * cuda.cbrt), and the constants pi, e, tau, inf, nan (math.* and cmath.*).
+ *
+ * A function is libdevice's __nv_<name>[f] on the GPU (__nv_fast_<name>f for float32
+ * in fast-math code, where libdevice has one) and the C library's <name>[f] on the CPU,
+ * unless an LLVM intrinsic serves (the row's op says which). float16 arguments compute
+ * in float32 and round once.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cg.h"
+#include "typing.h"
+
+/* op of a function's row: how it is lowered and what it returns */
+enum {
+  M_INTRINSIC = 1 << 0,      /* llvm.<name> on both targets */
+  M_HOST_INTRINSIC = 1 << 1, /* llvm.<name> on the CPU (LLVM lowers it well there) */
+  M_FAST_F32 = 1 << 2,       /* libdevice has __nv_fast_<name>f (Numba's fast-math list;
+                                not tanh: tanh.approx is good to 2^-11 only) */
+  M_FREM = 1 << 3,           /* fmod: LLVM's frem */
+  M_TO_INT = 1 << 4,         /* floor, ceil, trunc: int64 */
+  M_ISNAN = 1 << 5, M_ISINF = 1 << 6, M_ISFINITE = 1 << 7,  /* -> bool */
+};
+#define M_CLASS (M_ISNAN | M_ISINF | M_ISFINITE)
+
+/* ---- typing ---- */
+
+/* One or two real arguments; the float type they promote to (float64 for integers),
+ * int64 for floor/ceil/trunc, bool for isnan/isinf/isfinite. */
+static const type *ix_math(infer_ctx *ic, node *e, const builtin *b) {
+  const char *fname = builtin_user_name(b);
+  if (!ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (!ix_need_real(ic, a, fname)) return NULL;
+  const type *t = a->ty;
+  bool weak = a->weak;
+  if (e->list.len == 2) {
+    node *y = e->list.items[1];
+    if (!ix_need_real(ic, y, fname)) return NULL;
+    t = ix_promote(a->ty, a->weak, a, y->ty, y->weak, y, &weak);
+  }
+  if (t->kind != TY_FLOAT) t = &ty_f64;
+  if (b->op & M_TO_INT) return ix_set_type(e, &ty_i64, false);
+  if (b->op & M_CLASS) return ix_set_type(e, &ty_bool, false);
+  return ix_set_type(e, t, weak);
+}
+
+/* cbrt(x): float64 for float64 and for integers (converted), float32 for float32 and
+ * float16 (which converts to float32 exactly), as Numba's float32 and float64
+ * signatures resolve them. */
+static const type *ix_cbrt(infer_ctx *ic, node *e, const builtin *b) {
+  if (!ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (!ix_need_real(ic, a, builtin_user_name(b))) return NULL;
+  if (a->ty->kind != TY_FLOAT) return ix_set_type(e, &ty_f64, false);
+  return ix_set_type(e, a->ty->bits == 64 ? &ty_f64 : &ty_f32, a->weak);
+}
+
+/* math.pi ...: float64 literals (a weak type: `x * math.pi` stays float32). */
+static const type *ix_constant(infer_ctx *ic, node *e, const builtin *b) {
+  (void)ic, (void)b;
+  return ix_set_type(e, &ty_f64, true);
+}
+
+/* ---- lowering ---- */
+
+static const builtin *math_row(const char *name) {
+  for (const builtin *b = builtins_math; b->path; b++)
+    if (b->name && strcmp(b->name, name) == 0) return b;
+  return NULL;
+}
+
+/* The math function libm calls name (float64 spelling: "sqrt", "tgamma") on n values of
+ * float type t. Also used by complex.c, fp16.c and ** (codegen.c). */
+LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
+                          unsigned n) {
+  const builtin *me = math_row(name);
+  if (!me) return NULL;
+  LLVMTypeRef ft = cg_scalar_type(g, t);
+  char fn[64];
+  if ((me->op & M_INTRINSIC) || (g->host && (me->op & M_HOST_INTRINSIC))) {
+    snprintf(fn, sizeof fn, "llvm.%s", name);
+    return cg_call_intrinsic(g, fn, ft, args, n);
+  }
+  if (me->op & M_FREM) return LLVMBuildFRem(g->b, args[0], args[1], "");
+  bool f32 = t->bits == 32;
+  bool fast = f32 && g->fi->fastmath && (me->op & M_FAST_F32);
+  if (g->host) snprintf(fn, sizeof fn, "%s%s", name, f32 ? "f" : "");
+  else snprintf(fn, sizeof fn, "__nv_%s%s%s", fast ? "fast_" : "", name, f32 ? "f" : "");
+  LLVMTypeRef pt[2] = {ft, ft};
+  LLVMValueRef f = cg_declare_fn(g, fn, ft, pt, n);
+  return cg_call_fn(g, f, args, n);
+}
+
+/* isnan, isinf, isfinite: integers are finite numbers. */
+static LLVMValueRef float_class(cg_ctx *g, int op, LLVMValueRef v, const type *t) {
+  if (t->kind != TY_FLOAT) return LLVMConstInt(g->i1, (op & M_ISFINITE) != 0, 0);
+  if (op & M_ISNAN) return LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
+  LLVMValueRef a = cg_call_intrinsic(g, "llvm.fabs", LLVMTypeOf(v), &v, 1);
+  LLVMValueRef inf = LLVMConstReal(LLVMTypeOf(v), 1.0 / 0.0);
+  return LLVMBuildFCmp(g->b, (op & M_ISINF) ? LLVMRealOEQ : LLVMRealOLT, a, inf, "");
+}
+
+static LLVMValueRef cg_math(cg_ctx *g, node *e, const builtin *b) {
+  if (b->op & M_CLASS) {
+    node *a = e->list.items[0];
+    return float_class(g, b->op, cg_expr(g, a), a->ty);
+  }
+  bool toint = b->op & M_TO_INT;
+  const type *ft = toint ? (((node *)e->list.items[0])->ty->kind == TY_FLOAT
+                                ? ((node *)e->list.items[0])->ty : &ty_f64)
+                         : e->ty;
+  /* float16: computed in float32 (libdevice and libm have no half functions), then
+     rounded once to float16 */
+  const type *rt = ft;
+  if (ft->kind == TY_FLOAT && ft->bits == 16) ft = &ty_f32;
+  LLVMValueRef args[2];
+  for (int i = 0; i < e->list.len && i < 2; i++) args[i] = cg_expr_as(g, e->list.items[i], ft);
+  LLVMValueRef r = cg_math_call(g, b->name, ft, args, (unsigned)e->list.len);
+  return cg_convert(g, r, ft, toint ? e->ty : rt);
+}
+
+/* cbrt(x): libdevice's __nv_cbrt/__nv_cbrtf on the GPU, the C library's cbrt/cbrtf on
+ * the CPU. */
+static LLVMValueRef cg_cbrt(cg_ctx *g, node *e, const builtin *b) {
+  LLVMValueRef x = cg_expr_as(g, e->list.items[0], e->ty);
+  return cg_math_call(g, b->name, e->ty, &x, 1);
+}
+
+static LLVMValueRef cg_constant(cg_ctx *g, node *e, const builtin *b) {
+  return LLVMConstReal(cg_scalar_type(g, e->ty), b->value);
+}
+
+#define FN1(path, name, op) {path, BK_FUNCTION, 1, 1, 0, 0, 0, op, name, 0, ix_math, cg_math, NULL}
+#define FN2(path, name, op) {path, BK_FUNCTION, 2, 2, 0, 0, 0, op, name, 0, ix_math, cg_math, NULL}
+#define CONST(path, v) \
+  {path, BK_VALUE, -1, -1, 0, 0, BF_CONSTANT, 0, NULL, v, ix_constant, cg_constant, NULL}
+#define HI (M_HOST_INTRINSIC)
+#define FAST (M_FAST_F32)
+
+const builtin builtins_math[] = {
+  {"math", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+  FN1("math.sqrt", "sqrt", M_INTRINSIC),    FN1("math.exp", "exp", HI | FAST),
+  FN1("math.exp2", "exp2", HI),             FN1("math.expm1", "expm1", 0),
+  FN1("math.log", "log", HI | FAST),        FN1("math.log2", "log2", HI | FAST),
+  FN1("math.log10", "log10", HI | FAST),    FN1("math.log1p", "log1p", 0),
+  FN1("math.fabs", "fabs", M_INTRINSIC),    FN1("math.sin", "sin", HI | FAST),
+  FN1("math.cos", "cos", HI | FAST),        FN1("math.tan", "tan", FAST),
+  FN1("math.asin", "asin", 0),              FN1("math.acos", "acos", 0),
+  FN1("math.atan", "atan", 0),              FN1("math.sinh", "sinh", 0),
+  FN1("math.cosh", "cosh", 0),              FN1("math.tanh", "tanh", 0),
+  FN1("math.asinh", "asinh", 0),            FN1("math.acosh", "acosh", 0),
+  FN1("math.atanh", "atanh", 0),            FN1("math.erf", "erf", 0),
+  FN1("math.erfc", "erfc", 0),              FN1("math.gamma", "tgamma", 0),
+  FN1("math.lgamma", "lgamma", 0),
+  FN2("math.pow", "pow", HI | FAST),        FN2("math.fmod", "fmod", M_FREM),
+  FN2("math.copysign", "copysign", M_INTRINSIC), FN2("math.hypot", "hypot", 0),
+  FN2("math.atan2", "atan2", 0),
+  FN1("math.floor", "floor", M_INTRINSIC | M_TO_INT),
+  FN1("math.ceil", "ceil", M_INTRINSIC | M_TO_INT),
+  FN1("math.trunc", "trunc", M_INTRINSIC | M_TO_INT),
+  FN1("math.isnan", NULL, M_ISNAN), FN1("math.isinf", NULL, M_ISINF),
+  FN1("math.isfinite", NULL, M_ISFINITE),
+  {"math.cbrt", BK_FUNCTION, 1, 1, 0, 0, 0, 0, "cbrt", 0, ix_cbrt, cg_cbrt, NULL},
+  {"numba.cuda.cbrt", BK_FUNCTION, 1, 1, 0, 0, 0, 0, "cbrt", 0, ix_cbrt, cg_cbrt, NULL},
+  CONST("math.pi", 3.14159265358979323846), CONST("math.e", 2.71828182845904523536),
+  CONST("math.tau", 6.28318530717958647692), CONST("math.inf", INFINITY),
+  CONST("math.nan", NAN),
+  CONST("cmath.pi", 3.14159265358979323846), CONST("cmath.e", 2.71828182845904523536),
+  CONST("cmath.tau", 6.28318530717958647692), CONST("cmath.inf", INFINITY),
+  CONST("cmath.nan", NAN),
+  {NULL},
+};

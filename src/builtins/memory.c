@@ -1,0 +1,348 @@
+/*
+ * memory.c — arrays a kernel makes: cuda.shared.array (static, or dynamic with shape
+ * 0), cuda.local.array, cuda.const.array_like, and the views _kc_row/_kc_cell that the
+ * generated @guvectorize loop (synth.c) passes to its core function. Shared memory is
+ * an addrspace(3) global on the GPU and a slice of the block's buffer on the CPU.
+ */
+#include <string.h>
+
+#include "builtin.h"
+#include "cg.h"
+#include "host_abi.h"
+#include "target.h"
+#include "typing.h"
+
+/* op of this family's rows */
+enum { MEM_SHARED, MEM_LOCAL, MEM_CONST, MEM_ROW, MEM_CELL };
+
+/* ---- typing ---- */
+
+static node *call_arg(node *e, int pos, const char *kw) {
+  if (pos < e->list.len) return e->list.items[pos];
+  for (int i = 0; i < e->kwargs.len; i++) {
+    node *k = e->kwargs.items[i];
+    if (strcmp(k->str, kw) == 0) return k->a;
+  }
+  return NULL;
+}
+
+static const type *dtype_arg(infer_ctx *ic, node *d) {
+  if (d->kind == N_STR) return type_from_name(d->str);
+  const char *p = ix_dotted_path(ic, d);
+  if (!p && d->kind == N_ATTR && strcmp(d->str, "dtype") == 0) {
+    /* an array's dtype: cuda.shared.array(n, a.dtype) */
+    const type *bt = ix_expr(ic, d->a);
+    return bt && bt->kind == TY_ARRAY ? bt->elem : NULL;
+  }
+  return p ? ix_type_from_path(p) : NULL;
+}
+
+/* Bigger than any device's memory of the kind: refused here, where the shape is
+ * written, so that a huge constant shape is not an overflowing size in code generation.
+ * The device's own limit (48 KiB of static shared memory on most GPUs) is checked by
+ * the runtime at launch, where the device is known. */
+#define MAX_MEM_ARRAY_BYTES ((int64_t)1 << 31)
+
+/* cuda.shared.array(0, dtype) is dynamic shared memory, sized at launch. */
+static bool is_dynamic_shape(infer_ctx *ic, node *s) {
+  node *f = ix_fold(ic, s);
+  return f && f->kind == N_INT && f->ival == 0;
+}
+
+/* shape for cuda.shared.array / cuda.local.array: a constant int or tuple of them. */
+static bool const_shape(infer_ctx *ic, node *s, int64_t *dims, int *ndim) {
+  node *f = ix_fold(ic, s);
+  if (f && f->kind == N_INT) { dims[0] = f->ival; *ndim = 1; return dims[0] > 0; }
+  if (!f || f->kind != N_TUPLE || f->list.len < 1 || f->list.len > 3) return false;
+  for (int i = 0; i < f->list.len; i++) {
+    node *d = f->list.items[i];
+    if (d->kind != N_INT || d->ival <= 0) return false;
+    dims[i] = d->ival;
+  }
+  *ndim = f->list.len;
+  return true;
+}
+
+static bool mem_array_fits(infer_ctx *ic, node *shape, const type *el, const int64_t *dims,
+                           int ndim, const builtin *b) {
+  int64_t bytes = el->kind == TY_BOOL || el->bits < 8 ? 1 : el->bits / 8;
+  for (int i = 0; i < ndim; i++) {
+    if (dims[i] > MAX_MEM_ARRAY_BYTES / bytes) {   /* bytes * dims[i] > the cap */
+      ix_error(ic, shape->sp, "%s is too large: more than 2 GiB",
+           builtin_user_name(b));
+      return false;
+    }
+    bytes *= dims[i];
+  }
+  return true;
+}
+
+/* cuda.shared.array(shape, dtype), cuda.local.array(shape, dtype): the shape's extents
+ * go to e->aux_ptr (int64_t[3]) for code generation. */
+static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
+  const char *fname = builtin_user_name(b);
+  bool shared = b->op == MEM_SHARED;
+  node *shape = call_arg(e, 0, "shape"), *dt = call_arg(e, 1, "dtype");
+  if (!shape || !dt || e->list.len + e->kwargs.len != 2) {
+    ix_error(ic, e->sp, "%s takes a shape and a dtype", fname);
+    return NULL;
+  }
+  int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * 3);
+  int ndim;
+  if (shared && is_dynamic_shape(ic, shape)) {
+    dims[0] = 0;   /* dynamic shared memory: sized at launch */
+    ndim = 1;
+  } else if (!const_shape(ic, shape, dims, &ndim)) {
+    ix_error(ic, shape->sp, "the shape of %s must be a positive constant integer or a tuple "
+         "of 1 to 3 of them%s", fname, shared ? " (or 0: dynamic shared "
+         "memory, sized at launch)" : "");
+    return NULL;
+  }
+  const type *el = dtype_arg(ic, dt);
+  if (!el) {
+    ix_error(ic, dt->sp, "unknown dtype for %s", fname);
+    return NULL;
+  }
+  mem_array_fits(ic, shape, el, dims, ndim, b);   /* typed all the same: no cascade */
+  e->aux_ptr = dims;
+  return ix_set_type(e, type_array(ic->ar, el, ndim), false);
+}
+
+/* The extents of a module constant tuple, nested 1 to 3 deep and rectangular. */
+static bool const_tuple_shape(const node *v, int depth, int64_t *dims, int *ndim) {
+  if (v->kind != N_TUPLE) {
+    if (depth == 0) return false;
+    if (*ndim == 0) *ndim = depth;
+    return *ndim == depth;
+  }
+  if (depth >= 3 || v->list.len == 0) return false;
+  if (dims[depth] == 0) dims[depth] = v->list.len;
+  if (dims[depth] != v->list.len) return false;
+  for (int i = 0; i < v->list.len; i++)
+    if (!const_tuple_shape(v->list.items[i], depth + 1, dims, ndim)) return false;
+  return true;
+}
+
+static bool const_has_complex(const node *v) {
+  if (v->kind == N_COMPLEX) return true;
+  if (v->kind != N_TUPLE) return false;
+  for (int i = 0; i < v->list.len; i++)
+    if (const_has_complex(v->list.items[i])) return true;
+  return false;
+}
+
+/* The dtype of a constant array made from tuple v: float64 when any element is a
+ * float, bool when all are bools, else int64 (uint64 when one does not fit int64). */
+static const type *const_tuple_dtype(const node *v) {
+  if (v->kind == N_FLOAT) return &ty_f64;
+  if (v->kind == N_BOOL) return &ty_bool;
+  if (v->kind == N_INT) return v->big ? &ty_u64 : &ty_i64;
+  const type *t = NULL;
+  for (int i = 0; i < v->list.len; i++) {
+    const type *et = const_tuple_dtype(v->list.items[i]);
+    if (!t || et == &ty_f64 || (t == &ty_bool && et != &ty_bool) || et == &ty_u64) t = et;
+  }
+  return t ? t : &ty_i64;
+}
+
+/* cuda.const.array_like(CONST) with CONST a module-level tuple (nested for 2-D and
+ * 3-D); kcc also takes an optional dtype, since a tuple has none of its own. */
+static const type *ix_const_array(infer_ctx *ic, node *e, const builtin *b) {
+  const char *fname = builtin_user_name(b);
+  node *src = call_arg(e, 0, "ary"), *dt = call_arg(e, 1, "dtype");
+  if (!src || e->list.len + e->kwargs.len > 2 || (e->list.len + e->kwargs.len == 2 && !dt)) {
+    ix_error(ic, e->sp, "%s takes a module constant tuple and, optionally, a dtype", fname);
+    return NULL;
+  }
+  symbol *s = src->kind == N_NAME ? ix_find_const(ic, src->str) : NULL;
+  int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * 3);
+  dims[0] = dims[1] = dims[2] = 0;
+  int ndim = 0;
+  if (!s || !s->value || !const_tuple_shape(s->value, 0, dims, &ndim)) {
+    ix_error(ic, src->sp, "%s needs the name of a module constant holding a tuple of numbers "
+         "(nested, with equal lengths, for 2 or 3 dimensions)", fname);
+    return NULL;
+  }
+  if (const_has_complex(s->value)) {
+    ix_error(ic, src->sp, "%s of complex numbers is not supported yet", fname);
+    return NULL;
+  }
+  src->sym = s;
+  src->ty = s->ty;
+  const type *el = dt ? dtype_arg(ic, dt) : const_tuple_dtype(s->value);
+  if (!el) {
+    ix_error(ic, dt->sp, "unknown dtype for %s", fname);
+    return NULL;
+  }
+  e->aux_ptr = dims;
+  return ix_set_type(e, type_array(ic->ar, el, ndim), false);
+}
+
+/* _kc_row(a, i) / _kc_cell(a, i): the views the @guvectorize loop kernel (synth.c)
+ * passes to the core function. */
+static const type *ix_gu_view(infer_ctx *ic, node *e, const builtin *b) {
+  bool row = b->op == MEM_ROW;
+  if (!ix_args(ic, e)) return NULL;
+  const type *at = ((node *)e->list.items[0])->ty;
+  bool ok = at->kind == TY_ARRAY && (row ? at->ndim >= 2 : at->ndim == 1);
+  if (!ok) {
+    ix_error(ic, e->sp, "internal compiler error: bad view of %s", ix_tname(ic, at));
+    return NULL;
+  }
+  return ix_set_type(e, type_array(ic->ar, at->elem, row ? at->ndim - 1 : 1), false);
+}
+
+
+/* ---- lowering ---- */
+
+/* A shared array: an addrspace(3) global on the GPU, a slice of the block's shared
+ * buffer on the host; a local array: an alloca. Either way an array value. */
+static LLVMValueRef cg_mem_array(cg_ctx *g, node *e, const builtin *b) {
+  const type *t = e->ty;
+  const int64_t *dims = e->aux_ptr;
+  if (b->op == MEM_SHARED && dims[0] == 0) return cg_dynamic_shared(g, t);
+  int64_t n = 1;
+  for (int k = 0; k < t->ndim; k++) n *= dims[k];
+  LLVMTypeRef at = LLVMArrayType2(cg_mem_type(g, t->elem), (uint64_t)n);
+  LLVMValueRef data;
+  if (b->op == MEM_LOCAL) {
+    data = cg_entry_alloca(g, at, "local");
+  } else if (!g->host) {
+    LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, at, "shared", 3);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetInitializer(gv, LLVMGetUndef(at));
+    LLVMSetAlignment(gv, 16);
+    data = LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+  } else {
+    size_t bytes = (size_t)n * (t->elem->kind == TY_BOOL ? 1 : (size_t)t->elem->bits / 8);
+    size_t off = (g->shared_bytes + 15) & ~(size_t)15;
+    g->shared_bytes = off + bytes;
+    LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_SHARED)};
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "");
+    LLVMValueRef base = LLVMBuildLoad2(g->b, g->ptr, p, "shared");
+    LLVMValueRef o[1] = {ci64(g, (long long)off)};
+    data = LLVMBuildInBoundsGEP2(g->b, g->i8, base, o, 1, "");
+  }
+  LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, t->ndim));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  for (int k = 0; k < t->ndim; k++) v = LLVMBuildInsertValue(g->b, v, ci64(g, dims[k]), (unsigned)(k + 1), "");
+  return v;
+}
+
+/* PTX's %dynamic_smem_size: the launch's dynamic shared memory in bytes. LLVM 22 has an
+ * intrinsic for it, 19 has not: there the register is read by inline PTX, which
+ * touches no memory (so it is as free to move or merge as the intrinsic). */
+static LLVMValueRef dynamic_smem_size(cg_ctx *g) {
+  static const char intrinsic[] = "llvm.nvvm.read.ptx.sreg.dynamic_smem_size";
+  if (LLVMLookupIntrinsicID(intrinsic, sizeof intrinsic - 1))
+    return cg_call_intrinsic(g, intrinsic, NULL, NULL, 0);
+  return tgt_pure_asm(g->b, g->i32, "mov.u32 $0, %dynamic_smem_size;", "=r", NULL, 0);
+}
+
+/* cuda.shared.array(0, dtype): the launch's dynamic shared memory, as a 1-D array of
+ * (bytes / itemsize) elements. */
+LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
+  LLVMValueRef data, bytes;
+  if (g->host) {
+    data = cg_blk_load(g, KC_CPU_BLOCK_OFF_DYN_SHARED, g->ptr, "dyn_shared");
+    bytes = cg_blk_load(g, KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES, g->i64, "dyn_bytes");
+  } else {
+    LLVMValueRef gv = LLVMGetNamedGlobal(g->m, "kc_dynamic_shared");
+    if (!gv) {
+      gv = LLVMAddGlobalInAddressSpace(g->m, LLVMArrayType2(g->i8, 0), "kc_dynamic_shared", 3);
+      LLVMSetLinkage(gv, LLVMExternalLinkage);
+      LLVMSetAlignment(gv, 16);
+    }
+    data = LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+    bytes = LLVMBuildZExt(g->b, dynamic_smem_size(g), g->i64, "");
+  }
+  long long size = t->elem->kind == TY_BOOL ? 1 : t->elem->bits / 8;
+  LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, 1));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  return LLVMBuildInsertValue(g->b, v, LLVMBuildUDiv(g->b, bytes, ci64(g, size), ""), 1, "");
+}
+
+/* One element of a module constant as an LLVM constant of memory type el. */
+static LLVMValueRef const_element(cg_ctx *g, const node *v, const type *el) {
+  LLVMTypeRef mt = cg_mem_type(g, el);
+  double d = v->kind == N_FLOAT ? v->fval : v->big ? (double)v->uval : (double)v->ival;
+  if (el->kind == TY_FLOAT) return LLVMConstReal(mt, d);
+  if (el->kind == TY_BOOL) return LLVMConstInt(mt, d != 0, 0);
+  if (v->kind == N_FLOAT) return LLVMConstInt(mt, (unsigned long long)(long long)d, 1);
+  return LLVMConstInt(mt, v->big ? v->uval : (unsigned long long)v->ival, 0);
+}
+
+static void flatten_const(cg_ctx *g, const node *v, const type *el, LLVMValueRef *out, int *n) {
+  if (v->kind != N_TUPLE) {
+    out[(*n)++] = const_element(g, v, el);
+    return;
+  }
+  for (int i = 0; i < v->list.len; i++) flatten_const(g, v->list.items[i], el, out, n);
+}
+
+/* cuda.const.array_like(CONST): a constant global (addrspace(4) on the GPU), made once
+ * per constant and dtype. */
+static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  const type *t = e->ty;
+  const int64_t *dims = e->aux_ptr;
+  node *src = e->list.items[0];
+  const char *name = arena_printf(g->ar, "kc_const_%s_%s", src->sym->name,
+                                  type_name(g->ar, t->elem));
+  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, name);
+  int64_t n = 1;
+  for (int k = 0; k < t->ndim; k++) n *= dims[k];
+  LLVMTypeRef at = LLVMArrayType2(cg_mem_type(g, t->elem), (uint64_t)n);
+  if (!gv) {
+    LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)n);
+    int k = 0;
+    flatten_const(g, src->sym->value, t->elem, vals, &k);
+    gv = LLVMAddGlobalInAddressSpace(g->m, at, name, g->host ? 0 : 4);
+    LLVMSetInitializer(gv, LLVMConstArray2(cg_mem_type(g, t->elem), vals, (uint64_t)n));
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetAlignment(gv, 16);
+  }
+  LLVMValueRef data = g->host ? gv : LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+  LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, t->ndim));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  for (int k = 0; k < t->ndim; k++)
+    v = LLVMBuildInsertValue(g->b, v, ci64(g, dims[k]), (unsigned)(k + 1), "");
+  return v;
+}
+
+/* ---- @guvectorize views ---- */
+/* _kc_row(a, i): a[i] as an array of the trailing dims (C order: i * their product
+ * elements in); _kc_cell(a, i): the one-element array at a[i]. */
+static LLVMValueRef cg_gu_view(cg_ctx *g, node *e, const builtin *b) {
+  node *an = e->list.items[0];
+  const type *at = an->ty, *rt = e->ty;
+  bool row = b->op == MEM_ROW;
+  LLVMValueRef arr = cg_expr(g, an);
+  LLVMValueRef i = cg_expr_as(g, e->list.items[1], &ty_i64);
+  LLVMValueRef off = row ? LLVMBuildMul(g->b, i, cg_array_stride(g, arr, at, 0), "") : i;
+  LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "");
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, cg_mem_type(g, at->elem), data, &off, 1, "");
+  LLVMValueRef v = LLVMBuildInsertValue(g->b, LLVMGetUndef(cg_array_struct(g, rt->ndim)), p, 0, "");
+  for (int k = 0; k < rt->ndim; k++)
+    v = LLVMBuildInsertValue(g->b, v, row ? cg_array_extent(g, arr, k + 1) : ci64(g, 1),
+                             (unsigned)(k + 1), "");
+  return v;
+}
+
+
+#define NS(path) {path, BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL}
+
+/* name: the kind of array, for messages */
+const builtin builtins_memory[] = {
+  NS("numba.cuda.shared"), NS("numba.cuda.local"), NS("numba.cuda.const"),
+  {"numba.cuda.shared.array", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY, MEM_SHARED, "shared", 0,
+   ix_mem_array, cg_mem_array, NULL},
+  {"numba.cuda.local.array", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY, MEM_LOCAL, "local", 0,
+   ix_mem_array, cg_mem_array, NULL},
+  {"numba.cuda.const.array_like", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY | BF_READ_ONLY,
+   MEM_CONST, "constant", 0, ix_const_array, cg_const_array, NULL},
+  {"_kc_row", BK_FUNCTION, 2, 2, 0, 0, 0, MEM_ROW, NULL, 0, ix_gu_view, cg_gu_view, NULL},
+  {"_kc_cell", BK_FUNCTION, 2, 2, 0, 0, 0, MEM_CELL, NULL, 0, ix_gu_view, cg_gu_view, NULL},
+  {NULL},
+};

@@ -1,0 +1,158 @@
+/*
+ * python.c — Python's builtin functions in kernels: range (in for loops only), len,
+ * abs, min, max, round, int, float, bool, and a scalar type called as a cast
+ * (float32(x)).
+ */
+#include <limits.h>
+
+#include "builtin.h"
+#include "cg.h"
+#include "typing.h"
+
+/* ---- typing ---- */
+
+static const type *ix_range(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  ix_error(ic, e->sp, "range() can only be used in a for loop");
+  return NULL;
+}
+
+static const type *ix_len(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  if (!ix_args(ic, e)) return NULL;
+  if (e->list.items[0]->ty->kind != TY_ARRAY && e->list.items[0]->ty->kind != TY_TUPLE) {
+    ix_error(ic, e->list.items[0]->sp, "len() needs an array or tuple, not %s",
+         ix_tname(ic, e->list.items[0]->ty));
+    return NULL;
+  }
+  return ix_set_type(e, &ty_i64, false);
+}
+
+/* abs(x): x's type (int64 for a bool); the modulus, a float, of a complex. */
+static const type *ix_abs(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  if (!ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (!ix_need_scalar(ic, a, "abs")) return NULL;
+  if (a->ty->kind == TY_COMPLEX) return ix_set_type(e, type_complex_part(a->ty), a->weak);
+  return ix_set_type(e, a->ty == &ty_bool ? &ty_i64 : a->ty, a->weak);
+}
+
+/* min(a, b, ...), max(...): the arguments promoted (any number of them) */
+static const type *ix_minmax(infer_ctx *ic, node *e, const builtin *b) {
+  const char *fname = b->path;
+  if (!ix_check_argc(ic, e, fname, 2, INT_MAX) || !ix_args(ic, e)) return NULL;
+  const type *t = NULL;
+  bool weak = false;
+  for (int i = 0; i < e->list.len; i++) {
+    node *a = e->list.items[i];
+    if (!ix_need_real(ic, a, fname)) return NULL;
+    if (!t) { t = a->ty; weak = a->weak; continue; }
+    bool w;
+    t = ix_promote(t, weak, NULL, a->ty, a->weak, a, &w);
+    weak = w;
+  }
+  return ix_set_type(e, t, weak);
+}
+
+/* round(x): an integer stays, a float rounds (half to even) to int64 */
+static const type *ix_round(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  if (e->list.len == 2) {
+    ix_error(ic, e->sp, "round() with a number of digits is not supported in kernels");
+    return NULL;
+  }
+  if (!ix_check_argc(ic, e, "round", 1, 1) || !ix_args(ic, e)) return NULL;
+  if (!ix_need_real(ic, e->list.items[0], "round")) return NULL;
+  return ix_set_type(e, e->list.items[0]->ty->kind == TY_INT ? e->list.items[0]->ty : &ty_i64,
+                false);
+}
+
+static const type *ix_int(infer_ctx *ic, node *e, const builtin *b) {
+  return ix_cast(ic, e, &ty_i64, b->path);
+}
+
+static const type *ix_float(infer_ctx *ic, node *e, const builtin *b) {
+  return ix_cast(ic, e, &ty_f64, b->path);
+}
+
+static const type *ix_bool(infer_ctx *ic, node *e, const builtin *b) {
+  return ix_cast(ic, e, &ty_bool, b->path);
+}
+
+/* A type called as a cast: typed by type inference itself (ix_cast with the type the
+ * path names), so this row is never looked up by path; it carries the lowering. */
+static const type *ix_type_cast(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  ix_error(ic, e->sp, "internal compiler error: a cast typed as a builtin");
+  return NULL;
+}
+
+/* ---- lowering ---- */
+
+/* min(a, b, ...), max(...): op 1 for max */
+static LLVMValueRef cg_minmax(cg_ctx *g, node *e, const builtin *b) {
+  bool is_max = b->op;
+  const type *t = e->ty;
+  LLVMValueRef r = cg_expr_as(g, e->list.items[0], t);
+  for (int i = 1; i < e->list.len; i++) {
+    LLVMValueRef v = cg_expr_as(g, e->list.items[i], t);
+    /* Python: min keeps the first of equal values; a new value wins only if smaller */
+    LLVMValueRef better = cg_compare_op(g, is_max ? OP_GT : OP_LT, v, r, t);
+    r = LLVMBuildSelect(g->b, better, v, r, "");
+  }
+  return r;
+}
+
+static LLVMValueRef cg_abs(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  node *a = e->list.items[0];
+  if (a->ty->kind == TY_COMPLEX) return cx_abs(g, cg_expr(g, a), a->ty);
+  const type *t = e->ty;
+  LLVMValueRef v = cg_expr_as(g, e->list.items[0], t);
+  if (t->kind == TY_FLOAT) return cg_call_intrinsic(g, "llvm.fabs", LLVMTypeOf(v), &v, 1);
+  if (!t->is_signed) return v;
+  LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  return LLVMBuildSelect(g->b, neg, LLVMBuildNeg(g->b, v, ""), v, "");
+}
+
+static LLVMValueRef cg_round(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  node *a = e->list.items[0];
+  if (a->ty->kind == TY_INT) return cg_expr(g, a);
+  const type *ft = a->ty->kind == TY_FLOAT ? a->ty : &ty_f64;
+  LLVMValueRef v = cg_expr_as(g, a, ft);
+  LLVMValueRef r = cg_call_intrinsic(g, "llvm.roundeven", LLVMTypeOf(v), &v, 1);
+  return cg_convert(g, r, ft, e->ty);
+}
+
+static LLVMValueRef cg_len(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  node *a = e->list.items[0];
+  if (a->ty->kind == TY_TUPLE) return ci64(g, a->ty->nelems);
+  return cg_array_extent(g, cg_expr(g, a), 0);
+}
+
+
+/* int(x), float(x), bool(x), float32(x) ...: a conversion to the call's type */
+static LLVMValueRef cg_cast(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  return cg_expr_as(g, e->list.items[0], e->ty);
+}
+
+const builtin builtins_python[] = {
+  {"range", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_range, NULL, NULL},
+  {"len", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_len, cg_len, NULL},
+  {"abs", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_abs, cg_abs, NULL},
+  {"min", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_minmax, cg_minmax, NULL},
+  {"max", BK_FUNCTION, -1, -1, 0, 0, 0, 1, NULL, 0, ix_minmax, cg_minmax, NULL},
+  {"round", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_round, cg_round, NULL},
+  {"int", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_int, cg_cast, NULL},
+  {"float", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_float, cg_cast, NULL},
+  {"bool", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_bool, cg_cast, NULL},
+  {NULL},
+};
+
+const builtin builtin_type_cast = {
+  "<cast>", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_type_cast, cg_cast, NULL,
+};

@@ -1,0 +1,33 @@
+/*
+ * registry.c — the list of builtin families and lookup by path. Each family's table
+ * lives in its own file (builtin.h); a path is looked up once per use in the source,
+ * so a linear scan of ~250 rows is cheaper than building an index.
+ */
+#include <string.h>
+
+#include "builtin.h"
+
+static const builtin_family families[] = {
+  {"modules", builtins_modules}, {"threads", builtins_threads}, {"sync", builtins_sync},
+  {"atomics", builtins_atomics}, {"warp", builtins_warp},       {"bits", builtins_bits},
+  {"memory", builtins_memory},   {"math", builtins_math},       {"complex", builtins_complex},
+  {"fp16", builtins_fp16},       {"python", builtins_python},   {"print", builtins_print},
+  {NULL, NULL},
+};
+
+const builtin *builtin_find(const char *path) {
+  for (const builtin_family *f = families; f->name; f++)
+    for (const builtin *b = f->rows; b->path; b++)
+      if (strcmp(b->path, path) == 0) return b;
+  return NULL;
+}
+
+const builtin_family *builtin_families(void) { return families; }
+
+const char *builtin_user_name(const builtin *b) {
+  return strncmp(b->path, "numba.", 6) == 0 ? b->path + 6 : b->path;
+}
+
+builtin_lowering builtin_lowering_for(const builtin *b, bool host) {
+  return host && b->lower_host ? b->lower_host : b->lower;
+}

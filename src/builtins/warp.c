@@ -1,0 +1,248 @@
+/*
+ * warp.c — the warp: cuda.syncwarp, the shuffles shfl(_up, _down, _xor)_sync, the votes
+ * all/any/eq/ballot_sync, match_any/all_sync, activemask and lanemask_lt. On the GPU
+ * each is its PTX instruction (64-bit values shuffle as two 32-bit halves); on the CPU
+ * back end the threads of a block run as fibers and the executor exchanges the values
+ * (blk->collective, with the row's KC_COLL_* code in op: host_abi.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cg.h"
+#include "host_abi.h"
+#include "typing.h"
+
+/* ---- typing ---- */
+
+/* A value that can travel through a shuffle or a match: an integer or a float. */
+static bool need_warp_value(infer_ctx *ic, node *arg, const char *fname) {
+  if (arg->ty && (arg->ty->kind == TY_INT || (arg->ty->kind == TY_FLOAT && arg->ty->bits >= 32)))
+    return true;
+  if (arg->ty) ix_error(ic, arg->sp, "%s needs an integer, float32 or float64 value, not %s", fname,
+                    ix_tname(ic, arg->ty));
+  return false;
+}
+
+/* syncwarp(mask=all): no value. */
+static const type *ix_syncwarp(infer_ctx *ic, node *e, const builtin *b) {
+  if (!ix_args(ic, e)) return NULL;
+  if (e->list.len == 1 && !ix_need_int(ic, e->list.items[0], builtin_user_name(b), "mask"))
+    return NULL;
+  return ix_set_type(e, &ty_void, false);
+}
+
+/* shfl_sync(mask, value, lane), shfl_up/down/xor_sync(mask, value, delta): the value's
+ * type. */
+static const type *ix_shuffle(infer_ctx *ic, node *e, const builtin *b) {
+  const char *fname = builtin_user_name(b);
+  if (!ix_args(ic, e)) return NULL;
+  node *v = e->list.items[1];
+  if (!ix_need_int(ic, e->list.items[0], fname, "mask") || !need_warp_value(ic, v, fname) ||
+      !ix_need_int(ic, e->list.items[2], fname, "lane or offset"))
+    return NULL;
+  /* a bare literal is shuffled as the int64 or float64 it is */
+  return ix_set_type(e, v->ty, false);
+}
+
+/* (mask, pred) for the votes, (mask, value) for the matches. */
+static bool vote_args(infer_ctx *ic, node *e, const builtin *b, bool match) {
+  const char *fname = builtin_user_name(b);
+  if (!ix_args(ic, e)) return false;
+  node *v = e->list.items[1];
+  if (!ix_need_int(ic, e->list.items[0], fname, "mask")) return false;
+  return match ? need_warp_value(ic, v, fname) : ix_need_real(ic, v, fname);
+}
+
+/* all_sync/any_sync/eq_sync(mask, pred) -> bool */
+static const type *ix_vote(infer_ctx *ic, node *e, const builtin *b) {
+  return vote_args(ic, e, b, false) ? ix_set_type(e, &ty_bool, false) : NULL;
+}
+
+/* ballot_sync(mask, pred) -> uint32 */
+static const type *ix_ballot(infer_ctx *ic, node *e, const builtin *b) {
+  return vote_args(ic, e, b, false) ? ix_set_type(e, &ty_u32, false) : NULL;
+}
+
+/* match_any_sync(mask, value) -> uint32 */
+static const type *ix_match_any(infer_ctx *ic, node *e, const builtin *b) {
+  return vote_args(ic, e, b, true) ? ix_set_type(e, &ty_u32, false) : NULL;
+}
+
+/* match_all_sync(mask, value) -> (uint32, bool) */
+static const type *ix_match_all(infer_ctx *ic, node *e, const builtin *b) {
+  if (!vote_args(ic, e, b, true)) return NULL;
+  const type *el[2] = {&ty_u32, &ty_bool};
+  return ix_set_type(e, type_tuple(ic->ar, el, 2), false);
+}
+
+/* activemask(), lanemask_lt(): uint32 */
+static const type *ix_lane_mask(infer_ctx *ic, node *e, const builtin *b) {
+  (void)ic, (void)b;
+  return ix_set_type(e, &ty_u32, false);
+}
+
+/* ---- lowering ---- */
+
+static LLVMValueRef cg_mask_arg(cg_ctx *g, node *e, int i) {
+  return i < e->list.len ? cg_expr_as(g, e->list.items[i], &ty_u32) : ci32(g, -1);
+}
+
+static LLVMValueRef cg_syncwarp(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  cg_call_intrinsic(g, "llvm.nvvm.bar.warp.sync", NULL, &mask, 1);
+  return NULL;
+}
+
+static LLVMValueRef cg_syncwarp_host(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  cg_host_collective(g, KC_COLL_SYNCWARP, mask, NULL, NULL, e->sp);
+  return NULL;
+}
+
+static LLVMValueRef cg_activemask(cg_ctx *g, node *e, const builtin *b) {
+  (void)e, (void)b;
+  return cg_call_intrinsic(g, "llvm.nvvm.activemask", NULL, NULL, 0);
+}
+
+static LLVMValueRef cg_activemask_host(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  return LLVMBuildTrunc(g->b, cg_host_collective(g, KC_COLL_ACTIVEMASK, NULL, NULL, NULL, e->sp),
+                        g->i32, "");
+}
+
+/* A warp value as raw bits (i32 or i64) and back. */
+static LLVMValueRef warp_bits(cg_ctx *g, LLVMValueRef v, const type *t) {
+  if (t->kind == TY_FLOAT) return LLVMBuildBitCast(g->b, v, t->bits == 32 ? g->i32 : g->i64, "");
+  if (t->bits >= 32) return v;
+  return t->is_signed ? LLVMBuildSExt(g->b, v, g->i32, "") : LLVMBuildZExt(g->b, v, g->i32, "");
+}
+
+static LLVMValueRef warp_unbits(cg_ctx *g, LLVMValueRef bits, const type *t) {
+  if (t->kind == TY_FLOAT) return LLVMBuildBitCast(g->b, bits, cg_scalar_type(g, t), "");
+  if (t->bits >= 32) return bits;
+  return LLVMBuildTrunc(g->b, bits, cg_scalar_type(g, t), "");
+}
+
+static LLVMValueRef nvptx_shfl32(cg_ctx *g, const char *mode, LLVMValueRef mask,
+                                 LLVMValueRef v, LLVMValueRef lane) {
+  char name[48];
+  snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.i32", mode);
+  /* c: clamp 31 for idx/down/bfly, 0 for up, as in CUDA's __shfl_*_sync at width 32 */
+  LLVMValueRef args[4] = {mask, v, lane, ci32(g, strcmp(mode, "up") == 0 ? 0 : 0x1f)};
+  return cg_call_intrinsic(g, name, NULL, args, 4);
+}
+
+/* shfl_sync and friends; 64-bit values travel as two 32-bit shuffles on the GPU. */
+static LLVMValueRef cg_shuffle(cg_ctx *g, node *e, const builtin *b) {
+  const type *t = e->ty;
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  LLVMValueRef bits = warp_bits(g, cg_expr(g, e->list.items[1]), t);
+  LLVMValueRef lane = cg_expr_as(g, e->list.items[2], &ty_u32);
+  if (g->host) {
+    LLVMValueRef v64 = LLVMTypeOf(bits) == g->i64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
+    LLVMValueRef r = cg_host_collective(g, (unsigned)b->op, mask, v64, lane, e->sp);
+    if (LLVMTypeOf(bits) != g->i64) r = LLVMBuildTrunc(g->b, r, g->i32, "");
+    return warp_unbits(g, r, t);
+  }
+  if (LLVMTypeOf(bits) == g->i32) return warp_unbits(g, nvptx_shfl32(g, b->name, mask, bits, lane), t);
+  LLVMValueRef lo = LLVMBuildTrunc(g->b, bits, g->i32, "");
+  LLVMValueRef hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, bits, ci64(g, 32), ""), g->i32, "");
+  lo = LLVMBuildZExt(g->b, nvptx_shfl32(g, b->name, mask, lo, lane), g->i64, "");
+  hi = LLVMBuildZExt(g->b, nvptx_shfl32(g, b->name, mask, hi, lane), g->i64, "");
+  LLVMValueRef r = LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, ci64(g, 32), ""), "");
+  return warp_unbits(g, r, t);
+}
+
+static LLVMValueRef cg_vote(cg_ctx *g, node *e, const builtin *b) {
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  node *a = e->list.items[1];
+  LLVMValueRef pred = cg_to_bool(g, cg_expr(g, a), a->ty);
+  if (g->host) {
+    LLVMValueRef r = cg_host_collective(g, (unsigned)b->op, mask, LLVMBuildZExt(g->b, pred, g->i64, ""), NULL, e->sp);
+    return b->op == KC_COLL_BALLOT ? LLVMBuildTrunc(g->b, r, g->i32, "")
+                               : LLVMBuildICmp(g->b, LLVMIntNE, r, ci64(g, 0), "");
+  }
+  LLVMValueRef args[2] = {mask, pred};
+  return cg_call_intrinsic(g, b->name, NULL, args, 2);
+}
+
+/* match_any_sync -> uint32 mask; match_all_sync -> (mask, pred). Values compare as bits. */
+static LLVMValueRef cg_match(cg_ctx *g, node *e, const builtin *b) {
+  bool any = b->op == KC_COLL_MATCH_ANY;
+  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+  node *a = e->list.items[1];
+  LLVMValueRef bits = warp_bits(g, cg_expr(g, a), a->ty);
+  LLVMValueRef m, pred = NULL;
+  if (g->host) {
+    LLVMValueRef v64 = LLVMTypeOf(bits) == g->i64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
+    m = LLVMBuildTrunc(g->b, cg_host_collective(g, (unsigned)b->op, mask, v64, NULL, e->sp),
+                       g->i32, "");
+    if (!any) pred = LLVMBuildICmp(g->b, LLVMIntNE, m, ci32(g, 0), "");
+  } else {
+    bool w64 = LLVMTypeOf(bits) == g->i64;
+    LLVMValueRef args[2] = {mask, bits};
+    if (any) {
+      m = cg_call_intrinsic(g, w64 ? "llvm.nvvm.match.any.sync.i64" : "llvm.nvvm.match.any.sync.i32",
+                         NULL, args, 2);
+    } else {
+      LLVMValueRef r = cg_call_intrinsic(g, w64 ? "llvm.nvvm.match.all.sync.i64p"
+                                             : "llvm.nvvm.match.all.sync.i32p", NULL, args, 2);
+      m = LLVMBuildExtractValue(g->b, r, 0, "");
+      pred = LLVMBuildExtractValue(g->b, r, 1, "");
+    }
+  }
+  if (!pred) return m;
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
+  agg = LLVMBuildInsertValue(g->b, agg, m, 0, "");
+  return LLVMBuildInsertValue(g->b, agg, pred, 1, "");
+}
+
+static LLVMValueRef cg_lanemask_lt(cg_ctx *g, node *e, const builtin *b) {
+  (void)e, (void)b;
+  return cg_call_intrinsic(g, "llvm.nvvm.read.ptx.sreg.lanemask.lt", NULL, NULL, 0);
+}
+
+/* The CPU: the bits of the lanes below this one. */
+static LLVMValueRef cg_lanemask_lt_host(cg_ctx *g, node *e, const builtin *b) {
+  (void)e, (void)b;
+  LLVMValueRef bit = LLVMBuildShl(g->b, ci32(g, 1), cg_laneid(g), "");
+  return LLVMBuildSub(g->b, bit, ci32(g, 1), "");
+}
+
+
+#define WARP(path, lo, hi, sm, flags, op, name, typing, lower, host) \
+  {path, BK_FUNCTION, lo, hi, sm, 60, flags, op, name, 0, typing, lower, host}
+
+/* The warp-synchronous instructions need sm_30 (sm_70 for match) and PTX 6.0. */
+const builtin builtins_warp[] = {
+  WARP("numba.cuda.syncwarp", 0, 1, 30, BF_WARP, KC_COLL_SYNCWARP, NULL, ix_syncwarp,
+       cg_syncwarp, cg_syncwarp_host),
+  WARP("numba.cuda.shfl_sync", 3, 3, 30, BF_WARP, KC_COLL_SHFL_IDX, "idx", ix_shuffle,
+       cg_shuffle, NULL),
+  WARP("numba.cuda.shfl_up_sync", 3, 3, 30, BF_WARP, KC_COLL_SHFL_UP, "up", ix_shuffle,
+       cg_shuffle, NULL),
+  WARP("numba.cuda.shfl_down_sync", 3, 3, 30, BF_WARP, KC_COLL_SHFL_DOWN, "down", ix_shuffle,
+       cg_shuffle, NULL),
+  WARP("numba.cuda.shfl_xor_sync", 3, 3, 30, BF_WARP, KC_COLL_SHFL_XOR, "bfly", ix_shuffle,
+       cg_shuffle, NULL),
+  WARP("numba.cuda.all_sync", 2, 2, 30, BF_WARP, KC_COLL_VOTE_ALL, "llvm.nvvm.vote.all.sync",
+       ix_vote, cg_vote, NULL),
+  WARP("numba.cuda.any_sync", 2, 2, 30, BF_WARP, KC_COLL_VOTE_ANY, "llvm.nvvm.vote.any.sync",
+       ix_vote, cg_vote, NULL),
+  WARP("numba.cuda.eq_sync", 2, 2, 30, BF_WARP, KC_COLL_VOTE_EQ, "llvm.nvvm.vote.uni.sync",
+       ix_vote, cg_vote, NULL),
+  WARP("numba.cuda.ballot_sync", 2, 2, 30, BF_WARP, KC_COLL_BALLOT,
+       "llvm.nvvm.vote.ballot.sync", ix_ballot, cg_vote, NULL),
+  WARP("numba.cuda.match_any_sync", 2, 2, 70, BF_WARP, KC_COLL_MATCH_ANY, NULL, ix_match_any,
+       cg_match, NULL),
+  WARP("numba.cuda.match_all_sync", 2, 2, 70, BF_WARP, KC_COLL_MATCH_ALL, NULL, ix_match_all,
+       cg_match, NULL),
+  WARP("numba.cuda.activemask", 0, 0, 30, BF_WARP, KC_COLL_ACTIVEMASK, NULL, ix_lane_mask,
+       cg_activemask, cg_activemask_host),
+  {"numba.cuda.lanemask_lt", BK_FUNCTION, 0, 0, 0, 0, 0, 0, NULL, 0, ix_lane_mask,
+   cg_lanemask_lt, cg_lanemask_lt_host},
+  {NULL},
+};

@@ -1,0 +1,111 @@
+/*
+ * cg.h — code generation's state and the helpers that lowerings share: LLVM types of
+ * kcc types, conversions, intrinsic and function calls, array access, Python's
+ * arithmetic, and the target's special registers and CPU executor calls. Included by
+ * codegen.c and by the builtin families (src/builtins/), whose lowerings run inside it.
+ */
+#ifndef KCC_CG_H
+#define KCC_CG_H
+
+#include <llvm-c/Core.h>
+
+#include "sema.h"
+
+typedef struct loop_targets {
+  LLVMBasicBlockRef brk, cont;
+} loop_targets;
+
+struct cg_ctx {
+  arena *ar;
+  diag_sink *d;
+  program *prog;
+  const kcc_options *opts;
+  bool host;
+  LLVMContextRef c;
+  LLVMModuleRef m;
+  LLVMBuilderRef b;
+  LLVMTypeRef ptr, i1, i8, i32, i64, f32, f64, voidt;
+  /* the function being generated */
+  fn_instance *fi;
+  LLVMValueRef fn;
+  LLVMValueRef blk, tid[3];         /* host: hidden parameters */
+  LLVMBasicBlockRef entry, ret_bb;
+  LLVMValueRef ret_slot;
+  loop_targets *loop;
+  size_t shared_bytes;              /* host: static shared layout of the module */
+  /* debug info */
+  LLVMDIBuilderRef dib;
+  LLVMMetadataRef di_file, di_sp;
+};
+
+/* LLVM types: a value's (i1 for bool), in memory (i8 for bool), an array value
+ * {ptr, i64 extent x ndim} */
+LLVMTypeRef cg_type(cg_ctx *g, const type *t);
+LLVMTypeRef cg_scalar_type(cg_ctx *g, const type *t);
+LLVMTypeRef cg_mem_type(cg_ctx *g, const type *t);
+LLVMTypeRef cg_array_struct(cg_ctx *g, int ndim);
+
+static inline LLVMValueRef ci32(cg_ctx *g, long long v) {
+  return LLVMConstInt(g->i32, (unsigned long long)v, 1);
+}
+static inline LLVMValueRef ci64(cg_ctx *g, long long v) {
+  return LLVMConstInt(g->i64, (unsigned long long)v, 1);
+}
+
+/* Values: an expression, an expression converted to type to, conversions. */
+LLVMValueRef cg_expr(cg_ctx *g, node *e);
+LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to);
+LLVMValueRef cg_convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to);
+LLVMValueRef cg_to_bool(cg_ctx *g, LLVMValueRef v, const type *t);
+/* Python's arithmetic and comparisons on two values of type t. */
+LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
+LLVMValueRef cg_compare_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
+
+/* Blocks, locals, calls. */
+LLVMBasicBlockRef cg_new_bb(cg_ctx *g, const char *name);
+LLVMValueRef cg_entry_alloca(cg_ctx *g, LLVMTypeRef t, const char *name);
+LLVMValueRef cg_call_intrinsic(cg_ctx *g, const char *name, LLVMTypeRef over,
+                               LLVMValueRef *args, unsigned n);
+bool cg_have_intrinsic(const char *name);   /* this LLVM has it (names change) */
+LLVMValueRef cg_declare_fn(cg_ctx *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                           unsigned n);
+LLVMValueRef cg_call_fn(cg_ctx *g, LLVMValueRef f, LLVMValueRef *args, unsigned n);
+void cg_internal_error(cg_ctx *g, span sp, const char *what);
+
+/* Arrays: extents, strides, the address of a[i, j] (ix an N_INDEX), size. */
+LLVMValueRef cg_array_extent(cg_ctx *g, LLVMValueRef arr, int k);
+LLVMValueRef cg_array_stride(cg_ctx *g, LLVMValueRef arr, const type *at, int k);
+LLVMValueRef cg_element_ptr(cg_ctx *g, node *ix);
+LLVMValueRef cg_array_size(cg_ctx *g, LLVMValueRef arr, int ndim);
+
+/* The target: special registers (which: 0 threadIdx, 1 blockIdx, 2 blockDim,
+ * 3 gridDim), the lane, !range metadata; on the host, a kc_cpu_block field at byte
+ * offset off and the executor's collective call (host_abi.h). */
+LLVMValueRef cg_special_reg(cg_ctx *g, int which, int axis);
+LLVMValueRef cg_laneid(cg_ctx *g);
+void set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi);
+LLVMValueRef cg_blk_load(cg_ctx *g, int off, LLVMTypeRef t, const char *name);
+LLVMValueRef cg_host_collective(cg_ctx *g, unsigned op, LLVMValueRef mask, LLVMValueRef value,
+                                LLVMValueRef arg, span sp);
+
+/* Lowerings other code shares (defined in their families, src/builtins/). */
+LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
+                          unsigned n);                         /* math.c: libm's name */
+LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);     /* memory.c */
+/* threads.c: cuda.grid(1) (size false) or cuda.gridsize(1) on one axis, int32 */
+LLVMValueRef cg_grid_axis(cg_ctx *g, int axis, bool size);
+static inline LLVMValueRef cx_re(cg_ctx *g, LLVMValueRef z) {
+  return LLVMBuildExtractValue(g->b, z, 0, "re");
+}
+static inline LLVMValueRef cx_im(cg_ctx *g, LLVMValueRef z) {
+  return LLVMBuildExtractValue(g->b, z, 1, "im");
+}
+/* complex.c: complex values and their arithmetic */
+LLVMValueRef cx_make(cg_ctx *g, const type *t, LLVMValueRef re, LLVMValueRef im);
+LLVMValueRef cx_arith(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y, const type *t);
+LLVMValueRef cx_compare(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y);
+LLVMValueRef cx_pow_small(cg_ctx *g, LLVMValueRef z, int64_t k, const type *t);
+LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t);
+LLVMValueRef cg_part(cg_ctx *g, node *e);   /* z.real, z.imag */
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * typing.h — type inference's state and the helpers that typing functions share: the
+ * expression typer, argument checks, promotion, diagnostics. Included by the files of
+ * type inference (infer.c) and by the builtin families (src/builtins/), whose typing
+ * functions run inside it.
+ */
+#ifndef KCC_TYPING_H
+#define KCC_TYPING_H
+
+#include "builtins/builtin.h"
+#include "sema.h"
+
+typedef struct alias {
+  const char *name;   /* the name bound in the module */
+  const char *path;   /* the dotted path it stands for: "numba.cuda" */
+} alias;
+
+struct infer_ctx {
+  arena *ar;
+  diag_sink *d;
+  program *prog;
+  const kcc_options *opts;
+  ptr_vec consts;      /* symbol*: module constants */
+  ptr_vec aliases;     /* alias*: imported names */
+  fn_instance *cur;    /* the function being typed */
+  bool report;         /* this pass reports diagnostics and is final */
+  bool changed;        /* a local's type changed during this pass */
+  int loop_depth;
+  bool all_f32;        /* the current kernel's arrays are all float32 */
+  bool fast_kernel;    /* the current kernel uses fast math (its decorator or
+                          kcc_options.fastmath): so do the device functions it calls */
+  ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded */
+  int last_warn_line;
+};
+
+/* Diagnostics: reported on the final pass only (the fixpoint passes are silent). */
+void ix_error(infer_ctx *ic, span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ix_warn(infer_ctx *ic, span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A type's name for a message ("float32[:]"), "<unknown>" for NULL. */
+const char *ix_tname(infer_ctx *ic, const type *t);
+
+/* Type e (any expression); NULL after an error. */
+const type *ix_expr(infer_ctx *ic, node *e);
+/* Type every argument of call e; false if any is unknown. */
+bool ix_args(infer_ctx *ic, node *e);
+/* Record e's type (and whether it is a weak literal type); returns t. */
+const type *ix_set_type(node *e, const type *t, bool weak);
+/* The argument count of call e within [lo, hi], and no keywords; what: its name. */
+bool ix_check_argc(infer_ctx *ic, node *e, const char *what, int lo, int hi);
+/* An argument that must be a number / a real number / an integer (what: its role). */
+bool ix_need_scalar(infer_ctx *ic, node *arg, const char *fname);
+bool ix_need_real(infer_ctx *ic, node *arg, const char *fname);
+bool ix_need_int(infer_ctx *ic, node *arg, const char *fname, const char *what);
+/* The NVPTX target is at least sm_<min>, else an error at e. */
+bool ix_need_arch(infer_ctx *ic, node *e, const char *fname, int min);
+/* The type two operands compute in (GPU-first: a literal adopts the other's type). */
+const type *ix_promote(const type *a, bool aw, const node *an, const type *b, bool bw,
+                       const node *bn, bool *weak);
+/* A cast to type to (int(x), float32(x)): the argument checked, e typed as to. */
+const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *fname);
+
+/* Constants: e folded to a literal node when it is one (NULL otherwise). */
+node *ix_fold(infer_ctx *ic, node *e);
+bool ix_const_int(infer_ctx *ic, node *e, int64_t *v);
+symbol *ix_find_const(infer_ctx *ic, const char *name);
+/* The builtin path a name or attribute chain stands for ("cuda.grid" ->
+ * "numba.cuda.grid"), or NULL when its root is a local, constant or function. */
+const char *ix_dotted_path(infer_ctx *ic, const node *e);
+/* A scalar type spelled by a path ("numba.float32", "numpy.int64"), or NULL. */
+const type *ix_type_from_path(const char *path);
+
+#endif
