@@ -2730,6 +2730,23 @@ static void annotation_sig(infer_ctx *ic, func_def *fn) {
   vec_push(ic->ar, &fn->sigs, v);
 }
 
+/* A decorator's callee as written: "cuda.jit", "vectorize". */
+static const char *decorator_text(infer_ctx *ic, const node *e) {
+  if (e->kind == N_CALL) return decorator_text(ic, e->a);
+  if (e->kind == N_NAME) return e->str;
+  if (e->kind == N_ATTR) return arena_printf(ic->ar, "%s.%s", decorator_text(ic, e->a), e->str);
+  return "...";
+}
+
+/* Python applies the decorator nearest the def to the function and each one above to
+ * the result: Numba's cuda.jit, vectorize, guvectorize and reduce all take a Python
+ * function, not another's dispatcher, so no two of them stack. */
+static void stacked_decorators(infer_ctx *ic, node *s) {
+  node *top = s->decorators.items[0], *next = s->decorators.items[1];
+  ierr(ic, top->sp, "a function takes one decorator: @%s and @%s cannot be combined",
+       decorator_text(ic, top), decorator_text(ic, next));
+}
+
 static void define_function(infer_ctx *ic, node *s) {
   if (find_func(ic, s->str)) {
     ierr(ic, s->sp, "function '%s' is defined twice", s->str);
@@ -2739,7 +2756,9 @@ static void define_function(infer_ctx *ic, node *s) {
   fn->def = s;
   fn->name = s->str;
   fn->kind = FN_DEVICE;
-  for (int i = 0; i < s->decorators.len; i++) classify_decorator(ic, fn, s->decorators.items[i]);
+  int nd = s->decorators.len;
+  if (nd > 1) stacked_decorators(ic, s);
+  if (nd > 0) classify_decorator(ic, fn, s->decorators.items[nd - 1]);
   if (fn->kind == FN_KERNEL) annotation_sig(ic, fn);
   vec_push(ic->ar, &ic->prog->funcs, fn);
 }
