@@ -92,8 +92,6 @@ LLVMValueRef cg_host_collective(cg_ctx *g, unsigned op, LLVMValueRef mask, LLVMV
 LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
                           unsigned n);                         /* math.c: libm's name */
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);     /* memory.c */
-/* threads.c: cuda.grid(1) (size false) or cuda.gridsize(1) on one axis, int32 */
-LLVMValueRef cg_grid_axis(cg_ctx *g, int axis, bool size);
 static inline LLVMValueRef cx_re(cg_ctx *g, LLVMValueRef z) {
   return LLVMBuildExtractValue(g->b, z, 0, "re");
 }

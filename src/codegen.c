@@ -1198,10 +1198,8 @@ static void begin_debug_function(cg_ctx *g, fn_instance *f) {
 static void entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f) {
   LLVMValueRef saved = g->fn;
   g->fn = fn;
-  fn_instance probe = *f;
-  if (!probe.def && f->vec_scalar) probe.def = f->vec_scalar->def;
-  begin_debug_function(g, &probe);
-  if (probe.def) set_debug_loc(g, probe.def->sp);
+  begin_debug_function(g, f);
+  set_debug_loc(g, f->def->sp);
   g->fn = saved;
 }
 
@@ -1242,54 +1240,6 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
   if (g->ret_slot) LLVMBuildRet(g->b, LLVMBuildLoad2(g->b, cg_type(g, f->ret), g->ret_slot, ""));
   else LLVMBuildRetVoid(g->b);
   LLVMSetCurrentDebugLocation2(g->b, NULL);
-}
-
-/* The vectorize kernel body: for i in grid-stride range(out.size): out[i] = f(in[i]...). */
-static void gen_vectorize_body(cg_ctx *g, fn_instance *w) {
-  fn_instance *f = w->vec_scalar;
-  g->fi = w;
-  g->fn = w->cg;
-  g->di_sp = NULL;
-  g->entry = cg_new_bb(g, "entry");
-  LLVMPositionBuilderAtEnd(g->b, g->entry);
-  unsigned h = hidden_count(g);
-  if (g->host) {
-    g->blk = LLVMGetParam(g->fn, 0);
-    for (int k = 0; k < 3; k++) g->tid[k] = LLVMGetParam(g->fn, 1 + (unsigned)k);
-  }
-  int nin = w->nparams - 1;
-  LLVMValueRef out = LLVMGetParam(g->fn, h + (unsigned)nin);
-  LLVMValueRef n = cg_array_extent(g, out, 0);
-  LLVMValueRef start = LLVMBuildZExt(g->b, cg_grid_axis(g, 0, false), g->i64, "");
-  LLVMValueRef stride = LLVMBuildZExt(g->b, cg_grid_axis(g, 0, true), g->i64, "");
-  LLVMBasicBlockRef cond = cg_new_bb(g, "cond"), body = cg_new_bb(g, "body"), done = cg_new_bb(g, "done");
-  LLVMBuildBr(g->b, cond);
-  LLVMPositionBuilderAtEnd(g->b, cond);
-  LLVMValueRef i = LLVMBuildPhi(g->b, g->i64, "i");
-  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, n, ""), body, done);
-  LLVMPositionBuilderAtEnd(g->b, body);
-  LLVMValueRef args[70];
-  unsigned na = 0;
-  if (g->host) { args[na++] = g->blk; for (int k = 0; k < 3; k++) args[na++] = g->tid[k]; }
-  for (int k = 0; k < nin; k++) {
-    LLVMValueRef arr = LLVMGetParam(g->fn, h + (unsigned)k);
-    LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "");
-    const type *el = w->param_types[k]->elem;
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, cg_mem_type(g, el), data, &i, 1, "");
-    args[na++] = load_element(g, p, el);
-  }
-  LLVMValueRef r = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, na, "");
-  const type *oel = w->param_types[nin]->elem;
-  LLVMValueRef od = LLVMBuildExtractValue(g->b, out, 0, "");
-  store_element(g, LLVMBuildInBoundsGEP2(g->b, cg_mem_type(g, oel), od, &i, 1, ""),
-                cg_convert(g, r, f->ret, oel), oel);
-  LLVMValueRef next = LLVMBuildAdd(g->b, i, stride, "");
-  LLVMBuildBr(g->b, cond);
-  LLVMValueRef in[2] = {start, next};
-  LLVMBasicBlockRef from[2] = {g->entry, body};
-  LLVMAddIncoming(i, in, from, 2);
-  LLVMPositionBuilderAtEnd(g->b, done);
-  LLVMBuildRetVoid(g->b);
 }
 
 /* ---- kernel entry points ------------------------------------------------------------------------------ */
@@ -1515,8 +1465,7 @@ int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
   for (int i = 0; i < p->instances.len; i++) declare_instance(g, p->instances.items[i]);
   for (int i = 0; i < p->instances.len; i++) {
     fn_instance *f = p->instances.items[i];
-    if (f->vec_scalar) gen_vectorize_body(g, f);
-    else gen_body(g, f);
+    gen_body(g, f);
     if (f->fastmath) set_fast_math_flags(f->cg);
   }
   for (int i = 0; i < p->kernels.len; i++) gen_entries(g, p->kernels.items[i]);

@@ -90,9 +90,7 @@ static const char *kernel_signature(arena *a, const fn_instance *f) {
   return arena_printf(a, "%s)", s);
 }
 
-static const char *param_name(arena *a, const fn_instance *f, int i) {
-  if (f->vec_scalar)
-    return i == f->nparams - 1 ? "out" : arena_printf(a, "in%d", i);
+static const char *param_name(const fn_instance *f, int i) {
   return ((node *)f->def->params.items[i])->str;
 }
 
@@ -113,7 +111,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
     if (!k->name || !k->symbol || !k->signature || !k->params) return false;
     for (int j = 0; j < f->nparams; j++) {
       const type *t = f->param_types[j];
-      k->params[j].name = out_strdup(out, param_name(a, f, j));
+      k->params[j].name = out_strdup(out, param_name(f, j));
       if (!k->params[j].name) return false;
       k->params[j].dtype = type_to_dtype(t->kind == TY_ARRAY ? t->elem : t);
       k->params[j].ndim = t->kind == TY_ARRAY ? t->ndim : 0;

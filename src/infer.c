@@ -2006,6 +2006,23 @@ static void annotation_sig(infer_ctx *ic, func_def *fn) {
   vec_push(ic->ar, &fn->sigs, v);
 }
 
+/* A decorator's callee as written: "cuda.jit", "vectorize". */
+static const char *decorator_text(infer_ctx *ic, const node *e) {
+  if (e->kind == N_CALL) return decorator_text(ic, e->a);
+  if (e->kind == N_NAME) return e->str;
+  if (e->kind == N_ATTR) return arena_printf(ic->ar, "%s.%s", decorator_text(ic, e->a), e->str);
+  return "...";
+}
+
+/* Python applies the decorator nearest the def to the function and each one above to
+ * the result: Numba's cuda.jit, vectorize, guvectorize and reduce all take a Python
+ * function, not another's dispatcher, so no two of them stack. */
+static void stacked_decorators(infer_ctx *ic, node *s) {
+  node *top = s->decorators.items[0], *next = s->decorators.items[1];
+  ix_error(ic, top->sp, "a function takes one decorator: @%s and @%s cannot be combined",
+       decorator_text(ic, top), decorator_text(ic, next));
+}
+
 static void define_function(infer_ctx *ic, node *s) {
   if (find_func(ic, s->str)) {
     ix_error(ic, s->sp, "function '%s' is defined twice", s->str);
@@ -2015,7 +2032,9 @@ static void define_function(infer_ctx *ic, node *s) {
   fn->def = s;
   fn->name = s->str;
   fn->kind = FN_DEVICE;
-  for (int i = 0; i < s->decorators.len; i++) classify_decorator(ic, fn, s->decorators.items[i]);
+  int nd = s->decorators.len;
+  if (nd > 1) stacked_decorators(ic, s);
+  if (nd > 0) classify_decorator(ic, fn, s->decorators.items[nd - 1]);
   if (fn->kind == FN_KERNEL) annotation_sig(ic, fn);
   vec_push(ic->ar, &ic->prog->funcs, fn);
 }
@@ -2102,42 +2121,59 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
   vec_push(ic->ar, &ic->prog->kernels, f);
 }
 
-/* A vectorize signature becomes a scalar device function and a grid-stride kernel over
- * 1-D arrays: inputs..., output. */
-static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
+/* One vectorize signature: the scalar function instantiated (and its result checked
+ * first, so a function without a numeric result is reported as such), then the kernel
+ * kf compiled over 1-D arrays of those types, inputs then output, under the symbol and
+ * parameter names runtime/vectorize.c reports: the function's name (with several
+ * signatures, its mangled scalar name + "_ufunc"), "in0"... and "out". */
+static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int k) {
   ptr_vec *sig = fn->sigs.items[k];
-  const type *ret = fn->rets.items[k];
-  const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(sig->len + 1));
-  for (int i = 0; i < sig->len; i++) args[i] = sig->items[i];
+  int nin = sig->len;
+  const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(nin + 1));
+  ptr_vec *ksig = arena_alloc(ic->ar, sizeof *ksig);
+  for (int i = 0; i < nin; i++) {
+    args[i] = sig->items[i];
+    vec_push(ic->ar, ksig, (void *)type_array(ic->ar, args[i], 1));
+  }
+  vec_push(ic->ar, ksig, (void *)type_array(ic->ar, fn->rets.items[k], 1));
   bool saved = ic->report;
   ic->report = true;
   ic->cur = NULL;
-  ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
-  fn_instance *scalar = instantiate(ic, fn, args, sig->len, 0, fn->def->sp);
+  ic->fast_kernel = kf->fastmath || ic->opts->fastmath;
+  fn_instance *scalar = instantiate(ic, fn, args, nin, 0, fn->def->sp);
   ic->report = saved;
   if (!scalar) return;
   if (scalar->ret->kind == TY_VOID || !type_is_scalar(scalar->ret)) {
     ix_error(ic, fn->def->sp, "vectorized function '%s' must return a number", fn->name);
     return;
   }
-  fn_instance *w = arena_alloc(ic->ar, sizeof *w);
-  w->fn = fn;
-  w->is_kernel = true;
-  w->vec_scalar = scalar;
-  w->nparams = sig->len + 1;
-  w->param_types = arena_alloc(ic->ar, sizeof(type *) * (size_t)(w->nparams + 1));
-  for (int i = 0; i < sig->len; i++) w->param_types[i] = type_array(ic->ar, args[i], 1);
-  w->param_types[sig->len] = type_array(ic->ar, ret, 1);
-  w->written_params = 1u << sig->len;
-  w->ret = &ty_void;
-  w->in_fast_kernel = w->fastmath = ic->fast_kernel;
-  /* with several signatures, each kernel needs its own symbol, distinct from the scalar
-     function's (which mangle() also names after the argument types) */
-  w->symbol_name = fn->sigs.len > 1
-      ? arena_printf(ic->ar, "%s_ufunc", mangle(ic, fn->name, args, sig->len)) : fn->name;
-  w->done = true;
-  vec_push(ic->ar, &ic->prog->instances, w);
-  vec_push(ic->ar, &ic->prog->kernels, w);
+  int before = ic->prog->kernels.len;
+  compile_kernel(ic, kf, ksig, k);
+  if (ic->prog->kernels.len == before) return;
+  fn_instance *f = ic->prog->kernels.items[ic->prog->kernels.len - 1];
+  f->symbol_name = fn->sigs.len > 1
+      ? arena_printf(ic->ar, "%s_ufunc", mangle(ic, fn->name, args, nin)) : fn->name;
+  for (int i = 0; i <= nin; i++) {
+    node *p = f->def->params.items[i];
+    p->str = i == nin ? "out" : arena_printf(ic->ar, "in%d", i);
+  }
+}
+
+/* @vectorize: per signature, the elementwise kernel synthesised for it (synth.c). */
+static void compile_vectorize(infer_ctx *ic, func_def *fn) {
+  if (fn->sigs.len == 0) return;
+  func_def *kf = arena_alloc(ic->ar, sizeof *kf);
+  kf->def = synth_vectorize_kernel(ic->ar, ic->d, fn->name, fn->name, fn->def->params.len,
+                                   fn->def->sp);
+  if (!kf->def) {
+    ix_error(ic, fn->def->sp, "internal compiler error: the vectorize kernel does not parse");
+    return;
+  }
+  kf->kind = FN_KERNEL;
+  kf->name = fn->name;
+  kf->fastmath = fn->fastmath;
+  fn->generated = kf;
+  for (int k = 0; k < fn->sigs.len; k++) compile_vectorize_sig(ic, fn, kf, k);
 }
 
 /* @cuda.reduce: the synthesised kernel (synth.c), compiled per element type. Without
@@ -2253,7 +2289,7 @@ static void compile_functions(infer_ctx *ic) {
       continue;
     }
     if (fn->kind == FN_VECTORIZE) {
-      for (int k = 0; k < fn->sigs.len; k++) compile_vectorize(ic, fn, k);
+      compile_vectorize(ic, fn);
       continue;
     }
     if (fn->kind != FN_KERNEL) continue;
@@ -2338,10 +2374,6 @@ char *infer_dump_types(arena *a, const program *p) {
       s = arena_printf(a, "%s%s%s", s, k ? ", " : "", type_name(a, f->param_types[k]));
     s = arena_printf(a, "%s) -> %s%s\n", s, type_name(a, f->ret),
                      f->fastmath ? " (fastmath)" : "");
-    if (f->vec_scalar) {
-      s = arena_printf(a, "%s  (vectorized over %s)\n", s, f->vec_scalar->symbol_name);
-      continue;
-    }
     for (int k = 0; k < f->locals.len; k++) {
       const symbol *sym = f->locals.items[k];
       s = arena_printf(a, "%s  %s: %s%s\n", s, sym->name,

@@ -50,9 +50,9 @@ typedef struct func_def {
   bool fastmath;          /* fastmath=True in the decorator */
   node **defaults;        /* FN_DEVICE: per parameter, its default value folded to a
                              constant (N_INT/N_FLOAT/N_BOOL/N_COMPLEX/N_TUPLE), or NULL */
-  struct func_def *generated; /* FN_REDUCE: the kernel synthesised for it (synth.c), of
-                             the same name; not in program.funcs, so a call of the name
-                             finds the user's function */
+  struct func_def *generated; /* FN_REDUCE, FN_VECTORIZE: the kernel synthesised for it
+                             (synth.c), of the same name; not in program.funcs, so a
+                             call of the name finds the user's function */
 } func_def;
 
 typedef struct fn_instance {
@@ -74,7 +74,6 @@ typedef struct fn_instance {
                              function declared fastmath=True */
   bool in_progress;       /* being inferred (recursion check) */
   bool done;
-  struct fn_instance *vec_scalar; /* FN_VECTORIZE wrapper: the scalar function */
   unsigned written_params;/* bit i: array parameter i is stored to */
   unsigned omitted;       /* bit i: parameter i took its default, a constant that
                              behaves as a literal there (`x * scale` stays float32);

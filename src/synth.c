@@ -99,6 +99,20 @@ node *synth_lib_module_tree(arena *a, diag_sink *d, const char *module, span whe
   return m;
 }
 
+node *synth_vectorize_kernel(arena *a, diag_sink *d, const char *scalar, const char *name,
+                             int nin, span where) {
+  char *params = arena_strdup(a, ""), *args = arena_strdup(a, "");
+  for (int k = 0; k < nin; k++) {
+    params = arena_printf(a, "%s_kc_in%d, ", params, k);
+    args = arena_printf(a, "%s%s_kc_in%d[_kc_i]", args, k ? ", " : "", k);
+  }
+  char *text = arena_printf(a,
+      "def _kc_ufunc(%s_kc_out):\n"
+      "    for _kc_i in range(cuda.grid(1), _kc_out.size, cuda.gridsize(1)):\n"
+      "        _kc_out[_kc_i] = %s(%s)\n", params, scalar, args);
+  return template_def(a, d, text, name, where);
+}
+
 /* The @guvectorize loop kernel. Loop index i runs over the broadcast loop shape
  * (e0, e1, e2) (the runtime coalesces it to at most three dimensions, outermost first,
  * padded with extent 1); bit k of _kc_b<d> says argument k is broadcast on dimension d

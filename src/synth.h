@@ -1,6 +1,7 @@
 /*
  * synth.h — code the compiler writes for the program, in the kernel language itself:
- * the kernel behind a @cuda.reduce function, and the library modules of lib/.
+ * the kernels behind @vectorize, @guvectorize and @cuda.reduce functions, and the
+ * library modules of lib/.
  * Each is parsed from text with the ordinary parser and handed to type inference as
  * if the user had written it; every node's span is set to the span of the user's
  * code that asked for it, so any message points there.
@@ -19,6 +20,14 @@
  * passes it to the last stage only). A launch of one block reduces arr to out[0].
  * Spans are set to `where`. NULL when the template does not parse (a bug). */
 node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, span where);
+
+/* The N_FUNCDEF of the elementwise kernel of a @vectorize function `scalar` of nin
+ * arguments, the contract of runtime/vectorize.c:
+ *   def <name>(_kc_in0, ..., _kc_in<nin-1>, _kc_out)   all 1-D arrays
+ * one grid-stride loop over the output's length storing scalar(in0[i], ...) into
+ * out[i], so any launch shape covers every element. Spans are set to `where`. */
+node *synth_vectorize_kernel(arena *a, diag_sink *d, const char *scalar, const char *name,
+                             int nin, span where);
 
 /* How the @guvectorize loop kernel passes argument k to the core function. */
 typedef enum synth_gu_pass {

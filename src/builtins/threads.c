@@ -54,7 +54,7 @@ static LLVMValueRef cg_warpsize(cg_ctx *g, node *e, const builtin *b) {
  * too, so that `i + 1` provably does not wrap and `a[i + 1]` needs no negative-index
  * wrap either (the mul and add alone only bound the index by 2^31 - 1). On the CPU back
  * end the assumption is dropped after the first optimisation round (host_guards.c). */
-LLVMValueRef cg_grid_axis(cg_ctx *g, int axis, bool size) {
+static LLVMValueRef grid_axis(cg_ctx *g, int axis, bool size) {
   LLVMValueRef a = cg_special_reg(g, size ? 2 : 1, axis), b = cg_special_reg(g, size ? 3 : 2, axis);
   LLVMValueRef v = LLVMBuildMul(g->b, a, b, "");
   LLVMSetNUW(v, 1);
@@ -75,10 +75,10 @@ LLVMValueRef cg_grid_axis(cg_ctx *g, int axis, bool size) {
 static LLVMValueRef cg_grid(cg_ctx *g, node *e, const builtin *b) {
   bool size = b->op;
   const type *t = e->ty;
-  if (t->kind != TY_TUPLE) return cg_grid_axis(g, 0, size);
+  if (t->kind != TY_TUPLE) return grid_axis(g, 0, size);
   LLVMValueRef agg = LLVMGetUndef(cg_type(g, t));
   for (int i = 0; i < t->nelems; i++)
-    agg = LLVMBuildInsertValue(g->b, agg, cg_grid_axis(g, i, size), (unsigned)i, "");
+    agg = LLVMBuildInsertValue(g->b, agg, grid_axis(g, i, size), (unsigned)i, "");
   return agg;
 }
 
