@@ -780,7 +780,7 @@ static void mark_sliced_param(infer_ctx *ic, node *e) {
   node *root = e;
   while (root->kind == N_INDEX) root = root->a;
   if (root->kind == N_NAME && root->sym && root->sym->kind == SYM_LOCAL && root->sym->is_param)
-    ic->cur->written_params |= 1u << root->sym->param_index;
+    mark_param_written(ic->cur, root->sym->param_index);
 }
 
 /* a[...] with a slice, or with fewer indices than dimensions (the rest are full
@@ -1023,7 +1023,7 @@ static const type *ix_tuple(infer_ctx *ic, node *e) {
 /* ---- calls -------------------------------------------------------------------------------- */
 
 static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
-                                unsigned omitted, span site);
+                                bitset omitted, span site);
 
 static bool check_argc(infer_ctx *ic, node *e, const char *what, int lo, int hi) {
   int n = e->list.len;
@@ -1484,7 +1484,7 @@ static const type *ix_atomic(infer_ctx *ic, node *e, const char *fname) {
   if (!atomic_dtype_check(ic, e, id, fname)) return NULL;
   for (int i = nargs - atomic_values(id); i < nargs; i++)
     if (!need_real_arg(ic, e->list.items[i], fname)) return NULL;
-  if (arr->sym && arr->sym->is_param) ic->cur->written_params |= 1u << arr->sym->param_index;
+  if (arr->sym && arr->sym->is_param) mark_param_written(ic->cur, arr->sym->param_index);
   return set_ty(e, arr->ty->elem, false);
 }
 
@@ -1730,11 +1730,12 @@ static void argc_error(infer_ctx *ic, node *e, const func_def *fn) {
 }
 
 /* Python's binding of a call's arguments to fn's parameters: the positional ones first,
- * then keywords by name, then defaults for the rest (their bits set in *omitted). The
+ * then keywords by name, then defaults for the rest (their indices in *omitted). The
  * arguments in parameter order go to e->params; false, after an error, if the call does
  * not fit. */
-static bool bind_args(infer_ctx *ic, node *e, func_def *fn, unsigned *omitted) {
+static bool bind_args(infer_ctx *ic, node *e, func_def *fn, bitset *omitted) {
   int np = fn->def->params.len;
+  *omitted = bitset_new(ic->ar, np);
   if (e->list.len > np || (e->list.len < np && !e->kwargs.len && !count_defaults(fn))) {
     argc_error(ic, e, fn);
     return false;
@@ -1758,7 +1759,7 @@ static bool bind_args(infer_ctx *ic, node *e, func_def *fn, unsigned *omitted) {
     if (fn->defaults && fn->defaults[j]) {
       if (fn->defaults[j]->kind == N_NONE) ok = false;   /* a bad default, reported */
       bound[j] = fn->defaults[j];
-      if (j < 32) *omitted |= 1u << j;
+      bitset_add(*omitted, j);
       continue;
     }
     ierr(ic, e->sp, "call of '%s' gives no value for parameter '%s'", fn->name,
@@ -1776,7 +1777,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
     ix_args(ic, e);
     return NULL;
   }
-  unsigned omitted = 0;
+  bitset omitted = {0};
   bool bound = bind_args(ic, e, fn, &omitted);
   bool typed = ix_args(ic, e);
   for (int i = 0; i < e->kwargs.len; i++)
@@ -1786,7 +1787,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     node *a = e->params.items[i];
-    if (i < 32 && (omitted >> i & 1u) && !ix_expr(ic, a)) return NULL;
+    if (bitset_has(omitted, i) && !ix_expr(ic, a)) return NULL;
     args[i] = a->ty;
   }
   fn_instance *inst = instantiate(ic, fn, args, n, omitted, e->sp);
@@ -1794,11 +1795,11 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   e->aux_ptr = inst;
   /* an array the callee writes is written by the caller too: a parameter passed
      on must not be compiled as read-only (noalias, ld.global.nc) */
-  for (int i = 0; i < n && i < 32; i++) {
+  for (int i = 0; i < n; i++) {
     node *a = e->params.items[i];
-    if ((inst->written_params >> i & 1u) && a->kind == N_NAME && a->sym &&
+    if (param_written(inst, i) && a->kind == N_NAME && a->sym &&
         a->sym->kind == SYM_LOCAL && a->sym->is_param)
-      ic->cur->written_params |= 1u << a->sym->param_index;
+      mark_param_written(ic->cur, a->sym->param_index);
   }
   if (inst->uses_barrier) ic->cur->uses_barrier = true;
   return set_ty(e, inst->ret, false);
@@ -1887,7 +1888,7 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
     return;
   }
   if (base->sym && base->sym->kind == SYM_LOCAL && base->sym->is_param)
-    ic->cur->written_params |= 1u << base->sym->param_index;
+    mark_param_written(ic->cur, base->sym->param_index);
   if (base->sym && base->sym->kind == SYM_CONST)
     ierr(ic, t->sp, "module constant '%s' cannot be modified", base->sym->name);
   if (base->sym && base->sym->is_shared && base->sym->value &&
@@ -2215,6 +2216,7 @@ static fn_instance *new_instance(infer_ctx *ic, func_def *fn, const type **args,
   f->nparams = n;
   f->param_types = args;
   f->is_kernel = kernel;
+  f->written_params = bitset_new(ic->ar, n);
   f->params = arena_alloc(ic->ar, sizeof(symbol *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     node *p = f->def->params.items[i];
@@ -2232,12 +2234,16 @@ static fn_instance *new_instance(infer_ctx *ic, func_def *fn, const type **args,
 }
 
 /* Parameters that took their defaults are weak, as literals are, and the instance's
- * name says which they were (it may share its types with another's). */
-static void mark_omitted(infer_ctx *ic, fn_instance *f, unsigned omitted) {
+ * name says which they were (it may share its types with another's): "_d" and the set
+ * as a hexadecimal number, bit i for parameter i, so "_d5" for parameters 0 and 2 and,
+ * past 32 parameters, simply a longer number ("_d100000000" for parameter 32). */
+static void mark_omitted(infer_ctx *ic, fn_instance *f, bitset omitted) {
   f->omitted = omitted;
-  for (int i = 0; i < f->nparams && i < 32; i++)
-    if (omitted >> i & 1u) f->params[i]->weak = true;
-  if (omitted) f->symbol_name = arena_printf(ic->ar, "%s_d%x", f->symbol_name, omitted);
+  for (int i = 0; i < f->nparams; i++)
+    if (bitset_has(omitted, i)) f->params[i]->weak = true;
+  if (!bitset_empty(omitted))
+    f->symbol_name = arena_printf(ic->ar, "%s_d%s", f->symbol_name,
+                                  bitset_hex(ic->ar, omitted));
 }
 
 static bool types_equal(const type **a, const type **b, int n) {
@@ -2247,12 +2253,12 @@ static bool types_equal(const type **a, const type **b, int n) {
 }
 
 static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
-                                unsigned omitted, span site) {
+                                bitset omitted, span site) {
   fn_instance *f = NULL;
   for (int i = 0; i < fn->instances.len && !f; i++) {
     fn_instance *g = fn->instances.items[i];
     if (g->nparams == n && types_equal(g->param_types, args, n) &&
-        g->in_fast_kernel == ic->fast_kernel && g->omitted == omitted)
+        g->in_fast_kernel == ic->fast_kernel && bitset_equal(g->omitted, omitted))
       f = g;
   }
   if (f && f->in_progress) {
@@ -2837,7 +2843,7 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
   ic->report = true;
   ic->cur = NULL;
   ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
-  fn_instance *scalar = instantiate(ic, fn, args, sig->len, 0, fn->def->sp);
+  fn_instance *scalar = instantiate(ic, fn, args, sig->len, (bitset){0}, fn->def->sp);
   ic->report = saved;
   if (!scalar) return;
   if (scalar->ret->kind == TY_VOID || !type_is_scalar(scalar->ret)) {
@@ -2852,7 +2858,8 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
   w->param_types = arena_alloc(ic->ar, sizeof(type *) * (size_t)(w->nparams + 1));
   for (int i = 0; i < sig->len; i++) w->param_types[i] = type_array(ic->ar, args[i], 1);
   w->param_types[sig->len] = type_array(ic->ar, ret, 1);
-  w->written_params = 1u << sig->len;
+  w->written_params = bitset_new(ic->ar, w->nparams);
+  mark_param_written(w, sig->len);
   w->ret = &ty_void;
   w->in_fast_kernel = w->fastmath = ic->fast_kernel;
   /* with several signatures, each kernel needs its own symbol, distinct from the scalar
@@ -2939,8 +2946,8 @@ static void compile_guvectorize_sig(infer_ctx *ic, func_def *fn, const gu_layout
   compile_kernel(ic, kf, ksig, variant);
   if (ic->prog->kernels.len == before) return;
   fn_instance *f = ic->prog->kernels.items[ic->prog->kernels.len - 1];
-  f->written_params = l->nargs >= 32 ? ~0u : (1u << l->nargs) - 1; /* views escape */
   for (int k = 0; k < l->nargs; k++) {
+    mark_param_written(f, k); /* views escape */
     node *p = f->def->params.items[k];
     p->str = gu_param_name(ic, l, k, ((node *)fn->def->params.items[k])->str);
   }
