@@ -2811,6 +2811,46 @@ static void apply_cli_sigs(infer_ctx *ic) {
   }
 }
 
+/* CUDA's space for a kernel's parameters (docs/language.md, "Limits"): 32 764 bytes
+ * from PTX ISA 8.1 (CUDA 12.1, sm_70 and later), 4 352 (0x1100, what ptxas allows)
+ * before. kcc writes the PTX ISA LLVM picks for the arch (target_nvptx.c): 8.6 and
+ * later from sm_100 on, 7.8 or older below it. */
+#define KC_PARAM_SPACE_PTX81 32764
+#define KC_PARAM_SPACE_OLD_PTX 4352
+#define KC_PARAM_SPACE_PTX81_ARCH 100
+
+/* The bytes a kernel's parameters take as the NVPTX entry point receives them
+ * (codegen.c nvptx_entry, host_abi.h): an array of rank n is a pointer and n int64
+ * extents, a scalar its own size (bool one byte, complex two parts), each placed at
+ * its alignment. */
+static long long param_space_bytes(const fn_instance *f) {
+  long long at = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    const type *t = f->param_types[i];
+    long long size, align;
+    if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim), align = 8;
+    else if (t->kind == TY_BOOL) size = align = 1;
+    else if (t->kind == TY_COMPLEX) size = t->bits / 8, align = t->bits / 16;
+    else size = align = t->bits / 8;
+    if (align < 1) align = 1;
+    at = (at + align - 1) / align * align + size;
+  }
+  return at;
+}
+
+/* A kernel whose parameters do not fit CUDA's parameter space would be refused by
+ * ptxas or at load time, far from the cause: say so at its def. */
+static void check_param_space(infer_ctx *ic, const fn_instance *f) {
+  if (ic->opts->target != KCC_TARGET_NVPTX) return;
+  long long limit = ic->opts->arch >= KC_PARAM_SPACE_PTX81_ARCH ? KC_PARAM_SPACE_PTX81
+                                                                : KC_PARAM_SPACE_OLD_PTX;
+  long long used = param_space_bytes(f);
+  if (used > limit)
+    ierr(ic, f->fn->def->sp, "the parameters of kernel '%s' take %lld bytes; CUDA allows "
+         "at most %lld on sm_%d (an array of rank n takes 8 + 8*n bytes)", f->fn->name,
+         used, limit, ic->opts->arch);
+}
+
 static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int variant) {
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(sig->len + 1));
   for (int i = 0; i < sig->len; i++) args[i] = sig->items[i];
@@ -2819,6 +2859,7 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
     if (types_equal(g->param_types, args, sig->len)) return; /* duplicate signature */
   }
   fn_instance *f = new_instance(ic, fn, args, sig->len, true);
+  check_param_space(ic, f);
   if (variant > 0 || fn->sigs.len > 1) f->symbol_name = mangle(ic, fn->name, args, sig->len);
   ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
   f->in_fast_kernel = f->fastmath = ic->fast_kernel;
@@ -2860,6 +2901,7 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn, int k) {
   w->param_types[sig->len] = type_array(ic->ar, ret, 1);
   w->written_params = bitset_new(ic->ar, w->nparams);
   mark_param_written(w, sig->len);
+  check_param_space(ic, w);
   w->ret = &ty_void;
   w->in_fast_kernel = w->fastmath = ic->fast_kernel;
   /* with several signatures, each kernel needs its own symbol, distinct from the scalar
