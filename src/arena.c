@@ -138,3 +138,47 @@ void vec_push(arena *a, ptr_vec *v, void *item) {
   }
   v->items[v->len++] = item;
 }
+
+/* ---- bitsets -------------------------------------------------------------------- */
+
+static int bitset_words(int nbits) { return nbits > 0 ? (nbits + 31) / 32 : 0; }
+
+bitset bitset_new(arena *a, int nbits) {
+  bitset s = {NULL, nbits > 0 ? nbits : 0};
+  if (s.nbits) s.words = arena_alloc(a, sizeof *s.words * (size_t)bitset_words(nbits));
+  return s;
+}
+
+bool bitset_has(bitset s, int i) {
+  return i >= 0 && i < s.nbits && (s.words[i / 32] >> (i % 32) & 1u);
+}
+
+void bitset_add(bitset s, int i) {
+  if (i >= 0 && i < s.nbits) s.words[i / 32] |= 1u << (i % 32);
+}
+
+/* The index of the highest non-zero word, -1 when there is none. */
+static int bitset_top(bitset s) {
+  int w = bitset_words(s.nbits) - 1;
+  while (w >= 0 && !s.words[w]) w--;
+  return w;
+}
+
+bool bitset_empty(bitset s) { return bitset_top(s) < 0; }
+
+bool bitset_equal(bitset a, bitset b) {
+  int top = bitset_top(a);
+  if (top != bitset_top(b)) return false;
+  for (int w = 0; w <= top; w++)
+    if (a.words[w] != b.words[w]) return false;
+  return true;
+}
+
+char *bitset_hex(arena *a, bitset s) {
+  int top = bitset_top(s);
+  if (top < 0) return arena_strdup(a, "0");
+  char *out = arena_alloc(a, 8 * (size_t)(top + 1) + 1);
+  int n = sprintf(out, "%x", (unsigned)s.words[top]);
+  for (int w = top - 1; w >= 0; w--) n += sprintf(out + n, "%08x", (unsigned)s.words[w]);
+  return out;
+}

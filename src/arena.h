@@ -8,7 +8,9 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kc.h"
 
@@ -41,5 +43,23 @@ typedef struct ptr_vec {
   int len, cap;
 } ptr_vec;
 void vec_push(arena *a, ptr_vec *v, void *item);
+
+/* A set of indices 0..nbits-1 (a function's parameters), its words in the arena and
+ * sized from the count, so no program outgrows it. The zero value is the empty set of
+ * no bits; an index at or past nbits is never in the set. */
+typedef struct bitset {
+  uint32_t *words;
+  int nbits;
+} bitset;
+bitset bitset_new(arena *a, int nbits);
+bool bitset_has(bitset s, int i);
+/* Add i (0 <= i < s.nbits; an index past the end is ignored). */
+void bitset_add(bitset s, int i);
+bool bitset_empty(bitset s);
+/* The same indices, whatever the two sizes. */
+bool bitset_equal(bitset a, bitset b);
+/* The set as one hexadecimal number, bit i worth 2^i, without leading zeros ("0" when
+ * empty): for indices below 32 what printf's %x writes of the 32-bit mask. */
+char *bitset_hex(arena *a, bitset s);
 
 #endif

@@ -74,8 +74,8 @@ LLVMTypeRef cg_type(cg_ctx *g, const type *t) {
   switch (t->kind) {
   case TY_ARRAY: return t->strided ? view_struct(g, t->ndim) : cg_array_struct(g, t->ndim);
   case TY_TUPLE: {
-    LLVMTypeRef f[64];
-    int n = t->nelems < 64 ? t->nelems : 64;
+    int n = t->nelems;
+    LLVMTypeRef *f = arena_alloc(g->ar, sizeof *f * (size_t)(n + 1));
     for (int i = 0; i < n; i++) f[i] = cg_type(g, t->elems[i]);
     return LLVMStructTypeInContext(g->c, f, (unsigned)n, 0);
   }
@@ -739,8 +739,12 @@ static LLVMValueRef cg_ifexp(cg_ctx *g, node *e) {
 
 /* ---- calls ------------------------------------------------------------------------------------------ */
 
+/* The hidden (blk, tx, ty, tz) parameters every host function takes first. */
+static unsigned hidden_count(cg_ctx *g) { return g->host ? 4 : 0; }
+
 static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
-  LLVMValueRef args[70];
+  int np = e->params.len;
+  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(hidden_count(g) + np + 1));
   unsigned n = 0;
   if (g->host) {
     args[n++] = g->blk;
@@ -748,7 +752,6 @@ static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   }
   /* e->params holds the arguments in parameter order; they are evaluated in the order
      written (positional, then keywords), as Python does, then the omitted defaults */
-  int np = e->params.len < 70 - (int)n ? e->params.len : 70 - (int)n;
   LLVMValueRef *by_param = args + n;
   for (int j = 0; j < np; j++) by_param[j] = NULL;
   for (int i = 0; i < e->list.len && i < np; i++)
@@ -1143,8 +1146,6 @@ static void add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
   LLVMAddAttributeAtIndex(fn, (LLVMAttributeIndex)idx, LLVMCreateEnumAttribute(g->c, kind, 0));
 }
 
-static unsigned hidden_count(cg_ctx *g) { return g->host ? 4 : 0; }
-
 /* ---- fast math (fn_instance.fastmath, docs/language.md) ----
  * The flags go on every floating-point instruction of a fast-math function once its
  * body is built: contraction into fma, reassociation, reciprocals, approximate
@@ -1170,10 +1171,11 @@ static void set_flush_denormals(cg_ctx *g, LLVMValueRef fn) {
 }
 
 static void declare_instance(cg_ctx *g, fn_instance *f) {
-  LLVMTypeRef pt[80];
+  size_t npt = hidden_count(g) + (size_t)f->nparams;
+  LLVMTypeRef *pt = arena_alloc(g->ar, sizeof *pt * (npt + 1));
   unsigned n = 0;
   if (g->host) { pt[n++] = g->ptr; pt[n++] = g->i32; pt[n++] = g->i32; pt[n++] = g->i32; }
-  for (int i = 0; i < f->nparams && n < 80; i++) pt[n++] = cg_type(g, f->param_types[i]);
+  for (int i = 0; i < f->nparams; i++) pt[n++] = cg_type(g, f->param_types[i]);
   const char *name = arena_printf(g->ar, "%s%s", f->symbol_name, f->is_kernel ? "__body" : "");
   LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(cg_type(g, f->ret), pt, n, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
@@ -1261,8 +1263,19 @@ static LLVMValueRef param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t)
   return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
 }
 
+/* The kernel's parameters flattened as the entry point takes them (host_abi.h): one
+ * per scalar, a data pointer and its extents per array. */
+static int flat_param_count(const fn_instance *f) {
+  int n = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    const type *t = f->param_types[i];
+    n += t->kind == TY_ARRAY ? 1 + t->ndim : 1;
+  }
+  return n;
+}
+
 static void nvptx_entry(cg_ctx *g, fn_instance *f) {
-  LLVMTypeRef pt[256];
+  LLVMTypeRef *pt = arena_alloc(g->ar, sizeof *pt * (size_t)(flat_param_count(f) + 1));
   unsigned n = 0;
   for (int i = 0; i < f->nparams; i++) {
     const type *t = f->param_types[i];
@@ -1279,7 +1292,7 @@ static void nvptx_entry(cg_ctx *g, fn_instance *f) {
   LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->c, fn, "entry");
   LLVMPositionBuilderAtEnd(g->b, bb);
   entry_debug(g, fn, f);
-  LLVMValueRef args[80];
+  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 1));
   unsigned p = 0;
   for (int i = 0; i < f->nparams; i++) {
     const type *t = f->param_types[i];
@@ -1293,7 +1306,7 @@ static void nvptx_entry(cg_ctx *g, fn_instance *f) {
       }
       args[i] = build_array(g, t->ndim, data, ext);
       /* arrays the kernel never writes may be read through the non-coherent cache */
-      if (!(f->written_params & (1u << i))) {
+      if (!param_written(f, i)) {
         add_attr(g, fn, (int)dp + 1, "noalias");
         add_attr(g, fn, (int)dp + 1, "readonly");
       }
@@ -1336,7 +1349,7 @@ static void host_thread_entry(cg_ctx *g, fn_instance *f) {
   LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(g->voidt, pt, 5, 0));
   LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->c, fn, "entry"));
   entry_debug(g, fn, f);
-  LLVMValueRef args[84];
+  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 4));
   for (unsigned k = 0; k < 4; k++) args[k] = LLVMGetParam(fn, 1 + k);
   unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
   LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
@@ -1355,7 +1368,7 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   LLVMPositionBuilderAtEnd(g->b, entry);
   entry_debug(g, fn, f);
   LLVMValueRef blk = LLVMGetParam(fn, 1);
-  LLVMValueRef args[84];
+  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 4));
   args[0] = blk;
   unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
   LLVMValueRef dims[3];

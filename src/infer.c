@@ -633,7 +633,7 @@ static void mark_sliced_param(infer_ctx *ic, node *e) {
   node *root = e;
   while (root->kind == N_INDEX) root = root->a;
   if (root->kind == N_NAME && root->sym && root->sym->kind == SYM_LOCAL && root->sym->is_param)
-    ic->cur->written_params |= 1u << root->sym->param_index;
+    mark_param_written(ic->cur, root->sym->param_index);
 }
 
 /* a[...] with a slice, or with fewer indices than dimensions (the rest are full
@@ -876,7 +876,7 @@ static const type *ix_tuple(infer_ctx *ic, node *e) {
 /* ---- calls -------------------------------------------------------------------------------- */
 
 static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
-                                unsigned omitted, span site);
+                                bitset omitted, span site);
 
 bool ix_check_argc(infer_ctx *ic, node *e, const char *what, int lo, int hi) {
   int n = e->list.len;
@@ -942,7 +942,7 @@ bool ix_need_arch(infer_ctx *ic, node *e, const char *fname, int min) {
 /* ---- calls of builtins: the registry's rows (src/builtins/) ---- */
 
 static void mark_written_arg(infer_ctx *ic, node *arr) {
-  if (arr->sym && arr->sym->is_param) ic->cur->written_params |= 1u << arr->sym->param_index;
+  if (arr->sym && arr->sym->is_param) mark_param_written(ic->cur, arr->sym->param_index);
 }
 
 /* A call of a builtin function or method: the row's own checks (argument count, GPU),
@@ -1005,11 +1005,12 @@ static void argc_error(infer_ctx *ic, node *e, const func_def *fn) {
 }
 
 /* Python's binding of a call's arguments to fn's parameters: the positional ones first,
- * then keywords by name, then defaults for the rest (their bits set in *omitted). The
+ * then keywords by name, then defaults for the rest (their indices in *omitted). The
  * arguments in parameter order go to e->params; false, after an error, if the call does
  * not fit. */
-static bool bind_args(infer_ctx *ic, node *e, func_def *fn, unsigned *omitted) {
+static bool bind_args(infer_ctx *ic, node *e, func_def *fn, bitset *omitted) {
   int np = fn->def->params.len;
+  *omitted = bitset_new(ic->ar, np);
   if (e->list.len > np || (e->list.len < np && !e->kwargs.len && !count_defaults(fn))) {
     argc_error(ic, e, fn);
     return false;
@@ -1033,7 +1034,7 @@ static bool bind_args(infer_ctx *ic, node *e, func_def *fn, unsigned *omitted) {
     if (fn->defaults && fn->defaults[j]) {
       if (fn->defaults[j]->kind == N_NONE) ok = false;   /* a bad default, reported */
       bound[j] = fn->defaults[j];
-      if (j < 32) *omitted |= 1u << j;
+      bitset_add(*omitted, j);
       continue;
     }
     ix_error(ic, e->sp, "call of '%s' gives no value for parameter '%s'", fn->name,
@@ -1051,7 +1052,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
     ix_args(ic, e);
     return NULL;
   }
-  unsigned omitted = 0;
+  bitset omitted = {0};
   bool bound = bind_args(ic, e, fn, &omitted);
   bool typed = ix_args(ic, e);
   for (int i = 0; i < e->kwargs.len; i++)
@@ -1061,7 +1062,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     node *a = e->params.items[i];
-    if (i < 32 && (omitted >> i & 1u) && !ix_expr(ic, a)) return NULL;
+    if (bitset_has(omitted, i) && !ix_expr(ic, a)) return NULL;
     args[i] = a->ty;
   }
   fn_instance *inst = instantiate(ic, fn, args, n, omitted, e->sp);
@@ -1069,11 +1070,11 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   e->aux_ptr = inst;
   /* an array the callee writes is written by the caller too: a parameter passed
      on must not be compiled as read-only (noalias, ld.global.nc) */
-  for (int i = 0; i < n && i < 32; i++) {
+  for (int i = 0; i < n; i++) {
     node *a = e->params.items[i];
-    if ((inst->written_params >> i & 1u) && a->kind == N_NAME && a->sym &&
+    if (param_written(inst, i) && a->kind == N_NAME && a->sym &&
         a->sym->kind == SYM_LOCAL && a->sym->is_param)
-      ic->cur->written_params |= 1u << a->sym->param_index;
+      mark_param_written(ic->cur, a->sym->param_index);
   }
   if (inst->uses_barrier) ic->cur->uses_barrier = true;
   return ix_set_type(e, inst->ret, false);
@@ -1488,6 +1489,7 @@ static fn_instance *new_instance(infer_ctx *ic, func_def *fn, const type **args,
   f->nparams = n;
   f->param_types = args;
   f->is_kernel = kernel;
+  f->written_params = bitset_new(ic->ar, n);
   f->params = arena_alloc(ic->ar, sizeof(symbol *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     node *p = f->def->params.items[i];
@@ -1505,12 +1507,16 @@ static fn_instance *new_instance(infer_ctx *ic, func_def *fn, const type **args,
 }
 
 /* Parameters that took their defaults are weak, as literals are, and the instance's
- * name says which they were (it may share its types with another's). */
-static void mark_omitted(infer_ctx *ic, fn_instance *f, unsigned omitted) {
+ * name says which they were (it may share its types with another's): "_d" and the set
+ * as a hexadecimal number, bit i for parameter i, so "_d5" for parameters 0 and 2 and,
+ * past 32 parameters, simply a longer number ("_d100000000" for parameter 32). */
+static void mark_omitted(infer_ctx *ic, fn_instance *f, bitset omitted) {
   f->omitted = omitted;
-  for (int i = 0; i < f->nparams && i < 32; i++)
-    if (omitted >> i & 1u) f->params[i]->weak = true;
-  if (omitted) f->symbol_name = arena_printf(ic->ar, "%s_d%x", f->symbol_name, omitted);
+  for (int i = 0; i < f->nparams; i++)
+    if (bitset_has(omitted, i)) f->params[i]->weak = true;
+  if (!bitset_empty(omitted))
+    f->symbol_name = arena_printf(ic->ar, "%s_d%s", f->symbol_name,
+                                  bitset_hex(ic->ar, omitted));
 }
 
 static bool types_equal(const type **a, const type **b, int n) {
@@ -1520,12 +1526,12 @@ static bool types_equal(const type **a, const type **b, int n) {
 }
 
 static fn_instance *instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
-                                unsigned omitted, span site) {
+                                bitset omitted, span site) {
   fn_instance *f = NULL;
   for (int i = 0; i < fn->instances.len && !f; i++) {
     fn_instance *g = fn->instances.items[i];
     if (g->nparams == n && types_equal(g->param_types, args, n) &&
-        g->in_fast_kernel == ic->fast_kernel && g->omitted == omitted)
+        g->in_fast_kernel == ic->fast_kernel && bitset_equal(g->omitted, omitted))
       f = g;
   }
   if (f && f->in_progress) {
@@ -2100,6 +2106,46 @@ static void apply_cli_sigs(infer_ctx *ic) {
   }
 }
 
+/* CUDA's space for a kernel's parameters (docs/language.md, "Limits"): 32 764 bytes
+ * from PTX ISA 8.1 (CUDA 12.1, sm_70 and later), 4 352 (0x1100, what ptxas allows)
+ * before. kcc writes the PTX ISA LLVM picks for the arch (target_nvptx.c): 8.6 and
+ * later from sm_100 on, 7.8 or older below it. */
+#define KC_PARAM_SPACE_PTX81 32764
+#define KC_PARAM_SPACE_OLD_PTX 4352
+#define KC_PARAM_SPACE_PTX81_ARCH 100
+
+/* The bytes a kernel's parameters take as the NVPTX entry point receives them
+ * (codegen.c nvptx_entry, host_abi.h): an array of rank n is a pointer and n int64
+ * extents, a scalar its own size (bool one byte, complex two parts), each placed at
+ * its alignment. */
+static long long param_space_bytes(const fn_instance *f) {
+  long long at = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    const type *t = f->param_types[i];
+    long long size, align;
+    if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim), align = 8;
+    else if (t->kind == TY_BOOL) size = align = 1;
+    else if (t->kind == TY_COMPLEX) size = t->bits / 8, align = t->bits / 16;
+    else size = align = t->bits / 8;
+    if (align < 1) align = 1;
+    at = (at + align - 1) / align * align + size;
+  }
+  return at;
+}
+
+/* A kernel whose parameters do not fit CUDA's parameter space would be refused by
+ * ptxas or at load time, far from the cause: say so at its def. */
+static void check_param_space(infer_ctx *ic, const fn_instance *f) {
+  if (ic->opts->target != KCC_TARGET_NVPTX) return;
+  long long limit = ic->opts->arch >= KC_PARAM_SPACE_PTX81_ARCH ? KC_PARAM_SPACE_PTX81
+                                                                : KC_PARAM_SPACE_OLD_PTX;
+  long long used = param_space_bytes(f);
+  if (used > limit)
+    ix_error(ic, f->fn->def->sp, "the parameters of kernel '%s' take %lld bytes; CUDA allows "
+         "at most %lld on sm_%d (an array of rank n takes 8 + 8*n bytes)", f->fn->name,
+         used, limit, ic->opts->arch);
+}
+
 static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int variant) {
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(sig->len + 1));
   for (int i = 0; i < sig->len; i++) args[i] = sig->items[i];
@@ -2108,6 +2154,7 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
     if (types_equal(g->param_types, args, sig->len)) return; /* duplicate signature */
   }
   fn_instance *f = new_instance(ic, fn, args, sig->len, true);
+  check_param_space(ic, f);
   if (variant > 0 || fn->sigs.len > 1) f->symbol_name = mangle(ic, fn->name, args, sig->len);
   ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
   f->in_fast_kernel = f->fastmath = ic->fast_kernel;
@@ -2140,7 +2187,7 @@ static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int
   ic->report = true;
   ic->cur = NULL;
   ic->fast_kernel = kf->fastmath || ic->opts->fastmath;
-  fn_instance *scalar = instantiate(ic, fn, args, nin, 0, fn->def->sp);
+  fn_instance *scalar = instantiate(ic, fn, args, nin, (bitset){0}, fn->def->sp);
   ic->report = saved;
   if (!scalar) return;
   if (scalar->ret->kind == TY_VOID || !type_is_scalar(scalar->ret)) {
@@ -2251,8 +2298,8 @@ static void compile_guvectorize_sig(infer_ctx *ic, func_def *fn, const gu_layout
   compile_kernel(ic, kf, ksig, variant);
   if (ic->prog->kernels.len == before) return;
   fn_instance *f = ic->prog->kernels.items[ic->prog->kernels.len - 1];
-  f->written_params = l->nargs >= 32 ? ~0u : (1u << l->nargs) - 1; /* views escape */
   for (int k = 0; k < l->nargs; k++) {
+    mark_param_written(f, k); /* views escape */
     node *p = f->def->params.items[k];
     p->str = gu_param_name(ic, l, k, ((node *)fn->def->params.items[k])->str);
   }

@@ -74,13 +74,23 @@ typedef struct fn_instance {
                              function declared fastmath=True */
   bool in_progress;       /* being inferred (recursion check) */
   bool done;
-  unsigned written_params;/* bit i: array parameter i is stored to */
-  unsigned omitted;       /* bit i: parameter i took its default, a constant that
+  bitset written_params;  /* i in it: array parameter i is stored to (nparams bits;
+                             param_written, mark_param_written) */
+  bitset omitted;         /* i in it: parameter i took its default, a constant that
                              behaves as a literal there (`x * scale` stays float32);
                              part of the specialisation, as the types are */
   ptr_vec shared;         /* symbol*: static shared arrays (locals with is_shared) */
   void *cg;               /* LLVMValueRef of the function */
 } fn_instance;
+
+/* Whether array parameter i of f is stored to (directly, through a view or by a
+ * function it is passed to): one that is not is compiled read-only (noalias). */
+static inline bool param_written(const fn_instance *f, int i) {
+  return bitset_has(f->written_params, i);
+}
+static inline void mark_param_written(fn_instance *f, int i) {
+  bitset_add(f->written_params, i);
+}
 
 typedef struct program {
   node *module;
