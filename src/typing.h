@@ -69,4 +69,33 @@ const char *ix_dotted_path(infer_ctx *ic, const node *e);
 /* A scalar type spelled by a path ("numba.float32", "numpy.int64"), or NULL. */
 const type *ix_type_from_path(const char *path);
 
+/* The stage's files, each other's: */
+/* infer.c: statements, and a function's locals */
+void ix_block(infer_ctx *ic, node_list *body);
+symbol *ix_find_local(fn_instance *f, const char *name);
+symbol *ix_new_local(infer_ctx *ic, fn_instance *f, const char *name, span where);
+void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body);
+/* fold.c: the type of a folded constant */
+const type *ix_const_type(infer_ctx *ic, node *v);
+/* resolve.c: module level */
+const char *ix_alias_path(infer_ctx *ic, const char *name);
+func_def *ix_find_func(infer_ctx *ic, const char *name);
+void ix_module_level(infer_ctx *ic, node *module);
+void ix_fold_defaults(infer_ctx *ic, func_def *fn);
+void ix_apply_cli_sigs(infer_ctx *ic);
+const type *ix_annotation_type(infer_ctx *ic, node *ann);
+#define GU_MAX_ARGS 32
+
+/* A parsed layout "(m,n),()->(m)": per argument its core dimension names. */
+typedef struct gu_layout {
+  int nargs, nin;
+  int ndim[GU_MAX_ARGS];
+  const char *dim[GU_MAX_ARGS][KC_MAX_DIMS];
+} gu_layout;
+bool ix_gu_parse_layout(infer_ctx *ic, const char *s, gu_layout *l, const char **err);
+/* specialise.c: instances */
+fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
+                            bitset omitted, span site);
+void ix_compile_functions(infer_ctx *ic);
+
 #endif

@@ -1,0 +1,231 @@
+/*
+ * fold.c — constant folding: module constants, literal arithmetic (integers with
+ * Python's floor division and modulo, floats, complex numbers with Smith's division,
+ * small integer powers), tuples, math.pi and the other registry constants. A folded
+ * expression is a literal node (N_INT, N_FLOAT, N_BOOL, N_COMPLEX, N_TUPLE).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtins/builtin.h"
+#include "signature.h"
+#include "synth.h"
+#include "typing.h"
+
+/* ---- constant folding (module constants) -------------------------------------------- */
+
+static node *const_int(infer_ctx *ic, int64_t v, span sp) {
+  node *n = node_new(ic->ar, N_INT, sp);
+  n->ival = v;
+  return n;
+}
+
+static node *const_float(infer_ctx *ic, double v, span sp) {
+  node *n = node_new(ic->ar, N_FLOAT, sp);
+  n->fval = v;
+  return n;
+}
+
+static double const_as_double(const node *n) {
+  return n->kind == N_FLOAT ? n->fval : n->big ? (double)n->uval : (double)n->ival;
+}
+
+static int64_t floordiv_i64(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+/* ---- complex constants (I = 1j, Z = complex(1.0, 2.0), W = 2 + 3j) ---- */
+
+static node *const_complex(infer_ctx *ic, double re, double im, span sp) {
+  node *n = node_new(ic->ar, N_COMPLEX, sp);
+  n->a = const_float(ic, re, sp);
+  n->b = const_float(ic, im, sp);
+  return n;
+}
+
+/* The parts of a folded number; a real one has imaginary part 0. */
+static void const_parts(const node *n, double *re, double *im) {
+  *re = n->kind == N_COMPLEX ? n->a->fval : const_as_double(n);
+  *im = n->kind == N_COMPLEX ? n->b->fval : 0.0;
+}
+
+/* x / y by Smith's algorithm, the code generator's (cx_div), so that a folded
+ * quotient is the one a kernel computes. */
+static void complex_div(double a, double b, double c, double d, double *re, double *im) {
+  if (fabs(c) >= fabs(d)) {
+    double r = d / c, den = c + d * r;
+    *re = (a + b * r) / den, *im = (b - a * r) / den;
+  } else {
+    double r = c / d, den = c * r + d;
+    *re = (a * r + b) / den, *im = (b * r - a) / den;
+  }
+}
+
+/* + - * / on two constants, one at least complex, and ** by an integer from 0 to 8 (a
+ * product, as in kernels). NULL for the other operators, which complex numbers lack. */
+static node *fold_complex_binop(infer_ctx *ic, node *e, node *l, node *r) {
+  double a, b, c, d, re = 1.0, im = 0.0;
+  const_parts(l, &a, &b);
+  const_parts(r, &c, &d);
+  switch (e->op) {
+  case OP_ADD: return const_complex(ic, a + c, b + d, e->sp);
+  case OP_SUB: return const_complex(ic, a - c, b - d, e->sp);
+  case OP_MUL: return const_complex(ic, a * c - b * d, a * d + b * c, e->sp);
+  case OP_DIV:
+    if (c == 0 && d == 0) {
+      ix_error(ic, e->sp, "division by zero in a constant expression");
+      return NULL;
+    }
+    complex_div(a, b, c, d, &re, &im);
+    return const_complex(ic, re, im, e->sp);
+  case OP_POW:
+    if (r->kind != N_INT || r->ival < 0 || r->ival > 8) {
+      ix_error(ic, e->sp, "complex ** in a constant takes an integer exponent from 0 to 8");
+      return NULL;
+    }
+    for (int64_t k = 0; k < r->ival; k++) {
+      double t = re * a - im * b;
+      im = re * b + im * a, re = t;
+    }
+    return const_complex(ic, re, im, e->sp);
+  default:
+    ix_error(ic, e->sp, "operator %s is not defined for complex numbers", op_symbol(e->op));
+    return NULL;
+  }
+}
+
+/* complex(x) and complex(x, y) on real constants (a complex x alone stays itself). */
+static node *fold_complex_call(infer_ctx *ic, node *e) {
+  if (e->kwargs.len || e->list.len < 1 || e->list.len > 2) return NULL;
+  node *x = ix_fold(ic, e->list.items[0]);
+  node *y = e->list.len == 2 ? ix_fold(ic, e->list.items[1]) : NULL;
+  if (!x || x->kind == N_TUPLE || (e->list.len == 2 && (!y || y->kind == N_TUPLE)))
+    return NULL;
+  if (x->kind == N_COMPLEX && !y) return x;
+  if (x->kind == N_COMPLEX || (y && y->kind == N_COMPLEX)) {
+    ix_error(ic, e->sp, "complex(x, y) in a constant takes real x and y");
+    return NULL;
+  }
+  return const_complex(ic, const_as_double(x), y ? const_as_double(y) : 0.0, e->sp);
+}
+
+static node *fold_binop(infer_ctx *ic, node *e, node *l, node *r) {
+  if (l->kind == N_COMPLEX || r->kind == N_COMPLEX) return fold_complex_binop(ic, e, l, r);
+  bool fl = l->kind == N_FLOAT || r->kind == N_FLOAT || e->op == OP_DIV;
+  if (l->kind == N_BOOL) l = const_int(ic, l->ival, l->sp);
+  if (r->kind == N_BOOL) r = const_int(ic, r->ival, r->sp);
+  if (fl) {
+    double a = const_as_double(l), b = const_as_double(r);
+    switch (e->op) {
+    case OP_ADD: return const_float(ic, a + b, e->sp);
+    case OP_SUB: return const_float(ic, a - b, e->sp);
+    case OP_MUL: return const_float(ic, a * b, e->sp);
+    case OP_POW: return const_float(ic, pow(a, b), e->sp);
+    case OP_DIV: case OP_FLOORDIV: case OP_MOD:
+      if (b == 0) { ix_error(ic, e->sp, "division by zero in a constant expression"); return NULL; }
+      if (e->op == OP_DIV) return const_float(ic, a / b, e->sp);
+      if (e->op == OP_FLOORDIV) return const_float(ic, floor(a / b), e->sp);
+      { double m = fmod(a, b); if (m != 0 && ((m < 0) != (b < 0))) m += b;
+        return const_float(ic, m, e->sp); }
+    default: return NULL;
+    }
+  }
+  int64_t a = l->ival, b = r->ival;
+  switch (e->op) {
+  case OP_ADD: return const_int(ic, (int64_t)((uint64_t)a + (uint64_t)b), e->sp);
+  case OP_SUB: return const_int(ic, (int64_t)((uint64_t)a - (uint64_t)b), e->sp);
+  case OP_MUL: return const_int(ic, (int64_t)((uint64_t)a * (uint64_t)b), e->sp);
+  case OP_FLOORDIV: case OP_MOD:
+    if (b == 0) { ix_error(ic, e->sp, "division by zero in a constant expression"); return NULL; }
+    if (b == -1) return const_int(ic, e->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a), e->sp);
+    if (e->op == OP_FLOORDIV) return const_int(ic, floordiv_i64(a, b), e->sp);
+    return const_int(ic, a - floordiv_i64(a, b) * b, e->sp);
+  case OP_POW: {
+    if (b < 0) return const_float(ic, pow((double)a, (double)b), e->sp);
+    uint64_t res = 1, base = (uint64_t)a;
+    for (int64_t k = b; k > 0; k >>= 1) { if (k & 1) res *= base; base *= base; }
+    return const_int(ic, (int64_t)res, e->sp);
+  }
+  case OP_LSHIFT: return const_int(ic, b >= 64 || b < 0 ? 0 : (int64_t)((uint64_t)a << b), e->sp);
+  case OP_RSHIFT: return const_int(ic, b >= 64 || b < 0 ? (a < 0 ? -1 : 0) : a >> b, e->sp);
+  case OP_BITAND: return const_int(ic, a & b, e->sp);
+  case OP_BITOR: return const_int(ic, a | b, e->sp);
+  case OP_BITXOR: return const_int(ic, a ^ b, e->sp);
+  default: return NULL;
+  }
+}
+
+/* Fold a constant expression to a literal node, or NULL if it is not constant. */
+node *ix_fold(infer_ctx *ic, node *e) {
+  switch (e->kind) {
+  case N_INT: case N_FLOAT: case N_BOOL: case N_COMPLEX: return e;
+  case N_IMAG: return const_complex(ic, 0.0, e->fval, e->sp);
+  case N_CALL: {
+    const char *p = ix_dotted_path(ic, e->a);
+    return p && strcmp(p, "complex") == 0 ? fold_complex_call(ic, e) : NULL;
+  }
+  case N_NAME: {
+    symbol *s = ix_find_const(ic, e->str);
+    return s ? s->value : NULL;
+  }
+  case N_ATTR: {
+    const char *p = ix_dotted_path(ic, e);
+    const builtin *b = p ? builtin_find(p) : NULL;
+    return b && (b->flags & BF_CONSTANT) ? const_float(ic, b->value, e->sp) : NULL;
+  }
+  case N_UNARY: {
+    node *v = ix_fold(ic, e->a);
+    if (!v || v->kind == N_TUPLE) return NULL;
+    if (e->op == OP_NOT) {
+      node *b = node_new(ic->ar, N_BOOL, e->sp);
+      double re, im;
+      const_parts(v, &re, &im);
+      b->ival = re == 0 && im == 0;
+      return b;
+    }
+    if (e->op == OP_POS) return v;
+    if (v->kind == N_COMPLEX)
+      return e->op == OP_NEG ? const_complex(ic, -v->a->fval, -v->b->fval, e->sp) : NULL;
+    if (e->op == OP_NEG)
+      return v->kind == N_FLOAT ? const_float(ic, -v->fval, e->sp)
+                                : const_int(ic, (int64_t)(0 - (uint64_t)v->ival), e->sp);
+    if (e->op == OP_INVERT && v->kind != N_FLOAT) return const_int(ic, ~v->ival, e->sp);
+    return NULL;
+  }
+  case N_BINOP: {
+    node *l = ix_fold(ic, e->a), *r = ix_fold(ic, e->b);
+    if (!l || !r || l->kind == N_TUPLE || r->kind == N_TUPLE || l->big || r->big) return NULL;
+    return fold_binop(ic, e, l, r);
+  }
+  case N_TUPLE: {
+    node *t = node_new(ic->ar, N_TUPLE, e->sp);
+    for (int i = 0; i < e->list.len; i++) {
+      node *v = ix_fold(ic, e->list.items[i]);
+      if (!v) return NULL;
+      node_push(ic->ar, &t->list, v);
+    }
+    return t;
+  }
+  default: return NULL;
+  }
+}
+
+const type *ix_const_type(infer_ctx *ic, node *v) {
+  switch (v->kind) {
+  case N_INT: return v->big ? &ty_u64 : &ty_i64;
+  case N_FLOAT: return &ty_f64;
+  case N_COMPLEX: return &ty_c128;
+  case N_BOOL: return &ty_bool;
+  case N_TUPLE: {
+    const type **el = arena_alloc(ic->ar, sizeof *el * (size_t)(v->list.len + 1));
+    for (int i = 0; i < v->list.len; i++) el[i] = ix_const_type(ic, v->list.items[i]);
+    return type_tuple(ic->ar, el, v->list.len);
+  }
+  default: return NULL;
+  }
+}
+

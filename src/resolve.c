@@ -1,0 +1,680 @@
+/*
+ * resolve.c — type inference at module level: names and paths (imports, aliases, the
+ * builtin registry's paths, types spelled as paths), module constants, library modules
+ * written in the kernel language (lib/), decorators and what they make of a function
+ * (kernel, device function, @vectorize, @guvectorize, @cuda.reduce), signatures from
+ * annotations, decorator strings and --sig, and default parameter values.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtins/builtin.h"
+#include "signature.h"
+#include "synth.h"
+#include "typing.h"
+
+/* ---- the builtin namespace ---------------------------------------------------------- */
+
+/* Names bound without an import: Numba code always imports them, but we let a kernel
+ * file stand alone. */
+static const alias default_aliases[] = {
+  {"cuda", "numba.cuda"}, {"math", "math"}, {"numba", "numba"}, {"types", "numba.types"},
+  {"vectorize", "numba.vectorize"}, {"guvectorize", "numba.guvectorize"}, {"jit", "numba.cuda.jit"}, {"np", "numpy"},
+  {"cmath", "cmath"},
+};
+
+static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.types",
+                                         "numpy", "cmath"};
+
+/* A scalar type spelled by a path: "float32", "numba.float32", "numba.types.int32",
+ * "numpy.float64". */
+const type *ix_type_from_path(const char *path) {
+  static const char *const prefixes[] = {"numba.types.", "numba.", "numpy.", ""};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+    size_t n = strlen(prefixes[i]);
+    if (strncmp(path, prefixes[i], n) == 0 && !strchr(path + n, '.'))
+      return type_from_name(path + n);
+  }
+  return NULL;
+}
+
+static bool path_is_known(const char *path) {
+  return builtin_find(path) != NULL || ix_type_from_path(path) != NULL;
+}
+
+/* The dotted path a module-level name stands for, or NULL. */
+const char *ix_alias_path(infer_ctx *ic, const char *name) {
+  for (int i = ic->aliases.len - 1; i >= 0; i--) {
+    alias *al = ic->aliases.items[i];
+    if (strcmp(al->name, name) == 0) return al->path;
+  }
+  for (size_t i = 0; i < sizeof default_aliases / sizeof default_aliases[0]; i++)
+    if (strcmp(default_aliases[i].name, name) == 0) return default_aliases[i].path;
+  if (builtin_find(name) || type_from_name(name)) return name;
+  return NULL;
+}
+
+symbol *ix_find_local(fn_instance *f, const char *name) {
+  if (!f) return NULL;
+  for (int i = 0; i < f->locals.len; i++) {
+    symbol *s = f->locals.items[i];
+    if (strcmp(s->name, name) == 0) return s;
+  }
+  return NULL;
+}
+
+symbol *ix_find_const(infer_ctx *ic, const char *name) {
+  for (int i = 0; i < ic->consts.len; i++) {
+    symbol *s = ic->consts.items[i];
+    if (strcmp(s->name, name) == 0) return s;
+  }
+  return NULL;
+}
+
+func_def *ix_find_func(infer_ctx *ic, const char *name) {
+  for (int i = 0; i < ic->prog->funcs.len; i++) {
+    func_def *f = ic->prog->funcs.items[i];
+    if (strcmp(f->name, name) == 0) return f;
+  }
+  return NULL;
+}
+
+/* The builtin path of a name/attribute chain whose root is not a value ("cuda.grid" ->
+ * "numba.cuda.grid"), or NULL when the root is a local, constant or function. */
+const char *ix_dotted_path(infer_ctx *ic, const node *e) {
+  if (e->kind == N_NAME) {
+    if (ix_find_local(ic->cur, e->str) || ix_find_const(ic, e->str) || ix_find_func(ic, e->str))
+      return NULL;
+    return ix_alias_path(ic, e->str);
+  }
+  if (e->kind == N_ATTR) {
+    const char *base = ix_dotted_path(ic, e->a);
+    return base ? arena_printf(ic->ar, "%s.%s", base, e->str) : NULL;
+  }
+  return NULL;
+}
+
+/* ---- module level: imports, constants, functions --------------------------------------- */
+
+static bool module_importable(const char *m) {
+  for (size_t i = 0; i < sizeof importable / sizeof importable[0]; i++)
+    if (strcmp(importable[i], m) == 0) return true;
+  return false;
+}
+
+static void bind_alias(infer_ctx *ic, const char *name, const char *path) {
+  alias *al = arena_alloc(ic->ar, sizeof *al);
+  al->name = name;
+  al->path = path;
+  vec_push(ic->ar, &ic->aliases, al);
+}
+
+static void import_module(infer_ctx *ic, node *s) {
+  for (int i = 0; i < s->list.len; i++) {
+    node *al = s->list.items[i];
+    if (synth_lib_source(al->str)) {
+      ix_error(ic, al->sp, "import the functions of '%s' by name: from %s import "
+           "xoroshiro128p_uniform_float32, ...", al->str, al->str);
+      continue;
+    }
+    if (!module_importable(al->str)) {
+      ix_error(ic, al->sp, "cannot import module '%s' in a kernel file (available: math, cmath, "
+           "numba, numba.cuda, numba.types, numpy)", al->str);
+      continue;
+    }
+    if (al->str2) {
+      bind_alias(ic, al->str2, al->str);
+    } else {
+      const char *dot = strchr(al->str, '.');
+      const char *root = dot ? arena_strndup(ic->ar, al->str, (size_t)(dot - al->str)) : al->str;
+      bind_alias(ic, root, root);
+    }
+  }
+}
+
+/* ---- library modules written in the kernel language ---- */
+
+/* Define a library module's functions and constants (once per compilation). Its names
+ * join the file's: the library prefixes its private ones with _ and its own name. */
+static bool load_lib_module(infer_ctx *ic, const char *mod, span where) {
+  for (int i = 0; i < ic->libs.len; i++)
+    if (strcmp(ic->libs.items[i], mod) == 0) return true;
+  vec_push(ic->ar, &ic->libs, (void *)mod);
+  node *tree = synth_lib_module_tree(ic->ar, ic->d, mod, where);
+  if (!tree) {
+    ix_error(ic, where, "internal compiler error: library module '%s' does not parse", mod);
+    return false;
+  }
+  ix_module_level(ic, tree);
+  return true;
+}
+
+/* from numba.cuda.random import xoroshiro128p_uniform_float32 [as name] */
+static void import_from_lib(infer_ctx *ic, node *s) {
+  if (!load_lib_module(ic, s->str, s->sp)) return;
+  for (int i = 0; i < s->list.len; i++) {
+    node *al = s->list.items[i];
+    func_def *fn = ix_find_func(ic, al->str);
+    if (!fn && strstr(al->str, "xoroshiro128p_states")) {
+      ix_error(ic, al->sp, "'%s' runs on the host: from C, make the states with "
+           "kc_random_states(ctx, n, seed, &states)", al->str);
+      continue;
+    }
+    if (!fn || fn->kind != FN_DEVICE || al->str[0] == '_') {
+      ix_error(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
+      continue;
+    }
+    if (!al->str2 || strcmp(al->str2, al->str) == 0) continue;
+    if (ix_find_func(ic, al->str2)) {
+      ix_error(ic, al->sp, "function '%s' is defined twice", al->str2);
+      continue;
+    }
+    func_def *copy = arena_alloc(ic->ar, sizeof *copy);
+    *copy = *fn;
+    copy->name = al->str2;
+    memset(&copy->instances, 0, sizeof copy->instances);
+    vec_push(ic->ar, &ic->prog->funcs, copy);
+  }
+}
+
+static void import_from(infer_ctx *ic, node *s) {
+  if (synth_lib_source(s->str)) {
+    import_from_lib(ic, s);
+    return;
+  }
+  if (!module_importable(s->str)) {
+    ix_error(ic, s->sp, "cannot import from module '%s' in a kernel file (available: math, "
+         "cmath, numba, numba.cuda, numba.types, numpy)", s->str);
+    return;
+  }
+  for (int i = 0; i < s->list.len; i++) {
+    node *al = s->list.items[i];
+    const char *path = arena_printf(ic->ar, "%s.%s", s->str, al->str);
+    if (strcmp(s->str, "numba") == 0 && strcmp(al->str, "void") == 0) continue;
+    if (strcmp(s->str, "numba") == 0 && (strcmp(al->str, "jit") == 0 ||
+                                         strcmp(al->str, "njit") == 0))
+      path = "numba.cuda.jit";
+    if (!path_is_known(path)) {
+      ix_error(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
+      continue;
+    }
+    bind_alias(ic, al->str2 ? al->str2 : al->str, path);
+  }
+}
+
+static void module_constant(infer_ctx *ic, node *s) {
+  if (s->list.len != 1 || ((node *)s->list.items[0])->kind != N_NAME) {
+    ix_error(ic, s->sp, "module-level assignments must bind one name to a constant");
+    return;
+  }
+  node *target = s->list.items[0];
+  int errors_before = ic->d->nerrors;
+  node *v = ix_fold(ic, s->a);
+  if (!v) {
+    if (ic->d->nerrors == errors_before)   /* folding said nothing more precise */
+      ix_error(ic, s->a->sp, "module-level '%s' must be a constant expression (numbers, "
+           "other constants and arithmetic)", target->str);
+    return;
+  }
+  symbol *sym = ix_find_const(ic, target->str);
+  if (!sym) {
+    sym = arena_alloc(ic->ar, sizeof *sym);
+    sym->kind = SYM_CONST;
+    sym->name = target->str;
+    vec_push(ic->ar, &ic->consts, sym);
+  }
+  sym->where = target->sp;
+  sym->value = v;
+  sym->ty = ix_const_type(ic, v);
+}
+
+/* An annotation or signature type written as an expression: float32, float32[:],
+ * numba.float32[:, ::1]. */
+const type *ix_annotation_type(infer_ctx *ic, node *ann) {
+  if (ann->kind == N_STR) {
+    char err[160];
+    size_t pos = 0;
+    sig_type st;
+    if (sig_parse_type(ann->str, &pos, &st, err, sizeof err) != 0 || ann->str[pos]) {
+      ix_error(ic, ann->sp, "bad type annotation '%s'", ann->str);
+      return NULL;
+    }
+    const type *el = type_from_dtype(st.dtype);
+    return st.ndim ? type_array(ic->ar, el, st.ndim) : el;
+  }
+  node *base = ann->kind == N_INDEX ? ann->a : ann;
+  const char *p = ix_dotted_path(ic, base);
+  const type *el = p ? ix_type_from_path(p) : NULL;
+  if (!el) {
+    ix_error(ic, ann->sp, "unknown type in annotation");
+    return NULL;
+  }
+  if (ann->kind != N_INDEX) return el;
+  node_list single = {&ann->b, 1, 1};
+  node_list *dims = ann->b->kind == N_TUPLE ? &ann->b->list : &single;
+  for (int i = 0; i < dims->len; i++) {
+    node *d = dims->items[i];
+    if (d->kind != N_SLICE || d->a || d->b) {
+      ix_error(ic, d->sp, "array annotations take ':' per dimension (e.g. float32[:, :])");
+      return NULL;
+    }
+  }
+  if (dims->len > KC_MAX_DIMS) {
+    ix_error(ic, ann->sp, "arrays have at most %d dimensions", KC_MAX_DIMS);
+    return NULL;
+  }
+  return type_array(ic->ar, el, dims->len);
+}
+
+static ptr_vec *sig_to_types(infer_ctx *ic, const sig_parsed *sp) {
+  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
+  for (int i = 0; i < sp->nparams; i++) {
+    const type *el = type_from_dtype(sp->params[i].dtype);
+    vec_push(ic->ar, v, (void *)(sp->params[i].ndim ? type_array(ic->ar, el, sp->params[i].ndim) : el));
+  }
+  return v;
+}
+
+static bool parse_sig_string(infer_ctx *ic, node *str, sig_parsed *out) {
+  char err[200];
+  if (sig_parse(str->str, out, err, sizeof err) != 0) {
+    ix_error(ic, str->sp, "bad signature \"%s\": %s", str->str, err);
+    return false;
+  }
+  return true;
+}
+
+static void add_kernel_sig(infer_ctx *ic, func_def *fn, node *str) {
+  sig_parsed sp;
+  if (!parse_sig_string(ic, str, &sp)) return;
+  if (sp.has_ret && !sp.ret.is_void) {
+    ix_error(ic, str->sp, "a kernel signature must return void");
+    return;
+  }
+  if (sp.nparams != fn->def->params.len) {
+    ix_error(ic, str->sp, "the signature has %d parameter%s but '%s' takes %d", sp.nparams,
+         sp.nparams == 1 ? "" : "s", fn->name, fn->def->params.len);
+    return;
+  }
+  vec_push(ic->ar, &fn->sigs, sig_to_types(ic, &sp));
+}
+
+static void add_vectorize_sig(infer_ctx *ic, func_def *fn, node *str) {
+  sig_parsed sp;
+  if (!parse_sig_string(ic, str, &sp)) return;
+  bool scalar = sp.has_ret && !sp.ret.is_void && sp.ret.ndim == 0;
+  for (int i = 0; i < sp.nparams; i++) scalar &= sp.params[i].ndim == 0;
+  if (!scalar) {
+    ix_error(ic, str->sp, "a vectorize signature is of scalars with a result: "
+         "'float32(float32, float32)'");
+    return;
+  }
+  if (sp.nparams != fn->def->params.len) {
+    ix_error(ic, str->sp, "the signature has %d parameters but '%s' takes %d", sp.nparams,
+         fn->name, fn->def->params.len);
+    return;
+  }
+  vec_push(ic->ar, &fn->sigs, sig_to_types(ic, &sp));
+  vec_push(ic->ar, &fn->rets, (void *)type_from_dtype(sp.ret.dtype));
+}
+
+/* Signature strings given to a decorator: one string or a list of them. */
+static void decorator_sigs(infer_ctx *ic, func_def *fn, node *arg) {
+  node_list single = {&arg, 1, 1};
+  node_list *l = arg->kind == N_LIST || arg->kind == N_TUPLE ? &arg->list : &single;
+  for (int i = 0; i < l->len; i++) {
+    node *s = l->items[i];
+    if (s->kind != N_STR) {
+      ix_error(ic, s->sp, "a signature must be a string such as \"void(float32[:], int32)\"");
+      continue;
+    }
+    if (fn->kind == FN_VECTORIZE) add_vectorize_sig(ic, fn, s);
+    else if (fn->kind == FN_KERNEL) add_kernel_sig(ic, fn, s);
+  }
+}
+
+static bool kw_true(node *kw) {
+  return kw->a->kind == N_BOOL ? kw->a->ival != 0 : kw->a->kind == N_INT && kw->a->ival != 0;
+}
+
+/* fastmath=True / False, as Numba's CUDA target takes it (no sets of flags). Returns
+ * false when kw is another keyword. */
+static bool decorator_fastmath(infer_ctx *ic, func_def *fn, node *kw) {
+  if (strcmp(kw->str, "fastmath") != 0) return false;
+  if (kw->a->kind == N_BOOL || kw->a->kind == N_INT) fn->fastmath = kw_true(kw);
+  else
+    ix_error(ic, kw->a->sp, "fastmath takes True or False (sets of fast-math flags are not "
+         "supported, as in Numba's CUDA target)");
+  return true;
+}
+
+/* target='cpu' and the like: warned about, since one compile serves both back ends. */
+static void decorator_target(infer_ctx *ic, node *kw) {
+  if (strcmp(kw->str, "target") == 0 && kw->a->kind == N_STR && strcmp(kw->a->str, "cuda") != 0)
+    ix_warn(ic, kw->sp, "target '%s' ignored: kcc compiles for CUDA (and runs on the CPU "
+          "back end)", kw->a->str);
+}
+
+/* ---- @cuda.reduce ---- */
+/* The kernel parameters of a reduction over element type el: (arr, out, init, has_init). */
+static ptr_vec *reduce_kernel_sig(infer_ctx *ic, const type *el) {
+  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
+  vec_push(ic->ar, v, (void *)type_array(ic->ar, el, 1));
+  vec_push(ic->ar, v, (void *)type_array(ic->ar, el, 1));
+  vec_push(ic->ar, v, (void *)el);
+  vec_push(ic->ar, v, (void *)&ty_bool);
+  return v;
+}
+
+/* Is sig (arr, out, init, has_init) of one element type? */
+static bool reduce_sig_ok(const ptr_vec *sig) {
+  if (sig->len != 4) return false;
+  const type *a = sig->items[0], *o = sig->items[1], *i = sig->items[2], *h = sig->items[3];
+  return a->kind == TY_ARRAY && a->ndim == 1 && type_equal(a, o) && type_equal(a->elem, i) &&
+         h->kind == TY_BOOL && a->elem->kind != TY_BOOL;
+}
+
+/* kcc's extension: @cuda.reduce("float32(float32, float32)", ...) compiles those element
+ * types ahead of time; plain @cuda.reduce compiles per dtype at the first kc_reduce. */
+static void reduce_decorator_sig(infer_ctx *ic, func_def *fn, node *str) {
+  sig_parsed sp;
+  if (str->kind != N_STR) {
+    ix_error(ic, str->sp, "a signature must be a string such as \"float32(float32, float32)\"");
+    return;
+  }
+  if (!parse_sig_string(ic, str, &sp)) return;
+  bool ok = sp.nparams == 2 && sp.params[0].ndim == 0 && sp.params[1].ndim == 0 &&
+            sp.params[0].dtype == sp.params[1].dtype && sp.params[0].dtype != KC_BOOL &&
+            (!sp.has_ret || (!sp.ret.is_void && sp.ret.ndim == 0 &&
+                             sp.ret.dtype == sp.params[0].dtype));
+  if (!ok) {
+    ix_error(ic, str->sp, "a @cuda.reduce signature is one number type T as 'T(T, T)', "
+         "e.g. 'float32(float32, float32)'");
+    return;
+  }
+  vec_push(ic->ar, &fn->sigs, reduce_kernel_sig(ic, type_from_dtype(sp.params[0].dtype)));
+}
+
+static void classify_reduce(infer_ctx *ic, func_def *fn, node *dec) {
+  fn->kind = FN_REDUCE;
+  int np = fn->def->params.len;
+  if (np != 2)
+    ix_error(ic, fn->def->sp, "@cuda.reduce needs a binary function (two parameters, e.g. "
+         "'def add(a, b): return a + b'); '%s' takes %d", fn->name, np);
+  if (dec->kind != N_CALL) return;
+  for (int i = 0; i < dec->kwargs.len; i++)
+    ix_error(ic, ((node *)dec->kwargs.items[i])->sp, "@cuda.reduce takes no keyword arguments");
+  for (int i = 0; i < dec->list.len; i++) {
+    node *arg = dec->list.items[i];
+    node_list single = {&arg, 1, 1};
+    node_list *l = arg->kind == N_LIST || arg->kind == N_TUPLE ? &arg->list : &single;
+    for (int k = 0; k < l->len; k++) reduce_decorator_sig(ic, fn, l->items[k]);
+  }
+}
+
+/* ---- @guvectorize ---- */
+
+static const char *skip_ws(const char *p) {
+  while (*p == ' ') p++;
+  return p;
+}
+
+/* One "(a, b)" group at *pp into arg k; false on a syntax error (why in err). */
+static bool gu_group(infer_ctx *ic, const char **pp, gu_layout *l, const char **err) {
+  const char *p = skip_ws(*pp);
+  if (*p != '(') { *err = "expected '('"; return false; }
+  p = skip_ws(p + 1);
+  int k = l->nargs;
+  if (k >= GU_MAX_ARGS) { *err = "too many arguments"; return false; }
+  l->ndim[k] = 0;
+  while (*p != ')') {
+    const char *start = p;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+           (p > start && *p >= '0' && *p <= '9'))
+      p++;
+    if (p == start) { *err = "expected a dimension name"; return false; }
+    if (l->ndim[k] >= KC_MAX_DIMS - 1) { *err = "at most 2 core dimensions per argument"; return false; }
+    l->dim[k][l->ndim[k]++] = arena_strndup(ic->ar, start, (size_t)(p - start));
+    p = skip_ws(p);
+    if (*p == ',') p = skip_ws(p + 1);
+    else if (*p != ')') { *err = "expected ',' or ')'"; return false; }
+  }
+  l->nargs++;
+  *pp = p + 1;
+  return true;
+}
+
+/* Parse a layout such as "(m,n),(n)->(m)" (one output at least). */
+bool ix_gu_parse_layout(infer_ctx *ic, const char *s, gu_layout *l, const char **err) {
+  memset(l, 0, sizeof *l);
+  const char *p = s;
+  bool outputs = false;
+  for (;;) {
+    if (!gu_group(ic, &p, l, err)) return false;
+    p = skip_ws(p);
+    if (*p == ',') { p++; continue; }
+    if (!outputs && p[0] == '-' && p[1] == '>') {
+      outputs = true;
+      l->nin = l->nargs;
+      p += 2;
+      continue;
+    }
+    if (*p) { *err = outputs ? "expected ',' or the end" : "expected ',' or '->'"; return false; }
+    break;
+  }
+  if (!outputs) { *err = "no '->' before the outputs"; return false; }
+  return true;
+}
+
+static void classify_guvectorize(infer_ctx *ic, func_def *fn, node *dec) {
+  fn->kind = FN_GUVECTORIZE;
+  if (dec->kind != N_CALL || dec->list.len != 2 ||
+      ((node *)dec->list.items[1])->kind != N_STR) {
+    ix_error(ic, dec->sp, "@guvectorize needs signatures and a layout, e.g. "
+         "@guvectorize(['void(float32[:], float32, float32[:])'], '(n),()->(n)', "
+         "target='cuda')");
+    return;
+  }
+  node *lay = dec->list.items[1];
+  fn->layout = lay->str;
+  fn->layout_sp = lay->sp;
+  fn->kind = FN_KERNEL;  /* signatures are checked as a kernel's: void, one per param */
+  decorator_sigs(ic, fn, dec->list.items[0]);
+  fn->kind = FN_GUVECTORIZE;
+  for (int i = 0; i < dec->kwargs.len; i++) {
+    node *kw = dec->kwargs.items[i];
+    if (!decorator_fastmath(ic, fn, kw)) decorator_target(ic, kw);
+  }
+}
+
+static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
+  node *callee = dec->kind == N_CALL ? dec->a : dec;
+  const char *p = ix_dotted_path(ic, callee);
+  const builtin *b = p ? builtin_find(p) : NULL;
+  func_kind kind = b && b->kind == BK_DECORATOR ? (func_kind)b->op : FN_KERNEL;
+  if (b && b->kind == BK_DECORATOR && !(b->flags & BF_DECORATOR_ARGS)) {
+    fn->kind = kind;  /* @kernel, @device */
+    return;
+  }
+  if (b && kind == FN_REDUCE) { classify_reduce(ic, fn, dec); return; }
+  if (b && kind == FN_GUVECTORIZE) { classify_guvectorize(ic, fn, dec); return; }
+  if (!b || b->kind != BK_DECORATOR) {
+    ix_error(ic, dec->sp, "unknown decorator; use @cuda.jit, @cuda.jit(device=True), "
+         "@vectorize, @kernel or @device");
+    return;
+  }
+  fn->kind = kind;  /* @cuda.jit, @vectorize */
+  if (dec->kind != N_CALL) return;
+  for (int i = 0; i < dec->kwargs.len; i++) {
+    node *kw = dec->kwargs.items[i];
+    if (strcmp(kw->str, "device") == 0 && kw_true(kw)) fn->kind = FN_DEVICE;
+    else if (!decorator_fastmath(ic, fn, kw)) decorator_target(ic, kw);
+  }
+  if (dec->list.len > 1) ix_error(ic, dec->list.items[1]->sp, "unexpected extra argument");
+  if (dec->list.len >= 1 && fn->kind != FN_DEVICE) decorator_sigs(ic, fn, dec->list.items[0]);
+  if (fn->kind == FN_VECTORIZE && dec->list.len == 0)
+    ix_error(ic, dec->sp, "@vectorize needs a list of signatures, e.g. "
+         "@vectorize(['float32(float32, float32)'], target='cuda')");
+}
+
+static void annotation_sig(infer_ctx *ic, func_def *fn) {
+  node_list *ps = &fn->def->params;
+  int annotated = 0;
+  for (int i = 0; i < ps->len; i++) annotated += ((node *)ps->items[i])->a != NULL;
+  if (annotated == 0) return;
+  if (annotated != ps->len) {
+    for (int i = 0; i < ps->len; i++)
+      if (!((node *)ps->items[i])->a)
+        ix_error(ic, ((node *)ps->items[i])->sp, "parameter '%s' of kernel '%s' has no type "
+             "annotation (annotate all parameters or none)", ((node *)ps->items[i])->str,
+             fn->name);
+    return;
+  }
+  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
+  for (int i = 0; i < ps->len; i++) {
+    const type *t = ix_annotation_type(ic, ((node *)ps->items[i])->a);
+    if (!t) return;
+    vec_push(ic->ar, v, (void *)t);
+  }
+  vec_push(ic->ar, &fn->sigs, v);
+}
+
+/* A decorator's callee as written: "cuda.jit", "vectorize". */
+static const char *decorator_text(infer_ctx *ic, const node *e) {
+  if (e->kind == N_CALL) return decorator_text(ic, e->a);
+  if (e->kind == N_NAME) return e->str;
+  if (e->kind == N_ATTR) return arena_printf(ic->ar, "%s.%s", decorator_text(ic, e->a), e->str);
+  return "...";
+}
+
+/* Python applies the decorator nearest the def to the function and each one above to
+ * the result: Numba's cuda.jit, vectorize, guvectorize and reduce all take a Python
+ * function, not another's dispatcher, so no two of them stack. */
+static void stacked_decorators(infer_ctx *ic, node *s) {
+  node *top = s->decorators.items[0], *next = s->decorators.items[1];
+  ix_error(ic, top->sp, "a function takes one decorator: @%s and @%s cannot be combined",
+       decorator_text(ic, top), decorator_text(ic, next));
+}
+
+static void define_function(infer_ctx *ic, node *s) {
+  if (ix_find_func(ic, s->str)) {
+    ix_error(ic, s->sp, "function '%s' is defined twice", s->str);
+    return;
+  }
+  func_def *fn = arena_alloc(ic->ar, sizeof *fn);
+  fn->def = s;
+  fn->name = s->str;
+  fn->kind = FN_DEVICE;
+  int nd = s->decorators.len;
+  if (nd > 1) stacked_decorators(ic, s);
+  if (nd > 0) classify_decorator(ic, fn, s->decorators.items[nd - 1]);
+  if (fn->kind == FN_KERNEL) annotation_sig(ic, fn);
+  vec_push(ic->ar, &ic->prog->funcs, fn);
+}
+
+void ix_module_level(infer_ctx *ic, node *module) {
+  for (int i = 0; i < module->body.len; i++) {
+    node *s = module->body.items[i];
+    switch (s->kind) {
+    case N_IMPORT: import_module(ic, s); break;
+    case N_IMPORTFROM: import_from(ic, s); break;
+    case N_ASSIGN: module_constant(ic, s); break;
+    case N_FUNCDEF: define_function(ic, s); break;
+    case N_PASS: break;
+    case N_EXPR_STMT:
+      if (s->a->kind == N_STR) break;
+      /* fall through */
+    default:
+      ix_error(ic, s->sp, "only imports, constants and function definitions are allowed at "
+           "module level");
+    }
+  }
+}
+
+/* --sig NAME(TYPES): for the named kernel, or the only kernel when no name is given. */
+void ix_apply_cli_sigs(infer_ctx *ic) {
+  for (int i = 0; i < ic->opts->nsigs; i++) {
+    sig_parsed sp;
+    char err[200];
+    const char *text = ic->opts->sigs[i];
+    if (sig_parse(text, &sp, err, sizeof err) != 0) {
+      ix_error(ic, span_none(), "--sig '%s': %s", text, err);
+      continue;
+    }
+    func_def *fn = NULL;
+    int nkernels = 0;
+    for (int j = 0; j < ic->prog->funcs.len; j++) {
+      func_def *f = ic->prog->funcs.items[j];
+      if (f->kind != FN_KERNEL && f->kind != FN_REDUCE) continue;
+      nkernels++;
+      if (sp.name[0] ? strcmp(f->name, sp.name) == 0 : nkernels == 1) fn = f;
+    }
+    if (!sp.name[0] && nkernels > 1) fn = NULL;
+    if (!fn) {
+      ix_error(ic, span_none(), "--sig '%s': %s", text, sp.name[0] ? "no kernel of that name"
+           : "name the kernel, e.g. --sig 'add(float32[:], int32)'");
+      continue;
+    }
+    if (fn->kind == FN_REDUCE) {
+      ptr_vec *v = sig_to_types(ic, &sp);
+      if (!reduce_sig_ok(v))
+        ix_error(ic, span_none(), "--sig '%s': the kernel of @cuda.reduce '%s' takes "
+             "(T[:], T[:], T, bool) for a number type T", text, fn->name);
+      else
+        vec_push(ic->ar, &fn->sigs, v);
+      continue;
+    }
+    if (sp.nparams != fn->def->params.len) {
+      ix_error(ic, span_none(), "--sig '%s': kernel '%s' takes %d parameters", text, fn->name,
+           fn->def->params.len);
+      continue;
+    }
+    vec_push(ic->ar, &fn->sigs, sig_to_types(ic, &sp));
+  }
+}
+
+
+/* ---- default parameter values ------------------------------------------------------------ */
+
+static const char *func_kind_name(func_kind k) {
+  switch (k) {
+  case FN_KERNEL: return "a kernel: its arguments all come from the launch";
+  case FN_VECTORIZE: return "a @vectorize function";
+  case FN_GUVECTORIZE: return "a @guvectorize function";
+  case FN_REDUCE: return "a @cuda.reduce function";
+  default: return "a device function";
+  }
+}
+
+/* Fold a function's defaults once every module constant is known (a file's names may
+ * come in any order). Only device functions take them: Numba's kernels take their
+ * arguments positionally at launch. */
+void ix_fold_defaults(infer_ctx *ic, func_def *fn) {
+  node_list *ps = &fn->def->params;
+  const node *first = NULL;   /* the first parameter with a default */
+  for (int i = 0; i < ps->len; i++) {
+    node *p = ps->items[i];
+    if (!p->b) {
+      if (first)
+        ix_error(ic, p->sp, "parameter '%s' without a default follows parameter '%s', which "
+             "has one", p->str, first->str);
+      continue;
+    }
+    if (!first) first = p;
+    if (fn->kind != FN_DEVICE) {
+      ix_error(ic, p->b->sp, "default parameter values are only allowed in device functions; "
+           "'%s' is %s", fn->name, func_kind_name(fn->kind));
+      continue;
+    }
+    int errors_before = ic->d->nerrors;
+    node *v = ix_fold(ic, p->b);
+    if (!v && ic->d->nerrors == errors_before)
+      ix_error(ic, p->b->sp, "the default value of '%s' must be a constant: a number, a "
+           "module constant or arithmetic on them", p->str);
+    if (!fn->defaults) fn->defaults = arena_alloc(ic->ar, sizeof(node *) * (size_t)ps->len);
+    fn->defaults[i] = v ? v : node_new(ic->ar, N_NONE, p->b->sp);   /* None: reported */
+  }
+}
+
