@@ -1,7 +1,8 @@
 /*
  * math.c — Python's math module in kernels: math.sqrt ... math.lgamma, pow, fmod,
  * copysign, hypot, atan2, floor/ceil/trunc (to int64), isnan/isinf/isfinite, cbrt (also
- * cuda.cbrt), and the constants pi, e, tau, inf, nan (math.* and cmath.*).
+ * cuda.cbrt), degrees, radians, and the constants pi, e, tau, inf, nan (math.* and
+ * cmath.*).
  *
  * A function is libdevice's __nv_<name>[f] on the GPU (__nv_fast_<name>f for float32
  * in fast-math code, where libdevice has one) and the C library's <name>[f] on the CPU,
@@ -50,10 +51,10 @@ static const type *ix_math(infer_ctx *ic, node *e, const builtin *b) {
   return ix_set_type(e, t, weak);
 }
 
-/* cbrt(x): float64 for float64 and for integers (converted), float32 for float32 and
- * float16 (which converts to float32 exactly), as Numba's float32 and float64
- * signatures resolve them. */
-static const type *ix_cbrt(infer_ctx *ic, node *e, const builtin *b) {
+/* cbrt(x), degrees(x), radians(x): float64 for float64 and for integers (converted),
+ * float32 for float32 and float16 (which converts to float32 exactly), as Numba's
+ * float32 and float64 signatures resolve them (its Math_unary). */
+static const type *ix_math_unary(infer_ctx *ic, node *e, const builtin *b) {
   if (!ix_args(ic, e)) return NULL;
   node *a = e->list.items[0];
   if (!ix_need_real(ic, a, builtin_user_name(b))) return NULL;
@@ -132,6 +133,18 @@ static LLVMValueRef cg_cbrt(cg_ctx *g, node *e, const builtin *b) {
   return cg_math_call(g, b->name, e->ty, &x, 1);
 }
 
+/* degrees(x) = x / (2 pi) * 360 and radians(x) = x / 360 * (2 pi), in x's float type,
+ * as Numba computes them (its constants rounded to the type first; CPython multiplies
+ * by 180/pi, which can differ in the last bit). op: 1 for degrees. */
+static LLVMValueRef cg_angle(cg_ctx *g, node *e, const builtin *b) {
+  LLVMValueRef x = cg_expr_as(g, e->list.items[0], e->ty);
+  LLVMTypeRef ft = cg_scalar_type(g, e->ty);
+  LLVMValueRef two_pi = LLVMBuildFMul(g->b, LLVMConstReal(ft, 3.14159265358979323846), LLVMConstReal(ft, 2), "");
+  LLVMValueRef full = LLVMConstReal(ft, 360);
+  if (b->op) return LLVMBuildFMul(g->b, LLVMBuildFDiv(g->b, x, two_pi, ""), full, "");
+  return LLVMBuildFMul(g->b, LLVMBuildFDiv(g->b, x, full, ""), two_pi, "");
+}
+
 static LLVMValueRef cg_constant(cg_ctx *g, node *e, const builtin *b) {
   return LLVMConstReal(cg_scalar_type(g, e->ty), b->value);
 }
@@ -166,8 +179,10 @@ const builtin builtins_math[] = {
   FN1("math.trunc", "trunc", M_INTRINSIC | M_TO_INT),
   FN1("math.isnan", NULL, M_ISNAN), FN1("math.isinf", NULL, M_ISINF),
   FN1("math.isfinite", NULL, M_ISFINITE),
-  {"math.cbrt", BK_FUNCTION, 1, 1, 0, 0, 0, 0, "cbrt", 0, ix_cbrt, cg_cbrt, NULL},
-  {"numba.cuda.cbrt", BK_FUNCTION, 1, 1, 0, 0, 0, 0, "cbrt", 0, ix_cbrt, cg_cbrt, NULL},
+  {"math.cbrt", BK_FUNCTION, 1, 1, 0, 0, 0, 0, "cbrt", 0, ix_math_unary, cg_cbrt, NULL},
+  {"math.degrees", BK_FUNCTION, 1, 1, 0, 0, 0, 1, NULL, 0, ix_math_unary, cg_angle, NULL},
+  {"math.radians", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_math_unary, cg_angle, NULL},
+  {"numba.cuda.cbrt", BK_FUNCTION, 1, 1, 0, 0, 0, 0, "cbrt", 0, ix_math_unary, cg_cbrt, NULL},
   CONST("math.pi", 3.14159265358979323846), CONST("math.e", 2.71828182845904523536),
   CONST("math.tau", 6.28318530717958647692), CONST("math.inf", INFINITY),
   CONST("math.nan", NAN),
