@@ -1,11 +1,14 @@
 /* arith_float.c — Python float semantics in float32 and float64: // and % with
  * negative operands (sign of the divisor), ** with int and float exponents, /, abs,
- * min/max, x if c else y, int()/float32()/int32() casts, round() half to even.
+ * min/max, x if c else y, int()/float32()/int32() casts, round() half to even, and
+ * bool(x) on floats, integers and complex numbers (exact).
  * Inputs are small multiples of 1/4 so most results are exact.
  * tolerance: 0 for exact ops; 2e-7 relative (float32) and 1e-15 (float64) for
  * ** 0.5, ** 3.0 and division. Column 10 (`a * 0.1 + 0.3`) must equal float32
  * arithmetic exactly on the CPU: a float64 evaluation would round differently for
  * some inputs (on CUDA one ulp is allowed, for a fused multiply-add). */
+#include <complex.h>
+
 #include "harness.h"
 
 #define NF 16
@@ -97,6 +100,40 @@ static void check(const char *kname, int f32, const float *x32, const double *x6
   free(cg32), free(ciw), free(cig);
 }
 
+/* bool(x) is Python's truth of a number: false for 0, 0.0 and -0.0 (and 0j), true for
+ * everything else, NaN included; C's x != 0 is exactly that (NaN != 0 holds). */
+static void check_truth(void) {
+  static const double xs[] = {0.0, -0.0, 1.0, -2.5, NAN, -NAN, INFINITY, -INFINITY,
+                              1e-310 /* subnormal: true */, 5e-324, 1e-50, -1e300};
+  enum { N = sizeof xs / sizeof xs[0], NT = 5 };
+  float f[N];
+  int64_t n[N];
+  float complex z[N];
+  int32_t out[N * NT], want[N * NT];
+  for (int i = 0; i < N; i++) {
+    f[i] = (float)xs[i]; /* 1e-310, 5e-324, 1e-50 become 0 in float32: false */
+    n[i] = i % 3 == 0 ? 0 : (i % 3 == 1 ? -1 : INT64_MIN);
+    z[i] = i % 4 == 0 ? CMPLXF(0.0f, 0.0f) : i % 4 == 1 ? CMPLXF(-0.0f, 0.0f)
+         : i % 4 == 2 ? CMPLXF(0.0f, 1e-30f) : CMPLXF((float)xs[i], 0.0f);
+    int32_t *w = want + i * NT;
+    w[0] = xs[i] != 0, w[1] = f[i] != 0, w[2] = n[i] != 0;
+    w[3] = crealf(z[i]) != 0 || cimagf(z[i]) != 0; /* a complex: either part non-zero */
+    w[4] = w[0] && !w[2];
+  }
+  h_poison_i32(out, N * NT);
+  int64_t so[2] = {N, NT};
+  kc_array *dx = h_array1(KC_FLOAT64, N, xs), *df = h_array1(KC_FLOAT32, N, f);
+  kc_array *dn = h_array1(KC_INT64, N, n), *dz = h_array1(KC_COMPLEX64, N, z);
+  kc_array *dout = h_array(KC_INT32, 2, so, out);
+  kc_arg args[] = {kc_arg_array(dx), kc_arg_array(df), kc_arg_array(dn), kc_arg_array(dz),
+                   kc_arg_array(dout)};
+  h_launch(h_kernel("truth"), kc_dim(1), kc_dim(32), args, 5);
+  h_fetch(dout, out);
+  h_check_i32("truth (bool(x))", want, out, N * NT);
+  kc_array_free(dx), kc_array_free(df), kc_array_free(dn), kc_array_free(dz);
+  kc_array_free(dout);
+}
+
 int main(int argc, char **argv) {
   h_begin("arith_float", argc, argv);
   const int64_t n = 640;
@@ -116,5 +153,6 @@ int main(int argc, char **argv) {
   check("f32_ops", 1, x32, x64, y64, n);
   check("f64_ops", 0, x32, x64, y64, n);
   free(x32), free(x64), free(y64);
+  check_truth();
   return h_end();
 }

@@ -1,6 +1,9 @@
 /* complex_consts.c — complex module constants against C99 <complex.h>.
  * tolerance: complex128 1e-14 relative (C's division rounds differently from Smith's);
- * complex64 1e-5 relative. */
+ * complex64 1e-5 relative. cmath_consts: cmath.pi/e/tau are M_PI, M_E, 2 * M_PI and
+ * cmath.inf/nan C's INFINITY/NAN (Python's cmath module values); products with them
+ * 1e-15 relative; x[i] * cmath.pi in float32 must be float32 arithmetic exactly (the
+ * constant adopts float32, as literals do: rule 1 of docs/language.md); conjugate exact. */
 #include <complex.h>
 
 #include "harness.h"
@@ -75,9 +78,55 @@ static void check64(void) {
   free(a), free(x), free(out), free(want);
 }
 
+enum { NCM = 4, NRM = 4, NFM = 2 };
+
+static void check_cmath_consts(void) {
+  const int64_t n = 97;
+  const double complex W = 2.0 + 3.0 * I;
+  double complex *a = h_alloc(n, 16);
+  float *x = h_alloc(n, 4), *f = h_alloc(n * NFM, 4), *wf = h_alloc(n * NFM, 4);
+  double *out = h_alloc(n * NCM * 2, 8), *wout = h_alloc(n * NCM * 2, 8);
+  double *re = h_alloc(n * NRM, 8), *wre = h_alloc(n * NRM, 8);
+  int32_t *flags = h_alloc(n, 4), *wflags = h_alloc(n, 4);
+  for (int64_t i = 0; i < n; i++) {
+    a[i] = ((double)(i % 11) - 5) * 0.7 + I * (((double)(i % 8) - 3.5) * 1.1);
+    x[i] = (float)((i % 13) - 6) * 0.3f;
+  }
+  h_poison_f64(out, n * NCM * 2), h_poison_f64(re, n * NRM);
+  h_poison_f32(f, n * NFM), h_poison_i32(flags, n);
+  for (int64_t i = 0; i < n; i++) {
+    double complex z = a[i];
+    double *o = wout + i * NCM * 2, *r = wre + i * NRM;
+    put(o + 0, conj(z));
+    put(o + 2, conj(z * W));
+    put(o + 4, z * M_PI + M_E);
+    put(o + 6, 2 * M_PI - M_PI * I);
+    r[0] = x[i], r[1] = 2 * M_PI * cimag(z), r[2] = NAN, r[3] = -INFINITY;
+    wf[i * NFM] = x[i] * (float)M_PI, wf[i * NFM + 1] = x[i] + (float)(2 * M_PI);
+    wflags[i] = 1 + 2 + 4 + 8 + (M_E < cimag(z)) * 16;
+  }
+  int64_t so[2] = {n, NCM}, sr[2] = {n, NRM}, sf[2] = {n, NFM};
+  kc_array *da = h_array1(KC_COMPLEX128, n, a), *dx = h_array1(KC_FLOAT32, n, x);
+  kc_array *dout = h_array(KC_COMPLEX128, 2, so, out), *dre = h_array(KC_FLOAT64, 2, sr, re);
+  kc_array *df = h_array(KC_FLOAT32, 2, sf, f), *dflags = h_array1(KC_INT32, n, flags);
+  kc_arg args[] = {kc_arg_array(da), kc_arg_array(dx), kc_arg_array(dout), kc_arg_array(dre),
+                   kc_arg_array(df), kc_arg_array(dflags)};
+  h_launch(h_kernel("cmath_consts"), kc_dim(h_blocks(n, 32)), kc_dim(32), args, 6);
+  h_fetch(dout, out), h_fetch(dre, re), h_fetch(df, f), h_fetch(dflags, flags);
+  h_check_f64("cmath_consts out", wout, out, n * NCM * 2, 1e-15, 0);
+  h_check_f64("cmath_consts re", wre, re, n * NRM, 1e-15, 0);
+  h_check_f32("cmath_consts float32", wf, f, n * NFM, 0, 0);
+  h_check_i32("cmath_consts flags", wflags, flags, n);
+  kc_array_free(da), kc_array_free(dx), kc_array_free(dout), kc_array_free(dre);
+  kc_array_free(df), kc_array_free(dflags);
+  free(a), free(x), free(f), free(wf), free(out), free(wout), free(re), free(wre);
+  free(flags), free(wflags);
+}
+
 int main(int argc, char **argv) {
   h_begin("complex_consts", argc, argv);
   check128();
   check64();
+  check_cmath_consts();
   return h_end();
 }

@@ -2,7 +2,16 @@
  * References round each operation once to float16 from float (exact for + - * / and
  * sqrt: float has more than 2 * 11 + 2 bits, so the double rounding is innocuous);
  * results must match bit for bit, except fma (one float16 ulp: the host may fuse in
- * float). */
+ * float).
+ * cuda.fp16 functions (half_functions): the reference is the C library's float32
+ * function on the float16 value, rounded to float16 (how kcc defines them, fp16.c).
+ * hrcp, hfloor, hceil, htrunc, hrint and the comparisons are exact (1/x in float then
+ * to half is correctly rounded, as above; the others are exact in any precision).
+ * hrsqrt, hexp, hexp2, hlog, hlog2, hlog10, hsin, hcos: within one float16 ulp (one
+ * step of the ordered bit pattern). A float32 result a float32 ulp or two away from
+ * glibc's (libdevice's __nv_expf ... on the GPU, two roundings in 1/sqrtf) may round
+ * to the neighbouring float16 when it lies near the midpoint of two float16 values;
+ * Numba's own hrsqrt ... are approximations of that order too. */
 #include "harness.h"
 
 __extension__ typedef _Float16 half; /* GCC >= 12 and clang on x86-64 and arm64 */
@@ -137,10 +146,70 @@ static void check_scalar_rounding(void) {
   kc_array_free(d);
 }
 
+/* Distance in float16 ulps: the difference of the values' positions in the ordered
+ * sequence of float16 bit patterns (+0 and -0 both at 0); NaN is 0 from NaN only. */
+static int half_ulps(half want, half got) {
+  if (want != want || got != got) return (want != want && got != got) ? 0 : 1 << 16;
+  uint16_t bw, bg;
+  memcpy(&bw, &want, 2), memcpy(&bg, &got, 2);
+  int ow = (bw & 0x8000) ? -(int)(bw & 0x7fff) : (int)bw;
+  int og = (bg & 0x8000) ? -(int)(bg & 0x7fff) : (int)bg;
+  return abs(ow - og);
+}
+
+enum { NF = 13 };
+
+/* cuda.fp16.hrsqrt ... hrint and hne/hgt/hle. a: multiples of 1/8 in [-7.5, 7.5]
+ * (halves for hrint's ties to even, 0 for hrcp's infinity, exp stays below 65504);
+ * p: positive, for hrsqrt and the logarithms; b: equal to a, NaN, or other values. */
+static void check_functions(void) {
+  const int64_t n = 121;
+  half *a = h_alloc(n, 2), *p = h_alloc(n, 2), *b = h_alloc(n, 2), *out = h_alloc(n * NF, 2);
+  half *want = h_alloc(n * NF, 2);
+  float *fw = h_alloc(n * NF, 4), *fg = h_alloc(n * NF, 4);
+  int32_t *flags = h_alloc(n, 4), *wflags = h_alloc(n, 4);
+  for (int64_t i = 0; i < n; i++) {
+    a[i] = HF((float)(i - 60) * 0.125f);
+    p[i] = HF(0.03f + (float)i * 0.37f);
+    b[i] = i % 5 == 0 ? a[i] : i % 7 == 0 ? HF(NAN) : HF((float)(i % 11 - 5) * 0.6f);
+  }
+  poison(out, n * NF);
+  h_poison_i32(flags, n);
+  for (int64_t i = 0; i < n; i++) {
+    float x = F(a[i]), q = F(p[i]), y = F(b[i]);
+    half *w = want + i * NF;
+    w[0] = HF(1.0f / sqrtf(q)), w[1] = HF(1.0f / x), w[2] = HF(expf(x)), w[3] = HF(exp2f(x));
+    w[4] = HF(logf(q)), w[5] = HF(log2f(q)), w[6] = HF(log10f(q)), w[7] = HF(sinf(x));
+    w[8] = HF(cosf(x)), w[9] = HF(floorf(x)), w[10] = HF(ceilf(x)), w[11] = HF(truncf(x));
+    w[12] = HF(rintf(x)); /* the default rounding mode: to nearest, ties to even */
+    wflags[i] = (x != y) * 1 + (x > y) * 2 + (x <= y) * 4; /* != is true on NaN */
+  }
+  int64_t so[2] = {n, NF};
+  kc_array *da = h_array1(KC_FLOAT16, n, a), *dp = h_array1(KC_FLOAT16, n, p);
+  kc_array *db = h_array1(KC_FLOAT16, n, b), *dout = h_array(KC_FLOAT16, 2, so, out);
+  kc_array *dflags = h_array1(KC_INT32, n, flags);
+  kc_arg args[] = {kc_arg_array(da), kc_arg_array(dp), kc_arg_array(db), kc_arg_array(dout),
+                   kc_arg_array(dflags)};
+  h_launch(h_kernel("half_functions"), kc_dim(h_blocks(n, 32)), kc_dim(32), args, 5);
+  h_fetch(dout, out);
+  h_fetch(dflags, flags);
+  static const int one_ulp[NF] = {1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+  for (int64_t i = 0; i < n * NF; i++)
+    if (one_ulp[i % NF] && half_ulps(want[i], out[i]) <= 1) out[i] = want[i];
+  widen(want, fw, n * NF);
+  widen(out, fg, n * NF);
+  h_check_f32("half_functions", fw, fg, n * NF, 0, 0);
+  h_check_i32("half_functions flags (hne, hgt, hle)", wflags, flags, n);
+  kc_array_free(da), kc_array_free(dp), kc_array_free(db), kc_array_free(dout);
+  kc_array_free(dflags);
+  free(a), free(p), free(b), free(out), free(want), free(fw), free(fg), free(flags), free(wflags);
+}
+
 int main(int argc, char **argv) {
   h_begin("float16_ops", argc, argv);
   check_scalar_rounding();
   check_arith();
   check_intrinsics();
+  check_functions();
   return h_end();
 }

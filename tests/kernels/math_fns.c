@@ -5,7 +5,7 @@
  * host libm differ); float64 1e-13 relative plus 1e-14 absolute; flags exact. */
 #include "harness.h"
 
-#define NFN 35
+#define NFN 36
 
 static void reference(double x, double y, double *r) {
   double u = x / 4;
@@ -17,6 +17,7 @@ static void reference(double x, double y, double *r) {
       acos(u),       atan(y),        atan2(y, x),   sinh(y),       cosh(y),
       tanh(y),       asinh(y),       acosh(1 + x),  atanh(u),      erf(y),
       erfc(y),       tgamma(x),      lgamma(x),     M_PI * x,      M_E + x,
+      2 * M_PI * y, /* math.tau: 2 pi, exactly twice math.pi's double */
   };
   memcpy(r, f, sizeof f);
 }
@@ -47,7 +48,7 @@ static void run(const char *kname, int f32, int64_t n) {
       "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs",
       "floor", "ceil", "trunc", "fmod", "copysign", "hypot", "sin", "cos", "tan", "asin",
       "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
-      "erfc", "gamma", "lgamma", "pi", "e"};
+      "erfc", "gamma", "lgamma", "pi", "e", "tau"};
   double *cw = h_alloc(n, 8), *cg = h_alloc(n, 8);
   float *cw32 = h_alloc(n, 4), *cg32 = h_alloc(n, 4);
   char what[64];
