@@ -90,11 +90,12 @@ static char *kernel_tests(void) {
 static bool word_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 /* key occurs in text with no word character right before it (a '.' may be: the key
- * "atomic.add(" is in "cuda.atomic.add(") and, when whole, none right after. */
+ * "atomic.add(" is in "cuda.atomic.add(") and, when whole, none right after. A
+ * method's key (".conjugate(") follows its receiver ("z.conjugate(") directly. */
 static bool mentions(const char *text, const char *key, bool whole) {
   size_t k = strlen(key);
   for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
-    if (p > text && word_char(p[-1])) continue;
+    if (key[0] != '.' && p > text && word_char(p[-1])) continue;
     if (whole && word_char(p[k])) continue;
     return true;
   }
