@@ -60,9 +60,11 @@ LLVMValueRef cg_expr(cg_ctx *g, node *e);
 LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to);
 LLVMValueRef cg_convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to);
 LLVMValueRef cg_to_bool(cg_ctx *g, LLVMValueRef v, const type *t);
-/* Python's arithmetic and comparisons on two values of type t. */
+/* Python's arithmetic and comparisons on two values of type t (cg_arith.c); a ** e->b
+ * for the N_BINOP (or augmented assignment) e, a already of type t. */
 LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
 LLVMValueRef cg_compare_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
+LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t);
 
 /* Blocks, locals, calls. */
 LLVMBasicBlockRef cg_new_bb(cg_ctx *g, const char *name);
