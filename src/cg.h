@@ -1,14 +1,17 @@
 /*
  * cg.h — code generation's state and the helpers that lowerings share: LLVM types of
  * kcc types, conversions, intrinsic and function calls, array access, Python's
- * arithmetic, and the target's special registers and CPU executor calls. Included by
- * codegen.c and by the builtin families (src/builtins/), whose lowerings run inside it.
+ * arithmetic, the target's special registers (through g->target, cg_target.h), and
+ * the pieces of kernel entry points both targets build. Included by codegen.c, the
+ * targets (cg_nvptx.c, cg_host.c) and the builtin families (src/builtins/), whose
+ * lowerings run inside it.
  */
 #ifndef KCC_CG_H
 #define KCC_CG_H
 
 #include <llvm-c/Core.h>
 
+#include "cg_target.h"
 #include "sema.h"
 
 typedef struct loop_targets {
@@ -20,7 +23,7 @@ struct cg_ctx {
   diag_sink *d;
   program *prog;
   const kcc_options *opts;
-  bool host;
+  const cg_target *target;          /* what differs between NVPTX and the host */
   LLVMContextRef c;
   LLVMModuleRef m;
   LLVMBuilderRef b;
@@ -57,9 +60,11 @@ LLVMValueRef cg_expr(cg_ctx *g, node *e);
 LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to);
 LLVMValueRef cg_convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to);
 LLVMValueRef cg_to_bool(cg_ctx *g, LLVMValueRef v, const type *t);
-/* Python's arithmetic and comparisons on two values of type t. */
+/* Python's arithmetic and comparisons on two values of type t (cg_arith.c); a ** e->b
+ * for the N_BINOP (or augmented assignment) e, a already of type t. */
 LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
 LLVMValueRef cg_compare_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
+LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t);
 
 /* Blocks, locals, calls. */
 LLVMBasicBlockRef cg_new_bb(cg_ctx *g, const char *name);
@@ -78,15 +83,28 @@ LLVMValueRef cg_array_stride(cg_ctx *g, LLVMValueRef arr, const type *at, int k)
 LLVMValueRef cg_element_ptr(cg_ctx *g, node *ix);
 LLVMValueRef cg_array_size(cg_ctx *g, LLVMValueRef arr, int ndim);
 
-/* The target: special registers (which: 0 threadIdx, 1 blockIdx, 2 blockDim,
- * 3 gridDim), the lane, !range metadata; on the host, a kc_cpu_block field at byte
- * offset off and the executor's collective call (host_abi.h). */
-LLVMValueRef cg_special_reg(cg_ctx *g, int which, int axis);
-LLVMValueRef cg_laneid(cg_ctx *g);
+/* The target's special registers (which: 0 threadIdx, 1 blockIdx, 2 blockDim,
+ * 3 gridDim; axis 0..2; cg_sreg_names their PTX names), the lane, and a generic
+ * pointer to a global of the target's address spaces; !range metadata on a load. */
+extern const char *const cg_sreg_names[4];
+static inline LLVMValueRef cg_special_reg(cg_ctx *g, int which, int axis) {
+  return g->target->special_reg(g, which, axis);
+}
+static inline LLVMValueRef cg_laneid(cg_ctx *g) { return g->target->laneid(g); }
+static inline LLVMValueRef cg_generic_ptr(cg_ctx *g, LLVMValueRef gv) {
+  return g->target->generic_ptr(g, gv);
+}
 void set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi);
-LLVMValueRef cg_blk_load(cg_ctx *g, int off, LLVMTypeRef t, const char *name);
-LLVMValueRef cg_host_collective(cg_ctx *g, unsigned op, LLVMValueRef mask, LLVMValueRef value,
-                                LLVMValueRef arg, span sp);
+
+/* For the targets' kernel entry points: an array value from a data pointer and its
+ * extents; a scalar parameter's LLVM type as passed (bool as a byte) and its value
+ * from one; the enum attribute name on fn's index idx (-1 the function, 0 the return,
+ * 1.. the parameters); a debug subprogram for fn, an entry point of f. */
+LLVMValueRef cg_build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef *ext);
+LLVMTypeRef cg_param_scalar_type(cg_ctx *g, const type *t);
+LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t);
+void cg_add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name);
+void cg_entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f);
 
 /* Lowerings other code shares (defined in their families, src/builtins/). */
 LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,

@@ -2,32 +2,27 @@
  * codegen.c — typed AST -> LLVM IR through the LLVM C API, one code generator for both
  * targets. Every function instance becomes an internal LLVM function whose array
  * parameters are passed as {ptr data, i64 extent...} values; kernels get entry points
- * that unpack the flattened launch arguments (CUDA kernelParams layout, host_abi.h):
- *   NVPTX: one `ptx_kernel` function per kernel with flattened parameters;
- *   host:  K__thread(args, blk, tx, ty, tz) and K__block(args, blk), the latter looping
- *          over the block's threads so LLVM can vectorise across threadIdx.x.
- * On the host every function also takes hidden (blk, tx, ty, tz) parameters, from which
- * thread and block indices are read. Locals live in allocas (mem2reg promotes them).
- * Integer division and modulo follow Python (floor, sign of the divisor); division by
- * zero gives 0 rather than a trap (NumPy's error model), so no kernel can crash the host.
+ * that unpack the flattened launch arguments (CUDA kernelParams layout, host_abi.h).
+ * What differs between NVPTX and the host (hidden parameters, special registers,
+ * address spaces, printf, the entry points) is the target's, g->target (cg_target.h:
+ * cg_nvptx.c, cg_host.c); builtins are lowered by their registry rows (src/builtins/).
+ * Locals live in allocas (mem2reg promotes them).
+ * Arithmetic follows Python, with no trap on division by zero (cg_arith.c).
  * Fast-math functions (fn_instance.fastmath) get LLVM's fast-math flags on their float
  * instructions and, on NVPTX, libdevice's __nv_fast_* functions; those of a fast-math
  * kernel also flush float32 denormals there.
  */
 #include <setjmp.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/DebugInfo.h>
-#include <llvm/Config/llvm-config.h>
 
 #include "builtins/builtin.h"
 #include "cg.h"
 #include "codegen.h"
 #include "host_abi.h"
 #include "kc_config.h"
-#include "target.h"
 
 
 static void cg_block(cg_ctx *g, node_list *body);
@@ -209,9 +204,9 @@ LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to) {
   return cg_convert(g, cg_expr(g, e), e->ty, to);
 }
 
-/* ---- thread indices, barriers ---------------------------------------------------------------- */
+/* ---- thread indices (the target's: cg_special_reg) -------------------------------------- */
 
-static const char *const sreg_names[4] = {"tid", "ctaid", "ntid", "nctaid"};
+const char *const cg_sreg_names[4] = {"tid", "ctaid", "ntid", "nctaid"};
 
 /* !range [lo, hi) metadata on an i32 load. */
 void set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi) {
@@ -219,49 +214,6 @@ void set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi) {
   LLVMSetMetadata(load, LLVMGetMDKindIDInContext(g->c, "range", 5),
                   LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, r, 2)));
 }
-
-/* which: 0 threadIdx, 1 blockIdx, 2 blockDim, 3 gridDim; axis 0..2 */
-LLVMValueRef cg_special_reg(cg_ctx *g, int which, int axis) {
-  if (!g->host) {
-    char name[64];
-    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%c", sreg_names[which], "xyz"[axis]);
-    return cg_call_intrinsic(g, name, NULL, NULL, 0);
-  }
-  if (which == 0) return g->tid[axis];
-  static const int offs[4] = {0, KC_CPU_BLOCK_OFF_BLOCK_IDX, KC_CPU_BLOCK_OFF_BLOCK_DIM,
-                              KC_CPU_BLOCK_OFF_GRID_DIM};
-  LLVMValueRef idx[1] = {ci64(g, offs[which] + 4 * axis)};
-  LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "");
-  LLVMValueRef v = LLVMBuildLoad2(g->b, g->i32, p, sreg_names[which]);
-  LLVMSetMetadata(v, LLVMGetMDKindIDInContext(g->c, "invariant.load", 14),
-                  LLVMMDNodeInContext(g->c, NULL, 0));
-  /* the same ranges the GPU's special registers have */
-  set_range(g, v, which == 1 ? 0 : 1, which == 2 ? 1025 : 0x80000000LL);
-  return v;
-}
-
-LLVMValueRef cg_laneid(cg_ctx *g) {
-  if (!g->host) return cg_call_intrinsic(g, "llvm.nvvm.read.ptx.sreg.laneid", NULL, NULL, 0);
-  /* linear thread index within the block, mod 32 */
-  LLVMValueRef bx = cg_special_reg(g, 2, 0), by = cg_special_reg(g, 2, 1);
-  LLVMValueRef lin = LLVMBuildAdd(g->b, g->tid[0],
-      LLVMBuildMul(g->b, bx, LLVMBuildAdd(g->b, g->tid[1],
-                   LLVMBuildMul(g->b, by, g->tid[2], ""), ""), ""), "");
-  return LLVMBuildAnd(g->b, lin, ci32(g, 31), "");
-}
-
-/* ---- math -------------------------------------------------------------------------------------- */
-
-
-/* ---- complex numbers ------------------------------------------------------------------------------ */
-/* A complex value is an LLVM {float, float} or {double, double}; the operations below
- * work on the parts with the same real math the rest of the language uses. */
-
-/* ---- float16: cuda.fp16.* ---------------------------------------------------------------------- */
-/* Arithmetic, comparisons, fma, min/max and abs on LLVM `half` (native f16
- * instructions on the GPU, exactly rounded promotion to float on the host); the
- * transcendental ones computed in float32 and rounded once, as cg_math does. */
-
 
 /* ---- arrays ------------------------------------------------------------------------------------- */
 
@@ -273,43 +225,8 @@ LLVMValueRef cg_array_extent(cg_ctx *g, LLVMValueRef arr, int k) {
  * Only bounds_checked_ptr() below is called from the rest of the generator, and only when
  * the option is on: without it the generated code has no check at all. A failed check
  * fills the kc_kernel_error record (host_abi.h) once, then redirects the access to a
- * scratch slot, so the thread runs on without touching memory outside the array. */
-
-/* The error record: the launch's (blk->error) on the host, the module global
- * KC_KERNEL_ERROR_SYMBOL on the GPU (read and cleared by the runtime after a launch). */
-static LLVMValueRef bounds_record(cg_ctx *g) {
-  if (g->host) {
-    LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_ERROR)};
-    return LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, ""),
-                          "kc.error");
-  }
-  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, KC_KERNEL_ERROR_SYMBOL);
-  if (!gv) {
-    LLVMTypeRef t = LLVMArrayType2(g->i8, KC_KERNEL_ERROR_SIZE);
-    gv = LLVMAddGlobalInAddressSpace(g->m, t, KC_KERNEL_ERROR_SYMBOL, 1);
-    LLVMSetInitializer(gv, LLVMConstNull(t));
-    LLVMSetAlignment(gv, 8);
-  }
-  return LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
-}
-
-/* Where a failed access goes instead: per worker on the host, a module global on the GPU
- * (16 bytes: the widest element, and aligned for atomics). */
-static LLVMValueRef bounds_scratch(cg_ctx *g) {
-  if (g->host) {
-    LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_SCRATCH)};
-    return LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "kc.scratch");
-  }
-  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, "__kcc_scratch");
-  if (!gv) {
-    LLVMTypeRef t = LLVMArrayType2(g->i8, 16);
-    gv = LLVMAddGlobalInAddressSpace(g->m, t, "__kcc_scratch", 1);
-    LLVMSetLinkage(gv, LLVMInternalLinkage);
-    LLVMSetInitializer(gv, LLVMConstNull(t));
-    LLVMSetAlignment(gv, 16);
-  }
-  return LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
-}
+ * scratch slot, so the thread runs on without touching memory outside the array. Both
+ * are the target's: the launch's on the host, module globals on the GPU. */
 
 static void record_field(cg_ctx *g, LLVMValueRef rec, int off, LLVMValueRef v) {
   LLVMValueRef idx[1] = {ci64(g, off)};
@@ -319,7 +236,7 @@ static void record_field(cg_ctx *g, LLVMValueRef rec, int off, LLVMValueRef v) {
 /* Claim the record (the first failing thread wins) and fill it. */
 static void bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
                           LLVMValueRef axis, LLVMValueRef index, LLVMValueRef is_unsigned) {
-  LLVMValueRef rec = bounds_record(g);
+  LLVMValueRef rec = g->target->error_record(g);
   LLVMValueRef cas = LLVMBuildAtomicCmpXchg(g->b, rec, ci32(g, 0), ci32(g, 1),
       LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
   LLVMBasicBlockRef fill = cg_new_bb(g, "bounds.fill"), done = cg_new_bb(g, "bounds.done");
@@ -366,7 +283,7 @@ static LLVMValueRef bounds_checked_ptr(cg_ctx *g, node *ix, const type *at, LLVM
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->c, "prof", 4), LLVMMDNodeInContext(g->c, w, 3));
   LLVMPositionBuilderAtEnd(g->b, fail);
   bounds_report(g, ix, at, arr, axis, index, isu);
-  LLVMValueRef scratch = bounds_scratch(g);
+  LLVMValueRef scratch = g->target->error_scratch(g);
   LLVMBasicBlockRef fail_end = LLVMGetInsertBlock(g->b);
   LLVMBuildBr(g->b, join);
   LLVMPositionBuilderAtEnd(g->b, join);
@@ -443,187 +360,14 @@ LLVMValueRef cg_array_size(cg_ctx *g, LLVMValueRef arr, int ndim) {
   return s;
 }
 
-/* ---- CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -------- */
-
-/* Host: the executor's function pointer at byte offset off of kc_cpu_block. */
-LLVMValueRef cg_blk_load(cg_ctx *g, int off, LLVMTypeRef t, const char *name) {
-  LLVMValueRef idx[1] = {ci64(g, off)};
-  LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "");
-  return LLVMBuildLoad2(g->b, t, p, name);
-}
-
-/* Host: blk->collective(blk, op, mask, value, arg, site); an i64. */
-LLVMValueRef cg_host_collective(cg_ctx *g, unsigned op, LLVMValueRef mask,
-                                    LLVMValueRef value, LLVMValueRef arg, span sp) {
-  LLVMValueRef fp = cg_blk_load(g, KC_CPU_BLOCK_OFF_COLLECTIVE, g->ptr, "collective");
-  LLVMTypeRef pt[6] = {g->ptr, g->i32, g->i32, g->i64, g->i32, g->i32};
-  LLVMTypeRef ft = LLVMFunctionType(g->i64, pt, 6, 0);
-  LLVMValueRef args[6] = {g->blk, ci32(g, op), mask ? mask : ci32(g, -1),
-                          value ? value : ci64(g, 0), arg ? arg : ci32(g, 0),
-                          ci32(g, (sp.line << 16) | (sp.col & 0xffff))};
-  return LLVMBuildCall2(g->b, ft, fp, args, 6, "");
-}
+/* ---- intrinsics ---------------------------------------------------------------------------- */
 
 /* An intrinsic of this LLVM, or NULL (names changed across releases). */
 bool cg_have_intrinsic(const char *name) {
   return LLVMLookupIntrinsicID(name, strlen(name)) != 0;
 }
 
-/* ---- arithmetic with Python semantics -------------------------------------------------------- */
-
-static LLVMValueRef int_divmod(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b,
-                               const type *t) {
-  LLVMTypeRef lt = LLVMTypeOf(a);
-  LLVMValueRef zero = LLVMConstNull(lt);
-  LLVMValueRef bz = LLVMBuildICmp(g->b, LLVMIntEQ, b, zero, "");
-  /* divide by 1 where b is 0 (the result is then replaced by 0), and avoid the
-     INT_MIN / -1 trap by dividing by 1 and negating */
-  LLVMValueRef safe_b = LLVMBuildSelect(g->b, bz, LLVMConstInt(lt, 1, 0), b, "");
-  if (!t->is_signed) {
-    LLVMValueRef r = op == OP_MOD ? LLVMBuildURem(g->b, a, safe_b, "") : LLVMBuildUDiv(g->b, a, safe_b, "");
-    return LLVMBuildSelect(g->b, bz, zero, r, "");
-  }
-  LLVMValueRef m1 = LLVMBuildICmp(g->b, LLVMIntEQ, safe_b, LLVMConstAllOnes(lt), "");
-  safe_b = LLVMBuildSelect(g->b, m1, LLVMConstInt(lt, 1, 0), safe_b, "");
-  LLVMValueRef q = LLVMBuildSDiv(g->b, a, safe_b, "");
-  LLVMValueRef r = LLVMBuildSRem(g->b, a, safe_b, "");
-  q = LLVMBuildSelect(g->b, m1, LLVMBuildNeg(g->b, a, ""), q, "");
-  r = LLVMBuildSelect(g->b, m1, zero, r, "");
-  /* floor: when the remainder is non-zero and its sign differs from b's */
-  LLVMValueRef adj = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntNE, r, zero, ""),
-      LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildXor(g->b, r, b, ""), zero, ""), "");
-  LLVMValueRef res = op == OP_MOD
-      ? LLVMBuildSelect(g->b, adj, LLVMBuildAdd(g->b, r, b, ""), r, "")
-      : LLVMBuildSelect(g->b, adj, LLVMBuildSub(g->b, q, LLVMConstInt(lt, 1, 0), ""), q, "");
-  return LLVMBuildSelect(g->b, bz, zero, res, "");
-}
-
-static LLVMValueRef float_mod(cg_ctx *g, LLVMValueRef a, LLVMValueRef b) {
-  LLVMValueRef r = LLVMBuildFRem(g->b, a, b, "");
-  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
-  LLVMValueRef rneg = LLVMBuildFCmp(g->b, LLVMRealOLT, r, zero, "");
-  LLVMValueRef bneg = LLVMBuildFCmp(g->b, LLVMRealOLT, b, zero, "");
-  LLVMValueRef adj = LLVMBuildAnd(g->b, LLVMBuildFCmp(g->b, LLVMRealONE, r, zero, ""),
-                                  LLVMBuildXor(g->b, rneg, bneg, ""), "");
-  return LLVMBuildSelect(g->b, adj, LLVMBuildFAdd(g->b, r, b, ""), r, "");
-}
-
-/* Integer power by squaring, as an internal helper per integer type. */
-static LLVMValueRef ipow_fn(cg_ctx *g, const type *t) {
-  char name[32];
-  snprintf(name, sizeof name, "kc.ipow.%c%d", t->is_signed ? 'i' : 'u', t->bits);
-  LLVMValueRef f = LLVMGetNamedFunction(g->m, name);
-  if (f) return f;
-  LLVMTypeRef it = cg_scalar_type(g, t);
-  LLVMTypeRef pt[2] = {it, it};
-  f = LLVMAddFunction(g->m, name, LLVMFunctionType(it, pt, 2, 0));
-  LLVMSetLinkage(f, LLVMInternalLinkage);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(g->c);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->c, f, "entry");
-  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->c, f, "loop");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->c, f, "done");
-  LLVMValueRef base = LLVMGetParam(f, 0), ex = LLVMGetParam(f, 1);
-  LLVMValueRef one = LLVMConstInt(it, 1, 0), zero = LLVMConstNull(it);
-  LLVMPositionBuilderAtEnd(b, entry);
-  /* a negative exponent: Python gives a float; integers give 0 (or +-1 for base +-1) */
-  LLVMValueRef neg = t->is_signed ? LLVMBuildICmp(b, LLVMIntSLT, ex, zero, "") : LLVMConstInt(g->i1, 0, 0);
-  LLVMValueRef e0 = LLVMBuildSelect(b, neg, zero, ex, "");
-  LLVMBuildBr(b, loop);
-  LLVMPositionBuilderAtEnd(b, loop);
-  LLVMValueRef r = LLVMBuildPhi(b, it, "r"), bb = LLVMBuildPhi(b, it, "b"), e = LLVMBuildPhi(b, it, "e");
-  LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, e, one, ""), zero, "");
-  LLVMValueRef r2 = LLVMBuildSelect(b, odd, LLVMBuildMul(b, r, bb, ""), r, "");
-  LLVMValueRef b2 = LLVMBuildMul(b, bb, bb, "");
-  LLVMValueRef e2 = LLVMBuildLShr(b, e, one, "");
-  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntNE, e2, zero, "");
-  LLVMBuildCondBr(b, more, loop, done);
-  LLVMValueRef rin[2] = {one, r2}, bin[2] = {base, b2}, ein[2] = {e0, e2};
-  LLVMBasicBlockRef from[2] = {entry, loop};
-  LLVMAddIncoming(r, rin, from, 2);
-  LLVMAddIncoming(bb, bin, from, 2);
-  LLVMAddIncoming(e, ein, from, 2);
-  LLVMPositionBuilderAtEnd(b, done);
-  LLVMValueRef res = r2;
-  if (t->is_signed) {
-    /* base 1 -> 1; base -1 -> +-1 by parity; else 0 */
-    LLVMValueRef is1 = LLVMBuildICmp(b, LLVMIntEQ, base, one, "");
-    LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, base, LLVMConstAllOnes(it), "");
-    LLVMValueRef eodd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, ex, one, ""), zero, "");
-    LLVMValueRef negres = LLVMBuildSelect(b, is1, one,
-        LLVMBuildSelect(b, ism1, LLVMBuildSelect(b, eodd, LLVMConstAllOnes(it), one, ""), zero, ""), "");
-    res = LLVMBuildSelect(b, neg, negres, r2, "");
-  }
-  LLVMBuildRet(b, res);
-  LLVMDisposeBuilder(b);
-  return f;
-}
-
-static bool small_int_literal(node *e, int64_t *v) {
-  node *n = e;
-  bool neg = false;
-  if (n->kind == N_UNARY && n->op == OP_NEG) { neg = true; n = n->a; }
-  if (n->kind != N_INT || n->big) return false;
-  *v = neg ? -n->ival : n->ival;
-  return true;
-}
-
-static LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t) {
-  int64_t k;
-  if (t->kind == TY_COMPLEX && small_int_literal(e->b, &k)) return cx_pow_small(g, a, k, t);
-  if (t->kind == TY_FLOAT && e->b->weak && small_int_literal(e->b, &k) && k >= -1 && k <= 4) {
-    LLVMValueRef one = LLVMConstReal(cg_scalar_type(g, t), 1.0);
-    if (k == -1) return LLVMBuildFDiv(g->b, one, a, "");
-    LLVMValueRef r = one;
-    for (int64_t i = 0; i < k; i++) r = i == 0 ? a : LLVMBuildFMul(g->b, r, a, "");
-    return r;
-  }
-  LLVMValueRef bv = cg_expr_as(g, e->b, t);
-  if (t->kind == TY_FLOAT && t->bits == 16) { /* pow in float32, rounded once */
-    LLVMValueRef args[2] = {cg_convert(g, a, t, &ty_f32), cg_convert(g, bv, t, &ty_f32)};
-    return cg_convert(g, cg_math_call(g, "pow", &ty_f32, args, 2), &ty_f32, t);
-  }
-  if (t->kind == TY_FLOAT) {
-    LLVMValueRef args[2] = {a, bv};
-    return cg_math_call(g, "pow", t, args, 2);
-  }
-  LLVMValueRef args[2] = {a, bv};
-  return cg_call_fn(g, ipow_fn(g, t), args, 2);
-}
-
-static LLVMValueRef shift(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
-  /* shifting by the width or more: 0 (or the sign for >>), never poison */
-  LLVMTypeRef lt = LLVMTypeOf(a);
-  LLVMValueRef w = LLVMConstInt(lt, (unsigned long long)t->bits, 0);
-  LLVMValueRef big = LLVMBuildICmp(g->b, LLVMIntUGE, b, w, "");
-  LLVMValueRef sb = LLVMBuildSelect(g->b, big, LLVMConstInt(lt, (unsigned long long)t->bits - 1, 0), b, "");
-  if (op == OP_LSHIFT)
-    return LLVMBuildSelect(g->b, big, LLVMConstNull(lt), LLVMBuildShl(g->b, a, sb, ""), "");
-  if (t->is_signed) return LLVMBuildAShr(g->b, a, sb, "");
-  return LLVMBuildSelect(g->b, big, LLVMConstNull(lt), LLVMBuildLShr(g->b, a, sb, ""), "");
-}
-
-LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
-  if (t->kind == TY_COMPLEX) return cx_arith(g, op, a, b, t);
-  bool fl = t->kind == TY_FLOAT;
-  switch (op) {
-  case OP_ADD: return fl ? LLVMBuildFAdd(g->b, a, b, "") : LLVMBuildAdd(g->b, a, b, "");
-  case OP_SUB: return fl ? LLVMBuildFSub(g->b, a, b, "") : LLVMBuildSub(g->b, a, b, "");
-  case OP_MUL: return fl ? LLVMBuildFMul(g->b, a, b, "") : LLVMBuildMul(g->b, a, b, "");
-  case OP_DIV: return LLVMBuildFDiv(g->b, a, b, "");
-  case OP_FLOORDIV:
-    if (fl) {
-      LLVMValueRef q = LLVMBuildFDiv(g->b, a, b, "");
-      return cg_call_intrinsic(g, "llvm.floor", LLVMTypeOf(q), &q, 1);
-    }
-    return int_divmod(g, op, a, b, t);
-  case OP_MOD: return fl ? float_mod(g, a, b) : int_divmod(g, op, a, b, t);
-  case OP_BITAND: return LLVMBuildAnd(g->b, a, b, "");
-  case OP_BITOR: return LLVMBuildOr(g->b, a, b, "");
-  case OP_BITXOR: return LLVMBuildXor(g->b, a, b, "");
-  case OP_LSHIFT: case OP_RSHIFT: return shift(g, op, a, b, t);
-  default: return NULL;
-  }
-}
+/* ---- operators (Python's arithmetic itself is cg_arith.c's) ---------------------------- */
 
 static LLVMValueRef cg_binop(cg_ctx *g, node *e) {
   const type *t = e->ty;
@@ -649,23 +393,6 @@ static LLVMValueRef cg_unary(cg_ctx *g, node *e) {
   case OP_INVERT: return LLVMBuildNot(g->b, v, "");
   default: return v;
   }
-}
-
-LLVMValueRef cg_compare_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
-  if (t->kind == TY_COMPLEX) return cx_compare(g, op, a, b);
-  if (t->kind == TY_FLOAT) {
-    LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE
-                        : op == OP_LT ? LLVMRealOLT : op == OP_LE ? LLVMRealOLE
-                        : op == OP_GT ? LLVMRealOGT : LLVMRealOGE;
-    return LLVMBuildFCmp(g->b, p, a, b, "");
-  }
-  bool s = t->kind == TY_INT && t->is_signed;
-  LLVMIntPredicate p = op == OP_EQ ? LLVMIntEQ : op == OP_NE ? LLVMIntNE
-                     : op == OP_LT ? (s ? LLVMIntSLT : LLVMIntULT)
-                     : op == OP_LE ? (s ? LLVMIntSLE : LLVMIntULE)
-                     : op == OP_GT ? (s ? LLVMIntSGT : LLVMIntUGT)
-                     : (s ? LLVMIntSGE : LLVMIntUGE);
-  return LLVMBuildICmp(g->b, p, a, b, "");
 }
 
 /* a < b < c: each operand evaluated once, later comparisons skipped once one fails. */
@@ -739,17 +466,13 @@ static LLVMValueRef cg_ifexp(cg_ctx *g, node *e) {
 
 /* ---- calls ------------------------------------------------------------------------------------------ */
 
-/* The hidden (blk, tx, ty, tz) parameters every host function takes first. */
-static unsigned hidden_count(cg_ctx *g) { return g->host ? 4 : 0; }
-
+/* A call of a device function: the target's hidden arguments (the host's blk, tx, ty,
+ * tz), then the parameters. */
 static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   int np = e->params.len;
-  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(hidden_count(g) + np + 1));
-  unsigned n = 0;
-  if (g->host) {
-    args[n++] = g->blk;
-    for (int k = 0; k < 3; k++) args[n++] = g->tid[k];
-  }
+  unsigned n = g->target->hidden_count;
+  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(n + (unsigned)np + 1));
+  g->target->hidden_args(g, args);
   /* e->params holds the arguments in parameter order; they are evaluated in the order
      written (positional, then keywords), as Python does, then the omitted defaults */
   LLVMValueRef *by_param = args + n;
@@ -768,12 +491,10 @@ static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
 }
 
-/* ---- print ----------------------------------------------------------------------------------- */
-
 /* A call: of a builtin, through its registry row's lowering; of a device function,
- * with the host's hidden arguments. */
+ * with the target's hidden arguments. */
 static LLVMValueRef cg_call(cg_ctx *g, node *e) {
-  if (e->bi) return builtin_lowering_for(e->bi, g->host)(g, e, e->bi);
+  if (e->bi) return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
   if (e->aux_ptr) return hidden_args_call(g, e->aux_ptr, e);
   cg_internal_error(g, e->sp, "call not handled by the code generator");
   return e->ty && e->ty->kind != TY_VOID ? LLVMGetUndef(cg_type(g, e->ty)) : NULL;
@@ -808,7 +529,7 @@ static LLVMValueRef cg_name(cg_ctx *g, node *e) {
 }
 
 static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
-  if (e->bi) return builtin_lowering_for(e->bi, g->host)(g, e, e->bi);
+  if (e->bi) return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
   const type *bt = e->a->ty;
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
@@ -1112,32 +833,7 @@ static void cg_block(cg_ctx *g, node_list *body) {
 
 /* ---- functions -------------------------------------------------------------------------------------- */
 
-/* An array extent parameter is never negative: say so (range [0, 2^63)), so that LLVM
- * can drop what only a negative extent would need: the -1 divisor case and sign fixups
- * of `x % a.size`, wrap-around of indices computed from it. LLVM 19 has range
- * attributes in its C API; older ones go without. */
-static void add_nonnegative_i64_attr(cg_ctx *g, LLVMValueRef fn, int idx) {
-#if LLVM_VERSION_MAJOR >= 19
-  unsigned kind = LLVMGetEnumAttributeKindForName("range", 5);
-  if (kind == 0) return;
-  const uint64_t lo = 0, hi = UINT64_C(1) << 63;
-  LLVMAddAttributeAtIndex(fn, (LLVMAttributeIndex)idx,
-                          LLVMCreateConstantRangeAttribute(g->c, kind, 64, &lo, &hi));
-#else
-  (void)g, (void)fn, (void)idx;
-#endif
-}
-
-/* The same for an extent loaded from the CPU back end's argument array: !range
- * metadata [0, 2^63) on the load. */
-static void mark_nonnegative_i64(cg_ctx *g, LLVMValueRef load) {
-  LLVMMetadataRef bounds[2] = {LLVMValueAsMetadata(ci64(g, 0)),
-                               LLVMValueAsMetadata(ci64(g, INT64_MIN))};
-  unsigned kind = LLVMGetMDKindIDInContext(g->c, "range", 5);
-  LLVMSetMetadata(load, kind, LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, bounds, 2)));
-}
-
-static void add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
+void cg_add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
   unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
   /* LLVM 21 replaced nocapture by captures(none), whose encoded value is 0 */
   if (kind == 0 && strcmp(name, "nocapture") == 0)
@@ -1151,8 +847,7 @@ static void add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
  * body is built: contraction into fma, reassociation, reciprocals, approximate
  * functions (div.approx, sqrt.approx on NVPTX), no signed zeros. Not nnan and ninf:
  * math.isnan and isinf must keep working. On NVPTX, every function of a fast-math
- * kernel (device functions included, so that they still inline into it) also
- * flushes float32 denormals to zero: ftz forms of the instructions. */
+ * kernel also flushes float32 denormals (the target's function_attrs). */
 #define CG_FAST_MATH_FLAGS                                                                \
   (LLVMFastMathAllowReassoc | LLVMFastMathNoSignedZeros | LLVMFastMathAllowReciprocal |  \
    LLVMFastMathAllowContract | LLVMFastMathApproxFunc)
@@ -1163,24 +858,16 @@ static void set_fast_math_flags(LLVMValueRef fn) {
       if (LLVMCanValueUseFastMathFlags(i)) LLVMSetFastMathFlags(i, CG_FAST_MATH_FLAGS);
 }
 
-static void set_flush_denormals(cg_ctx *g, LLVMValueRef fn) {
-  static const char key[] = "denormal-fp-math-f32", value[] = "preserve-sign,preserve-sign";
-  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateStringAttribute(g->c, key, sizeof key - 1, value,
-                                                    sizeof value - 1));
-}
-
 static void declare_instance(cg_ctx *g, fn_instance *f) {
-  size_t npt = hidden_count(g) + (size_t)f->nparams;
-  LLVMTypeRef *pt = arena_alloc(g->ar, sizeof *pt * (npt + 1));
-  unsigned n = 0;
-  if (g->host) { pt[n++] = g->ptr; pt[n++] = g->i32; pt[n++] = g->i32; pt[n++] = g->i32; }
+  unsigned n = g->target->hidden_count;
+  LLVMTypeRef *pt = arena_alloc(g->ar, sizeof *pt * (n + (size_t)f->nparams + 1));
+  g->target->hidden_param_types(g, pt);
   for (int i = 0; i < f->nparams; i++) pt[n++] = cg_type(g, f->param_types[i]);
   const char *name = arena_printf(g->ar, "%s%s", f->symbol_name, f->is_kernel ? "__body" : "");
   LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(cg_type(g, f->ret), pt, n, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
-  if (f->is_kernel) add_attr(g, fn, -1, "alwaysinline");
-  if (f->in_fast_kernel && !g->host) set_flush_denormals(g, fn);
+  if (f->is_kernel) cg_add_attr(g, fn, -1, "alwaysinline");
+  g->target->function_attrs(g, f, fn);
   f->cg = fn;
 }
 
@@ -1197,7 +884,7 @@ static void begin_debug_function(cg_ctx *g, fn_instance *f) {
 
 /* Entry points get a subprogram too: inlining into a function without one drops the
  * body's line info. */
-static void entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f) {
+void cg_entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f) {
   LLVMValueRef saved = g->fn;
   g->fn = fn;
   begin_debug_function(g, f);
@@ -1214,11 +901,8 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
   LLVMPositionBuilderAtEnd(g->b, g->entry);
   begin_debug_function(g, f);
   set_debug_loc(g, f->def->sp);
-  unsigned h = hidden_count(g);
-  if (g->host) {
-    g->blk = LLVMGetParam(g->fn, 0);
-    for (int k = 0; k < 3; k++) g->tid[k] = LLVMGetParam(g->fn, 1 + (unsigned)k);
-  }
+  unsigned h = g->target->hidden_count;
+  g->target->enter_function(g);
   g->ret_slot = f->ret->kind != TY_VOID ? LLVMBuildAlloca(g->b, cg_type(g, f->ret), "ret") : NULL;
   for (int i = 0; i < f->locals.len; i++) {
     symbol *s = f->locals.items[i];
@@ -1244,10 +928,10 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
   LLVMSetCurrentDebugLocation2(g->b, NULL);
 }
 
-/* ---- kernel entry points ------------------------------------------------------------------------------ */
+/* ---- pieces of kernel entry points (the target's: gen_entries) ---------------------------------- */
 
 /* Reassemble array values from flattened parameters (data pointer + extents). */
-static LLVMValueRef build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef *ext) {
+LLVMValueRef cg_build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef *ext) {
   LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, ndim));
   v = LLVMBuildInsertValue(g->b, v, data, 0, "");
   for (int k = 0; k < ndim; k++) v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(k + 1), "");
@@ -1255,165 +939,12 @@ static LLVMValueRef build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValu
 }
 
 /* The LLVM type a scalar kernel parameter is passed as (bool as a byte). */
-static LLVMTypeRef param_scalar_type(cg_ctx *g, const type *t) {
+LLVMTypeRef cg_param_scalar_type(cg_ctx *g, const type *t) {
   return t->kind == TY_BOOL ? g->i8 : cg_scalar_type(g, t);
 }
 
-static LLVMValueRef param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t) {
+LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t) {
   return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
-}
-
-/* The kernel's parameters flattened as the entry point takes them (host_abi.h): one
- * per scalar, a data pointer and its extents per array. */
-static int flat_param_count(const fn_instance *f) {
-  int n = 0;
-  for (int i = 0; i < f->nparams; i++) {
-    const type *t = f->param_types[i];
-    n += t->kind == TY_ARRAY ? 1 + t->ndim : 1;
-  }
-  return n;
-}
-
-static void nvptx_entry(cg_ctx *g, fn_instance *f) {
-  LLVMTypeRef *pt = arena_alloc(g->ar, sizeof *pt * (size_t)(flat_param_count(f) + 1));
-  unsigned n = 0;
-  for (int i = 0; i < f->nparams; i++) {
-    const type *t = f->param_types[i];
-    if (t->kind == TY_ARRAY) {
-      pt[n++] = g->ptr;
-      for (int k = 0; k < t->ndim; k++) pt[n++] = g->i64;
-    } else {
-      pt[n++] = param_scalar_type(g, t);
-    }
-  }
-  LLVMValueRef fn = LLVMAddFunction(g->m, f->symbol_name, LLVMFunctionType(g->voidt, pt, n, 0));
-  LLVMSetFunctionCallConv(fn, NVPTX_KERNEL_CC);
-  if (f->in_fast_kernel) set_flush_denormals(g, fn);
-  LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->c, fn, "entry");
-  LLVMPositionBuilderAtEnd(g->b, bb);
-  entry_debug(g, fn, f);
-  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 1));
-  unsigned p = 0;
-  for (int i = 0; i < f->nparams; i++) {
-    const type *t = f->param_types[i];
-    if (t->kind == TY_ARRAY) {
-      unsigned dp = p;
-      LLVMValueRef data = LLVMGetParam(fn, p++);
-      LLVMValueRef ext[KC_MAX_DIMS];
-      for (int k = 0; k < t->ndim; k++) {
-        add_nonnegative_i64_attr(g, fn, (int)p + 1);
-        ext[k] = LLVMGetParam(fn, p++);
-      }
-      args[i] = build_array(g, t->ndim, data, ext);
-      /* arrays the kernel never writes may be read through the non-coherent cache */
-      if (!param_written(f, i)) {
-        add_attr(g, fn, (int)dp + 1, "noalias");
-        add_attr(g, fn, (int)dp + 1, "readonly");
-      }
-      add_attr(g, fn, (int)dp + 1, "nocapture");
-    } else {
-      args[i] = param_scalar_value(g, LLVMGetParam(fn, p++), t);
-    }
-  }
-  LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams, "");
-  LLVMBuildRetVoid(g->b);
-  LLVMSetCurrentDebugLocation2(g->b, NULL);
-  /* also the classic annotation, read by tools and older LLVMs */
-  LLVMValueRef md[3] = {fn, LLVMMDStringInContext(g->c, "kernel", 6), ci32(g, 1)};
-  LLVMAddNamedMetadataOperand(g->m, "nvvm.annotations", LLVMMDNodeInContext(g->c, md, 3));
-}
-
-/* Load the kernel's arguments from a kernelParams-style void** array. */
-static void unpack_host_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef *out) {
-  unsigned slot = 0;
-  for (int i = 0; i < f->nparams; i++) {
-    const type *t = f->param_types[i];
-    int parts = t->kind == TY_ARRAY ? 1 + t->ndim : 1;
-    LLVMValueRef vals[1 + KC_MAX_DIMS];
-    for (int k = 0; k < parts; k++) {
-      LLVMValueRef idx = ci64(g, slot++);
-      LLVMValueRef pp = LLVMBuildInBoundsGEP2(g->b, g->ptr, argv, &idx, 1, "");
-      LLVMValueRef p = LLVMBuildLoad2(g->b, g->ptr, pp, "");
-      LLVMTypeRef vt = t->kind != TY_ARRAY ? param_scalar_type(g, t) : k == 0 ? g->ptr : g->i64;
-      vals[k] = LLVMBuildLoad2(g->b, vt, p, "");
-      if (t->kind == TY_ARRAY && k > 0) mark_nonnegative_i64(g, vals[k]);
-    }
-    out[i] = t->kind == TY_ARRAY ? build_array(g, t->ndim, vals[0], vals + 1)
-                                 : param_scalar_value(g, vals[0], t);
-  }
-}
-
-static void host_thread_entry(cg_ctx *g, fn_instance *f) {
-  LLVMTypeRef pt[5] = {g->ptr, g->ptr, g->i32, g->i32, g->i32};
-  const char *name = arena_printf(g->ar, "%s__thread", f->symbol_name);
-  LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(g->voidt, pt, 5, 0));
-  LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->c, fn, "entry"));
-  entry_debug(g, fn, f);
-  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 4));
-  for (unsigned k = 0; k < 4; k++) args[k] = LLVMGetParam(fn, 1 + k);
-  unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
-  LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
-  LLVMBuildRetVoid(g->b);
-  LLVMSetCurrentDebugLocation2(g->b, NULL);
-}
-
-/* K__block: for tz, ty, tx in the block: body(...). */
-static void host_block_entry(cg_ctx *g, fn_instance *f) {
-  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
-  const char *name = arena_printf(g->ar, "%s__block", f->symbol_name);
-  LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(g->voidt, pt, 2, 0));
-  LLVMValueRef saved_fn = g->fn;
-  g->fn = fn;
-  LLVMBasicBlockRef entry = cg_new_bb(g, "entry");
-  LLVMPositionBuilderAtEnd(g->b, entry);
-  entry_debug(g, fn, f);
-  LLVMValueRef blk = LLVMGetParam(fn, 1);
-  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 4));
-  args[0] = blk;
-  unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
-  LLVMValueRef dims[3];
-  for (int k = 0; k < 3; k++) {
-    LLVMValueRef idx = ci64(g, KC_CPU_BLOCK_OFF_BLOCK_DIM + 4 * k);
-    dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""), "");
-    set_range(g, dims[k], 1, 1025);
-  }
-  /* three nested loops, z outermost; each runs at least once (dims are >= 1). An inner
-     loop's phi restarts at 0 each time the outer head branches into it. */
-  LLVMBasicBlockRef pre = entry;
-  LLVMValueRef ivs[3];
-  LLVMBasicBlockRef heads[3];
-  for (int k = 2; k >= 0; k--) {
-    heads[k] = cg_new_bb(g, "loop");
-    LLVMBuildBr(g->b, heads[k]);
-    LLVMPositionBuilderAtEnd(g->b, heads[k]);
-    ivs[k] = LLVMBuildPhi(g->b, g->i32, "t");
-    LLVMValueRef zero = ci32(g, 0);
-    LLVMAddIncoming(ivs[k], &zero, &pre, 1);
-    pre = heads[k];
-  }
-  args[1] = ivs[0]; args[2] = ivs[1]; args[3] = ivs[2];
-  LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
-  for (int k = 0; k < 3; k++) {
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
-    LLVMValueRef next = LLVMBuildNUWAdd(g->b, ivs[k], ci32(g, 1), "");
-    LLVMSetNSW(next, 1);
-    LLVMAddIncoming(ivs[k], &next, &latch, 1);
-    LLVMBasicBlockRef after = cg_new_bb(g, "after");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, dims[k], ""), heads[k], after);
-    LLVMPositionBuilderAtEnd(g->b, after);
-  }
-  LLVMBuildRetVoid(g->b);
-  LLVMSetCurrentDebugLocation2(g->b, NULL);
-  g->fn = saved_fn;
-}
-
-static void gen_entries(cg_ctx *g, fn_instance *f) {
-  if (!g->host) {
-    nvptx_entry(g, f);
-    return;
-  }
-  host_thread_entry(g, f);
-  host_block_entry(g, f);
 }
 
 static void init_types(cg_ctx *g) {
@@ -1460,7 +991,7 @@ int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
   g->d = d;
   g->prog = p;
   g->opts = opts;
-  g->host = opts->target == KCC_TARGET_HOST;
+  g->target = opts->target == KCC_TARGET_HOST ? &cg_target_host : &cg_target_nvptx;
   g->c = ctx;
   g->m = LLVMModuleCreateWithNameInContext(module_name, ctx);
   g->b = LLVMCreateBuilderInContext(ctx);
@@ -1481,7 +1012,7 @@ int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
     gen_body(g, f);
     if (f->fastmath) set_fast_math_flags(f->cg);
   }
-  for (int i = 0; i < p->kernels.len; i++) gen_entries(g, p->kernels.items[i]);
+  for (int i = 0; i < p->kernels.len; i++) g->target->gen_entries(g, p->kernels.items[i]);
   if (g->dib) LLVMDIBuilderFinalize(g->dib);
   cg_dispose_builders(g);
   a->on_oom = outer;

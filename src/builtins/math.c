@@ -84,14 +84,14 @@ LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueR
   if (!me) return NULL;
   LLVMTypeRef ft = cg_scalar_type(g, t);
   char fn[64];
-  if ((me->op & M_INTRINSIC) || (g->host && (me->op & M_HOST_INTRINSIC))) {
+  if ((me->op & M_INTRINSIC) || (g->target->host && (me->op & M_HOST_INTRINSIC))) {
     snprintf(fn, sizeof fn, "llvm.%s", name);
     return cg_call_intrinsic(g, fn, ft, args, n);
   }
   if (me->op & M_FREM) return LLVMBuildFRem(g->b, args[0], args[1], "");
   bool f32 = t->bits == 32;
   bool fast = f32 && g->fi->fastmath && (me->op & M_FAST_F32);
-  if (g->host) snprintf(fn, sizeof fn, "%s%s", name, f32 ? "f" : "");
+  if (g->target->host) snprintf(fn, sizeof fn, "%s%s", name, f32 ? "f" : "");
   else snprintf(fn, sizeof fn, "__nv_%s%s%s", fast ? "fast_" : "", name, f32 ? "f" : "");
   LLVMTypeRef pt[2] = {ft, ft};
   LLVMValueRef f = cg_declare_fn(g, fn, ft, pt, n);

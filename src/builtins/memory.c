@@ -8,8 +8,6 @@
 
 #include "builtin.h"
 #include "cg.h"
-#include "host_abi.h"
-#include "target.h"
 #include "typing.h"
 
 /* op of this family's rows */
@@ -207,21 +205,9 @@ static LLVMValueRef cg_mem_array(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef data;
   if (b->op == MEM_LOCAL) {
     data = cg_entry_alloca(g, at, "local");
-  } else if (!g->host) {
-    LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, at, "shared", 3);
-    LLVMSetLinkage(gv, LLVMInternalLinkage);
-    LLVMSetInitializer(gv, LLVMGetUndef(at));
-    LLVMSetAlignment(gv, 16);
-    data = LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
   } else {
     size_t bytes = (size_t)n * (t->elem->kind == TY_BOOL ? 1 : (size_t)t->elem->bits / 8);
-    size_t off = (g->shared_bytes + 15) & ~(size_t)15;
-    g->shared_bytes = off + bytes;
-    LLVMValueRef idx[1] = {ci64(g, KC_CPU_BLOCK_OFF_SHARED)};
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->i8, g->blk, idx, 1, "");
-    LLVMValueRef base = LLVMBuildLoad2(g->b, g->ptr, p, "shared");
-    LLVMValueRef o[1] = {ci64(g, (long long)off)};
-    data = LLVMBuildInBoundsGEP2(g->b, g->i8, base, o, 1, "");
+    data = g->target->shared_array(g, at, bytes);
   }
   LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, t->ndim));
   v = LLVMBuildInsertValue(g->b, v, data, 0, "");
@@ -229,33 +215,11 @@ static LLVMValueRef cg_mem_array(cg_ctx *g, node *e, const builtin *b) {
   return v;
 }
 
-/* PTX's %dynamic_smem_size: the launch's dynamic shared memory in bytes. LLVM 22 has an
- * intrinsic for it, 19 has not: there the register is read by inline PTX, which
- * touches no memory (so it is as free to move or merge as the intrinsic). */
-static LLVMValueRef dynamic_smem_size(cg_ctx *g) {
-  static const char intrinsic[] = "llvm.nvvm.read.ptx.sreg.dynamic_smem_size";
-  if (LLVMLookupIntrinsicID(intrinsic, sizeof intrinsic - 1))
-    return cg_call_intrinsic(g, intrinsic, NULL, NULL, 0);
-  return tgt_pure_asm(g->b, g->i32, "mov.u32 $0, %dynamic_smem_size;", "=r", NULL, 0);
-}
-
 /* cuda.shared.array(0, dtype): the launch's dynamic shared memory, as a 1-D array of
  * (bytes / itemsize) elements. */
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
   LLVMValueRef data, bytes;
-  if (g->host) {
-    data = cg_blk_load(g, KC_CPU_BLOCK_OFF_DYN_SHARED, g->ptr, "dyn_shared");
-    bytes = cg_blk_load(g, KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES, g->i64, "dyn_bytes");
-  } else {
-    LLVMValueRef gv = LLVMGetNamedGlobal(g->m, "kc_dynamic_shared");
-    if (!gv) {
-      gv = LLVMAddGlobalInAddressSpace(g->m, LLVMArrayType2(g->i8, 0), "kc_dynamic_shared", 3);
-      LLVMSetLinkage(gv, LLVMExternalLinkage);
-      LLVMSetAlignment(gv, 16);
-    }
-    data = LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
-    bytes = LLVMBuildZExt(g->b, dynamic_smem_size(g), g->i64, "");
-  }
+  g->target->dynamic_shared(g, &data, &bytes);
   long long size = t->elem->kind == TY_BOOL ? 1 : t->elem->bits / 8;
   LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, 1));
   v = LLVMBuildInsertValue(g->b, v, data, 0, "");
@@ -297,13 +261,13 @@ static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
     LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)n);
     int k = 0;
     flatten_const(g, src->sym->value, t->elem, vals, &k);
-    gv = LLVMAddGlobalInAddressSpace(g->m, at, name, g->host ? 0 : 4);
+    gv = LLVMAddGlobalInAddressSpace(g->m, at, name, g->target->const_addrspace);
     LLVMSetInitializer(gv, LLVMConstArray2(cg_mem_type(g, t->elem), vals, (uint64_t)n));
     LLVMSetGlobalConstant(gv, 1);
     LLVMSetLinkage(gv, LLVMInternalLinkage);
     LLVMSetAlignment(gv, 16);
   }
-  LLVMValueRef data = g->host ? gv : LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
+  LLVMValueRef data = cg_generic_ptr(g, gv);
   LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, t->ndim));
   v = LLVMBuildInsertValue(g->b, v, data, 0, "");
   for (int k = 0; k < t->ndim; k++)

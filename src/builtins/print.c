@@ -78,12 +78,13 @@ static const type *ix_print(infer_ctx *ic, node *e, const builtin *b) {
 static LLVMValueRef const_cstring(cg_ctx *g, const char *text) {
   size_t n = strlen(text);
   LLVMValueRef init = LLVMConstStringInContext2(g->c, text, n, 0);
-  LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, LLVMTypeOf(init), "str", g->host ? 0 : 4);
+  LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, LLVMTypeOf(init), "str",
+                                                g->target->const_addrspace);
   LLVMSetInitializer(gv, init);
   LLVMSetGlobalConstant(gv, 1);
   LLVMSetLinkage(gv, LLVMPrivateLinkage);
   LLVMSetUnnamedAddress(gv, LLVMGlobalUnnamedAddr);
-  return g->host ? gv : LLVMConstAddrSpaceCast(gv, g->ptr);
+  return cg_generic_ptr(g, gv);
 }
 
 /* fmt with s appended, '%' doubled (a new string: one copy however long s is). */
@@ -125,17 +126,15 @@ static const char *print_keyword(node *e, const char *name, const char *fallback
   return fallback;
 }
 
-/* print(a, b, ..., sep=" ", end="\n"): one printf (host) or vprintf (GPU) call per
- * print, so concurrent threads' lines never mix within a line. sep and end go into the
- * format as literals. vprintf takes the arguments packed in a local buffer, each at its
- * natural alignment, which an LLVM struct gives. */
+/* print(a, b, ..., sep=" ", end="\n"): one call of the target's printf (the host's
+ * printf, the GPU's vprintf) per print, so concurrent threads' lines never mix within
+ * a line. sep and end go into the format as literals. */
 static LLVMValueRef cg_print(cg_ctx *g, node *e, const builtin *b) {
   (void)b;
   int n = e->list.len;
   const char *sep = print_keyword(e, "sep", " "), *end = print_keyword(e, "end", "\n");
   char *fmt = arena_strdup(g->ar, "");
   LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)(n + 1));
-  LLVMTypeRef *tys = arena_alloc(g->ar, sizeof *tys * (size_t)(n + 1));
   int nv = 0;
   for (int i = 0; i < n; i++) {
     node *a = e->list.items[i];
@@ -146,33 +145,11 @@ static LLVMValueRef cg_print(cg_ctx *g, node *e, const builtin *b) {
     }
     const char *conv;
     vals[nv] = print_value(g, a, &conv);
-    tys[nv] = LLVMTypeOf(vals[nv]);
     nv++;
     fmt = arena_printf(g->ar, "%s%s", fmt, conv);
   }
   fmt = fmt_literal(g, fmt, end);
-  LLVMValueRef f = const_cstring(g, fmt);
-  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
-  if (g->host) {
-    LLVMTypeRef ft = LLVMFunctionType(g->i32, pt, 1, 1);
-    LLVMValueRef pf = LLVMGetNamedFunction(g->m, "printf");
-    if (!pf) pf = LLVMAddFunction(g->m, "printf", ft);
-    LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(nv + 1));
-    args[0] = f;
-    for (int i = 0; i < nv; i++) args[i + 1] = vals[i];
-    LLVMBuildCall2(g->b, ft, pf, args, (unsigned)nv + 1, "");
-    return NULL;
-  }
-  LLVMValueRef buf = LLVMConstNull(g->ptr);
-  if (nv > 0) {
-    LLVMTypeRef st = LLVMStructTypeInContext(g->c, tys, (unsigned)nv, 0);
-    buf = cg_entry_alloca(g, st, "printf.args");
-    for (int i = 0; i < nv; i++)
-      LLVMBuildStore(g->b, vals[i], LLVMBuildStructGEP2(g->b, st, buf, (unsigned)i, ""));
-  }
-  LLVMValueRef vp = cg_declare_fn(g, "vprintf", g->i32, pt, 2);
-  LLVMValueRef args[2] = {f, buf};
-  cg_call_fn(g, vp, args, 2);
+  g->target->printf_call(g, const_cstring(g, fmt), vals, nv);
   return NULL;
 }
 

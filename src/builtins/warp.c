@@ -141,7 +141,7 @@ static LLVMValueRef cg_shuffle(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef mask = cg_mask_arg(g, e, 0);
   LLVMValueRef bits = warp_bits(g, cg_expr(g, e->list.items[1]), t);
   LLVMValueRef lane = cg_expr_as(g, e->list.items[2], &ty_u32);
-  if (g->host) {
+  if (g->target->host) {
     LLVMValueRef v64 = LLVMTypeOf(bits) == g->i64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
     LLVMValueRef r = cg_host_collective(g, (unsigned)b->op, mask, v64, lane, e->sp);
     if (LLVMTypeOf(bits) != g->i64) r = LLVMBuildTrunc(g->b, r, g->i32, "");
@@ -160,7 +160,7 @@ static LLVMValueRef cg_vote(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef mask = cg_mask_arg(g, e, 0);
   node *a = e->list.items[1];
   LLVMValueRef pred = cg_to_bool(g, cg_expr(g, a), a->ty);
-  if (g->host) {
+  if (g->target->host) {
     LLVMValueRef r = cg_host_collective(g, (unsigned)b->op, mask, LLVMBuildZExt(g->b, pred, g->i64, ""), NULL, e->sp);
     return b->op == KC_COLL_BALLOT ? LLVMBuildTrunc(g->b, r, g->i32, "")
                                : LLVMBuildICmp(g->b, LLVMIntNE, r, ci64(g, 0), "");
@@ -176,7 +176,7 @@ static LLVMValueRef cg_match(cg_ctx *g, node *e, const builtin *b) {
   node *a = e->list.items[1];
   LLVMValueRef bits = warp_bits(g, cg_expr(g, a), a->ty);
   LLVMValueRef m, pred = NULL;
-  if (g->host) {
+  if (g->target->host) {
     LLVMValueRef v64 = LLVMTypeOf(bits) == g->i64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
     m = LLVMBuildTrunc(g->b, cg_host_collective(g, (unsigned)b->op, mask, v64, NULL, e->sp),
                        g->i32, "");
