@@ -279,20 +279,29 @@ static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int
   }
 }
 
+/* The kernel a decorator generates for fn (synth.c), of fn's name, as fn->generated;
+ * def is NULL when the generated source did not parse, which is kcc's bug. */
+static func_def *generated_kernel(infer_ctx *ic, func_def *fn, node *def, const char *what) {
+  if (!def) {
+    ix_error(ic, fn->def->sp, "internal compiler error: the %s kernel does not parse", what);
+    return NULL;
+  }
+  func_def *k = arena_alloc(ic->ar, sizeof *k);
+  k->def = def;
+  k->kind = FN_KERNEL;
+  k->name = fn->name;
+  fn->generated = k;
+  return k;
+}
+
 /* @vectorize: per signature, the elementwise kernel synthesised for it (synth.c). */
 static void compile_vectorize(infer_ctx *ic, func_def *fn) {
   if (fn->sigs.len == 0) return;
-  func_def *kf = arena_alloc(ic->ar, sizeof *kf);
-  kf->def = synth_vectorize_kernel(ic->ar, ic->d, fn->name, fn->name, fn->def->params.len,
-                                   fn->def->sp);
-  if (!kf->def) {
-    ix_error(ic, fn->def->sp, "internal compiler error: the vectorize kernel does not parse");
-    return;
-  }
-  kf->kind = FN_KERNEL;
-  kf->name = fn->name;
+  node *def = synth_vectorize_kernel(ic->ar, ic->d, fn->name, fn->name, fn->def->params.len,
+                                     fn->def->sp);
+  func_def *kf = generated_kernel(ic, fn, def, "vectorize");
+  if (!kf) return;
   kf->fastmath = fn->fastmath;
-  fn->generated = kf;
   for (int k = 0; k < fn->sigs.len; k++) compile_vectorize_sig(ic, fn, kf, k);
 }
 
@@ -305,16 +314,10 @@ static void compile_reduce(infer_ctx *ic, func_def *fn) {
     vec_push(ic->ar, &ic->prog->untyped, (void *)fn->name);
     return;
   }
-  func_def *k = arena_alloc(ic->ar, sizeof *k);
-  k->def = synth_reduce_kernel(ic->ar, ic->d, fn->name, fn->def->sp);
-  if (!k->def) {
-    ix_error(ic, fn->def->sp, "internal compiler error: the reduction kernel does not parse");
-    return;
-  }
-  k->kind = FN_KERNEL;
-  k->name = fn->name;
+  func_def *k = generated_kernel(ic, fn, synth_reduce_kernel(ic->ar, ic->d, fn->name, fn->def->sp),
+                                 "reduction");
+  if (!k) return;
   k->sigs = fn->sigs;
-  fn->generated = k;
   for (int s = 0; s < k->sigs.len; s++) compile_kernel(ic, k, k->sigs.items[s], s);
 }
 
