@@ -94,7 +94,7 @@ static inline LLVMValueRef cg_laneid(cg_ctx *g) { return g->target->laneid(g); }
 static inline LLVMValueRef cg_generic_ptr(cg_ctx *g, LLVMValueRef gv) {
   return g->target->generic_ptr(g, gv);
 }
-void set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi);
+void cg_set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi);
 
 /* For the targets' kernel entry points: an array value from a data pointer and its
  * extents; a scalar parameter's LLVM type as passed (bool as a byte) and its value

@@ -68,7 +68,7 @@ static LLVMValueRef host_special_reg(cg_ctx *g, int which, int axis) {
   LLVMSetMetadata(v, LLVMGetMDKindIDInContext(g->c, "invariant.load", 14),
                   LLVMMDNodeInContext(g->c, NULL, 0));
   /* the same ranges the GPU's special registers have */
-  set_range(g, v, which == 1 ? 0 : 1, which == 2 ? 1025 : 0x80000000LL);
+  cg_set_range(g, v, which == 1 ? 0 : 1, which == 2 ? 1025 : 0x80000000LL);
   return v;
 }
 
@@ -192,7 +192,7 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   for (int k = 0; k < 3; k++) {
     LLVMValueRef idx = ci64(g, KC_CPU_BLOCK_OFF_BLOCK_DIM + 4 * k);
     dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""), "");
-    set_range(g, dims[k], 1, 1025);
+    cg_set_range(g, dims[k], 1, 1025);
   }
   /* three nested loops, z outermost; each runs at least once (dims are >= 1). An inner
      loop's phi restarts at 0 each time the outer head branches into it. */

@@ -209,7 +209,7 @@ LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to) {
 const char *const cg_sreg_names[4] = {"tid", "ctaid", "ntid", "nctaid"};
 
 /* !range [lo, hi) metadata on an i32 load. */
-void set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi) {
+void cg_set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi) {
   LLVMMetadataRef r[2] = {LLVMValueAsMetadata(ci32(g, lo)), LLVMValueAsMetadata(ci32(g, hi))};
   LLVMSetMetadata(load, LLVMGetMDKindIDInContext(g->c, "range", 5),
                   LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, r, 2)));

@@ -331,13 +331,20 @@ static bool slice_has_step(const node *s) {
   return s->c && s->c->kind != N_NONE && !(s->c->kind == N_INT && s->c->ival == 1);
 }
 
+/* n names a parameter of the function being typed that is stored to (directly, through
+ * a view, by an atomic, or by a callee): it loses the read-only treatment (noalias,
+ * non-coherent loads). */
+static void mark_written(infer_ctx *ic, const node *n) {
+  if (n->kind == N_NAME && n->sym && n->sym->kind == SYM_LOCAL && n->sym->is_param)
+    mark_param_written(ic->cur, n->sym->param_index);
+}
+
 /* Slicing a parameter can write through the view: the parameter loses the read-only
  * (noalias, non-coherent cache) treatment. */
 static void mark_sliced_param(infer_ctx *ic, node *e) {
   node *root = e;
   while (root->kind == N_INDEX) root = root->a;
-  if (root->kind == N_NAME && root->sym && root->sym->kind == SYM_LOCAL && root->sym->is_param)
-    mark_param_written(ic->cur, root->sym->param_index);
+  mark_written(ic, root);
 }
 
 /* a[...] with a slice, or with fewer indices than dimensions (the rest are full
@@ -643,10 +650,6 @@ bool ix_need_arch(infer_ctx *ic, node *e, const char *fname, int min) {
 
 /* ---- calls of builtins: the registry's rows (src/builtins/) ---- */
 
-static void mark_written_arg(infer_ctx *ic, node *arr) {
-  if (arr->sym && arr->sym->is_param) mark_param_written(ic->cur, arr->sym->param_index);
-}
-
 /* A call of a builtin function or method: the row's own checks (argument count, GPU),
  * its typing, then its effects on the function being typed. */
 static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
@@ -667,7 +670,7 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
   if (b->min_sm && !ix_need_arch(ic, e, fname, b->min_sm)) return e->ty = NULL;
   /* barriers and warp exchanges: the CPU back end runs the threads as fibers */
   if (b->flags & (BF_BARRIER | BF_WARP)) ic->cur->uses_barrier = true;
-  if (b->flags & BF_WRITES_ARG0) mark_written_arg(ic, e->list.items[0]);
+  if (b->flags & BF_WRITES_ARG0) mark_written(ic, e->list.items[0]);
   return t;
 }
 
@@ -774,9 +777,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
      on must not be compiled as read-only (noalias, ld.global.nc) */
   for (int i = 0; i < n; i++) {
     node *a = e->params.items[i];
-    if (param_written(inst, i) && a->kind == N_NAME && a->sym &&
-        a->sym->kind == SYM_LOCAL && a->sym->is_param)
-      mark_param_written(ic->cur, a->sym->param_index);
+    if (param_written(inst, i)) mark_written(ic, a);
   }
   if (inst->uses_barrier) ic->cur->uses_barrier = true;
   return ix_set_type(e, inst->ret, false);
@@ -864,7 +865,7 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
     ix_error(ic, t->sp, "tuples are immutable: an element cannot be assigned");
     return;
   }
-  if (base->sym && base->sym->kind == SYM_LOCAL) mark_written_arg(ic, base);
+  mark_written(ic, base);
   if (base->sym && base->sym->kind == SYM_CONST)
     ix_error(ic, t->sp, "module constant '%s' cannot be modified", base->sym->name);
   if (base->sym && base->sym->is_shared && base->sym->value &&

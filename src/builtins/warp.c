@@ -135,69 +135,104 @@ static LLVMValueRef nvptx_shfl32(cg_ctx *g, const char *mode, LLVMValueRef mask,
   return cg_call_intrinsic(g, name, NULL, args, 4);
 }
 
-/* shfl_sync and friends; 64-bit values travel as two 32-bit shuffles on the GPU. */
+/* The host: the executor's exchange of a warp value's bits (zero-extended to 64),
+ * the result at the bits' own width. */
+static LLVMValueRef host_exchange(cg_ctx *g, const builtin *b, LLVMValueRef mask,
+                                  LLVMValueRef bits, LLVMValueRef arg, span sp) {
+  bool w64 = LLVMTypeOf(bits) == g->i64;
+  LLVMValueRef v64 = w64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
+  LLVMValueRef r = cg_host_collective(g, (unsigned)b->op, mask, v64, arg, sp);
+  return w64 ? r : LLVMBuildTrunc(g->b, r, g->i32, "");
+}
+
+/* shfl_sync(mask, value, lane) and friends: the operands, in the order written. */
+static void shuffle_operands(cg_ctx *g, node *e, LLVMValueRef *mask, LLVMValueRef *bits,
+                             LLVMValueRef *lane) {
+  *mask = cg_mask_arg(g, e, 0);
+  *bits = warp_bits(g, cg_expr(g, e->list.items[1]), e->ty);
+  *lane = cg_expr_as(g, e->list.items[2], &ty_u32);
+}
+
+/* The GPU: shfl.sync; 64-bit values travel as two 32-bit shuffles. */
 static LLVMValueRef cg_shuffle(cg_ctx *g, node *e, const builtin *b) {
-  const type *t = e->ty;
-  LLVMValueRef mask = cg_mask_arg(g, e, 0);
-  LLVMValueRef bits = warp_bits(g, cg_expr(g, e->list.items[1]), t);
-  LLVMValueRef lane = cg_expr_as(g, e->list.items[2], &ty_u32);
-  if (g->target->host) {
-    LLVMValueRef v64 = LLVMTypeOf(bits) == g->i64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
-    LLVMValueRef r = cg_host_collective(g, (unsigned)b->op, mask, v64, lane, e->sp);
-    if (LLVMTypeOf(bits) != g->i64) r = LLVMBuildTrunc(g->b, r, g->i32, "");
-    return warp_unbits(g, r, t);
-  }
-  if (LLVMTypeOf(bits) == g->i32) return warp_unbits(g, nvptx_shfl32(g, b->name, mask, bits, lane), t);
+  LLVMValueRef mask, bits, lane;
+  shuffle_operands(g, e, &mask, &bits, &lane);
+  if (LLVMTypeOf(bits) == g->i32)
+    return warp_unbits(g, nvptx_shfl32(g, b->name, mask, bits, lane), e->ty);
   LLVMValueRef lo = LLVMBuildTrunc(g->b, bits, g->i32, "");
   LLVMValueRef hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, bits, ci64(g, 32), ""), g->i32, "");
   lo = LLVMBuildZExt(g->b, nvptx_shfl32(g, b->name, mask, lo, lane), g->i64, "");
   hi = LLVMBuildZExt(g->b, nvptx_shfl32(g, b->name, mask, hi, lane), g->i64, "");
   LLVMValueRef r = LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, ci64(g, 32), ""), "");
-  return warp_unbits(g, r, t);
+  return warp_unbits(g, r, e->ty);
 }
 
-static LLVMValueRef cg_vote(cg_ctx *g, node *e, const builtin *b) {
-  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+static LLVMValueRef cg_shuffle_host(cg_ctx *g, node *e, const builtin *b) {
+  LLVMValueRef mask, bits, lane;
+  shuffle_operands(g, e, &mask, &bits, &lane);
+  return warp_unbits(g, host_exchange(g, b, mask, bits, lane, e->sp), e->ty);
+}
+
+/* all_sync/any_sync/eq_sync/ballot_sync(mask, pred): the operands, pred as i1. */
+static void vote_operands(cg_ctx *g, node *e, LLVMValueRef *mask, LLVMValueRef *pred) {
+  *mask = cg_mask_arg(g, e, 0);
   node *a = e->list.items[1];
-  LLVMValueRef pred = cg_to_bool(g, cg_expr(g, a), a->ty);
-  if (g->target->host) {
-    LLVMValueRef r = cg_host_collective(g, (unsigned)b->op, mask, LLVMBuildZExt(g->b, pred, g->i64, ""), NULL, e->sp);
-    return b->op == KC_COLL_BALLOT ? LLVMBuildTrunc(g->b, r, g->i32, "")
-                               : LLVMBuildICmp(g->b, LLVMIntNE, r, ci64(g, 0), "");
-  }
-  LLVMValueRef args[2] = {mask, pred};
+  *pred = cg_to_bool(g, cg_expr(g, a), a->ty);
+}
+
+/* The GPU: name is the vote.sync intrinsic. */
+static LLVMValueRef cg_vote(cg_ctx *g, node *e, const builtin *b) {
+  LLVMValueRef args[2];
+  vote_operands(g, e, &args[0], &args[1]);
   return cg_call_intrinsic(g, b->name, NULL, args, 2);
 }
 
-/* match_any_sync -> uint32 mask; match_all_sync -> (mask, pred). Values compare as bits. */
-static LLVMValueRef cg_match(cg_ctx *g, node *e, const builtin *b) {
-  bool any = b->op == KC_COLL_MATCH_ANY;
-  LLVMValueRef mask = cg_mask_arg(g, e, 0);
+static LLVMValueRef cg_vote_host(cg_ctx *g, node *e, const builtin *b) {
+  LLVMValueRef mask, pred;
+  vote_operands(g, e, &mask, &pred);
+  LLVMValueRef r = cg_host_collective(g, (unsigned)b->op, mask,
+                                      LLVMBuildZExt(g->b, pred, g->i64, ""), NULL, e->sp);
+  return b->op == KC_COLL_BALLOT ? LLVMBuildTrunc(g->b, r, g->i32, "")
+                                 : LLVMBuildICmp(g->b, LLVMIntNE, r, ci64(g, 0), "");
+}
+
+/* match_any_sync(mask, value) / match_all_sync: the operands; values compare as bits. */
+static void match_operands(cg_ctx *g, node *e, LLVMValueRef *mask, LLVMValueRef *bits) {
+  *mask = cg_mask_arg(g, e, 0);
   node *a = e->list.items[1];
-  LLVMValueRef bits = warp_bits(g, cg_expr(g, a), a->ty);
-  LLVMValueRef m, pred = NULL;
-  if (g->target->host) {
-    LLVMValueRef v64 = LLVMTypeOf(bits) == g->i64 ? bits : LLVMBuildZExt(g->b, bits, g->i64, "");
-    m = LLVMBuildTrunc(g->b, cg_host_collective(g, (unsigned)b->op, mask, v64, NULL, e->sp),
-                       g->i32, "");
-    if (!any) pred = LLVMBuildICmp(g->b, LLVMIntNE, m, ci32(g, 0), "");
-  } else {
-    bool w64 = LLVMTypeOf(bits) == g->i64;
-    LLVMValueRef args[2] = {mask, bits};
-    if (any) {
-      m = cg_call_intrinsic(g, w64 ? "llvm.nvvm.match.any.sync.i64" : "llvm.nvvm.match.any.sync.i32",
-                         NULL, args, 2);
-    } else {
-      LLVMValueRef r = cg_call_intrinsic(g, w64 ? "llvm.nvvm.match.all.sync.i64p"
-                                             : "llvm.nvvm.match.all.sync.i32p", NULL, args, 2);
-      m = LLVMBuildExtractValue(g->b, r, 0, "");
-      pred = LLVMBuildExtractValue(g->b, r, 1, "");
-    }
-  }
+  *bits = warp_bits(g, cg_expr(g, a), a->ty);
+}
+
+/* match_any_sync -> uint32 mask m; match_all_sync -> (m, pred). */
+static LLVMValueRef match_result(cg_ctx *g, node *e, LLVMValueRef m, LLVMValueRef pred) {
   if (!pred) return m;
   LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
   agg = LLVMBuildInsertValue(g->b, agg, m, 0, "");
   return LLVMBuildInsertValue(g->b, agg, pred, 1, "");
+}
+
+static LLVMValueRef cg_match(cg_ctx *g, node *e, const builtin *b) {
+  LLVMValueRef args[2];
+  match_operands(g, e, &args[0], &args[1]);
+  bool w64 = LLVMTypeOf(args[1]) == g->i64;
+  if (b->op == KC_COLL_MATCH_ANY)
+    return cg_call_intrinsic(g, w64 ? "llvm.nvvm.match.any.sync.i64"
+                                    : "llvm.nvvm.match.any.sync.i32", NULL, args, 2);
+  LLVMValueRef r = cg_call_intrinsic(g, w64 ? "llvm.nvvm.match.all.sync.i64p"
+                                            : "llvm.nvvm.match.all.sync.i32p", NULL, args, 2);
+  LLVMValueRef m = LLVMBuildExtractValue(g->b, r, 0, "");
+  return match_result(g, e, m, LLVMBuildExtractValue(g->b, r, 1, ""));
+}
+
+/* The host: the executor finds the lanes with equal bits; "all" when they are all of
+ * mask's (the executor's mask is then non-zero). */
+static LLVMValueRef cg_match_host(cg_ctx *g, node *e, const builtin *b) {
+  LLVMValueRef mask, bits;
+  match_operands(g, e, &mask, &bits);
+  LLVMValueRef m = host_exchange(g, b, mask, bits, NULL, e->sp);
+  if (LLVMTypeOf(m) != g->i32) m = LLVMBuildTrunc(g->b, m, g->i32, "");
+  if (b->op == KC_COLL_MATCH_ANY) return m;
+  return match_result(g, e, m, LLVMBuildICmp(g->b, LLVMIntNE, m, ci32(g, 0), ""));
 }
 
 static LLVMValueRef cg_lanemask_lt(cg_ctx *g, node *e, const builtin *b) {
@@ -221,25 +256,25 @@ const builtin builtins_warp[] = {
   WARP("numba.cuda.syncwarp", 0, 1, 30, BF_WARP, KC_COLL_SYNCWARP, NULL, ix_syncwarp,
        cg_syncwarp, cg_syncwarp_host),
   WARP("numba.cuda.shfl_sync", 3, 3, 30, BF_WARP, KC_COLL_SHFL_IDX, "idx", ix_shuffle,
-       cg_shuffle, NULL),
+       cg_shuffle, cg_shuffle_host),
   WARP("numba.cuda.shfl_up_sync", 3, 3, 30, BF_WARP, KC_COLL_SHFL_UP, "up", ix_shuffle,
-       cg_shuffle, NULL),
+       cg_shuffle, cg_shuffle_host),
   WARP("numba.cuda.shfl_down_sync", 3, 3, 30, BF_WARP, KC_COLL_SHFL_DOWN, "down", ix_shuffle,
-       cg_shuffle, NULL),
+       cg_shuffle, cg_shuffle_host),
   WARP("numba.cuda.shfl_xor_sync", 3, 3, 30, BF_WARP, KC_COLL_SHFL_XOR, "bfly", ix_shuffle,
-       cg_shuffle, NULL),
+       cg_shuffle, cg_shuffle_host),
   WARP("numba.cuda.all_sync", 2, 2, 30, BF_WARP, KC_COLL_VOTE_ALL, "llvm.nvvm.vote.all.sync",
-       ix_vote, cg_vote, NULL),
+       ix_vote, cg_vote, cg_vote_host),
   WARP("numba.cuda.any_sync", 2, 2, 30, BF_WARP, KC_COLL_VOTE_ANY, "llvm.nvvm.vote.any.sync",
-       ix_vote, cg_vote, NULL),
+       ix_vote, cg_vote, cg_vote_host),
   WARP("numba.cuda.eq_sync", 2, 2, 30, BF_WARP, KC_COLL_VOTE_EQ, "llvm.nvvm.vote.uni.sync",
-       ix_vote, cg_vote, NULL),
+       ix_vote, cg_vote, cg_vote_host),
   WARP("numba.cuda.ballot_sync", 2, 2, 30, BF_WARP, KC_COLL_BALLOT,
-       "llvm.nvvm.vote.ballot.sync", ix_ballot, cg_vote, NULL),
+       "llvm.nvvm.vote.ballot.sync", ix_ballot, cg_vote, cg_vote_host),
   WARP("numba.cuda.match_any_sync", 2, 2, 70, BF_WARP, KC_COLL_MATCH_ANY, NULL, ix_match_any,
-       cg_match, NULL),
+       cg_match, cg_match_host),
   WARP("numba.cuda.match_all_sync", 2, 2, 70, BF_WARP, KC_COLL_MATCH_ALL, NULL, ix_match_all,
-       cg_match, NULL),
+       cg_match, cg_match_host),
   WARP("numba.cuda.activemask", 0, 0, 30, BF_WARP, KC_COLL_ACTIVEMASK, NULL, ix_lane_mask,
        cg_activemask, cg_activemask_host),
   {"numba.cuda.lanemask_lt", BK_FUNCTION, 0, 0, 0, 0, 0, 0, NULL, 0, ix_lane_mask,
