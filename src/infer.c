@@ -184,6 +184,7 @@ static const type *unify(infer_ctx *ic, const type *a, bool aw, const type *b, b
 }
 
 static void assign_local(infer_ctx *ic, symbol *s, const type *t, bool weak, span sp) {
+  if (!t && ic->report) s->poisoned = true;
   if (!t || t->kind == TY_VOID) return;
   if (!s->ty) {
     s->ty = t;
@@ -226,7 +227,7 @@ static const type *ix_name(infer_ctx *ic, node *e) {
   symbol *s = ix_find_local(ic->cur, e->str);
   if (s) {
     e->sym = s;
-    if (!s->ty && ic->report)
+    if (!s->ty && ic->report && !s->poisoned)
       ix_error(ic, e->sp, "'%s' is used but its type cannot be inferred (is it assigned before use?)",
            e->str);
     return ix_set_type(e, s->ty, s->weak);
@@ -452,12 +453,20 @@ static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b) 
   }
 }
 
+/* Operands that are not numbers; arrays get a hint, as whole-array arithmetic (NumPy's
+ * array expressions) is what a Python user may expect and Numba's kernels lack too. */
+static void operand_error(infer_ctx *ic, node *e, const type *a, const type *b) {
+  bool arrays = a->kind == TY_ARRAY || b->kind == TY_ARRAY;
+  ix_error(ic, e->sp, "unsupported operand types for %s: %s and %s%s", op_symbol(e->op),
+       ix_tname(ic, a), ix_tname(ic, b), arrays ? " (arithmetic on whole arrays is not "
+       "supported in kernels: index the elements, e.g. a[i] or a[0])" : "");
+}
+
 static const type *ix_binop(infer_ctx *ic, node *e) {
   const type *a = ix_expr(ic, e->a), *b = ix_expr(ic, e->b);
   if (!a || !b) return NULL;
   if (!type_is_numeric(a) || !type_is_numeric(b)) {
-    ix_error(ic, e->sp, "unsupported operand types for %s: %s and %s", op_symbol(e->op),
-         ix_tname(ic, a), ix_tname(ic, b));
+    operand_error(ic, e, a, b);
     return NULL;
   }
   bool weak;
@@ -780,6 +789,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
     if (param_written(inst, i)) mark_written(ic, a);
   }
   if (inst->uses_barrier) ic->cur->uses_barrier = true;
+  if (inst->ret_failed && inst->ret->kind == TY_VOID) return NULL;
   return ix_set_type(e, inst->ret, false);
 }
 
@@ -797,6 +807,10 @@ static const type *ix_call(infer_ctx *ic, node *e) {
     } else if (callee->kind == N_ATTR) {
       const type *bt = ix_expr(ic, callee->a);
       if (bt) return ix_method(ic, e, bt);
+    } else if (callee->kind == N_INDEX && callee->a->kind == N_NAME &&
+               ix_find_func(ic, callee->a->str)) {
+      ix_error(ic, callee->sp, "a kernel cannot launch a kernel (CUDA's dynamic parallelism "
+           "is not supported, as in Numba): launch '%s' from the host", callee->a->str);
     } else {
       ix_error(ic, callee->sp, "this value cannot be called");
     }
@@ -1002,7 +1016,9 @@ static void ix_for(infer_ctx *ic, node *s) {
     for (int i = 0; i < it->list.len; i++) {
       node *a = it->list.items[i];
       if (a->ty->kind != TY_INT && a->ty->kind != TY_BOOL) {
-        ix_error(ic, a->sp, "range() needs integers, not %s", ix_tname(ic, a->ty));
+        ix_error(ic, a->sp, "range() needs integers, not %s%s", ix_tname(ic, a->ty),
+             a->kind == N_ATTR && strcmp(a->str, "shape") == 0
+                 ? " (.shape is a tuple: write .shape[0] for the first dimension)" : "");
         t = NULL;
         break;
       }
@@ -1033,7 +1049,10 @@ static void ix_return(infer_ctx *ic, node *s) {
     return;
   }
   const type *t = v ? ix_expr(ic, v) : &ty_void;
-  if (!t) return;
+  if (!t) {
+    f->ret_failed = ic->report;
+    return;
+  }
   if (t->kind == TY_ARRAY) {
     ix_error(ic, v->sp, "a device function cannot return an array");
     return;

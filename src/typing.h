@@ -82,8 +82,13 @@ const char *ix_alias_path(infer_ctx *ic, const char *name);
 func_def *ix_find_func(infer_ctx *ic, const char *name);
 void ix_module_level(infer_ctx *ic, node *module);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);
+/* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
 const type *ix_annotation_type(infer_ctx *ic, node *ann);
+void ix_annotation_sig(infer_ctx *ic, func_def *fn);
+void ix_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg);
+void ix_reduce_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg);
+ptr_vec *ix_reduce_kernel_sig(infer_ctx *ic, const type *el);
 #define GU_MAX_ARGS 32
 
 /* A parsed layout "(m,n),()->(m)": per argument its core dimension names. */
