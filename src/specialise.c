@@ -478,7 +478,7 @@ void ix_compile_functions(infer_ctx *ic) {
     if (fn->kind != FN_KERNEL) continue;
     if (fn->sigs.len == 0) {
       vec_push(ic->ar, &ic->prog->untyped, (void *)fn->name);
-      if (!fn->sig_failed)
+      if (!fn->sig_failed && ic->opts->aot)   /* from C it is typed at its launch */
         ix_warn(ic, fn->def->sp, "kernel '%s' has no parameter types (annotations, a signature "
               "in its decorator, or --sig): it is not compiled ahead of time", fn->name);
       continue;
