@@ -30,6 +30,8 @@ typedef enum ufunc_kind {
   UK_MATH,     /* math.c's cg_math_call(lib): sin, sqrt, arctan2, hypot, power on floats */
   UK_ARITH,    /* cg_arith_op(op): add, floor_divide, remainder, bitwise_*, shifts */
   UK_TRUEDIV,  /* inputs converted to the (float) output type, then divided */
+  UK_FLOORDIV, UK_REMAINDER, /* floats: CPython's divmod, as NumPy and Numba compute
+                                it; integers: cg_arith.c's (by zero 0) */
   UK_POWER,    /* floats: pow; integers: by squaring */
   UK_FMOD,     /* C's remainder (sign of the dividend); integers by 0 give 0 */
   UK_UNARY,    /* op: OP_NEG, OP_POS, OP_INVERT (invert, bitwise_not) */
@@ -109,9 +111,9 @@ typedef struct ufunc {
   X(multiply, 2, UK_ARITH, OP_MUL, NULL, B2  INT2 FLT2) \
   X(divide, 2, UK_TRUEDIV, 0, NULL, INT2_D FLT2) \
   X(true_divide, 2, UK_TRUEDIV, 0, NULL, INT2_D FLT2) \
-  X(floor_divide, 2, UK_ARITH, OP_FLOORDIV, NULL, INT2 FLT2) \
-  X(remainder, 2, UK_ARITH, OP_MOD, NULL, INT2 FLT2) \
-  X(mod, 2, UK_ARITH, OP_MOD, NULL, INT2 FLT2) \
+  X(floor_divide, 2, UK_FLOORDIV, OP_FLOORDIV, NULL, INT2 FLT2) \
+  X(remainder, 2, UK_REMAINDER, OP_MOD, NULL, INT2 FLT2) \
+  X(mod, 2, UK_REMAINDER, OP_MOD, NULL, INT2 FLT2) \
   X(fmod, 2, UK_FMOD, 0, NULL, INT2 FLT2) \
   X(power, 2, UK_POWER, 0, "pow", INT2 FLT2) \
   X(negative, 1, UK_UNARY, OP_NEG, NULL, INT1 FLT1) \
@@ -314,6 +316,46 @@ static LLVMValueRef ufunc_logical(cg_ctx *g, int op, LLVMValueRef *v, const type
   return LLVMBuildXor(g->b, a, b, "");
 }
 
+/* floor_divide and remainder of floats: npy_divmod (CPython's float_divmod):
+ *   mod = fmod(a, b); div = (a - mod) / b; when mod != 0 and its sign differs from b's,
+ *   mod += b and div -= 1; a zero mod takes b's sign; floordiv = floor(div), plus 1
+ *   when div - floor(div) > 0.5; a zero div takes the sign of a / b; b = 0 gives a / b
+ *   and fmod(a, 0) (NaN). floor(a / b) differs, e.g. -5 // inf is -1. */
+static LLVMValueRef float_divmod(cg_ctx *g, bool want_mod, LLVMValueRef a, LLVMValueRef b) {
+  LLVMBuilderRef B = g->b;
+  LLVMTypeRef ft = LLVMTypeOf(a);
+  LLVMValueRef zero = LLVMConstNull(ft), one = LLVMConstReal(ft, 1), q = LLVMBuildFDiv(B, a, b, "");
+  LLVMValueRef mod = LLVMBuildFRem(B, a, b, "");
+  LLVMValueRef div = LLVMBuildFDiv(B, LLVMBuildFSub(B, a, mod, ""), b, "");
+  LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
+  LLVMValueRef flip = LLVMBuildAnd(B, mod_nz, LLVMBuildXor(B, LLVMBuildFCmp(B, LLVMRealOLT, b, zero, ""),
+                                   LLVMBuildFCmp(B, LLVMRealOLT, mod, zero, ""), ""), "");
+  LLVMValueRef b_zero = LLVMBuildFCmp(B, LLVMRealOEQ, b, zero, "");
+  if (want_mod) {
+    LLVMValueRef zs[2] = {zero, b};
+    LLVMValueRef signed0 = cg_call_intrinsic(g, "llvm.copysign", ft, zs, 2);
+    mod = LLVMBuildSelect(B, flip, LLVMBuildFAdd(B, mod, b, ""), mod, "");
+    mod = LLVMBuildSelect(B, mod_nz, mod, signed0, "");
+    return LLVMBuildSelect(B, b_zero, LLVMBuildFRem(B, a, b, ""), mod, "");
+  }
+  div = LLVMBuildSelect(B, flip, LLVMBuildFSub(B, div, one, ""), div, "");
+  LLVMValueRef fl = cg_call_intrinsic(g, "llvm.floor", ft, &div, 1);
+  LLVMValueRef up = LLVMBuildFCmp(B, LLVMRealOGT, LLVMBuildFSub(B, div, fl, ""), LLVMConstReal(ft, 0.5), "");
+  fl = LLVMBuildSelect(B, up, LLVMBuildFAdd(B, fl, one, ""), fl, "");
+  LLVMValueRef zs[2] = {zero, q};
+  LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNE, div, zero, ""), fl,
+                                   cg_call_intrinsic(g, "llvm.copysign", ft, zs, 2), "");
+  return LLVMBuildSelect(B, b_zero, q, r, "");
+}
+
+static LLVMValueRef ufunc_divmod(cg_ctx *g, const ufunc *u, LLVMValueRef a, LLVMValueRef b,
+                                 const type *t) {
+  if (t->kind != TY_FLOAT) return cg_arith_op(g, u->op, a, b, t);
+  const type *ct = compute_type(t);
+  a = cg_convert(g, a, t, ct), b = cg_convert(g, b, t, ct);
+  return cg_convert(g, float_divmod(g, u->kind == UK_REMAINDER, a, b), ct, t);
+}
+
 /* add and multiply on bools are `or` and `and` (NumPy's bool loops) */
 static LLVMValueRef ufunc_arith(cg_ctx *g, int op, LLVMValueRef a, LLVMValueRef b, const type *t) {
   if (t->kind == TY_BOOL && op == OP_ADD) return LLVMBuildOr(g->b, a, b, "");
@@ -351,6 +393,7 @@ static LLVMValueRef cg_ufunc(cg_ctx *g, node *e, const builtin *b) {
     return LLVMBuildFDiv(g->b, cg_convert(g, v[0], in[0], out), cg_convert(g, v[1], in[1], out), "");
   case UK_POWER:
     return t->kind == TY_FLOAT ? ufunc_math(g, u, v, t) : cg_int_pow(g, v[0], v[1], t);
+  case UK_FLOORDIV: case UK_REMAINDER: return ufunc_divmod(g, u, v[0], v[1], t);
   case UK_FMOD: return ufunc_fmod(g, v[0], v[1], t);
   case UK_UNARY: return ufunc_unary(g, u->op, v[0], t);
   case UK_ABS: return ufunc_abs(g, v[0], t);
