@@ -836,6 +836,9 @@ static const type *ix_call(infer_ctx *ic, node *e) {
   const builtin *b = builtin_find(p);
   if (!b) {
     if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
+    else if (strncmp(p, "numpy.", 6) == 0)
+      ix_error(ic, callee->sp, "NumPy function '%s' is not supported in kernels (its ufuncs "
+           "on scalars are: docs/language.md, NumPy)", p);
     else ix_error(ic, callee->sp, "unknown function '%s'", p);
     ix_args(ic, e);
     return NULL;

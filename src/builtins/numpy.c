@@ -214,9 +214,9 @@ static const type *ix_ufunc(infer_ctx *ic, node *e, const builtin *b) {
   const type **in = arena_alloc(ic->ar, sizeof *in * (size_t)u->nin);
   const type *out = match_loop(u, ts, in);
   if (!out) {
-    ix_error(ic, e->sp, "%s has no loop for %s%s%s (NumPy's types: %s)", fname,
-         ix_tname(ic, ts[0]), u->nin == 2 ? " and " : "", u->nin == 2 ? ix_tname(ic, ts[1]) : "",
-         u->loops);
+    ix_error(ic, e->sp, "%s is not supported for %s%s%s: no loop of NumPy's (%.*s) takes "
+         "them safely", fname, ix_tname(ic, ts[0]), u->nin == 2 ? " and " : "",
+         u->nin == 2 ? ix_tname(ic, ts[1]) : "", (int)strlen(u->loops) - 1, u->loops);
     return NULL;
   }
   e->aux_ptr = in;
@@ -464,8 +464,8 @@ static bool np_bind(np_call *c, int which) {
 static node *np_const(np_call *c, node *a, bool scalar) {
   node *v = ix_fold(c->ic, a);
   if (!v || (scalar && v->kind == N_TUPLE)) {
-    ix_error(c->ic, a->sp, "the arguments of %s must be constant %s (numbers, module "
-         "constants and arithmetic on them)", c->fname, scalar ? "numbers" : "values");
+    ix_error(c->ic, a->sp, "the arguments of %s at module level must be constant%s (numbers, "
+         "module constants and arithmetic on them)", c->fname, scalar ? " numbers" : "s");
     return NULL;
   }
   if (v->kind == N_COMPLEX) {
@@ -603,7 +603,7 @@ static bool np_leaves(np_call *c, node *a, int depth, int64_t *dims, int *ndim, 
       if (!np_leaves(c, a->list.items[i], depth + 1, dims, ndim, out)) return false;
     return true;
   }
-  ix_error(c->ic, a->sp, "np.array needs nested lists of numbers of equal lengths, 1 to 3 "
+  ix_error(c->ic, a->sp, "numpy.array needs nested lists of numbers of equal lengths, 1 to 3 "
        "deep and not empty");
   return false;
 }
@@ -649,7 +649,7 @@ static node *np_arange(np_call *c, const type *t) {
   bool ints = dflt->kind != TY_FLOAT;
   double d0 = as_double(start), dst = as_double(step), len = ceil((as_double(stop) - d0) / dst);
   if (dst == 0) {
-    ix_error(c->ic, c->e->sp, "np.arange's step must not be 0");
+    ix_error(c->ic, c->e->sp, "numpy.arange's step must not be 0");
     return NULL;
   }
   int64_t dims[1] = {len > 0 ? (len < 1e9 ? (int64_t)len : (int64_t)1e9) : 0};
@@ -681,7 +681,7 @@ static node *np_linspace(np_call *c, const type *t) {
       (c->arg[4] && !np_int(c, c->arg[4], &retstep)))
     return NULL;
   if (retstep || count <= 0) {
-    ix_error(c->ic, c->e->sp, retstep ? "np.linspace with retstep=True makes a tuple, not an "
+    ix_error(c->ic, c->e->sp, retstep ? "numpy.linspace with retstep=True makes a tuple, not an "
                                         "array" : "np.linspace needs num of at least 1");
     return NULL;
   }
