@@ -210,7 +210,13 @@ static void module_constant(infer_ctx *ic, node *s) {
   int errors_before = ic->d->nerrors;
   node *v = ix_fold(ic, s->a);
   if (!v) {
-    if (ic->d->nerrors == errors_before)   /* folding said nothing more precise */
+    const char *callee = s->a->kind == N_CALL ? ix_dotted_path(ic, s->a->a) : NULL;
+    if (ic->d->nerrors != errors_before) return;   /* folding said something more precise */
+    if (callee && strncmp(callee, "numpy.", 6) == 0)
+      ix_error(ic, s->a->sp, "NumPy function '%s' is not supported at module level (kcc "
+           "evaluates np.array, np.arange, np.linspace, np.zeros, np.ones, np.full, np.eye "
+           "and the dtype casts there)", callee);
+    else
       ix_error(ic, s->a->sp, "module-level '%s' must be a constant expression (numbers, "
            "other constants and arithmetic)", target->str);
     return;
