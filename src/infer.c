@@ -250,7 +250,7 @@ static const type *ix_name(infer_ctx *ic, node *e) {
     return NULL;
   }
   if (!b) {
-    ix_error(ic, e->sp, "undefined name '%s'", e->str);
+    if (!ix_host_use_error(ic, e->sp, p)) ix_error(ic, e->sp, "undefined name '%s'", e->str);
     return NULL;
   }
   e->bi = b;
@@ -271,7 +271,7 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
   if (p) {
     const builtin *b = builtin_find(p);
     if (!b) {
-      ix_error(ic, e->sp, "unknown name '%s'", p);
+      if (!ix_host_use_error(ic, e->sp, p)) ix_error(ic, e->sp, "unknown name '%s'", p);
       return NULL;
     }
     return ix_builtin_value(ic, e, b);
@@ -849,7 +849,8 @@ static const type *ix_call(infer_ctx *ic, node *e) {
   }
   const builtin *b = builtin_find(p);
   if (!b) {
-    if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
+    if (ix_host_use_error(ic, callee->sp, p)) ;
+    else if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
     else if (strncmp(p, "numpy.", 6) == 0)
       ix_error(ic, callee->sp, "NumPy function '%s' is not supported in kernels (its ufuncs "
            "on scalars are: docs/language.md, NumPy)", p);

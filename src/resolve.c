@@ -111,6 +111,18 @@ static void bind_alias(infer_ctx *ic, const char *name, const char *path) {
   vec_push(ic->ar, &ic->aliases, al);
 }
 
+/* A module kcc does not compile (timeit, os, numpy.linalg) is host-side Python, as a
+ * Numba script holds: importing it is fine, using it in a kernel is an error. Its names
+ * are bound to paths under this prefix, which no builtin has. */
+#define HOST_PREFIX "host:"
+
+bool ix_host_use_error(infer_ctx *ic, span sp, const char *path) {
+  if (!path || strncmp(path, HOST_PREFIX, strlen(HOST_PREFIX)) != 0) return false;
+  ix_error(ic, sp, "'%s' is host-side Python (imported from a module kcc does not compile): "
+       "kernels and device functions cannot use it", path + strlen(HOST_PREFIX));
+  return true;
+}
+
 static void import_module(infer_ctx *ic, node *s) {
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
@@ -119,17 +131,13 @@ static void import_module(infer_ctx *ic, node *s) {
            "xoroshiro128p_uniform_float32, ...", al->str, al->str);
       continue;
     }
-    if (!module_importable(al->str)) {
-      ix_error(ic, al->sp, "cannot import module '%s' in a kernel file (available: math, cmath, "
-           "numba, numba.cuda, numba.types, numpy)", al->str);
-      continue;
-    }
+    const char *host = module_importable(al->str) ? "" : HOST_PREFIX;
     if (al->str2) {
-      bind_alias(ic, al->str2, al->str);
+      bind_alias(ic, al->str2, arena_printf(ic->ar, "%s%s", host, al->str));
     } else {
       const char *dot = strchr(al->str, '.');
       const char *root = dot ? arena_strndup(ic->ar, al->str, (size_t)(dot - al->str)) : al->str;
-      bind_alias(ic, root, root);
+      bind_alias(ic, root, arena_printf(ic->ar, "%s%s", host, root));
     }
   }
 }
@@ -184,9 +192,12 @@ static void import_from(infer_ctx *ic, node *s) {
     import_from_lib(ic, s);
     return;
   }
-  if (!module_importable(s->str)) {
-    ix_error(ic, s->sp, "cannot import from module '%s' in a kernel file (available: math, "
-         "cmath, numba, numba.cuda, numba.types, numpy)", s->str);
+  if (!module_importable(s->str)) {   /* host-side Python: an error where a kernel uses it */
+    for (int i = 0; i < s->list.len; i++) {
+      node *al = s->list.items[i];
+      bind_alias(ic, al->str2 ? al->str2 : al->str,
+                 arena_printf(ic->ar, HOST_PREFIX "%s.%s", s->str, al->str));
+    }
     return;
   }
   for (int i = 0; i < s->list.len; i++) {
@@ -353,6 +364,7 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   }
   if (b && kind == FN_REDUCE) { classify_reduce(ic, fn, dec); return; }
   if (b && kind == FN_GUVECTORIZE) { classify_guvectorize(ic, fn, dec); return; }
+  if ((!b || b->kind != BK_DECORATOR) && ix_host_use_error(ic, callee->sp, p)) return;
   if (!b || b->kind != BK_DECORATOR) {
     ix_error(ic, dec->sp, "unknown decorator; use @cuda.jit, @cuda.jit(device=True), "
          "@vectorize, @kernel or @device");

@@ -95,6 +95,7 @@ node *np_fold_call(infer_ctx *ic, node *e, const builtin *b);
 /* resolve.c: module level */
 const char *ix_alias_path(infer_ctx *ic, const char *name);
 func_def *ix_find_func(infer_ctx *ic, const char *name);
+bool ix_host_use_error(infer_ctx *ic, span sp, const char *path);
 void ix_module_level(infer_ctx *ic, node *module);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);
 /* resolve_sigs.c: signatures in every spelling */

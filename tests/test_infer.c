@@ -22,9 +22,12 @@ static void capture(void *ud, const kc_diagnostic *d) {
   strncat(c->text, d->text, sizeof c->text - strlen(c->text) - 1);
 }
 
+static int aot;   /* types_of compiles as kcc compile does */
+
 static kc_status types_of(const char *src, char **types, captured *c) {
   kcc_options o;
   kcc_options_init(&o);
+  o.aot = aot;
   o.emit = KCC_EMIT_TYPES;
   o.diag = capture;
   o.user_data = c;
@@ -175,7 +178,8 @@ START_TEST(errors) {
                "    a[0] = 1\n", "t.k:4:5:", "assignment to a slice is not supported");
   expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
                "    a[0] = foo\n", "t.k:4:12:", "undefined name 'foo'");
-  expect_error("import os\n", "t.k:1:8:", "cannot import module 'os'");
+  expect_error("import os\nfrom numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
+               "    a[0] = os.getpid()\n", "t.k:5:12:", "'os.getpid' is host-side Python");
   expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
                "    break\n", "t.k:4:5:", "'break' outside a loop");
 }
@@ -233,12 +237,19 @@ START_TEST(slice_layouts) {
 }
 END_TEST
 
+/* Ahead of time (kcc compile) an untyped kernel is warned about; compiled for the
+ * runtime (kc_compile_*), it is typed at its launch, as Numba does, and says nothing. */
 START_TEST(untyped_kernel_warns) {
+  const char *src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = 1\n";
   captured c;
   char *t;
-  ck_assert_int_eq(types_of("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = 1\n", &t, &c),
-                   KC_OK);
+  ck_assert_int_eq(types_of(src, &t, &c), KC_OK);
   ck_assert_msg(strstr(t, "kernel k: untyped"), "%s", t);
+  ck_assert_int_eq(c.warnings, 0);
+  free(t);
+  aot = 1;
+  ck_assert_int_eq(types_of(src, &t, &c), KC_OK);
+  aot = 0;
   ck_assert_int_eq(c.warnings, 1);
   free(t);
 }
