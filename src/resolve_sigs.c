@@ -329,7 +329,10 @@ void ix_annotation_sig(infer_ctx *ic, func_def *fn) {
   ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
   for (int i = 0; i < ps->len; i++) {
     const type *t = ix_annotation_type(ic, ((node *)ps->items[i])->a);
-    if (!t) return;
+    if (!t) {
+      fn->sig_failed = true;
+      return;
+    }
     vec_push(ic->ar, v, (void *)t);
   }
   vec_push(ic->ar, &fn->sigs, v);
