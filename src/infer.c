@@ -519,6 +519,35 @@ static const type *ix_unary(infer_ctx *ic, node *e) {
   return ix_set_type(e, t, e->a->weak);
 }
 
+/* Whether the integer literal lit (or -lit) holds a value of integer type t. */
+static bool literal_fits(const node *lit, const type *t) {
+  const node *n = lit;
+  bool neg = false;
+  if (n->kind == N_UNARY && n->op == OP_NEG) { neg = true; n = n->a; }
+  if (n->kind != N_INT || t->kind != TY_INT) return false;
+  if (n->big) return !neg && !t->is_signed && t->bits == 64;
+  int64_t v = neg ? -n->ival : n->ival;
+  if (!t->is_signed) return v >= 0 && (t->bits == 64 || v < ((int64_t)1 << t->bits));
+  if (t->bits == 64) return true;
+  int64_t lim = (int64_t)1 << (t->bits - 1);
+  return v >= -lim && v < lim;
+}
+
+/* The type a pair of operands is compared in. Numba compares two integers in a type
+ * holding both (the result is exact), except a signed one (a literal included) with a
+ * uint64, which it compares in float64 (OrderedCmpOp's float64 signature rates best:
+ * two safe conversions against an unsafe one): ix_promote gives these. An integer
+ * literal that fits the other operand's type is compared in that type instead: the
+ * same exact result, and narrower code (i >= 2 stays a 32-bit comparison for an int32
+ * i, which keeps LLVM's knowledge of i's sign). */
+static const type *compare_type(const node *l, const node *r) {
+  bool w;
+  const type *t = ix_promote(l->ty, l->weak, l, r->ty, r->weak, r, &w);
+  if (t->kind != TY_INT || l->weak == r->weak) return t;
+  const node *lit = l->weak ? l : r, *other = l->weak ? r : l;
+  return other->ty->kind == TY_INT && literal_fits(lit, other->ty) ? other->ty : t;
+}
+
 static const type *ix_compare(infer_ctx *ic, node *e) {
   bool ok = true;
   for (int i = 0; i < e->list.len; i++) {
@@ -539,8 +568,7 @@ static const type *ix_compare(infer_ctx *ic, node *e) {
       return NULL;
     }
     node *l = e->list.items[i], *r = e->list.items[i + 1];
-    bool w;
-    pair[i] = ix_promote(l->ty, l->weak, l, r->ty, r->weak, r, &w);
+    pair[i] = compare_type(l, r);
     if (pair[i]->kind == TY_COMPLEX && op != OP_EQ && op != OP_NE) {
       ix_error(ic, e->sp, "complex numbers are not ordered: '%s' is not defined for %s and %s "
            "(compare abs() or .real instead)", op_symbol(op), ix_tname(ic, l->ty), ix_tname(ic, r->ty));
