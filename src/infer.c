@@ -12,9 +12,10 @@
  *
  * Inside a function every local has one type, found by unification over all its
  * assignments. Loops make that a fixpoint: the body is walked silently until no local's
- * type changes, then once more with diagnostics on. Promotion is GPU-first: a literal
- * adopts the other operand's type when it fits, so `x * 2.0` stays float32
- * (docs/language.md has the table).
+ * type changes, then once more with diagnostics on. Integers follow Numba 0.56.4's
+ * typing (int64 or uint64 results, NumPy's promotion for locals); floats are
+ * float32-first: a literal adopts a float operand's type, so `x * 2.0` stays float32
+ * (docs/language.md "Type rules" has the tables).
  */
 #include <math.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ static int float_bits_of(const type *t) {
 
 /* Promotion of two strong numeric types, NumPy style. With a complex operand the result
  * is complex, wide enough for both floats: float32 + complex64 is complex64, float64 +
- * complex64 is complex128, an integer + complex64 is complex64 (rule 3). */
+ * complex64 is complex128, an integer + complex64 is complex64 (rule 3 of the floats). */
 static const type *promote_strong(const type *a, const type *b) {
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) {
     int fa = float_bits_of(a), fb = float_bits_of(b);
