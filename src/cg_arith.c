@@ -105,6 +105,12 @@ static LLVMValueRef ipow_fn(cg_ctx *g, const type *t) {
   return f;
 }
 
+/* a ** b on two integers of type t (np.power's integer loops) */
+LLVMValueRef cg_int_pow(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  LLVMValueRef args[2] = {a, b};
+  return cg_call_fn(g, ipow_fn(g, t), args, 2);
+}
+
 static bool small_int_literal(node *e, int64_t *v) {
   node *n = e;
   bool neg = false;

@@ -534,6 +534,9 @@ static LLVMValueRef cg_name(cg_ctx *g, node *e) {
     cg_internal_error(g, e->sp, "unresolved name");
     return LLVMGetUndef(g->i32);
   }
+  if (s->kind == SYM_CONST && s->ty->kind == TY_ARRAY)   /* a module array: constant data */
+    return cg_const_array_value(g, arena_printf(g->ar, "kc_const_%s_%s", s->name,
+                                                type_name(g->ar, s->ty->elem)), s->value, s->ty);
   if (s->kind == SYM_CONST) return cg_const(g, s->value, s->ty);
   return LLVMBuildLoad2(g->b, cg_type(g, s->ty), s->cg, s->name);
 }

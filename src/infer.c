@@ -175,6 +175,7 @@ static const type *unify(infer_ctx *ic, const type *a, bool aw, const type *b, b
 }
 
 static void assign_local(infer_ctx *ic, symbol *s, const type *t, bool weak, span sp) {
+  if (!t && ic->report) s->poisoned = true;
   if (!t || t->kind == TY_VOID) return;
   if (!s->ty) {
     s->ty = t;
@@ -217,15 +218,15 @@ static const type *ix_name(infer_ctx *ic, node *e) {
   symbol *s = ix_find_local(ic->cur, e->str);
   if (s) {
     e->sym = s;
-    if (!s->ty && ic->report)
+    if (!s->ty && ic->report && !s->poisoned)
       ix_error(ic, e->sp, "'%s' is used but its type cannot be inferred (is it assigned before use?)",
            e->str);
     return ix_set_type(e, s->ty, s->weak);
   }
   s = ix_find_const(ic, e->str);
   if (s) {
-    e->sym = s;
-    return ix_set_type(e, s->ty, s->ty && type_is_scalar(s->ty));
+    e->sym = s;   /* a literal's type, unless NumPy's typed it (np.float32(x), arrays) */
+    return ix_set_type(e, s->ty, s->ty && type_is_scalar(s->ty) && !ix_const_typed(s->value));
   }
   if (ix_find_func(ic, e->str)) {
     ix_error(ic, e->sp, "function '%s' can only be called", e->str);
@@ -330,6 +331,20 @@ static void mark_written(infer_ctx *ic, const node *n) {
     mark_param_written(ic->cur, n->sym->param_index);
 }
 
+/* A module array (np.array ... at module level) is frozen into the kernel as constant
+ * data, read-only as Numba makes it: a store to it, an atomic on it, or passing it to a
+ * device function that writes its parameter is an error at where. */
+static bool is_module_array(const node *n) {
+  return n->kind == N_NAME && n->sym && n->sym->kind == SYM_CONST && n->sym->value &&
+         ix_const_is_array(n->sym->value);
+}
+
+static void module_array_written(infer_ctx *ic, const node *n, span where) {
+  if (is_module_array(n))
+    ix_error(ic, where, "module array '%s' is read-only in kernels (a global NumPy array "
+         "is frozen into the kernel as a constant, as in Numba)", n->sym->name);
+}
+
 /* Slicing a parameter can write through the view: the parameter loses the read-only
  * (noalias, non-coherent cache) treatment. */
 static void mark_sliced_param(infer_ctx *ic, node *e) {
@@ -358,6 +373,11 @@ static const type *ix_view(infer_ctx *ic, node *e, const type *bt, node_list *id
     seen_slice = true;
   }
   mark_sliced_param(ic, e);
+  if (is_module_array(e->a)) {   /* a view could be written, and the data is constant */
+    ix_error(ic, e->sp, "views of module array '%s' are not supported: index every "
+         "dimension (%s[i%s])", e->a->sym->name, e->a->sym->name, bt->ndim > 1 ? ", j" : "");
+    return NULL;
+  }
   return ix_set_type(e, type_array_layout(ic->ar, bt->elem, nd, !contiguous), false);
 }
 
@@ -463,12 +483,20 @@ static const type *int_binop_type(op_kind op, const type *a, const type *b) {
   return au && bu ? &ty_u64 : &ty_i64;
 }
 
+/* Operands that are not numbers; arrays get a hint, as whole-array arithmetic (NumPy's
+ * array expressions) is what a Python user may expect and Numba's kernels lack too. */
+static void operand_error(infer_ctx *ic, node *e, const type *a, const type *b) {
+  bool arrays = a->kind == TY_ARRAY || b->kind == TY_ARRAY;
+  ix_error(ic, e->sp, "unsupported operand types for %s: %s and %s%s", op_symbol(e->op),
+       ix_tname(ic, a), ix_tname(ic, b), arrays ? " (arithmetic on whole arrays is not "
+       "supported in kernels: index the elements, e.g. a[i] or a[0])" : "");
+}
+
 static const type *ix_binop(infer_ctx *ic, node *e) {
   const type *a = ix_expr(ic, e->a), *b = ix_expr(ic, e->b);
   if (!a || !b) return NULL;
   if (!type_is_numeric(a) || !type_is_numeric(b)) {
-    ix_error(ic, e->sp, "unsupported operand types for %s: %s and %s", op_symbol(e->op),
-         ix_tname(ic, a), ix_tname(ic, b));
+    operand_error(ic, e, a, b);
     return NULL;
   }
   bool weak;
@@ -713,7 +741,10 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
   if (b->min_sm && !ix_need_arch(ic, e, fname, b->min_sm)) return e->ty = NULL;
   /* barriers and warp exchanges: the CPU back end runs the threads as fibers */
   if (b->flags & (BF_BARRIER | BF_WARP)) ic->cur->uses_barrier = true;
-  if (b->flags & BF_WRITES_ARG0) mark_written(ic, e->list.items[0]);
+  if (b->flags & BF_WRITES_ARG0) {
+    mark_written(ic, e->list.items[0]);
+    module_array_written(ic, e->list.items[0], e->sp);
+  }
   return t;
 }
 
@@ -820,9 +851,13 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
      on must not be compiled as read-only (noalias, ld.global.nc) */
   for (int i = 0; i < n; i++) {
     node *a = e->params.items[i];
-    if (param_written(inst, i)) mark_written(ic, a);
+    if (param_written(inst, i)) {
+      mark_written(ic, a);
+      module_array_written(ic, a, a->sp);
+    }
   }
   if (inst->uses_barrier) ic->cur->uses_barrier = true;
+  if (inst->ret_failed && inst->ret->kind == TY_VOID) return NULL;
   return ix_set_type(e, inst->ret, false);
 }
 
@@ -840,6 +875,10 @@ static const type *ix_call(infer_ctx *ic, node *e) {
     } else if (callee->kind == N_ATTR) {
       const type *bt = ix_expr(ic, callee->a);
       if (bt) return ix_method(ic, e, bt);
+    } else if (callee->kind == N_INDEX && callee->a->kind == N_NAME &&
+               ix_find_func(ic, callee->a->str)) {
+      ix_error(ic, callee->sp, "a kernel cannot launch a kernel (CUDA's dynamic parallelism "
+           "is not supported, as in Numba): launch '%s' from the host", callee->a->str);
     } else {
       ix_error(ic, callee->sp, "this value cannot be called");
     }
@@ -854,6 +893,9 @@ static const type *ix_call(infer_ctx *ic, node *e) {
   const builtin *b = builtin_find(p);
   if (!b) {
     if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
+    else if (strncmp(p, "numpy.", 6) == 0)
+      ix_error(ic, callee->sp, "NumPy function '%s' is not supported in kernels (its ufuncs "
+           "on scalars are: docs/language.md, NumPy)", p);
     else ix_error(ic, callee->sp, "unknown function '%s'", p);
     ix_args(ic, e);
     return NULL;
@@ -863,6 +905,8 @@ static const type *ix_call(infer_ctx *ic, node *e) {
 
 const type *ix_expr(infer_ctx *ic, node *e) {
   e->weak = false;
+  bool literal = e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_BOOL || e->kind == N_COMPLEX;
+  if (literal && ix_const_typed(e)) return ix_set_type(e, e->ty, false);   /* np.int8(3) folded */
   switch (e->kind) {
   case N_INT: return ix_set_type(e, e->big ? &ty_u64 : &ty_i64, true);
   case N_FLOAT: return ix_set_type(e, &ty_f64, true);
@@ -909,7 +953,9 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
     return;
   }
   mark_written(ic, base);
-  if (base->sym && base->sym->kind == SYM_CONST)
+  if (base->sym && base->sym->kind == SYM_CONST && ix_const_is_array(base->sym->value))
+    module_array_written(ic, base, t->sp);
+  else if (base->sym && base->sym->kind == SYM_CONST)
     ix_error(ic, t->sp, "module constant '%s' cannot be modified", base->sym->name);
   if (base->sym && base->sym->is_shared && base->sym->value &&
       (base->sym->value->bi->flags & BF_READ_ONLY))
@@ -1089,7 +1135,9 @@ static void ix_for(infer_ctx *ic, node *s) {
   for (int i = 0; ok && i < it->list.len; i++) {
     node *a = it->list.items[i];
     if (!is_intlike(a->ty)) {
-      ix_error(ic, a->sp, "range() needs integers, not %s", ix_tname(ic, a->ty));
+      ix_error(ic, a->sp, "range() needs integers, not %s%s", ix_tname(ic, a->ty),
+           a->kind == N_ATTR && strcmp(a->str, "shape") == 0
+               ? " (.shape is a tuple: write .shape[0] for the first dimension)" : "");
       ok = false;
     }
   }
@@ -1115,7 +1163,10 @@ static void ix_return(infer_ctx *ic, node *s) {
     return;
   }
   const type *t = v ? ix_expr(ic, v) : &ty_void;
-  if (!t) return;
+  if (!t) {
+    f->ret_failed = ic->report;
+    return;
+  }
   if (t->kind == TY_ARRAY) {
     ix_error(ic, v->sp, "a device function cannot return an array");
     return;

@@ -78,13 +78,33 @@ symbol *ix_new_local(infer_ctx *ic, fn_instance *f, const char *name, span where
 void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body);
 /* fold.c: the type of a folded constant */
 const type *ix_const_type(infer_ctx *ic, node *v);
+/* A folded constant with a type of its own, as NumPy's scalars and arrays have
+ * (np.float32(x), np.int8(3), a module array np.arange(4)): node->aux is FOLD_TYPED and
+ * node->ty that type, so it does not adopt the other operand's type as a literal does.
+ * A module array's value is a nested N_TUPLE of typed elements, its ty an array type. */
+#define FOLD_TYPED 0x4e50
+static inline bool ix_const_typed(const node *v) { return v->aux == FOLD_TYPED && v->ty; }
+static inline bool ix_const_is_array(const node *v) {
+  return ix_const_typed(v) && v->ty->kind == TY_ARRAY;
+}
+/* v (a folded number) converted to scalar type t as NumPy's astype does: rounded to a
+ * float's precision, wrapped to an integer's width (a float truncated first). */
+node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp);
+/* numpy.c: a module-level np.array, np.arange ... (a row with BF_FOLD) folded to a
+ * module array; NULL after an error. */
+node *np_fold_call(infer_ctx *ic, node *e, const builtin *b);
 /* resolve.c: module level */
 const char *ix_alias_path(infer_ctx *ic, const char *name);
 func_def *ix_find_func(infer_ctx *ic, const char *name);
 void ix_module_level(infer_ctx *ic, node *module);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);
+/* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
 const type *ix_annotation_type(infer_ctx *ic, node *ann);
+void ix_annotation_sig(infer_ctx *ic, func_def *fn);
+void ix_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg);
+void ix_reduce_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg);
+ptr_vec *ix_reduce_kernel_sig(infer_ctx *ic, const type *el);
 #define GU_MAX_ARGS 32
 
 /* A parsed layout "(m,n),()->(m)": per argument its core dimension names. */
