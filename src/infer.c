@@ -12,9 +12,10 @@
  *
  * Inside a function every local has one type, found by unification over all its
  * assignments. Loops make that a fixpoint: the body is walked silently until no local's
- * type changes, then once more with diagnostics on. Promotion is GPU-first: a literal
- * adopts the other operand's type when it fits, so `x * 2.0` stays float32
- * (docs/language.md has the table).
+ * type changes, then once more with diagnostics on. Integers follow Numba 0.56.4's
+ * typing (int64 or uint64 results, NumPy's promotion for locals); floats are
+ * float32-first: a literal adopts a float operand's type, so `x * 2.0` stays float32
+ * (docs/language.md "Type rules" has the tables).
  */
 #include <math.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ static int float_bits_of(const type *t) {
 
 /* Promotion of two strong numeric types, NumPy style. With a complex operand the result
  * is complex, wide enough for both floats: float32 + complex64 is complex64, float64 +
- * complex64 is complex128, an integer + complex64 is complex64 (rule 3). */
+ * complex64 is complex128, an integer + complex64 is complex64 (rule 3 of the floats). */
 static const type *promote_strong(const type *a, const type *b) {
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) {
     int fa = float_bits_of(a), fb = float_bits_of(b);
@@ -86,28 +87,20 @@ static const type *promote_strong(const type *a, const type *b) {
   return &ty_f64;
 }
 
-static bool literal_fits(const node *lit, const type *t) {
-  if (!lit || t->kind != TY_INT) return true;
-  const node *n = lit;
-  bool neg = false;
-  if (n->kind == N_UNARY && n->op == OP_NEG) { neg = true; n = n->a; }
-  if (n->kind != N_INT) return true;
-  if (n->big) return !neg && !t->is_signed && t->bits == 64;
-  int64_t v = neg ? -n->ival : n->ival;
-  if (!t->is_signed) return v >= 0 && (t->bits == 64 || v < ((int64_t)1 << t->bits));
-  if (t->bits == 64) return true;
-  int64_t lim = (int64_t)1 << (t->bits - 1);
-  return v >= -lim && v < lim;
-}
+/* An integer or a bool: Numba's integer rules apply between two of these. */
+static bool is_intlike(const type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
 
-/* The type of `a op b` before operator-specific rules: a weak (literal) operand adopts
- * the strong operand's type when it fits. */
+/* The type two operands meet in: locals assigned both, min/max, comparisons, the
+ * branches of `x if c else y`. Two integers (or bools) unify as Numba's
+ * typing/context.py unify_pairs does: NumPy's promote_types, an integer literal
+ * counting as the int64 (uint64 above 2^63 - 1) Numba types it as. Otherwise a weak
+ * (literal) operand adopts the strong operand's float or complex type (kcc's rule 1). */
 const type *ix_promote(const type *a, bool aw, const node *an, const type *b, bool bw,
                            const node *bn, bool *weak) {
+  (void)an, (void)bn;
   *weak = aw && bw;
-  if (aw == bw) return promote_strong(a, b);
+  if (aw == bw || (is_intlike(a) && is_intlike(b))) return promote_strong(a, b);
   const type *lit = aw ? a : b, *str = aw ? b : a;
-  const node *litn = aw ? an : bn;
   /* an imaginary literal with a float operand takes its width: x * 1j is complex64
      for a float32 x */
   if (lit->kind == TY_COMPLEX && str->kind != TY_COMPLEX)
@@ -115,8 +108,6 @@ const type *ix_promote(const type *a, bool aw, const node *an, const type *b, bo
   if (str->kind == TY_COMPLEX) return str;
   if (lit->kind == TY_FLOAT && str->kind != TY_FLOAT) return lit;
   if (str->kind == TY_BOOL) return lit;
-  if (lit->kind == TY_INT && str->kind == TY_INT && !literal_fits(litn, str))
-    return promote_strong(lit, str);
   return str;
 }
 
@@ -472,6 +463,26 @@ static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b) 
   }
 }
 
+/* `a op b` on two integers (or bools), as Numba 0.56.4 types it (typing/builtins.py):
+ * arithmetic and bitwise operators resolve to one of integer_binop_cases, whose result
+ * (choose_result_int) is at least intp wide and signed when either operand is, so
+ * int64 unless both operands are unsigned (uint64); an integer literal is int64 (uint64
+ * above 2^63 - 1) and a bool counts as signed. Shifts (BitwiseShiftOperation) take the
+ * left operand's signedness: uint64 for an unsigned one, else int64. & | ^ on two bools
+ * stay bool (BitwiseLogicOperation); / is float64 (BinOpTrueDiv). */
+static const type *int_binop_type(op_kind op, const type *a, const type *b) {
+  bool au = a->kind == TY_INT && !a->is_signed, bu = b->kind == TY_INT && !b->is_signed;
+  switch (op) {
+  case OP_DIV: return &ty_f64;
+  case OP_LSHIFT: case OP_RSHIFT: return au ? &ty_u64 : &ty_i64;
+  case OP_BITAND: case OP_BITOR: case OP_BITXOR:
+    if (a->kind == TY_BOOL && b->kind == TY_BOOL) return &ty_bool;
+    break;
+  default: break;
+  }
+  return au && bu ? &ty_u64 : &ty_i64;
+}
+
 /* Operands that are not numbers; arrays get a hint, as whole-array arithmetic (NumPy's
  * array expressions) is what a Python user may expect and Numba's kernels lack too. */
 static void operand_error(infer_ctx *ic, node *e, const type *a, const type *b) {
@@ -490,6 +501,8 @@ static const type *ix_binop(infer_ctx *ic, node *e) {
   }
   bool weak;
   const type *t = ix_promote(a, e->a->weak, e->a, b, e->b->weak, e->b, &weak);
+  if (is_intlike(a) && is_intlike(b) && e->op != OP_MATMUL)
+    return ix_set_type(e, int_binop_type(e->op, a, b), weak);
   if (t->kind == TY_COMPLEX && !complex_op_ok(ic, e, a, b)) return NULL;
   switch (e->op) {
   case OP_DIV:
@@ -501,13 +514,12 @@ static const type *ix_binop(infer_ctx *ic, node *e) {
            ix_tname(ic, a), ix_tname(ic, b));
       return NULL;
     }
-    if (t->kind == TY_BOOL && (e->op == OP_LSHIFT || e->op == OP_RSHIFT)) t = &ty_i64;
     break;
   case OP_MATMUL:
     ix_error(ic, e->sp, "the @ operator is not supported in kernels");
     return NULL;
   default:
-    if (t->kind == TY_BOOL) t = &ty_i64;
+    break;
   }
   if (!weak && is_float64_widening(e->a->weak ? NULL : a, e->b->weak ? NULL : b, t))
     warn_widening(ic, e);
@@ -529,8 +541,40 @@ static const type *ix_unary(infer_ctx *ic, node *e) {
     ix_error(ic, e->sp, "bad operand type for unary ~: %s", ix_tname(ic, t));
     return NULL;
   }
-  if (t->kind == TY_BOOL && e->op != OP_INVERT) t = &ty_i64;
+  /* Numba's UnaryOp and BitwiseInvert: an integer becomes int64, an unsigned one uint64
+     (choose_result_int); -bool and +bool are intp, ~bool is bool */
+  if (t->kind == TY_INT) t = t->is_signed ? &ty_i64 : &ty_u64;
+  else if (t->kind == TY_BOOL && e->op != OP_INVERT) t = &ty_i64;
   return ix_set_type(e, t, e->a->weak);
+}
+
+/* Whether the integer literal lit (or -lit) holds a value of integer type t. */
+static bool literal_fits(const node *lit, const type *t) {
+  const node *n = lit;
+  bool neg = false;
+  if (n->kind == N_UNARY && n->op == OP_NEG) { neg = true; n = n->a; }
+  if (n->kind != N_INT || t->kind != TY_INT) return false;
+  if (n->big) return !neg && !t->is_signed && t->bits == 64;
+  int64_t v = neg ? -n->ival : n->ival;
+  if (!t->is_signed) return v >= 0 && (t->bits == 64 || v < ((int64_t)1 << t->bits));
+  if (t->bits == 64) return true;
+  int64_t lim = (int64_t)1 << (t->bits - 1);
+  return v >= -lim && v < lim;
+}
+
+/* The type a pair of operands is compared in. Numba compares two integers in a type
+ * holding both (the result is exact), except a signed one (a literal included) with a
+ * uint64, which it compares in float64 (OrderedCmpOp's float64 signature rates best:
+ * two safe conversions against an unsafe one): ix_promote gives these. An integer
+ * literal that fits the other operand's type is compared in that type instead: the
+ * same exact result, and narrower code (i >= 2 stays a 32-bit comparison for an int32
+ * i, which keeps LLVM's knowledge of i's sign). */
+static const type *compare_type(const node *l, const node *r) {
+  bool w;
+  const type *t = ix_promote(l->ty, l->weak, l, r->ty, r->weak, r, &w);
+  if (t->kind != TY_INT || l->weak == r->weak) return t;
+  const node *lit = l->weak ? l : r, *other = l->weak ? r : l;
+  return other->ty->kind == TY_INT && literal_fits(lit, other->ty) ? other->ty : t;
 }
 
 static const type *ix_compare(infer_ctx *ic, node *e) {
@@ -553,8 +597,7 @@ static const type *ix_compare(infer_ctx *ic, node *e) {
       return NULL;
     }
     node *l = e->list.items[i], *r = e->list.items[i + 1];
-    bool w;
-    pair[i] = ix_promote(l->ty, l->weak, l, r->ty, r->weak, r, &w);
+    pair[i] = compare_type(l, r);
     if (pair[i]->kind == TY_COMPLEX && op != OP_EQ && op != OP_NE) {
       ix_error(ic, e->sp, "complex numbers are not ordered: '%s' is not defined for %s and %s "
            "(compare abs() or .real instead)", op_symbol(op), ix_tname(ic, l->ty), ix_tname(ic, r->ty));
@@ -1032,6 +1075,52 @@ static void ix_annassign(infer_ctx *ic, node *s) {
   }
 }
 
+/* How well an integer argument fits a formal integer parameter, Numba's Conversion
+ * kinds (typeconv/rules.py, closed over its cast graph): exact, promote (same
+ * signedness, wider), safe (a bool to any integer, an unsigned to a wider signed) or
+ * unsafe (anything else). An integer literal converts as int64 (uint64 above 2^63 - 1)
+ * does, but never better than promote (types/scalars.py IntegerLiteral). */
+enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE };
+
+static int int_conversion(const type *from, bool literal, const type *to) {
+  int c;
+  if (type_equal(from, to)) c = CONV_EXACT;
+  else if (from->kind == TY_BOOL) c = CONV_SAFE;
+  else if (from->is_signed == to->is_signed) c = to->bits > from->bits ? CONV_PROMOTE : CONV_UNSAFE;
+  else if (!from->is_signed && to->bits > from->bits) c = CONV_SAFE;
+  else c = CONV_UNSAFE;
+  return literal && c < CONV_PROMOTE ? CONV_PROMOTE : c;
+}
+
+/* The type range(...) counts in, as Numba's Range template resolves it
+ * (typing/builtins.py): of its three signatures, all-int32 (range_state32), all-int64
+ * and all-uint64, the one whose conversions rate best (fewest unsafe, then safe, then
+ * promote conversions; the first on a tie, typing/context.py resolve_overload). So
+ * range(n) counts in int32 for an int32 n, range(0, n) in int64 (the literal is int64),
+ * range(u) in uint64 for an unsigned u. */
+static const type *range_type(node *it) {
+  static const type *const formal[3] = {&ty_i32, &ty_i64, &ty_u64};
+  const type *best = NULL;
+  int best_rate[3] = {0, 0, 0};
+  for (int k = 0; k < 3; k++) {
+    int rate[3] = {0, 0, 0}; /* unsafe, safe, promote */
+    for (int i = 0; i < it->list.len; i++) {
+      node *a = it->list.items[i];
+      int c = int_conversion(a->ty, a->weak && a->ty->kind == TY_INT, formal[k]);
+      if (c == CONV_UNSAFE) rate[0]++;
+      else if (c == CONV_SAFE) rate[1]++;
+      else if (c == CONV_PROMOTE) rate[2]++;
+    }
+    int d = rate[0] != best_rate[0] ? rate[0] - best_rate[0]
+          : rate[1] != best_rate[1] ? rate[1] - best_rate[1] : rate[2] - best_rate[2];
+    if (!best || d < 0) {
+      best = formal[k];
+      for (int j = 0; j < 3; j++) best_rate[j] = rate[j];
+    }
+  }
+  return best;
+}
+
 static void ix_for(infer_ctx *ic, node *s) {
   node *it = s->b;
   const char *p = it->kind == N_CALL ? ix_dotted_path(ic, it->a) : NULL;
@@ -1043,24 +1132,17 @@ static void ix_for(infer_ctx *ic, node *s) {
     return;
   }
   it->bi = b;
-  const type *t = NULL;
-  bool weak = true;
-  if (ix_check_argc(ic, it, "range", 1, 3) && ix_args(ic, it)) {
-    for (int i = 0; i < it->list.len; i++) {
-      node *a = it->list.items[i];
-      if (a->ty->kind != TY_INT && a->ty->kind != TY_BOOL) {
-        ix_error(ic, a->sp, "range() needs integers, not %s%s", ix_tname(ic, a->ty),
-             a->kind == N_ATTR && strcmp(a->str, "shape") == 0
-                 ? " (.shape is a tuple: write .shape[0] for the first dimension)" : "");
-        t = NULL;
-        break;
-      }
-      bool w;
-      t = t ? ix_promote(t, weak, NULL, a->ty, a->weak, a, &w) : a->ty;
-      weak = i == 0 ? a->weak : w;
+  bool ok = ix_check_argc(ic, it, "range", 1, 3) && ix_args(ic, it);
+  for (int i = 0; ok && i < it->list.len; i++) {
+    node *a = it->list.items[i];
+    if (!is_intlike(a->ty)) {
+      ix_error(ic, a->sp, "range() needs integers, not %s%s", ix_tname(ic, a->ty),
+           a->kind == N_ATTR && strcmp(a->str, "shape") == 0
+               ? " (.shape is a tuple: write .shape[0] for the first dimension)" : "");
+      ok = false;
     }
   }
-  if (t && t->kind == TY_BOOL) t = &ty_i64;
+  const type *t = ok ? range_type(it) : NULL;
   it->ty = t;
   if (s->a->kind != N_NAME) {
     ix_error(ic, s->a->sp, "the target of a for loop over range() must be a single name");

@@ -53,7 +53,8 @@ bool ix_need_real(infer_ctx *ic, node *arg, const char *fname);
 bool ix_need_int(infer_ctx *ic, node *arg, const char *fname, const char *what);
 /* The NVPTX target is at least sm_<min>, else an error at e. */
 bool ix_need_arch(infer_ctx *ic, node *e, const char *fname, int min);
-/* The type two operands compute in (GPU-first: a literal adopts the other's type). */
+/* The type two operands meet in: NumPy's promotion for two integers (a literal as
+ * int64), and a literal adopting a float operand's type (docs/language.md). */
 const type *ix_promote(const type *a, bool aw, const node *an, const type *b, bool bw,
                        const node *bn, bool *weak);
 /* A cast to type to (int(x), float32(x)): the argument checked, e typed as to. */
