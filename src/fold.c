@@ -16,19 +16,19 @@
 
 /* ---- constant folding (module constants) -------------------------------------------- */
 
-static node *const_int(infer_ctx *ic, int64_t v, span sp) {
+node *ix_const_int_node(infer_ctx *ic, int64_t v, span sp) {
   node *n = node_new(ic->ar, N_INT, sp);
   n->ival = v;
   return n;
 }
 
-static node *const_float(infer_ctx *ic, double v, span sp) {
+node *ix_const_float_node(infer_ctx *ic, double v, span sp) {
   node *n = node_new(ic->ar, N_FLOAT, sp);
   n->fval = v;
   return n;
 }
 
-static double const_as_double(const node *n) {
+double ix_const_as_double(const node *n) {
   return n->kind == N_FLOAT ? n->fval : n->big ? (double)n->uval : (double)n->ival;
 }
 
@@ -42,14 +42,14 @@ static int64_t floordiv_i64(int64_t a, int64_t b) {
 
 static node *const_complex(infer_ctx *ic, double re, double im, span sp) {
   node *n = node_new(ic->ar, N_COMPLEX, sp);
-  n->a = const_float(ic, re, sp);
-  n->b = const_float(ic, im, sp);
+  n->a = ix_const_float_node(ic, re, sp);
+  n->b = ix_const_float_node(ic, im, sp);
   return n;
 }
 
 /* The parts of a folded number; a real one has imaginary part 0. */
 static void const_parts(const node *n, double *re, double *im) {
-  *re = n->kind == N_COMPLEX ? n->a->fval : const_as_double(n);
+  *re = n->kind == N_COMPLEX ? n->a->fval : ix_const_as_double(n);
   *im = n->kind == N_COMPLEX ? n->b->fval : 0.0;
 }
 
@@ -110,7 +110,7 @@ static node *fold_complex_call(infer_ctx *ic, node *e) {
     ix_error(ic, e->sp, "complex(x, y) in a constant takes real x and y");
     return NULL;
   }
-  return const_complex(ic, const_as_double(x), y ? const_as_double(y) : 0.0, e->sp);
+  return const_complex(ic, ix_const_as_double(x), y ? ix_const_as_double(y) : 0.0, e->sp);
 }
 
 /* ---- typed constants: NumPy's scalars (np.float32(x)) ---- */
@@ -157,14 +157,14 @@ node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp) {
     b->ival = re != 0 || im != 0;
     return typed(b, t);
   }
-  if (t->kind == TY_FLOAT) return typed(const_float(ic, round_to(re, t), sp), t);
+  if (t->kind == TY_FLOAT) return typed(ix_const_float_node(ic, round_to(re, t), sp), t);
   /* an integer: a float truncates toward zero (NaN and out-of-range values, which C
      leaves undefined, give 0), then wraps to the width */
   int64_t iv;
   if (v->kind == N_INT || v->kind == N_BOOL) iv = v->big ? (int64_t)v->uval : v->ival;
   else if (!(fabs(re) < 18446744073709551616.0)) iv = 0;
   else iv = re < 0 ? (int64_t)re : (int64_t)(uint64_t)re;
-  node *n = const_int(ic, wrap_int(iv, t), sp);
+  node *n = ix_const_int_node(ic, wrap_int(iv, t), sp);
   if (t == &ty_u64 && n->ival < 0) n->big = true, n->uval = (uint64_t)n->ival;
   return typed(n, t);
 }
@@ -213,45 +213,47 @@ static node *fold_binop(infer_ctx *ic, node *e, node *l, node *r) {
 static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r) {
   if (l->kind == N_COMPLEX || r->kind == N_COMPLEX) return fold_complex_binop(ic, e, l, r);
   bool fl = l->kind == N_FLOAT || r->kind == N_FLOAT || e->op == OP_DIV;
-  if (l->kind == N_BOOL) l = const_int(ic, l->ival, l->sp);
-  if (r->kind == N_BOOL) r = const_int(ic, r->ival, r->sp);
+  if (l->kind == N_BOOL) l = ix_const_int_node(ic, l->ival, l->sp);
+  if (r->kind == N_BOOL) r = ix_const_int_node(ic, r->ival, r->sp);
   if (fl) {
-    double a = const_as_double(l), b = const_as_double(r);
+    double a = ix_const_as_double(l), b = ix_const_as_double(r);
     switch (e->op) {
-    case OP_ADD: return const_float(ic, a + b, e->sp);
-    case OP_SUB: return const_float(ic, a - b, e->sp);
-    case OP_MUL: return const_float(ic, a * b, e->sp);
-    case OP_POW: return const_float(ic, pow(a, b), e->sp);
+    case OP_ADD: return ix_const_float_node(ic, a + b, e->sp);
+    case OP_SUB: return ix_const_float_node(ic, a - b, e->sp);
+    case OP_MUL: return ix_const_float_node(ic, a * b, e->sp);
+    case OP_POW: return ix_const_float_node(ic, pow(a, b), e->sp);
     case OP_DIV: case OP_FLOORDIV: case OP_MOD:
       if (b == 0) { ix_error(ic, e->sp, "division by zero in a constant expression"); return NULL; }
-      if (e->op == OP_DIV) return const_float(ic, a / b, e->sp);
-      if (e->op == OP_FLOORDIV) return const_float(ic, floor(a / b), e->sp);
+      if (e->op == OP_DIV) return ix_const_float_node(ic, a / b, e->sp);
+      if (e->op == OP_FLOORDIV) return ix_const_float_node(ic, floor(a / b), e->sp);
       { double m = fmod(a, b); if (m != 0 && ((m < 0) != (b < 0))) m += b;
-        return const_float(ic, m, e->sp); }
+        return ix_const_float_node(ic, m, e->sp); }
     default: return NULL;
     }
   }
   int64_t a = l->ival, b = r->ival;
   switch (e->op) {
-  case OP_ADD: return const_int(ic, (int64_t)((uint64_t)a + (uint64_t)b), e->sp);
-  case OP_SUB: return const_int(ic, (int64_t)((uint64_t)a - (uint64_t)b), e->sp);
-  case OP_MUL: return const_int(ic, (int64_t)((uint64_t)a * (uint64_t)b), e->sp);
+  case OP_ADD: return ix_const_int_node(ic, (int64_t)((uint64_t)a + (uint64_t)b), e->sp);
+  case OP_SUB: return ix_const_int_node(ic, (int64_t)((uint64_t)a - (uint64_t)b), e->sp);
+  case OP_MUL: return ix_const_int_node(ic, (int64_t)((uint64_t)a * (uint64_t)b), e->sp);
   case OP_FLOORDIV: case OP_MOD:
     if (b == 0) { ix_error(ic, e->sp, "division by zero in a constant expression"); return NULL; }
-    if (b == -1) return const_int(ic, e->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a), e->sp);
-    if (e->op == OP_FLOORDIV) return const_int(ic, floordiv_i64(a, b), e->sp);
-    return const_int(ic, a - floordiv_i64(a, b) * b, e->sp);
+    if (b == -1)
+      return ix_const_int_node(ic, e->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a), e->sp);
+    if (e->op == OP_FLOORDIV) return ix_const_int_node(ic, floordiv_i64(a, b), e->sp);
+    return ix_const_int_node(ic, a - floordiv_i64(a, b) * b, e->sp);
   case OP_POW: {
-    if (b < 0) return const_float(ic, pow((double)a, (double)b), e->sp);
+    if (b < 0) return ix_const_float_node(ic, pow((double)a, (double)b), e->sp);
     uint64_t res = 1, base = (uint64_t)a;
     for (int64_t k = b; k > 0; k >>= 1) { if (k & 1) res *= base; base *= base; }
-    return const_int(ic, (int64_t)res, e->sp);
+    return ix_const_int_node(ic, (int64_t)res, e->sp);
   }
-  case OP_LSHIFT: return const_int(ic, b >= 64 || b < 0 ? 0 : (int64_t)((uint64_t)a << b), e->sp);
-  case OP_RSHIFT: return const_int(ic, b >= 64 || b < 0 ? (a < 0 ? -1 : 0) : a >> b, e->sp);
-  case OP_BITAND: return const_int(ic, a & b, e->sp);
-  case OP_BITOR: return const_int(ic, a | b, e->sp);
-  case OP_BITXOR: return const_int(ic, a ^ b, e->sp);
+  case OP_LSHIFT:
+    return ix_const_int_node(ic, b >= 64 || b < 0 ? 0 : (int64_t)((uint64_t)a << b), e->sp);
+  case OP_RSHIFT: return ix_const_int_node(ic, b >= 64 || b < 0 ? (a < 0 ? -1 : 0) : a >> b, e->sp);
+  case OP_BITAND: return ix_const_int_node(ic, a & b, e->sp);
+  case OP_BITOR: return ix_const_int_node(ic, a | b, e->sp);
+  case OP_BITXOR: return ix_const_int_node(ic, a ^ b, e->sp);
   default: return NULL;
   }
 }
@@ -269,9 +271,9 @@ static node *fold_unary(infer_ctx *ic, node *e, node *v) {
   if (v->kind == N_COMPLEX)
     return e->op == OP_NEG ? const_complex(ic, -v->a->fval, -v->b->fval, e->sp) : NULL;
   if (e->op == OP_NEG)
-    return v->kind == N_FLOAT ? const_float(ic, -v->fval, e->sp)
-                              : const_int(ic, (int64_t)(0 - (uint64_t)v->ival), e->sp);
-  if (e->op == OP_INVERT && v->kind != N_FLOAT) return const_int(ic, ~v->ival, e->sp);
+    return v->kind == N_FLOAT ? ix_const_float_node(ic, -v->fval, e->sp)
+                              : ix_const_int_node(ic, (int64_t)(0 - (uint64_t)v->ival), e->sp);
+  if (e->op == OP_INVERT && v->kind != N_FLOAT) return ix_const_int_node(ic, ~v->ival, e->sp);
   return NULL;
 }
 
@@ -288,7 +290,7 @@ node *ix_fold(infer_ctx *ic, node *e) {
   case N_ATTR: {
     const char *p = ix_dotted_path(ic, e);
     const builtin *b = p ? builtin_find(p) : NULL;
-    return b && (b->flags & BF_CONSTANT) ? const_float(ic, b->value, e->sp) : NULL;
+    return b && (b->flags & BF_CONSTANT) ? ix_const_float_node(ic, b->value, e->sp) : NULL;
   }
   case N_UNARY: {
     node *v = ix_fold(ic, e->a);

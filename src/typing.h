@@ -76,8 +76,11 @@ void ix_block(infer_ctx *ic, node_list *body);
 symbol *ix_find_local(fn_instance *f, const char *name);
 symbol *ix_new_local(infer_ctx *ic, fn_instance *f, const char *name, span where);
 void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body);
-/* fold.c: the type of a folded constant */
+/* fold.c: the type of a folded constant; constant nodes made and read */
 const type *ix_const_type(infer_ctx *ic, node *v);
+node *ix_const_int_node(infer_ctx *ic, int64_t v, span sp);
+node *ix_const_float_node(infer_ctx *ic, double v, span sp);
+double ix_const_as_double(const node *n);
 /* A folded constant with a type of its own, as NumPy's scalars and arrays have
  * (np.float32(x), np.int8(3), a module array np.arange(4)): node->aux is FOLD_TYPED and
  * node->ty that type, so it does not adopt the other operand's type as a literal does.

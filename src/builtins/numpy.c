@@ -571,22 +571,6 @@ static node *np_result(np_call *c, node **flat, const int64_t *dims, int ndim, c
   return v;
 }
 
-static node *num(infer_ctx *ic, double d, span sp) {
-  node *n = node_new(ic->ar, N_FLOAT, sp);
-  n->fval = d;
-  return n;
-}
-
-static node *inum(infer_ctx *ic, int64_t v, span sp) {
-  node *n = node_new(ic->ar, N_INT, sp);
-  n->ival = v;
-  return n;
-}
-
-static double as_double(const node *v) {
-  return v->kind == N_FLOAT ? v->fval : v->big ? (double)v->uval : (double)v->ival;
-}
-
 /* The leaves of np.array's nested lists and tuples, with the shape they make. */
 static bool np_leaves(np_call *c, node *a, int depth, int64_t *dims, int *ndim, ptr_vec *out) {
   bool seq = a->kind == N_LIST || a->kind == N_TUPLE;
@@ -641,13 +625,14 @@ static node *np_arange(np_call *c, const type *t) {
     ix_error(c->ic, c->e->sp, "np.arange needs a stop value");
     return NULL;
   }
-  node *start = n >= 2 ? v[0] : inum(c->ic, 0, c->e->sp), *stop = n >= 2 ? v[1] : v[0];
-  node *step = n == 3 ? v[2] : inum(c->ic, 1, c->e->sp);
+  node *start = n >= 2 ? v[0] : ix_const_int_node(c->ic, 0, c->e->sp), *stop = n >= 2 ? v[1] : v[0];
+  node *step = n == 3 ? v[2] : ix_const_int_node(c->ic, 1, c->e->sp);
   const type *dflt = np_promote(np_promote(np_type_of(c->ic, start), np_type_of(c->ic, stop)),
                                 np_type_of(c->ic, step));
   if (!t) t = dflt;
   bool ints = dflt->kind != TY_FLOAT;
-  double d0 = as_double(start), dst = as_double(step), len = ceil((as_double(stop) - d0) / dst);
+  double d0 = ix_const_as_double(start), dst = ix_const_as_double(step);
+  double len = ceil((ix_const_as_double(stop) - d0) / dst);
   if (dst == 0) {
     ix_error(c->ic, c->e->sp, "numpy.arange's step must not be 0");
     return NULL;
@@ -661,8 +646,8 @@ static node *np_arange(np_call *c, const type *t) {
   if (np_count(c, dims, 1, t) < 0) return NULL;
   node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)dims[0]);
   for (int64_t i = 0; i < dims[0]; i++)
-    flat[i] = ints ? inum(c->ic, start->ival + i * step->ival, c->e->sp)
-                   : num(c->ic, d0 + (double)i * dst, c->e->sp);
+    flat[i] = ints ? ix_const_int_node(c->ic, start->ival + i * step->ival, c->e->sp)
+                   : ix_const_float_node(c->ic, d0 + (double)i * dst, c->e->sp);
   return np_result(c, flat, dims, 1, t);
 }
 
@@ -688,14 +673,14 @@ static node *np_linspace(np_call *c, const type *t) {
   if (!t) t = &ty_f64;
   int64_t dims[1] = {count};
   if (np_count(c, dims, 1, t) < 0) return NULL;
-  double x0 = as_double(a), x1 = as_double(b), delta = x1 - x0;
+  double x0 = ix_const_as_double(a), x1 = ix_const_as_double(b), delta = x1 - x0;
   double div = endpoint ? (double)(count - 1) : (double)count, step = delta / div;
   node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)count);
   for (int64_t i = 0; i < count; i++) {
     double y = div > 0 ? (step == 0 ? (double)i / div * delta : (double)i * step) + x0 : x0;
     if (endpoint && count > 1 && i == count - 1) y = x1;
     if (t->kind != TY_FLOAT) y = floor(y);
-    flat[i] = num(c->ic, y, c->e->sp);
+    flat[i] = ix_const_float_node(c->ic, y, c->e->sp);
   }
   return np_result(c, flat, dims, 1, t);
 }
@@ -710,8 +695,9 @@ static node *np_filled(np_call *c, int which, const type *t) {
   }
   int ndim = np_shape(c, c->arg[0], dims);
   if (!ndim) return NULL;
-  node *fill = which == NP_ZEROS ? inum(c->ic, 0, c->e->sp) : which == NP_ONES ? inum(c->ic, 1, c->e->sp)
-             : c->arg[1] ? np_const(c, c->arg[1], true) : NULL;
+  node *fill = which == NP_ZEROS ? ix_const_int_node(c->ic, 0, c->e->sp)
+               : which == NP_ONES ? ix_const_int_node(c->ic, 1, c->e->sp)
+               : c->arg[1] ? np_const(c, c->arg[1], true) : NULL;
   if (!fill) {
     if (!c->arg[1]) ix_error(c->ic, c->e->sp, "np.full needs a fill value");
     return NULL;
@@ -744,7 +730,7 @@ static node *np_eye(np_call *c, const type *t) {
   if (n < 0) return NULL;
   node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)n);
   for (int64_t i = 0; i < n; i++)
-    flat[i] = inum(c->ic, i % dims[1] - i / dims[1] == k, c->e->sp);
+    flat[i] = ix_const_int_node(c->ic, i % dims[1] - i / dims[1] == k, c->e->sp);
   return np_result(c, flat, dims, 2, t);
 }
 
