@@ -435,16 +435,14 @@ static bool small_exponent(const node *b) {
   return b->kind == N_INT && !b->big && b->ival >= 0 && b->ival <= 8;
 }
 
-/* + - * / and ** by a small constant are defined on complex numbers; //, %, shifts and
- * bitwise operators are not (Python raises TypeError). */
-static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b) {
+/* + - * / and ** are defined on complex numbers (of type t); //, %, shifts and bitwise
+ * operators are not (Python raises TypeError). ** by a small constant multiplies, any
+ * other exponent calls the library's complex power (complex.c). */
+static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b,
+                          const type *t) {
   switch (e->op) {
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: return true;
-  case OP_POW:
-    if (small_exponent(e->b)) return true;
-    ix_error(ic, e->sp, "complex ** takes a constant integer exponent from 0 to 8 here; "
-         "write cmath.exp(b * cmath.log(a)) for a general power");
-    return false;
+  case OP_POW: return small_exponent(e->b) || ix_complex_pow(ic, e, t);
   default:
     ix_error(ic, e->sp, "operator %s is not defined for complex numbers (%s and %s)",
          op_symbol(e->op), ix_tname(ic, a), ix_tname(ic, b));
@@ -462,7 +460,7 @@ static const type *ix_binop(infer_ctx *ic, node *e) {
   }
   bool weak;
   const type *t = ix_promote(a, e->a->weak, e->a, b, e->b->weak, e->b, &weak);
-  if (t->kind == TY_COMPLEX && !complex_op_ok(ic, e, a, b)) return NULL;
+  if (t->kind == TY_COMPLEX && !complex_op_ok(ic, e, a, b, t)) return NULL;
   switch (e->op) {
   case OP_DIV:
     if (t->kind != TY_FLOAT && t->kind != TY_COMPLEX) t = &ty_f64;
