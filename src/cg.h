@@ -127,6 +127,8 @@ LLVMValueRef cx_pow_small(cg_ctx *g, LLVMValueRef z, int64_t k, const type *t);
 /* a ** e->b by the library's complex power (ix_complex_pow typed it) */
 LLVMValueRef cx_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t);
 LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t);
+/* a.real, a.imag of a complex array value arr: a strided view of its parts (e->ty) */
+LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr);
 LLVMValueRef cg_part(cg_ctx *g, node *e);   /* z.real, z.imag */
 
 #endif

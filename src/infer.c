@@ -265,6 +265,8 @@ static const type *ix_builtin_value(infer_ctx *ic, node *e, const builtin *b) {
   return NULL;
 }
 
+static void mark_written(infer_ctx *ic, const node *n);
+
 static const type *ix_attr(infer_ctx *ic, node *e) {
   const char *p = ix_dotted_path(ic, e);
   if (p) {
@@ -283,6 +285,11 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
     return ix_set_type(e, pt, e->a->weak);
   }
   if (bt->kind == TY_ARRAY) {
+    /* a complex array's parts: strided views of its floats, readable and writable */
+    if (bt->elem->kind == TY_COMPLEX && (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0)) {
+      mark_written(ic, e->a);
+      return ix_set_type(e, type_array_layout(ic->ar, type_complex_part(bt->elem), bt->ndim, true), false);
+    }
     if (strcmp(e->str, "shape") == 0) {
       const type *el[KC_MAX_DIMS] = {&ty_i64, &ty_i64, &ty_i64};
       return ix_set_type(e, type_tuple(ic->ar, el, bt->ndim), false);

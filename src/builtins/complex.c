@@ -233,6 +233,23 @@ LLVMValueRef cx_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t) {
   return cg_convert(g, cg_call_values(g, inst, args, 2), inst->ret, t);
 }
 
+/* a.real, a.imag: the array's floats from part 0 or 1 of its first element, every
+ * stride doubled (strides count elements: a complex is two floats), the same extents;
+ * Numba's views of the parts, written through as well as read. */
+LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr) {
+  const type *at = e->a->ty, *vt = e->ty;
+  LLVMValueRef off = ci64(g, strcmp(e->str, "imag") == 0);
+  LLVMValueRef data = LLVMBuildGEP2(g->b, cg_mem_type(g, vt->elem),
+                                    LLVMBuildExtractValue(g->b, arr, 0, "data"), &off, 1, "");
+  LLVMValueRef v = LLVMBuildInsertValue(g->b, LLVMGetUndef(cg_type(g, vt)), data, 0, "");
+  for (int k = 0; k < at->ndim; k++) {
+    LLVMValueRef s = LLVMBuildMul(g->b, cg_array_stride(g, arr, at, k), ci64(g, 2), "");
+    v = LLVMBuildInsertValue(g->b, v, cg_array_extent(g, arr, k), (unsigned)(1 + k), "");
+    v = LLVMBuildInsertValue(g->b, v, s, (unsigned)(1 + vt->ndim + k), "");
+  }
+  return v;
+}
+
 /* complex(x), complex(x, y) */
 static LLVMValueRef cg_complex(cg_ctx *g, node *e, const builtin *row) {
   (void)row;
