@@ -56,9 +56,10 @@ static kc_status check_args(kc_context *ctx, const kc_kernel *k, const kc_array 
   if (k->nparams < 0) return KC_OK;  /* compiled for arr's dtype at the launch */
   for (const kc_kernel *o = k; o; o = o->next_overload)
     if (o->params[0].dtype == arr->dtype) return KC_OK;
-  return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': no signature for %s arrays (add "
-                  "'%s(%s, %s)' to the decorator, or drop its signatures to compile per "
-                  "dtype)", k->name, kc_dtype_name(arr->dtype), kc_dtype_name(arr->dtype),
+  return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': the module has no kernel for %s "
+                  "arrays (add '%s(%s, %s)' to the decorator or to kcc compile --sig; "
+                  "compiled from source without signatures, it is compiled per dtype)",
+                  k->name, kc_dtype_name(arr->dtype), kc_dtype_name(arr->dtype),
                   kc_dtype_name(arr->dtype), kc_dtype_name(arr->dtype));
 }
 

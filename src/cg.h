@@ -65,6 +65,7 @@ LLVMValueRef cg_to_bool(cg_ctx *g, LLVMValueRef v, const type *t);
 LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
 LLVMValueRef cg_compare_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
 LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t);
+LLVMValueRef cg_int_pow(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t);
 
 /* Blocks, locals, calls. */
 LLVMBasicBlockRef cg_new_bb(cg_ctx *g, const char *name);
@@ -113,6 +114,10 @@ void cg_entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f);
 LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
                           unsigned n);                         /* math.c: libm's name */
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);     /* memory.c */
+/* memory.c: the constant array (addrspace(4) on the GPU) named name holding the
+ * folded nested tuple value, as an array value of type t; made once per name. */
+LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,
+                                  const type *t);
 static inline LLVMValueRef cx_re(cg_ctx *g, LLVMValueRef z) {
   return LLVMBuildExtractValue(g->b, z, 0, "re");
 }

@@ -3,8 +3,9 @@
  * (codegen.c's operators, augmented assignment, and builtins that compute with them).
  * Integer division and modulo floor, with the sign of the divisor; division by zero
  * gives 0 rather than a trap (NumPy's error model), so no kernel can crash the host;
- * shifts by the width or more give 0 (or the sign), never poison; ** on integers is
- * an internal helper per type (power by squaring), on small literal exponents of
+ * shifts by the width or more (or by a negative amount) give 0 (or the sign), never
+ * poison; ** on integers is an internal helper per type (power by squaring; a negative
+ * exponent gives Numba's 0, +-1, or the minimum for a base of 0), on small literal exponents of
  * floats and complex numbers repeated multiplication. Complex operands go to
  * complex.c. Assumes both operands already converted to the operation's type t.
  */
@@ -87,17 +88,27 @@ static LLVMValueRef ipow_fn(cg_ctx *g, const type *t) {
   LLVMPositionBuilderAtEnd(b, done);
   LLVMValueRef res = r2;
   if (t->is_signed) {
-    /* base 1 -> 1; base -1 -> +-1 by parity; else 0 */
+    /* base 1 -> 1; base -1 -> +-1 by parity; base 0 -> the type's minimum (Numba's
+       int_power_impl under the numpy error model of its CUDA target); else 0 */
     LLVMValueRef is1 = LLVMBuildICmp(b, LLVMIntEQ, base, one, "");
     LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, base, LLVMConstAllOnes(it), "");
+    LLVMValueRef is0 = LLVMBuildICmp(b, LLVMIntEQ, base, zero, "");
     LLVMValueRef eodd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, ex, one, ""), zero, "");
+    LLVMValueRef tmin = LLVMConstInt(it, 1ULL << (t->bits - 1), 0);
     LLVMValueRef negres = LLVMBuildSelect(b, is1, one,
-        LLVMBuildSelect(b, ism1, LLVMBuildSelect(b, eodd, LLVMConstAllOnes(it), one, ""), zero, ""), "");
+        LLVMBuildSelect(b, ism1, LLVMBuildSelect(b, eodd, LLVMConstAllOnes(it), one, ""),
+                        LLVMBuildSelect(b, is0, tmin, zero, ""), ""), "");
     res = LLVMBuildSelect(b, neg, negres, r2, "");
   }
   LLVMBuildRet(b, res);
   LLVMDisposeBuilder(b);
   return f;
+}
+
+/* a ** b on two integers of type t (np.power's integer loops) */
+LLVMValueRef cg_int_pow(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  LLVMValueRef args[2] = {a, b};
+  return cg_call_fn(g, ipow_fn(g, t), args, 2);
 }
 
 static bool small_int_literal(node *e, int64_t *v) {

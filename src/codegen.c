@@ -382,8 +382,18 @@ static LLVMValueRef cg_binop(cg_ctx *g, node *e) {
   return r;
 }
 
+/* -x and ~x on an integer x: computed at x's width, then widened to the int64 or uint64
+ * result, as Numba's int_negate_impl and int_invert_impl do (so -uint8(1) is 255 and
+ * ~uint8(0) is 255, both uint64; -int32(-2**31) stays -2**31). */
+static LLVMValueRef cg_int_unary(cg_ctx *g, node *e) {
+  LLVMValueRef v = cg_expr(g, e->a);
+  v = e->op == OP_NEG ? LLVMBuildNeg(g->b, v, "") : LLVMBuildNot(g->b, v, "");
+  return cg_convert(g, v, e->a->ty, e->ty);
+}
+
 static LLVMValueRef cg_unary(cg_ctx *g, node *e) {
   if (e->op == OP_NOT) return LLVMBuildNot(g->b, cg_to_bool(g, cg_expr(g, e->a), e->a->ty), "");
+  if (e->a->ty->kind == TY_INT && (e->op == OP_NEG || e->op == OP_INVERT)) return cg_int_unary(g, e);
   LLVMValueRef v = cg_expr_as(g, e->a, e->ty);
   switch (e->op) {
   case OP_NEG:
@@ -533,6 +543,9 @@ static LLVMValueRef cg_name(cg_ctx *g, node *e) {
     cg_internal_error(g, e->sp, "unresolved name");
     return LLVMGetUndef(g->i32);
   }
+  if (s->kind == SYM_CONST && s->ty->kind == TY_ARRAY)   /* a module array: constant data */
+    return cg_const_array_value(g, arena_printf(g->ar, "kc_const_%s_%s", s->name,
+                                                type_name(g->ar, s->ty->elem)), s->value, s->ty);
   if (s->kind == SYM_CONST) return cg_const(g, s->value, s->ty);
   return LLVMBuildLoad2(g->b, cg_type(g, s->ty), s->cg, s->name);
 }

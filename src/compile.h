@@ -37,6 +37,9 @@ typedef struct kcc_options {
   const char *const *sigs;/* "name(float32[:], int32)" from --sig; name may be absent
                              when the module has a single kernel */
   int nsigs;
+  int aot;                /* ahead of time (kcc compile): a @cuda.reduce without signatures
+                             is compiled for the usual number types, as kc_reduce would
+                             compile it per dtype at run time */
   const char *libdevice;  /* NULL: KC_LIBDEVICE_PATH or $KC_LIBDEVICE */
   int color;              /* colour in diagnostic text */
   kc_alloc_fn alloc;      /* NULL = realloc/free */

@@ -113,7 +113,104 @@ static node *fold_complex_call(infer_ctx *ic, node *e) {
   return const_complex(ic, const_as_double(x), y ? const_as_double(y) : 0.0, e->sp);
 }
 
+/* ---- typed constants: NumPy's scalars (np.float32(x)) ---- */
+
+static int64_t wrap_int(int64_t v, const type *t) {
+  if (t->bits == 64) return v;
+  uint64_t m = ((uint64_t)1 << t->bits) - 1, u = (uint64_t)v & m;
+  if (t->is_signed && (u >> (t->bits - 1))) u |= ~m;   /* sign-extend */
+  return (int64_t)u;
+}
+
+/* d rounded to float16 (11 significant bits, subnormals below 2^-14, overflow past
+ * 65504 to infinity), halves to even, without the compiler's _Float16 */
+static double round_half(double d) {
+  if (!isfinite(d) || d == 0) return d;
+  int e;
+  frexp(d, &e);
+  int q = e - 11 < -24 ? -24 : e - 11;   /* the exponent of the last bit kept */
+  double r = ldexp(nearbyint(ldexp(d, -q)), q);
+  return fabs(r) > 65504 ? copysign(INFINITY, d) : r;
+}
+
+static double round_to(double d, const type *t) {
+  if (t->bits == 32) return (double)(float)d;
+  if (t->bits == 16) return round_half(d);
+  return d;
+}
+
+static node *typed(node *n, const type *t) {
+  n->aux = FOLD_TYPED;
+  n->ty = t;
+  return n;
+}
+
+node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp) {
+  double re, im;
+  const_parts(v, &re, &im);
+  if (t->kind == TY_COMPLEX) {
+    const type *pt = type_complex_part(t);
+    return typed(const_complex(ic, round_to(re, pt), round_to(im, pt), sp), t);
+  }
+  if (t->kind == TY_BOOL) {
+    node *b = node_new(ic->ar, N_BOOL, sp);
+    b->ival = re != 0 || im != 0;
+    return typed(b, t);
+  }
+  if (t->kind == TY_FLOAT) return typed(const_float(ic, round_to(re, t), sp), t);
+  /* an integer: a float truncates toward zero (NaN and out-of-range values, which C
+     leaves undefined, give 0), then wraps to the width */
+  int64_t iv;
+  if (v->kind == N_INT || v->kind == N_BOOL) iv = v->big ? (int64_t)v->uval : v->ival;
+  else if (!(fabs(re) < 18446744073709551616.0)) iv = 0;
+  else iv = re < 0 ? (int64_t)re : (int64_t)(uint64_t)re;
+  node *n = const_int(ic, wrap_int(iv, t), sp);
+  if (t == &ty_u64 && n->ival < 0) n->big = true, n->uval = (uint64_t)n->ival;
+  return typed(n, t);
+}
+
+/* The type of a binary operation on constants one of which is typed: the kernel's
+ * promotion, an untyped operand acting as a literal (np.float32(2) * 0.5 is float32). */
+static const type *typed_result(infer_ctx *ic, const node *e, node *l, node *r) {
+  bool lw = !ix_const_typed(l), rw = !ix_const_typed(r), weak;
+  const type *lt = lw ? ix_const_type(ic, l) : l->ty, *rt = rw ? ix_const_type(ic, r) : r->ty;
+  const type *t = ix_promote(lt, lw, l, rt, rw, r, &weak);
+  if (e->op == OP_DIV && t->kind != TY_FLOAT && t->kind != TY_COMPLEX) t = &ty_f64;
+  return t;
+}
+
+/* np.float32(x), int8(x), np.bool_(x) ...: a typed constant (x folded first). */
+static node *fold_type_call(infer_ctx *ic, node *e, const type *t) {
+  if (e->kwargs.len || e->list.len != 1) return NULL;
+  node *x = ix_fold(ic, e->list.items[0]);
+  if (!x || x->kind == N_TUPLE) return NULL;
+  if (x->kind == N_COMPLEX && t->kind != TY_COMPLEX && t->kind != TY_BOOL) {
+    ix_error(ic, e->sp, "a complex constant cannot be converted to %s (take .real first)",
+         ix_tname(ic, t));
+    return NULL;
+  }
+  return ix_fold_cast(ic, x, t, e->sp);
+}
+
+static node *fold_call(infer_ctx *ic, node *e) {
+  const char *p = ix_dotted_path(ic, e->a);
+  if (!p) return NULL;
+  if (strcmp(p, "complex") == 0) return fold_complex_call(ic, e);
+  const type *t = ix_type_from_path(p);
+  if (t) return fold_type_call(ic, e, t);
+  const builtin *b = builtin_find(p);
+  return b && (b->flags & BF_FOLD) ? np_fold_call(ic, e, b) : NULL;
+}
+
+static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r);
+
 static node *fold_binop(infer_ctx *ic, node *e, node *l, node *r) {
+  node *v = fold_binop_untyped(ic, e, l, r);
+  if (!v || !(ix_const_typed(l) || ix_const_typed(r))) return v;
+  return ix_fold_cast(ic, v, typed_result(ic, e, l, r), e->sp);
+}
+
+static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r) {
   if (l->kind == N_COMPLEX || r->kind == N_COMPLEX) return fold_complex_binop(ic, e, l, r);
   bool fl = l->kind == N_FLOAT || r->kind == N_FLOAT || e->op == OP_DIV;
   if (l->kind == N_BOOL) l = const_int(ic, l->ival, l->sp);
@@ -159,15 +256,31 @@ static node *fold_binop(infer_ctx *ic, node *e, node *l, node *r) {
   }
 }
 
+/* -x, +x, ~x, not x on a folded number v */
+static node *fold_unary(infer_ctx *ic, node *e, node *v) {
+  if (e->op == OP_NOT) {
+    node *b = node_new(ic->ar, N_BOOL, e->sp);
+    double re, im;
+    const_parts(v, &re, &im);
+    b->ival = re == 0 && im == 0;
+    return b;
+  }
+  if (e->op == OP_POS) return v;
+  if (v->kind == N_COMPLEX)
+    return e->op == OP_NEG ? const_complex(ic, -v->a->fval, -v->b->fval, e->sp) : NULL;
+  if (e->op == OP_NEG)
+    return v->kind == N_FLOAT ? const_float(ic, -v->fval, e->sp)
+                              : const_int(ic, (int64_t)(0 - (uint64_t)v->ival), e->sp);
+  if (e->op == OP_INVERT && v->kind != N_FLOAT) return const_int(ic, ~v->ival, e->sp);
+  return NULL;
+}
+
 /* Fold a constant expression to a literal node, or NULL if it is not constant. */
 node *ix_fold(infer_ctx *ic, node *e) {
   switch (e->kind) {
   case N_INT: case N_FLOAT: case N_BOOL: case N_COMPLEX: return e;
   case N_IMAG: return const_complex(ic, 0.0, e->fval, e->sp);
-  case N_CALL: {
-    const char *p = ix_dotted_path(ic, e->a);
-    return p && strcmp(p, "complex") == 0 ? fold_complex_call(ic, e) : NULL;
-  }
+  case N_CALL: return fold_call(ic, e);
   case N_NAME: {
     symbol *s = ix_find_const(ic, e->str);
     return s ? s->value : NULL;
@@ -180,21 +293,11 @@ node *ix_fold(infer_ctx *ic, node *e) {
   case N_UNARY: {
     node *v = ix_fold(ic, e->a);
     if (!v || v->kind == N_TUPLE) return NULL;
-    if (e->op == OP_NOT) {
-      node *b = node_new(ic->ar, N_BOOL, e->sp);
-      double re, im;
-      const_parts(v, &re, &im);
-      b->ival = re == 0 && im == 0;
-      return b;
+    if (ix_const_typed(v) && e->op != OP_NOT) {   /* -np.float32(x) stays float32 */
+      node *u = fold_unary(ic, e, v);
+      return u ? ix_fold_cast(ic, u, v->ty, e->sp) : NULL;
     }
-    if (e->op == OP_POS) return v;
-    if (v->kind == N_COMPLEX)
-      return e->op == OP_NEG ? const_complex(ic, -v->a->fval, -v->b->fval, e->sp) : NULL;
-    if (e->op == OP_NEG)
-      return v->kind == N_FLOAT ? const_float(ic, -v->fval, e->sp)
-                                : const_int(ic, (int64_t)(0 - (uint64_t)v->ival), e->sp);
-    if (e->op == OP_INVERT && v->kind != N_FLOAT) return const_int(ic, ~v->ival, e->sp);
-    return NULL;
+    return fold_unary(ic, e, v);
   }
   case N_BINOP: {
     node *l = ix_fold(ic, e->a), *r = ix_fold(ic, e->b);
@@ -205,7 +308,7 @@ node *ix_fold(infer_ctx *ic, node *e) {
     node *t = node_new(ic->ar, N_TUPLE, e->sp);
     for (int i = 0; i < e->list.len; i++) {
       node *v = ix_fold(ic, e->list.items[i]);
-      if (!v) return NULL;
+      if (!v || ix_const_is_array(v)) return NULL;   /* no tuples of arrays */
       node_push(ic->ar, &t->list, v);
     }
     return t;
@@ -215,6 +318,7 @@ node *ix_fold(infer_ctx *ic, node *e) {
 }
 
 const type *ix_const_type(infer_ctx *ic, node *v) {
+  if (ix_const_typed(v)) return v->ty;
   switch (v->kind) {
   case N_INT: return v->big ? &ty_u64 : &ty_i64;
   case N_FLOAT: return &ty_f64;

@@ -12,9 +12,10 @@
  *
  * Inside a function every local has one type, found by unification over all its
  * assignments. Loops make that a fixpoint: the body is walked silently until no local's
- * type changes, then once more with diagnostics on. Promotion is GPU-first: a literal
- * adopts the other operand's type when it fits, so `x * 2.0` stays float32
- * (docs/language.md has the table).
+ * type changes, then once more with diagnostics on. Integers follow Numba 0.56.4's
+ * typing (int64 or uint64 results, NumPy's promotion for locals); floats are
+ * float32-first: a literal adopts a float operand's type, so `x * 2.0` stays float32
+ * (docs/language.md "Type rules" has the tables).
  */
 #include <math.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ static int float_bits_of(const type *t) {
 
 /* Promotion of two strong numeric types, NumPy style. With a complex operand the result
  * is complex, wide enough for both floats: float32 + complex64 is complex64, float64 +
- * complex64 is complex128, an integer + complex64 is complex64 (rule 3). */
+ * complex64 is complex128, an integer + complex64 is complex64 (rule 3 of the floats). */
 static const type *promote_strong(const type *a, const type *b) {
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) {
     int fa = float_bits_of(a), fb = float_bits_of(b);
@@ -86,28 +87,20 @@ static const type *promote_strong(const type *a, const type *b) {
   return &ty_f64;
 }
 
-static bool literal_fits(const node *lit, const type *t) {
-  if (!lit || t->kind != TY_INT) return true;
-  const node *n = lit;
-  bool neg = false;
-  if (n->kind == N_UNARY && n->op == OP_NEG) { neg = true; n = n->a; }
-  if (n->kind != N_INT) return true;
-  if (n->big) return !neg && !t->is_signed && t->bits == 64;
-  int64_t v = neg ? -n->ival : n->ival;
-  if (!t->is_signed) return v >= 0 && (t->bits == 64 || v < ((int64_t)1 << t->bits));
-  if (t->bits == 64) return true;
-  int64_t lim = (int64_t)1 << (t->bits - 1);
-  return v >= -lim && v < lim;
-}
+/* An integer or a bool: Numba's integer rules apply between two of these. */
+static bool is_intlike(const type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
 
-/* The type of `a op b` before operator-specific rules: a weak (literal) operand adopts
- * the strong operand's type when it fits. */
+/* The type two operands meet in: locals assigned both, min/max, comparisons, the
+ * branches of `x if c else y`. Two integers (or bools) unify as Numba's
+ * typing/context.py unify_pairs does: NumPy's promote_types, an integer literal
+ * counting as the int64 (uint64 above 2^63 - 1) Numba types it as. Otherwise a weak
+ * (literal) operand adopts the strong operand's float or complex type (kcc's rule 1). */
 const type *ix_promote(const type *a, bool aw, const node *an, const type *b, bool bw,
                            const node *bn, bool *weak) {
+  (void)an, (void)bn;
   *weak = aw && bw;
-  if (aw == bw) return promote_strong(a, b);
+  if (aw == bw || (is_intlike(a) && is_intlike(b))) return promote_strong(a, b);
   const type *lit = aw ? a : b, *str = aw ? b : a;
-  const node *litn = aw ? an : bn;
   /* an imaginary literal with a float operand takes its width: x * 1j is complex64
      for a float32 x */
   if (lit->kind == TY_COMPLEX && str->kind != TY_COMPLEX)
@@ -115,8 +108,6 @@ const type *ix_promote(const type *a, bool aw, const node *an, const type *b, bo
   if (str->kind == TY_COMPLEX) return str;
   if (lit->kind == TY_FLOAT && str->kind != TY_FLOAT) return lit;
   if (str->kind == TY_BOOL) return lit;
-  if (lit->kind == TY_INT && str->kind == TY_INT && !literal_fits(litn, str))
-    return promote_strong(lit, str);
   return str;
 }
 
@@ -184,6 +175,7 @@ static const type *unify(infer_ctx *ic, const type *a, bool aw, const type *b, b
 }
 
 static void assign_local(infer_ctx *ic, symbol *s, const type *t, bool weak, span sp) {
+  if (!t && ic->report) s->poisoned = true;
   if (!t || t->kind == TY_VOID) return;
   if (!s->ty) {
     s->ty = t;
@@ -226,15 +218,15 @@ static const type *ix_name(infer_ctx *ic, node *e) {
   symbol *s = ix_find_local(ic->cur, e->str);
   if (s) {
     e->sym = s;
-    if (!s->ty && ic->report)
+    if (!s->ty && ic->report && !s->poisoned)
       ix_error(ic, e->sp, "'%s' is used but its type cannot be inferred (is it assigned before use?)",
            e->str);
     return ix_set_type(e, s->ty, s->weak);
   }
   s = ix_find_const(ic, e->str);
   if (s) {
-    e->sym = s;
-    return ix_set_type(e, s->ty, s->ty && type_is_scalar(s->ty));
+    e->sym = s;   /* a literal's type, unless NumPy's typed it (np.float32(x), arrays) */
+    return ix_set_type(e, s->ty, s->ty && type_is_scalar(s->ty) && !ix_const_typed(s->value));
   }
   if (ix_find_func(ic, e->str)) {
     ix_error(ic, e->sp, "function '%s' can only be called", e->str);
@@ -249,7 +241,7 @@ static const type *ix_name(infer_ctx *ic, node *e) {
     return NULL;
   }
   if (!b) {
-    ix_error(ic, e->sp, "undefined name '%s'", e->str);
+    if (!ix_host_use_error(ic, e->sp, p)) ix_error(ic, e->sp, "undefined name '%s'", e->str);
     return NULL;
   }
   e->bi = b;
@@ -272,7 +264,7 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
   if (p) {
     const builtin *b = builtin_find(p);
     if (!b) {
-      ix_error(ic, e->sp, "unknown name '%s'", p);
+      if (!ix_host_use_error(ic, e->sp, p)) ix_error(ic, e->sp, "unknown name '%s'", p);
       return NULL;
     }
     return ix_builtin_value(ic, e, b);
@@ -346,6 +338,20 @@ static void mark_written(infer_ctx *ic, const node *n) {
     mark_param_written(ic->cur, n->sym->param_index);
 }
 
+/* A module array (np.array ... at module level) is frozen into the kernel as constant
+ * data, read-only as Numba makes it: a store to it, an atomic on it, or passing it to a
+ * device function that writes its parameter is an error at where. */
+static bool is_module_array(const node *n) {
+  return n->kind == N_NAME && n->sym && n->sym->kind == SYM_CONST && n->sym->value &&
+         ix_const_is_array(n->sym->value);
+}
+
+static void module_array_written(infer_ctx *ic, const node *n, span where) {
+  if (is_module_array(n))
+    ix_error(ic, where, "module array '%s' is read-only in kernels (a global NumPy array "
+         "is frozen into the kernel as a constant, as in Numba)", n->sym->name);
+}
+
 /* Slicing a parameter can write through the view: the parameter loses the read-only
  * (noalias, non-coherent cache) treatment. */
 static void mark_sliced_param(infer_ctx *ic, node *e) {
@@ -374,6 +380,11 @@ static const type *ix_view(infer_ctx *ic, node *e, const type *bt, node_list *id
     seen_slice = true;
   }
   mark_sliced_param(ic, e);
+  if (is_module_array(e->a)) {   /* a view could be written, and the data is constant */
+    ix_error(ic, e->sp, "views of module array '%s' are not supported: index every "
+         "dimension (%s[i%s])", e->a->sym->name, e->a->sym->name, bt->ndim > 1 ? ", j" : "");
+    return NULL;
+  }
   return ix_set_type(e, type_array_layout(ic->ar, bt->elem, nd, !contiguous), false);
 }
 
@@ -457,16 +468,46 @@ static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b,
   }
 }
 
+/* `a op b` on two integers (or bools), as Numba 0.56.4 types it (typing/builtins.py):
+ * arithmetic and bitwise operators resolve to one of integer_binop_cases, whose result
+ * (choose_result_int) is at least intp wide and signed when either operand is, so
+ * int64 unless both operands are unsigned (uint64); an integer literal is int64 (uint64
+ * above 2^63 - 1) and a bool counts as signed. Shifts (BitwiseShiftOperation) take the
+ * left operand's signedness: uint64 for an unsigned one, else int64. & | ^ on two bools
+ * stay bool (BitwiseLogicOperation); / is float64 (BinOpTrueDiv). */
+static const type *int_binop_type(op_kind op, const type *a, const type *b) {
+  bool au = a->kind == TY_INT && !a->is_signed, bu = b->kind == TY_INT && !b->is_signed;
+  switch (op) {
+  case OP_DIV: return &ty_f64;
+  case OP_LSHIFT: case OP_RSHIFT: return au ? &ty_u64 : &ty_i64;
+  case OP_BITAND: case OP_BITOR: case OP_BITXOR:
+    if (a->kind == TY_BOOL && b->kind == TY_BOOL) return &ty_bool;
+    break;
+  default: break;
+  }
+  return au && bu ? &ty_u64 : &ty_i64;
+}
+
+/* Operands that are not numbers; arrays get a hint, as whole-array arithmetic (NumPy's
+ * array expressions) is what a Python user may expect and Numba's kernels lack too. */
+static void operand_error(infer_ctx *ic, node *e, const type *a, const type *b) {
+  bool arrays = a->kind == TY_ARRAY || b->kind == TY_ARRAY;
+  ix_error(ic, e->sp, "unsupported operand types for %s: %s and %s%s", op_symbol(e->op),
+       ix_tname(ic, a), ix_tname(ic, b), arrays ? " (arithmetic on whole arrays is not "
+       "supported in kernels: index the elements, e.g. a[i] or a[0])" : "");
+}
+
 static const type *ix_binop(infer_ctx *ic, node *e) {
   const type *a = ix_expr(ic, e->a), *b = ix_expr(ic, e->b);
   if (!a || !b) return NULL;
   if (!type_is_numeric(a) || !type_is_numeric(b)) {
-    ix_error(ic, e->sp, "unsupported operand types for %s: %s and %s", op_symbol(e->op),
-         ix_tname(ic, a), ix_tname(ic, b));
+    operand_error(ic, e, a, b);
     return NULL;
   }
   bool weak;
   const type *t = ix_promote(a, e->a->weak, e->a, b, e->b->weak, e->b, &weak);
+  if (is_intlike(a) && is_intlike(b) && e->op != OP_MATMUL)
+    return ix_set_type(e, int_binop_type(e->op, a, b), weak);
   if (t->kind == TY_COMPLEX && !complex_op_ok(ic, e, a, b, t)) return NULL;
   switch (e->op) {
   case OP_DIV:
@@ -478,13 +519,12 @@ static const type *ix_binop(infer_ctx *ic, node *e) {
            ix_tname(ic, a), ix_tname(ic, b));
       return NULL;
     }
-    if (t->kind == TY_BOOL && (e->op == OP_LSHIFT || e->op == OP_RSHIFT)) t = &ty_i64;
     break;
   case OP_MATMUL:
     ix_error(ic, e->sp, "the @ operator is not supported in kernels");
     return NULL;
   default:
-    if (t->kind == TY_BOOL) t = &ty_i64;
+    break;
   }
   if (!weak && is_float64_widening(e->a->weak ? NULL : a, e->b->weak ? NULL : b, t))
     warn_widening(ic, e);
@@ -506,8 +546,40 @@ static const type *ix_unary(infer_ctx *ic, node *e) {
     ix_error(ic, e->sp, "bad operand type for unary ~: %s", ix_tname(ic, t));
     return NULL;
   }
-  if (t->kind == TY_BOOL && e->op != OP_INVERT) t = &ty_i64;
+  /* Numba's UnaryOp and BitwiseInvert: an integer becomes int64, an unsigned one uint64
+     (choose_result_int); -bool and +bool are intp, ~bool is bool */
+  if (t->kind == TY_INT) t = t->is_signed ? &ty_i64 : &ty_u64;
+  else if (t->kind == TY_BOOL && e->op != OP_INVERT) t = &ty_i64;
   return ix_set_type(e, t, e->a->weak);
+}
+
+/* Whether the integer literal lit (or -lit) holds a value of integer type t. */
+static bool literal_fits(const node *lit, const type *t) {
+  const node *n = lit;
+  bool neg = false;
+  if (n->kind == N_UNARY && n->op == OP_NEG) { neg = true; n = n->a; }
+  if (n->kind != N_INT || t->kind != TY_INT) return false;
+  if (n->big) return !neg && !t->is_signed && t->bits == 64;
+  int64_t v = neg ? -n->ival : n->ival;
+  if (!t->is_signed) return v >= 0 && (t->bits == 64 || v < ((int64_t)1 << t->bits));
+  if (t->bits == 64) return true;
+  int64_t lim = (int64_t)1 << (t->bits - 1);
+  return v >= -lim && v < lim;
+}
+
+/* The type a pair of operands is compared in. Numba compares two integers in a type
+ * holding both (the result is exact), except a signed one (a literal included) with a
+ * uint64, which it compares in float64 (OrderedCmpOp's float64 signature rates best:
+ * two safe conversions against an unsafe one): ix_promote gives these. An integer
+ * literal that fits the other operand's type is compared in that type instead: the
+ * same exact result, and narrower code (i >= 2 stays a 32-bit comparison for an int32
+ * i, which keeps LLVM's knowledge of i's sign). */
+static const type *compare_type(const node *l, const node *r) {
+  bool w;
+  const type *t = ix_promote(l->ty, l->weak, l, r->ty, r->weak, r, &w);
+  if (t->kind != TY_INT || l->weak == r->weak) return t;
+  const node *lit = l->weak ? l : r, *other = l->weak ? r : l;
+  return other->ty->kind == TY_INT && literal_fits(lit, other->ty) ? other->ty : t;
 }
 
 static const type *ix_compare(infer_ctx *ic, node *e) {
@@ -530,8 +602,7 @@ static const type *ix_compare(infer_ctx *ic, node *e) {
       return NULL;
     }
     node *l = e->list.items[i], *r = e->list.items[i + 1];
-    bool w;
-    pair[i] = ix_promote(l->ty, l->weak, l, r->ty, r->weak, r, &w);
+    pair[i] = compare_type(l, r);
     if (pair[i]->kind == TY_COMPLEX && op != OP_EQ && op != OP_NE) {
       ix_error(ic, e->sp, "complex numbers are not ordered: '%s' is not defined for %s and %s "
            "(compare abs() or .real instead)", op_symbol(op), ix_tname(ic, l->ty), ix_tname(ic, r->ty));
@@ -675,7 +746,10 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
   if (b->min_sm && !ix_need_arch(ic, e, fname, b->min_sm)) return e->ty = NULL;
   /* barriers and warp exchanges: the CPU back end runs the threads as fibers */
   if (b->flags & (BF_BARRIER | BF_WARP)) ic->cur->uses_barrier = true;
-  if (b->flags & BF_WRITES_ARG0) mark_written(ic, e->list.items[0]);
+  if (b->flags & BF_WRITES_ARG0) {
+    mark_written(ic, e->list.items[0]);
+    module_array_written(ic, e->list.items[0], e->sp);
+  }
   return t;
 }
 
@@ -782,9 +856,13 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
      on must not be compiled as read-only (noalias, ld.global.nc) */
   for (int i = 0; i < n; i++) {
     node *a = e->params.items[i];
-    if (param_written(inst, i)) mark_written(ic, a);
+    if (param_written(inst, i)) {
+      mark_written(ic, a);
+      module_array_written(ic, a, a->sp);
+    }
   }
   if (inst->uses_barrier) ic->cur->uses_barrier = true;
+  if (inst->ret_failed && inst->ret->kind == TY_VOID) return NULL;
   return ix_set_type(e, inst->ret, false);
 }
 
@@ -802,6 +880,10 @@ static const type *ix_call(infer_ctx *ic, node *e) {
     } else if (callee->kind == N_ATTR) {
       const type *bt = ix_expr(ic, callee->a);
       if (bt) return ix_method(ic, e, bt);
+    } else if (callee->kind == N_INDEX && callee->a->kind == N_NAME &&
+               ix_find_func(ic, callee->a->str)) {
+      ix_error(ic, callee->sp, "a kernel cannot launch a kernel (CUDA's dynamic parallelism "
+           "is not supported, as in Numba): launch '%s' from the host", callee->a->str);
     } else {
       ix_error(ic, callee->sp, "this value cannot be called");
     }
@@ -815,7 +897,11 @@ static const type *ix_call(infer_ctx *ic, node *e) {
   }
   const builtin *b = builtin_find(p);
   if (!b) {
-    if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
+    if (ix_host_use_error(ic, callee->sp, p)) ;
+    else if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
+    else if (strncmp(p, "numpy.", 6) == 0)
+      ix_error(ic, callee->sp, "NumPy function '%s' is not supported in kernels (its ufuncs "
+           "on scalars are: docs/language.md, NumPy)", p);
     else ix_error(ic, callee->sp, "unknown function '%s'", p);
     ix_args(ic, e);
     return NULL;
@@ -825,6 +911,8 @@ static const type *ix_call(infer_ctx *ic, node *e) {
 
 const type *ix_expr(infer_ctx *ic, node *e) {
   e->weak = false;
+  bool literal = e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_BOOL || e->kind == N_COMPLEX;
+  if (literal && ix_const_typed(e)) return ix_set_type(e, e->ty, false);   /* np.int8(3) folded */
   switch (e->kind) {
   case N_INT: return ix_set_type(e, e->big ? &ty_u64 : &ty_i64, true);
   case N_FLOAT: return ix_set_type(e, &ty_f64, true);
@@ -871,7 +959,9 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
     return;
   }
   mark_written(ic, base);
-  if (base->sym && base->sym->kind == SYM_CONST)
+  if (base->sym && base->sym->kind == SYM_CONST && ix_const_is_array(base->sym->value))
+    module_array_written(ic, base, t->sp);
+  else if (base->sym && base->sym->kind == SYM_CONST)
     ix_error(ic, t->sp, "module constant '%s' cannot be modified", base->sym->name);
   if (base->sym && base->sym->is_shared && base->sym->value &&
       (base->sym->value->bi->flags & BF_READ_ONLY))
@@ -990,6 +1080,52 @@ static void ix_annassign(infer_ctx *ic, node *s) {
   }
 }
 
+/* How well an integer argument fits a formal integer parameter, Numba's Conversion
+ * kinds (typeconv/rules.py, closed over its cast graph): exact, promote (same
+ * signedness, wider), safe (a bool to any integer, an unsigned to a wider signed) or
+ * unsafe (anything else). An integer literal converts as int64 (uint64 above 2^63 - 1)
+ * does, but never better than promote (types/scalars.py IntegerLiteral). */
+enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE };
+
+static int int_conversion(const type *from, bool literal, const type *to) {
+  int c;
+  if (type_equal(from, to)) c = CONV_EXACT;
+  else if (from->kind == TY_BOOL) c = CONV_SAFE;
+  else if (from->is_signed == to->is_signed) c = to->bits > from->bits ? CONV_PROMOTE : CONV_UNSAFE;
+  else if (!from->is_signed && to->bits > from->bits) c = CONV_SAFE;
+  else c = CONV_UNSAFE;
+  return literal && c < CONV_PROMOTE ? CONV_PROMOTE : c;
+}
+
+/* The type range(...) counts in, as Numba's Range template resolves it
+ * (typing/builtins.py): of its three signatures, all-int32 (range_state32), all-int64
+ * and all-uint64, the one whose conversions rate best (fewest unsafe, then safe, then
+ * promote conversions; the first on a tie, typing/context.py resolve_overload). So
+ * range(n) counts in int32 for an int32 n, range(0, n) in int64 (the literal is int64),
+ * range(u) in uint64 for an unsigned u. */
+static const type *range_type(node *it) {
+  static const type *const formal[3] = {&ty_i32, &ty_i64, &ty_u64};
+  const type *best = NULL;
+  int best_rate[3] = {0, 0, 0};
+  for (int k = 0; k < 3; k++) {
+    int rate[3] = {0, 0, 0}; /* unsafe, safe, promote */
+    for (int i = 0; i < it->list.len; i++) {
+      node *a = it->list.items[i];
+      int c = int_conversion(a->ty, a->weak && a->ty->kind == TY_INT, formal[k]);
+      if (c == CONV_UNSAFE) rate[0]++;
+      else if (c == CONV_SAFE) rate[1]++;
+      else if (c == CONV_PROMOTE) rate[2]++;
+    }
+    int d = rate[0] != best_rate[0] ? rate[0] - best_rate[0]
+          : rate[1] != best_rate[1] ? rate[1] - best_rate[1] : rate[2] - best_rate[2];
+    if (!best || d < 0) {
+      best = formal[k];
+      for (int j = 0; j < 3; j++) best_rate[j] = rate[j];
+    }
+  }
+  return best;
+}
+
 static void ix_for(infer_ctx *ic, node *s) {
   node *it = s->b;
   const char *p = it->kind == N_CALL ? ix_dotted_path(ic, it->a) : NULL;
@@ -1001,22 +1137,17 @@ static void ix_for(infer_ctx *ic, node *s) {
     return;
   }
   it->bi = b;
-  const type *t = NULL;
-  bool weak = true;
-  if (ix_check_argc(ic, it, "range", 1, 3) && ix_args(ic, it)) {
-    for (int i = 0; i < it->list.len; i++) {
-      node *a = it->list.items[i];
-      if (a->ty->kind != TY_INT && a->ty->kind != TY_BOOL) {
-        ix_error(ic, a->sp, "range() needs integers, not %s", ix_tname(ic, a->ty));
-        t = NULL;
-        break;
-      }
-      bool w;
-      t = t ? ix_promote(t, weak, NULL, a->ty, a->weak, a, &w) : a->ty;
-      weak = i == 0 ? a->weak : w;
+  bool ok = ix_check_argc(ic, it, "range", 1, 3) && ix_args(ic, it);
+  for (int i = 0; ok && i < it->list.len; i++) {
+    node *a = it->list.items[i];
+    if (!is_intlike(a->ty)) {
+      ix_error(ic, a->sp, "range() needs integers, not %s%s", ix_tname(ic, a->ty),
+           a->kind == N_ATTR && strcmp(a->str, "shape") == 0
+               ? " (.shape is a tuple: write .shape[0] for the first dimension)" : "");
+      ok = false;
     }
   }
-  if (t && t->kind == TY_BOOL) t = &ty_i64;
+  const type *t = ok ? range_type(it) : NULL;
   it->ty = t;
   if (s->a->kind != N_NAME) {
     ix_error(ic, s->a->sp, "the target of a for loop over range() must be a single name");
@@ -1038,7 +1169,10 @@ static void ix_return(infer_ctx *ic, node *s) {
     return;
   }
   const type *t = v ? ix_expr(ic, v) : &ty_void;
-  if (!t) return;
+  if (!t) {
+    f->ret_failed = ic->report;
+    return;
+  }
   if (t->kind == TY_ARRAY) {
     ix_error(ic, v->sp, "a device function cannot return an array");
     return;

@@ -596,6 +596,7 @@ static int cmd_compile(int argc, char **argv) {
   opts.fastmath = o.fastmath;
   opts.sigs = o.sigs;
   opts.nsigs = o.nsigs;
+  opts.aot = 1;
   opts.color = want_color();
   kcc_output out;
   memset(&out, 0, sizeof out);

@@ -2,8 +2,8 @@
  * resolve.c — type inference at module level: names and paths (imports, aliases, the
  * builtin registry's paths, types spelled as paths), module constants, library modules
  * written in the kernel language (lib/), decorators and what they make of a function
- * (kernel, device function, @vectorize, @guvectorize, @cuda.reduce), signatures from
- * annotations, decorator strings and --sig, and default parameter values.
+ * (kernel, device function, @vectorize, @guvectorize, @cuda.reduce; their signatures
+ * are resolve_sigs.c's), and default parameter values.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
  * file stand alone. */
 static const alias default_aliases[] = {
   {"cuda", "numba.cuda"}, {"math", "math"}, {"numba", "numba"}, {"types", "numba.types"},
-  {"vectorize", "numba.vectorize"}, {"guvectorize", "numba.guvectorize"}, {"jit", "numba.cuda.jit"}, {"np", "numpy"},
+  {"vectorize", "numba.vectorize"}, {"guvectorize", "numba.guvectorize"}, {"jit", "numba.jit"}, {"np", "numpy"},
   {"cmath", "cmath"},
 };
 
@@ -111,6 +111,18 @@ static void bind_alias(infer_ctx *ic, const char *name, const char *path) {
   vec_push(ic->ar, &ic->aliases, al);
 }
 
+/* A module kcc does not compile (timeit, os, numpy.linalg) is host-side Python, as a
+ * Numba script holds: importing it is fine, using it in a kernel is an error. Its names
+ * are bound to paths under this prefix, which no builtin has. */
+#define HOST_PREFIX "host:"
+
+bool ix_host_use_error(infer_ctx *ic, span sp, const char *path) {
+  if (!path || strncmp(path, HOST_PREFIX, strlen(HOST_PREFIX)) != 0) return false;
+  ix_error(ic, sp, "'%s' is host-side Python (imported from a module kcc does not compile): "
+       "kernels and device functions cannot use it", path + strlen(HOST_PREFIX));
+  return true;
+}
+
 static void import_module(infer_ctx *ic, node *s) {
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
@@ -119,17 +131,13 @@ static void import_module(infer_ctx *ic, node *s) {
            "xoroshiro128p_uniform_float32, ...", al->str, al->str);
       continue;
     }
-    if (!module_importable(al->str)) {
-      ix_error(ic, al->sp, "cannot import module '%s' in a kernel file (available: math, cmath, "
-           "numba, numba.cuda, numba.types, numpy)", al->str);
-      continue;
-    }
+    const char *host = module_importable(al->str) ? "" : HOST_PREFIX;
     if (al->str2) {
-      bind_alias(ic, al->str2, al->str);
+      bind_alias(ic, al->str2, arena_printf(ic->ar, "%s%s", host, al->str));
     } else {
       const char *dot = strchr(al->str, '.');
       const char *root = dot ? arena_strndup(ic->ar, al->str, (size_t)(dot - al->str)) : al->str;
-      bind_alias(ic, root, root);
+      bind_alias(ic, root, arena_printf(ic->ar, "%s%s", host, root));
     }
   }
 }
@@ -205,18 +213,18 @@ static void import_from(infer_ctx *ic, node *s) {
     import_from_lib(ic, s);
     return;
   }
-  if (!module_importable(s->str)) {
-    ix_error(ic, s->sp, "cannot import from module '%s' in a kernel file (available: math, "
-         "cmath, numba, numba.cuda, numba.types, numpy)", s->str);
+  if (!module_importable(s->str)) {   /* host-side Python: an error where a kernel uses it */
+    for (int i = 0; i < s->list.len; i++) {
+      node *al = s->list.items[i];
+      bind_alias(ic, al->str2 ? al->str2 : al->str,
+                 arena_printf(ic->ar, HOST_PREFIX "%s.%s", s->str, al->str));
+    }
     return;
   }
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
     const char *path = arena_printf(ic->ar, "%s.%s", s->str, al->str);
     if (strcmp(s->str, "numba") == 0 && strcmp(al->str, "void") == 0) continue;
-    if (strcmp(s->str, "numba") == 0 && (strcmp(al->str, "jit") == 0 ||
-                                         strcmp(al->str, "njit") == 0))
-      path = "numba.cuda.jit";
     if (!path_is_known(path)) {
       ix_error(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
       continue;
@@ -234,7 +242,13 @@ static void module_constant(infer_ctx *ic, node *s) {
   int errors_before = ic->d->nerrors;
   node *v = ix_fold(ic, s->a);
   if (!v) {
-    if (ic->d->nerrors == errors_before)   /* folding said nothing more precise */
+    const char *callee = s->a->kind == N_CALL ? ix_dotted_path(ic, s->a->a) : NULL;
+    if (ic->d->nerrors != errors_before) return;   /* folding said something more precise */
+    if (callee && strncmp(callee, "numpy.", 6) == 0)
+      ix_error(ic, s->a->sp, "NumPy function '%s' is not supported at module level (kcc "
+           "evaluates np.array, np.arange, np.linspace, np.zeros, np.ones, np.full, np.eye "
+           "and the dtype casts there)", callee);
+    else
       ix_error(ic, s->a->sp, "module-level '%s' must be a constant expression (numbers, "
            "other constants and arithmetic)", target->str);
     return;
@@ -249,111 +263,6 @@ static void module_constant(infer_ctx *ic, node *s) {
   sym->where = target->sp;
   sym->value = v;
   sym->ty = ix_const_type(ic, v);
-}
-
-/* An annotation or signature type written as an expression: float32, float32[:],
- * numba.float32[:, ::1]. */
-const type *ix_annotation_type(infer_ctx *ic, node *ann) {
-  if (ann->kind == N_STR) {
-    char err[160];
-    size_t pos = 0;
-    sig_type st;
-    if (sig_parse_type(ann->str, &pos, &st, err, sizeof err) != 0 || ann->str[pos]) {
-      ix_error(ic, ann->sp, "bad type annotation '%s'", ann->str);
-      return NULL;
-    }
-    const type *el = type_from_dtype(st.dtype);
-    return st.ndim ? type_array(ic->ar, el, st.ndim) : el;
-  }
-  node *base = ann->kind == N_INDEX ? ann->a : ann;
-  const char *p = ix_dotted_path(ic, base);
-  const type *el = p ? ix_type_from_path(p) : NULL;
-  if (!el) {
-    ix_error(ic, ann->sp, "unknown type in annotation");
-    return NULL;
-  }
-  if (ann->kind != N_INDEX) return el;
-  node_list single = {&ann->b, 1, 1};
-  node_list *dims = ann->b->kind == N_TUPLE ? &ann->b->list : &single;
-  for (int i = 0; i < dims->len; i++) {
-    node *d = dims->items[i];
-    if (d->kind != N_SLICE || d->a || d->b) {
-      ix_error(ic, d->sp, "array annotations take ':' per dimension (e.g. float32[:, :])");
-      return NULL;
-    }
-  }
-  if (dims->len > KC_MAX_DIMS) {
-    ix_error(ic, ann->sp, "arrays have at most %d dimensions", KC_MAX_DIMS);
-    return NULL;
-  }
-  return type_array(ic->ar, el, dims->len);
-}
-
-static ptr_vec *sig_to_types(infer_ctx *ic, const sig_parsed *sp) {
-  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
-  for (int i = 0; i < sp->nparams; i++) {
-    const type *el = type_from_dtype(sp->params[i].dtype);
-    vec_push(ic->ar, v, (void *)(sp->params[i].ndim ? type_array(ic->ar, el, sp->params[i].ndim) : el));
-  }
-  return v;
-}
-
-static bool parse_sig_string(infer_ctx *ic, node *str, sig_parsed *out) {
-  char err[200];
-  if (sig_parse(str->str, out, err, sizeof err) != 0) {
-    ix_error(ic, str->sp, "bad signature \"%s\": %s", str->str, err);
-    return false;
-  }
-  return true;
-}
-
-static void add_kernel_sig(infer_ctx *ic, func_def *fn, node *str) {
-  sig_parsed sp;
-  if (!parse_sig_string(ic, str, &sp)) return;
-  if (sp.has_ret && !sp.ret.is_void) {
-    ix_error(ic, str->sp, "a kernel signature must return void");
-    return;
-  }
-  if (sp.nparams != fn->def->params.len) {
-    ix_error(ic, str->sp, "the signature has %d parameter%s but '%s' takes %d", sp.nparams,
-         sp.nparams == 1 ? "" : "s", fn->name, fn->def->params.len);
-    return;
-  }
-  vec_push(ic->ar, &fn->sigs, sig_to_types(ic, &sp));
-}
-
-static void add_vectorize_sig(infer_ctx *ic, func_def *fn, node *str) {
-  sig_parsed sp;
-  if (!parse_sig_string(ic, str, &sp)) return;
-  bool scalar = sp.has_ret && !sp.ret.is_void && sp.ret.ndim == 0;
-  for (int i = 0; i < sp.nparams; i++) scalar &= sp.params[i].ndim == 0;
-  if (!scalar) {
-    ix_error(ic, str->sp, "a vectorize signature is of scalars with a result: "
-         "'float32(float32, float32)'");
-    return;
-  }
-  if (sp.nparams != fn->def->params.len) {
-    ix_error(ic, str->sp, "the signature has %d parameters but '%s' takes %d", sp.nparams,
-         fn->name, fn->def->params.len);
-    return;
-  }
-  vec_push(ic->ar, &fn->sigs, sig_to_types(ic, &sp));
-  vec_push(ic->ar, &fn->rets, (void *)type_from_dtype(sp.ret.dtype));
-}
-
-/* Signature strings given to a decorator: one string or a list of them. */
-static void decorator_sigs(infer_ctx *ic, func_def *fn, node *arg) {
-  node_list single = {&arg, 1, 1};
-  node_list *l = arg->kind == N_LIST || arg->kind == N_TUPLE ? &arg->list : &single;
-  for (int i = 0; i < l->len; i++) {
-    node *s = l->items[i];
-    if (s->kind != N_STR) {
-      ix_error(ic, s->sp, "a signature must be a string such as \"void(float32[:], int32)\"");
-      continue;
-    }
-    if (fn->kind == FN_VECTORIZE) add_vectorize_sig(ic, fn, s);
-    else if (fn->kind == FN_KERNEL) add_kernel_sig(ic, fn, s);
-  }
 }
 
 static bool kw_true(node *kw) {
@@ -378,46 +287,6 @@ static void decorator_target(infer_ctx *ic, node *kw) {
           "back end)", kw->a->str);
 }
 
-/* ---- @cuda.reduce ---- */
-/* The kernel parameters of a reduction over element type el: (arr, out, init, has_init). */
-static ptr_vec *reduce_kernel_sig(infer_ctx *ic, const type *el) {
-  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
-  vec_push(ic->ar, v, (void *)type_array(ic->ar, el, 1));
-  vec_push(ic->ar, v, (void *)type_array(ic->ar, el, 1));
-  vec_push(ic->ar, v, (void *)el);
-  vec_push(ic->ar, v, (void *)&ty_bool);
-  return v;
-}
-
-/* Is sig (arr, out, init, has_init) of one element type? */
-static bool reduce_sig_ok(const ptr_vec *sig) {
-  if (sig->len != 4) return false;
-  const type *a = sig->items[0], *o = sig->items[1], *i = sig->items[2], *h = sig->items[3];
-  return a->kind == TY_ARRAY && a->ndim == 1 && type_equal(a, o) && type_equal(a->elem, i) &&
-         h->kind == TY_BOOL && a->elem->kind != TY_BOOL;
-}
-
-/* kcc's extension: @cuda.reduce("float32(float32, float32)", ...) compiles those element
- * types ahead of time; plain @cuda.reduce compiles per dtype at the first kc_reduce. */
-static void reduce_decorator_sig(infer_ctx *ic, func_def *fn, node *str) {
-  sig_parsed sp;
-  if (str->kind != N_STR) {
-    ix_error(ic, str->sp, "a signature must be a string such as \"float32(float32, float32)\"");
-    return;
-  }
-  if (!parse_sig_string(ic, str, &sp)) return;
-  bool ok = sp.nparams == 2 && sp.params[0].ndim == 0 && sp.params[1].ndim == 0 &&
-            sp.params[0].dtype == sp.params[1].dtype && sp.params[0].dtype != KC_BOOL &&
-            (!sp.has_ret || (!sp.ret.is_void && sp.ret.ndim == 0 &&
-                             sp.ret.dtype == sp.params[0].dtype));
-  if (!ok) {
-    ix_error(ic, str->sp, "a @cuda.reduce signature is one number type T as 'T(T, T)', "
-         "e.g. 'float32(float32, float32)'");
-    return;
-  }
-  vec_push(ic->ar, &fn->sigs, reduce_kernel_sig(ic, type_from_dtype(sp.params[0].dtype)));
-}
-
 static void classify_reduce(infer_ctx *ic, func_def *fn, node *dec) {
   fn->kind = FN_REDUCE;
   int np = fn->def->params.len;
@@ -427,12 +296,7 @@ static void classify_reduce(infer_ctx *ic, func_def *fn, node *dec) {
   if (dec->kind != N_CALL) return;
   for (int i = 0; i < dec->kwargs.len; i++)
     ix_error(ic, ((node *)dec->kwargs.items[i])->sp, "@cuda.reduce takes no keyword arguments");
-  for (int i = 0; i < dec->list.len; i++) {
-    node *arg = dec->list.items[i];
-    node_list single = {&arg, 1, 1};
-    node_list *l = arg->kind == N_LIST || arg->kind == N_TUPLE ? &arg->list : &single;
-    for (int k = 0; k < l->len; k++) reduce_decorator_sig(ic, fn, l->items[k]);
-  }
+  for (int i = 0; i < dec->list.len; i++) ix_reduce_decorator_sigs(ic, fn, dec->list.items[i]);
 }
 
 /* ---- @guvectorize ---- */
@@ -502,7 +366,7 @@ static void classify_guvectorize(infer_ctx *ic, func_def *fn, node *dec) {
   fn->layout = lay->str;
   fn->layout_sp = lay->sp;
   fn->kind = FN_KERNEL;  /* signatures are checked as a kernel's: void, one per param */
-  decorator_sigs(ic, fn, dec->list.items[0]);
+  ix_decorator_sigs(ic, fn, dec->list.items[0]);
   fn->kind = FN_GUVECTORIZE;
   for (int i = 0; i < dec->kwargs.len; i++) {
     node *kw = dec->kwargs.items[i];
@@ -521,6 +385,7 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   }
   if (b && kind == FN_REDUCE) { classify_reduce(ic, fn, dec); return; }
   if (b && kind == FN_GUVECTORIZE) { classify_guvectorize(ic, fn, dec); return; }
+  if ((!b || b->kind != BK_DECORATOR) && ix_host_use_error(ic, callee->sp, p)) return;
   if (!b || b->kind != BK_DECORATOR) {
     ix_error(ic, dec->sp, "unknown decorator; use @cuda.jit, @cuda.jit(device=True), "
          "@vectorize, @kernel or @device");
@@ -534,32 +399,10 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
     else if (!decorator_fastmath(ic, fn, kw)) decorator_target(ic, kw);
   }
   if (dec->list.len > 1) ix_error(ic, dec->list.items[1]->sp, "unexpected extra argument");
-  if (dec->list.len >= 1 && fn->kind != FN_DEVICE) decorator_sigs(ic, fn, dec->list.items[0]);
+  if (dec->list.len >= 1 && fn->kind != FN_DEVICE) ix_decorator_sigs(ic, fn, dec->list.items[0]);
   if (fn->kind == FN_VECTORIZE && dec->list.len == 0)
     ix_error(ic, dec->sp, "@vectorize needs a list of signatures, e.g. "
          "@vectorize(['float32(float32, float32)'], target='cuda')");
-}
-
-static void annotation_sig(infer_ctx *ic, func_def *fn) {
-  node_list *ps = &fn->def->params;
-  int annotated = 0;
-  for (int i = 0; i < ps->len; i++) annotated += ((node *)ps->items[i])->a != NULL;
-  if (annotated == 0) return;
-  if (annotated != ps->len) {
-    for (int i = 0; i < ps->len; i++)
-      if (!((node *)ps->items[i])->a)
-        ix_error(ic, ((node *)ps->items[i])->sp, "parameter '%s' of kernel '%s' has no type "
-             "annotation (annotate all parameters or none)", ((node *)ps->items[i])->str,
-             fn->name);
-    return;
-  }
-  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
-  for (int i = 0; i < ps->len; i++) {
-    const type *t = ix_annotation_type(ic, ((node *)ps->items[i])->a);
-    if (!t) return;
-    vec_push(ic->ar, v, (void *)t);
-  }
-  vec_push(ic->ar, &fn->sigs, v);
 }
 
 /* A decorator's callee as written: "cuda.jit", "vectorize". */
@@ -591,7 +434,7 @@ static void define_function(infer_ctx *ic, node *s) {
   int nd = s->decorators.len;
   if (nd > 1) stacked_decorators(ic, s);
   if (nd > 0) classify_decorator(ic, fn, s->decorators.items[nd - 1]);
-  if (fn->kind == FN_KERNEL) annotation_sig(ic, fn);
+  if (fn->kind == FN_KERNEL) ix_annotation_sig(ic, fn);
   vec_push(ic->ar, &ic->prog->funcs, fn);
 }
 
@@ -613,49 +456,6 @@ void ix_module_level(infer_ctx *ic, node *module) {
     }
   }
 }
-
-/* --sig NAME(TYPES): for the named kernel, or the only kernel when no name is given. */
-void ix_apply_cli_sigs(infer_ctx *ic) {
-  for (int i = 0; i < ic->opts->nsigs; i++) {
-    sig_parsed sp;
-    char err[200];
-    const char *text = ic->opts->sigs[i];
-    if (sig_parse(text, &sp, err, sizeof err) != 0) {
-      ix_error(ic, span_none(), "--sig '%s': %s", text, err);
-      continue;
-    }
-    func_def *fn = NULL;
-    int nkernels = 0;
-    for (int j = 0; j < ic->prog->funcs.len; j++) {
-      func_def *f = ic->prog->funcs.items[j];
-      if (f->kind != FN_KERNEL && f->kind != FN_REDUCE) continue;
-      nkernels++;
-      if (sp.name[0] ? strcmp(f->name, sp.name) == 0 : nkernels == 1) fn = f;
-    }
-    if (!sp.name[0] && nkernels > 1) fn = NULL;
-    if (!fn) {
-      ix_error(ic, span_none(), "--sig '%s': %s", text, sp.name[0] ? "no kernel of that name"
-           : "name the kernel, e.g. --sig 'add(float32[:], int32)'");
-      continue;
-    }
-    if (fn->kind == FN_REDUCE) {
-      ptr_vec *v = sig_to_types(ic, &sp);
-      if (!reduce_sig_ok(v))
-        ix_error(ic, span_none(), "--sig '%s': the kernel of @cuda.reduce '%s' takes "
-             "(T[:], T[:], T, bool) for a number type T", text, fn->name);
-      else
-        vec_push(ic->ar, &fn->sigs, v);
-      continue;
-    }
-    if (sp.nparams != fn->def->params.len) {
-      ix_error(ic, span_none(), "--sig '%s': kernel '%s' takes %d parameters", text, fn->name,
-           fn->def->params.len);
-      continue;
-    }
-    vec_push(ic->ar, &fn->sigs, sig_to_types(ic, &sp));
-  }
-}
-
 
 /* ---- default parameter values ------------------------------------------------------------ */
 

@@ -24,6 +24,8 @@ typedef struct symbol {
   bool weak;              /* SYM_LOCAL: every assignment so far was a bare literal */
   bool is_param;
   bool is_shared;         /* SYM_LOCAL: bound to a cuda.shared.array */
+  bool poisoned;          /* SYM_LOCAL: a value assigned to it had an error (reported), so
+                             its uses say nothing more */
   int param_index;
   node *value;            /* SYM_CONST: the folded value (N_INT/N_FLOAT/N_BOOL/N_TUPLE) */
   struct func_def *func;  /* SYM_FUNC */
@@ -43,6 +45,8 @@ typedef struct func_def {
   const char *name;
   ptr_vec sigs;           /* type lists: each a ptr_vec* of const type* (params), from
                              annotations, the decorator or --sig */
+  int source_sigs;        /* how many of sigs the source wrote (the rest came from --sig) */
+  bool sig_failed;        /* a written signature was refused (reported): no "untyped" warning */
   ptr_vec rets;           /* FN_VECTORIZE: return type per signature */
   ptr_vec instances;      /* fn_instance* made so far */
   const char *layout;     /* FN_GUVECTORIZE: "(m,n),()->(m)" */
@@ -62,6 +66,7 @@ typedef struct fn_instance {
   const type **param_types;
   symbol **params;
   const type *ret;        /* TY_VOID for kernels and value-less functions */
+  bool ret_failed;        /* a return's value did not type (reported): callers stay quiet */
   ptr_vec locals;         /* symbol*: params first, then other locals */
   const char *symbol_name;/* the LLVM / PTX name */
   bool is_kernel;

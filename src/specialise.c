@@ -79,7 +79,7 @@ static void run_passes(infer_ctx *ic, fn_instance *f, bool report) {
     ix_block(ic, &f->def->body);
     for (int i = 0; i < f->locals.len; i++) {
       symbol *s = f->locals.items[i];
-      if (!s->ty && !s->is_param)
+      if (!s->ty && !s->is_param && !s->poisoned)
         ix_error(ic, s->where, "cannot infer a type for '%s'", s->name);
     }
   }
@@ -228,7 +228,10 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
   }
   fn_instance *f = new_instance(ic, fn, args, sig->len, true);
   check_param_space(ic, f);
-  if (variant > 0 || fn->sigs.len > 1) f->symbol_name = mangle(ic, fn->name, args, sig->len);
+  /* One signature keeps the kernel's name, and so does the one signature the source
+   * wrote when --sig adds others (theirs are mangled). */
+  bool named = variant == 0 && (fn->sigs.len == 1 || fn->source_sigs == 1);
+  if (!named) f->symbol_name = mangle(ic, fn->name, args, sig->len);
   ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
   f->in_fast_kernel = f->fastmath = ic->fast_kernel;
   ic->all_f32 = kernel_arrays_all_f32(f);
@@ -305,20 +308,77 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn) {
   for (int k = 0; k < fn->sigs.len; k++) compile_vectorize_sig(ic, fn, kf, k);
 }
 
+/* The element types an unsigned reducer is compiled for ahead of time. */
+static const type *const reduce_aot_types[] = {&ty_i32, &ty_i64, &ty_u32, &ty_u64, &ty_f32,
+                                               &ty_f64};
+
+static void discard_diag(void *user_data, const kc_diagnostic *d) {
+  (void)d;
+  (void)user_data;
+}
+
+/* A reduction kernel's symbol names its element type only: reduce_gpu__float32. */
+static void name_reduce_kernel(infer_ctx *ic, func_def *k, const type *el) {
+  fn_instance *f = ic->prog->kernels.items[ic->prog->kernels.len - 1];
+  f->symbol_name = mangle(ic, k->name, &el, 1);
+}
+
+/* Compile reduction kernel k for element type el if its function types for el: the
+ * attempt reports into a silent sink, and a failed one is taken back (a reducer of
+ * bits, say, has no float32 kernel). */
+static void try_reduce_type(infer_ctx *ic, func_def *k, const type *el) {
+  diag_sink *real = ic->d, trial = *real;
+  trial.emit = discard_diag;
+  trial.nerrors = trial.nwarnings = 0;
+  trial.max_errors = 1;
+  int ninst = ic->prog->instances.len, nkern = ic->prog->kernels.len, nk = k->instances.len;
+  int *nfn = arena_alloc(ic->ar, sizeof *nfn * (size_t)(ic->prog->funcs.len + 1));
+  for (int i = 0; i < ic->prog->funcs.len; i++)
+    nfn[i] = ((func_def *)ic->prog->funcs.items[i])->instances.len;
+  ptr_vec *sig = ix_reduce_kernel_sig(ic, el);
+  ic->d = &trial;
+  compile_kernel(ic, k, sig, 1);
+  ic->d = real;
+  if (trial.nerrors == 0) {
+    vec_push(ic->ar, &k->sigs, sig);
+    name_reduce_kernel(ic, k, el);
+    return;
+  }
+  ic->prog->instances.len = ninst;   /* forget every instance the attempt made */
+  ic->prog->kernels.len = nkern;
+  k->instances.len = nk;
+  for (int i = 0; i < ic->prog->funcs.len; i++)
+    ((func_def *)ic->prog->funcs.items[i])->instances.len = nfn[i];
+}
+
 /* @cuda.reduce: the synthesised kernel (synth.c), compiled per element type. Without
  * signatures it stays untyped, to be specialised by kc_reduce as Numba compiles per
- * dtype on the first call. */
+ * dtype on the first call; ahead of time (kcc compile) it is compiled for the usual
+ * number types it accepts. */
 static void compile_reduce(infer_ctx *ic, func_def *fn) {
   if (fn->def->params.len != 2) return;
-  if (fn->sigs.len == 0) {
+  if (fn->sigs.len == 0 && !ic->opts->aot) {
     vec_push(ic->ar, &ic->prog->untyped, (void *)fn->name);
     return;
   }
   func_def *k = generated_kernel(ic, fn, synth_reduce_kernel(ic->ar, ic->d, fn->name, fn->def->sp),
                                  "reduction");
   if (!k) return;
+  if (fn->sigs.len == 0) {
+    size_t n = sizeof reduce_aot_types / sizeof reduce_aot_types[0];
+    for (size_t t = 0; t < n; t++) try_reduce_type(ic, k, reduce_aot_types[t]);
+    if (k->sigs.len == 0)   /* no usual type works: say why for the first */
+      compile_kernel(ic, k, ix_reduce_kernel_sig(ic, reduce_aot_types[0]), 1);
+    return;
+  }
   k->sigs = fn->sigs;
-  for (int s = 0; s < k->sigs.len; s++) compile_kernel(ic, k, k->sigs.items[s], s);
+  for (int s = 0; s < k->sigs.len; s++) {
+    ptr_vec *sig = k->sigs.items[s];
+    int before = ic->prog->kernels.len;
+    compile_kernel(ic, k, sig, s);
+    if (k->sigs.len > 1 && ic->prog->kernels.len > before)
+      name_reduce_kernel(ic, k, ((const type *)sig->items[0])->elem);
+  }
 }
 
 /* How argument k of a @guvectorize signature reaches the core function, and the
@@ -418,8 +478,9 @@ void ix_compile_functions(infer_ctx *ic) {
     if (fn->kind != FN_KERNEL) continue;
     if (fn->sigs.len == 0) {
       vec_push(ic->ar, &ic->prog->untyped, (void *)fn->name);
-      ix_warn(ic, fn->def->sp, "kernel '%s' has no parameter types (annotations, a signature "
-            "in its decorator, or --sig): it is not compiled ahead of time", fn->name);
+      if (!fn->sig_failed && ic->opts->aot)   /* from C it is typed at its launch */
+        ix_warn(ic, fn->def->sp, "kernel '%s' has no parameter types (annotations, a signature "
+              "in its decorator, or --sig): it is not compiled ahead of time", fn->name);
       continue;
     }
     for (int k = 0; k < fn->sigs.len; k++) compile_kernel(ic, fn, fn->sigs.items[k], k);

@@ -53,7 +53,8 @@ bool ix_need_real(infer_ctx *ic, node *arg, const char *fname);
 bool ix_need_int(infer_ctx *ic, node *arg, const char *fname, const char *what);
 /* The NVPTX target is at least sm_<min>, else an error at e. */
 bool ix_need_arch(infer_ctx *ic, node *e, const char *fname, int min);
-/* The type two operands compute in (GPU-first: a literal adopts the other's type). */
+/* The type two operands meet in: NumPy's promotion for two integers (a literal as
+ * int64), and a literal adopting a float operand's type (docs/language.md). */
 const type *ix_promote(const type *a, bool aw, const node *an, const type *b, bool bw,
                        const node *bn, bool *weak);
 /* A cast to type to (int(x), float32(x)): the argument checked, e typed as to. */
@@ -77,6 +78,21 @@ symbol *ix_new_local(infer_ctx *ic, fn_instance *f, const char *name, span where
 void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body);
 /* fold.c: the type of a folded constant */
 const type *ix_const_type(infer_ctx *ic, node *v);
+/* A folded constant with a type of its own, as NumPy's scalars and arrays have
+ * (np.float32(x), np.int8(3), a module array np.arange(4)): node->aux is FOLD_TYPED and
+ * node->ty that type, so it does not adopt the other operand's type as a literal does.
+ * A module array's value is a nested N_TUPLE of typed elements, its ty an array type. */
+#define FOLD_TYPED 0x4e50
+static inline bool ix_const_typed(const node *v) { return v->aux == FOLD_TYPED && v->ty; }
+static inline bool ix_const_is_array(const node *v) {
+  return ix_const_typed(v) && v->ty->kind == TY_ARRAY;
+}
+/* v (a folded number) converted to scalar type t as NumPy's astype does: rounded to a
+ * float's precision, wrapped to an integer's width (a float truncated first). */
+node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp);
+/* numpy.c: a module-level np.array, np.arange ... (a row with BF_FOLD) folded to a
+ * module array; NULL after an error. */
+node *np_fold_call(infer_ctx *ic, node *e, const builtin *b);
 /* resolve.c: module level */
 const char *ix_alias_path(infer_ctx *ic, const char *name);
 func_def *ix_find_func(infer_ctx *ic, const char *name);
@@ -87,10 +103,16 @@ fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
                              const type **args, int n, span where);
 /* complex ** with an exponent other than a small constant (complex.c) */
 bool ix_complex_pow(infer_ctx *ic, node *e, const type *t);
+bool ix_host_use_error(infer_ctx *ic, span sp, const char *path);
 void ix_module_level(infer_ctx *ic, node *module);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);
+/* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
 const type *ix_annotation_type(infer_ctx *ic, node *ann);
+void ix_annotation_sig(infer_ctx *ic, func_def *fn);
+void ix_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg);
+void ix_reduce_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg);
+ptr_vec *ix_reduce_kernel_sig(infer_ctx *ic, const type *el);
 #define GU_MAX_ARGS 32
 
 /* A parsed layout "(m,n),()->(m)": per argument its core dimension names. */

@@ -2,7 +2,9 @@
 # check_ptx.sh KCC SOURCE_ROOT — compile every .k under samples/, tests/kernels/ and
 # bench/kernels/ with `kcc compile --arch sm_80` and `--arch sm_90` (samples and
 # tests/kernels also with --bounds-check, and for sm_90 with --fastmath), and check that ptxas accepts the PTX for
-# that arch. Exit 0 when all pass, 1 on any failure, 77
+# that arch. A kernel without parameter types is compiled with the signatures its file
+# names in `# ptx-sig: NAME(TYPES)` comments (what Numba would type at the launch); in a
+# seed file (seed_*.k) every kernel must be compiled that way. Exit 0 when all pass, 1 on any failure, 77
 # (skipped) without ptxas. The CUDA root comes from $CUDA_ROOT (or $CUDA_HOME), else
 # /usr/local/cuda.
 set -u
@@ -33,9 +35,16 @@ for k in "${files[@]}"; do
     arch=${run%+*}
     flags=()
     case $run in *+bounds) flags=(--bounds-check) ;; *+fastmath) flags=(--fastmath) ;; esac
+    while IFS= read -r sig; do flags+=(--sig "$sig"); done < <(sed -n 's/^# ptx-sig: //p' "$k")
     ptx=$tmp/out.ptx
     if ! "$kcc" compile "$k" --arch "$arch" "${flags[@]}" -o "$ptx" 2>"$tmp/err"; then
       echo "FAIL $name ($run): kcc compile failed:"
+      sed 's/^/  | /' "$tmp/err" | head -20
+      fail=$((fail + 1))
+      continue
+    fi
+    if [[ $name == */seed_* ]] && grep -q "not compiled ahead of time" "$tmp/err"; then
+      echo "FAIL $name ($run): a seed kernel is left uncompiled (add a '# ptx-sig:' line):"
       sed 's/^/  | /' "$tmp/err" | head -20
       fail=$((fail + 1))
       continue

@@ -116,6 +116,29 @@ grep -q "opts\.bounds_check = 1;" q_kc.h ||
 expect 0 "" -- compile q.k --emit=header
 grep -q "opts\.fastmath" q_kc.h && fail "--emit=header without --fastmath asks for it"
 
+# @cuda.reduce ahead of time: with no --sig it is compiled for the usual number types;
+# --sig takes the binary function's own signature; the generated kernel's parameters
+# (T[:], T[:], T, bool) never show in a message
+printf 'from numba import cuda\n@cuda.reduce\ndef radd(a, b):\n    return a + b\n' >r.k
+expect 0 "" -- compile r.k -o -
+for t in int32 int64 uint32 uint64 float32 float64; do
+  grep -q "\.entry radd__$t(" out.txt || fail "reduce without --sig: no $t kernel"
+done
+expect 0 "" -- compile r.k --sig 'radd(float32, float32)' -o -
+grep -q "\.entry radd(" out.txt || fail "reduce --sig 'radd(float32, float32)': no radd entry"
+grep -c "\.entry" out.txt | grep -qx 1 || fail "reduce --sig: more than the one kernel"
+expect 1 "T(T, T)" -- compile r.k --sig 'radd(float32[:], int32)'
+grep -q "bool)" err.txt && fail "a reduce --sig error shows the generated kernel's shape"
+printf 'from numba import cuda\n@cuda.reduce\ndef rbits(a, b):\n    return a ^ b\n' >rb.k
+expect 0 "" -- compile rb.k -o -
+grep -q "\.entry rbits__float32(" out.txt && fail "a bitwise reducer compiled for float32"
+grep -q "\.entry rbits__uint64(" out.txt || fail "a bitwise reducer lacks uint64"
+
+# --sig for an annotated kernel: the annotated signature keeps the kernel's name
+expect 0 "" -- compile q.k --sig 'q(float64[:], float64[:])' -o -
+grep -q "\.entry q(" out.txt || fail "--sig renamed the annotated signature's entry"
+grep -q "\.entry q__float64" out.txt || fail "--sig on an annotated kernel: no float64 entry"
+
 # --emit=cubin, and --emit=header --arch with the same cubin embedded, when ptxas is
 # installed; without it the header carries PTX only and says so
 if command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]; then

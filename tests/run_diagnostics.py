@@ -8,6 +8,8 @@ Every ERRORS_DIR/*.k (or only the NAMEs given) is compiled with
 
     # expect-error: LINE:COL: text       an error starting at LINE:COL whose message
     # expect-warning: LINE:COL: text     contains `text` (a warning, likewise)
+    # ptx-sig: NAME(TYPES)               compile with --sig NAME(TYPES) (a kernel
+                                         typed at its launch, as Numba types it)
 
 and the run must then
   - exit 1 when an error is expected, 0 otherwise (only warnings, or nothing);
@@ -59,8 +61,25 @@ def parse_diagnostics(stderr, path):
     return diags
 
 
+SIG_RE = re.compile(r"^#\s*ptx-sig:\s*(.*?)\s*$")
+
+
+def file_sigs(path):
+    """The --sig options a file asks for in `# ptx-sig:` comments."""
+    args = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = SIG_RE.match(line)
+                if m:
+                    args += ["--sig", m.group(1)]
+    except OSError:
+        pass
+    return args
+
+
 def run_kcc(kcc, path, valgrind):
-    cmd = [kcc, "compile", path, "-o", os.devnull]
+    cmd = [kcc, "compile", path, "-o", os.devnull] + file_sigs(path)
     timeout = TIMEOUT
     if valgrind:
         cmd = [valgrind, "--error-exitcode=99", "--leak-check=full", "-q"] + cmd

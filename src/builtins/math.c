@@ -91,7 +91,7 @@ static const type *ix_ldexp(infer_ctx *ic, node *e, const builtin *b) {
 }
 
 /* math.pi ...: float64 literals (a weak type: `x * math.pi` stays float32). */
-static const type *ix_constant(infer_ctx *ic, node *e, const builtin *b) {
+const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b) {
   (void)ic, (void)b;
   return ix_set_type(e, &ty_f64, true);
 }
@@ -223,14 +223,14 @@ static LLVMValueRef cg_ldexp(cg_ctx *g, node *e, const builtin *b) {
   return cg_call_fn(g, libm_fn(g, "ldexp", e->ty, g->i32), args, 2);
 }
 
-static LLVMValueRef cg_constant(cg_ctx *g, node *e, const builtin *b) {
+LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b) {
   return LLVMConstReal(cg_scalar_type(g, e->ty), b->value);
 }
 
 #define FN1(path, name, op) {path, BK_FUNCTION, 1, 1, 0, 0, 0, op, name, 0, ix_math, cg_math, NULL}
 #define FN2(path, name, op) {path, BK_FUNCTION, 2, 2, 0, 0, 0, op, name, 0, ix_math, cg_math, NULL}
 #define CONST(path, v) \
-  {path, BK_VALUE, -1, -1, 0, 0, BF_CONSTANT, 0, NULL, v, ix_constant, cg_constant, NULL}
+  {path, BK_VALUE, -1, -1, 0, 0, BF_CONSTANT, 0, NULL, v, ix_math_constant, cg_math_constant, NULL}
 #define HI (M_HOST_INTRINSIC)
 #define FAST (M_FAST_F32)
 

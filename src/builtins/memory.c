@@ -167,7 +167,9 @@ static const type *ix_const_array(infer_ctx *ic, node *e, const builtin *b) {
   }
   src->sym = s;
   src->ty = s->ty;
-  const type *el = dt ? dtype_arg(ic, dt) : const_tuple_dtype(s->value);
+  const type *el = dt ? dtype_arg(ic, dt)
+                     : s->ty->kind == TY_ARRAY ? s->ty->elem   /* a module array's dtype */
+                     : const_tuple_dtype(s->value);
   if (!el) {
     ix_error(ic, dt->sp, "unknown dtype for %s", fname);
     return NULL;
@@ -244,23 +246,22 @@ static void flatten_const(cg_ctx *g, const node *v, const type *el, LLVMValueRef
   for (int i = 0; i < v->list.len; i++) flatten_const(g, v->list.items[i], el, out, n);
 }
 
-/* cuda.const.array_like(CONST): a constant global (addrspace(4) on the GPU), made once
- * per constant and dtype. */
-static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
-  (void)b;
-  const type *t = e->ty;
-  const int64_t *dims = e->aux_ptr;
-  node *src = e->list.items[0];
-  const char *name = arena_printf(g->ar, "kc_const_%s_%s", src->sym->name,
-                                  type_name(g->ar, t->elem));
-  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, name);
+/* The constant array named name holding the folded nested tuple value, as an array
+ * value of type t: a constant global (addrspace(4) on the GPU), made once per name.
+ * cuda.const.array_like and module arrays (np.array ..., read in a kernel) share it. */
+LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,
+                                  const type *t) {
+  int64_t dims[3] = {0, 0, 0};
+  int ndim = 0;
+  const_tuple_shape(value, 0, dims, &ndim);
   int64_t n = 1;
   for (int k = 0; k < t->ndim; k++) n *= dims[k];
-  LLVMTypeRef at = LLVMArrayType2(cg_mem_type(g, t->elem), (uint64_t)n);
+  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, name);
   if (!gv) {
+    LLVMTypeRef at = LLVMArrayType2(cg_mem_type(g, t->elem), (uint64_t)n);
     LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)n);
     int k = 0;
-    flatten_const(g, src->sym->value, t->elem, vals, &k);
+    flatten_const(g, value, t->elem, vals, &k);
     gv = LLVMAddGlobalInAddressSpace(g->m, at, name, g->target->const_addrspace);
     LLVMSetInitializer(gv, LLVMConstArray2(cg_mem_type(g, t->elem), vals, (uint64_t)n));
     LLVMSetGlobalConstant(gv, 1);
@@ -273,6 +274,15 @@ static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
   for (int k = 0; k < t->ndim; k++)
     v = LLVMBuildInsertValue(g->b, v, ci64(g, dims[k]), (unsigned)(k + 1), "");
   return v;
+}
+
+/* cuda.const.array_like(CONST): made once per constant and dtype. */
+static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  node *src = e->list.items[0];
+  const char *name = arena_printf(g->ar, "kc_const_%s_%s", src->sym->name,
+                                  type_name(g->ar, e->ty->elem));
+  return cg_const_array_value(g, name, src->sym->value, e->ty);
 }
 
 /* ---- @guvectorize views ---- */

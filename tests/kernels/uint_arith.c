@@ -1,4 +1,5 @@
-/* uint_arith.c — uint32/uint64/uint8 arithmetic and mixed signedness.
+/* uint_arith.c — uint32/uint64/uint8 arithmetic and mixed signedness, the expected
+ * values following Numba 0.56.4's integer typing (docs/language.md "Integers").
  * tolerance: exact (the float64 column is one conversion of each operand and one
  * IEEE addition, done the same way here) */
 #include "harness.h"
@@ -6,6 +7,12 @@
 #define NU 11
 #define NW 4
 #define N64 4
+/* uint64 bits as int64 (two's complement), and Python's floor division */
+static int64_t pi64(uint64_t v) { int64_t r; memcpy(&r, &v, sizeof r); return r; }
+static int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
 
 int main(int argc, char **argv) {
   h_begin("uint_arith", argc, argv);
@@ -64,9 +71,11 @@ int main(int argc, char **argv) {
     q[i] = (int64_t)i * -1000000007ll;
     w64[i * N64 + 0] = p[i] + p[i];
     w64[i * N64 + 1] = p[i] >> 60;
-    w64[i * N64 + 2] = p[i] / 3;
+    /* Numba: uint64 // literal resolves to (int64, int64) -> int64: p reinterpreted */
+    w64[i * N64 + 2] = (uint64_t)floordiv(pi64(p[i]), 3);
     w64[i * N64 + 3] = p[i] * 0x9E3779B97F4A7C1ull;
-    wf[i] = (double)p[i] + (double)q[i];
+    /* Numba: uint64 + int64 is int64 (integer_binop_cases), then stored as float64 */
+    wf[i] = (double)pi64(p[i] + (uint64_t)q[i]);
   }
   h_poison_u64(o64, 64 * N64);
   h_poison_f64(f, 64);
@@ -78,20 +87,20 @@ int main(int argc, char **argv) {
   h_fetch(do64, o64);
   h_fetch(df, f);
   h_check_u64("uint64 ops", w64, o64, 64 * N64);
-  h_check_f64("uint64 + int64 -> float64", wf, f, 64, 0, 0);
+  h_check_f64("uint64 + int64 -> int64", wf, f, 64, 0, 0);
   kc_array_free(dp), kc_array_free(dq), kc_array_free(do64), kc_array_free(df);
 
   uint8_t b[256], ob[256], wb[256];
   for (int i = 0; i < 256; i++) {
     b[i] = (uint8_t)i;
-    wb[i] = (uint8_t)((uint8_t)(b[i] + 200) / 2);
+    wb[i] = (uint8_t)((b[i] + 200) / 2); /* int64 arithmetic, stored to uint8 */
   }
   h_poison_u8(ob, 256);
   kc_array *db = h_array1(KC_UINT8, 256, b), *dob = h_array1(KC_UINT8, 256, ob);
   kc_arg args8[] = {kc_arg_array(db), kc_arg_array(dob)};
   h_launch(h_kernel("u8_ops"), kc_dim(4), kc_dim(64), args8, 2);
   h_fetch(dob, ob);
-  h_check_u8("(uint8 + 200) // 2 wraps in uint8", wb, ob, 256);
+  h_check_u8("(uint8 + 200) // 2 in int64", wb, ob, 256);
   kc_array_free(db), kc_array_free(dob);
   free(u), free(v), free(out), free(w), free(s), free(wide), free(ww);
   return h_end();

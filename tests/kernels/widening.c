@@ -1,7 +1,8 @@
 /* widening.c — unification of locals and the promotion rules of docs/language.md.
  * tolerance: exact. Column 0 sums float32 values in float32, in order, so it differs
- * from a float64 sum when `s = 0; s += a[j]` wrongly became float64. Column 3 of iout
- * pins int32 + int32 -> int32 (wrapping), the GPU-first rule. */
+ * from a float64 sum when `s = 0; s += a[j]` became float64 (kcc's float32 rule; Numba
+ * would make s float64). Column 3 of iout pins Numba's int32 + literal -> int64 (no
+ * wrap at 2^31). */
 #include "harness.h"
 
 #define NF 5
@@ -35,7 +36,7 @@ int main(int argc, char **argv) {
     ri[0] = (int64_t)mi * 3000000000ll;
     ri[1] = mi + 4000000000ll;
     ri[2] = mi > 3 ? 6000000000ll : 1;
-    ri[3] = (int32_t)(uint32_t)((uint32_t)mi + 2147483647u);
+    ri[3] = (int64_t)mi + 2147483647;
     ri[4] = (mi > 3) + mi;
   }
   if (!separates) h_die("test inputs do not separate a float32 sum from a float64 one");

@@ -1,0 +1,786 @@
+/*
+ * numpy.c — NumPy in kernels, as Numba-CUDA supports it: the ufuncs on scalars
+ * (np.sin, np.add, np.maximum, np.left_shift ...), the constants np.pi, np.e, np.inf,
+ * np.nan, np.euler_gamma, and the array constructors (np.array, np.arange,
+ * np.linspace, np.zeros, np.ones, np.full, np.eye) that make a module-level array
+ * constant (folded by fold.c through np_fold_call; Numba freezes global arrays into
+ * the kernel the same way). The dtype casts np.float32(x) ... are types spelled by a
+ * path (resolve.c's ix_type_from_path), not rows here.
+ *
+ * A ufunc's result type is NumPy's: the first loop of the ufunc's `types` list (kept
+ * here in NumPy's order and notation, "ff->f") that every input can be cast to safely,
+ * with Numba's two departures: a Python int is int64 and a float float64 (no
+ * value-based casting), and when the inputs mix integers and floats any integer may
+ * go to any float (numba/np/numpy_support.py, ufunc_can_cast: np.power(float32, int32)
+ * is float32). Numba 0.56's NumPy types have no float16, so a float16 ("e") loop is
+ * taken only when an input is float16. The lowering converts the inputs to the loop's
+ * types and computes with math.c's functions (cg_math_call) and cg_arith.c's
+ * operators, so np.sin and math.sin are one implementation.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cg.h"
+#include "typing.h"
+
+/* How a ufunc computes, on inputs already converted to its loop's types. */
+typedef enum ufunc_kind {
+  UK_MATH,     /* math.c's cg_math_call(lib): sin, sqrt, arctan2, hypot, power on floats */
+  UK_ARITH,    /* cg_arith_op(op): add, floor_divide, remainder, bitwise_*, shifts */
+  UK_TRUEDIV,  /* inputs converted to the (float) output type, then divided */
+  UK_FLOORDIV, UK_REMAINDER, /* floats: CPython's divmod, as NumPy and Numba compute
+                                it; integers: cg_arith.c's (by zero 0) */
+  UK_POWER,    /* floats: pow; integers: by squaring */
+  UK_FMOD,     /* C's remainder (sign of the dividend); integers by 0 give 0 */
+  UK_UNARY,    /* op: OP_NEG, OP_POS, OP_INVERT (invert, bitwise_not) */
+  UK_ABS, UK_SIGN, UK_SQUARE, UK_RECIPROCAL,
+  UK_COMPARE,  /* op: OP_LT ...; bool */
+  UK_LOGICAL,  /* op: OP_AND, OP_OR, OP_BITXOR (xor), OP_NOT; on truth values; bool */
+  UK_MAX, UK_MIN,    /* NaN propagates */
+  UK_FMAX, UK_FMIN,  /* NaN ignored when the other is a number */
+  UK_CLASS,    /* lib: the math.c row (math.isnan ...); bool */
+  UK_SIGNBIT,  /* bool: the sign bit */
+  UK_ROUND,    /* lib: llvm.floor, llvm.ceil, llvm.trunc, llvm.roundeven; float result */
+  UK_ANGLE,    /* lib: the math.c row, math.degrees or math.radians (Numba's formulas) */
+} ufunc_kind;
+
+typedef struct ufunc {
+  const char *name;   /* numpy.<name> */
+  int nin;
+  ufunc_kind kind;
+  int op;
+  const char *lib;
+  const char *loops;  /* NumPy's ufunc.types, first to last, without complex/object */
+} ufunc;
+
+/* NumPy's loop lists, built from its type characters: ? bool, b B h H i I l L q Q the
+ * integers (l and q are both int64 on Linux), e f d float16/32/64. */
+#define INT1 "b->b B->B h->h H->H i->i I->I l->l L->L q->q Q->Q "
+#define INT2 "bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L qq->q QQ->Q "
+#define FLT1 "e->e f->f d->d "
+#define FLT2 "ee->e ff->f dd->d "
+#define INT1_B "b->? B->? h->? H->? i->? I->? l->? L->? q->? Q->? "
+#define INT2_B "bb->? BB->? hh->? HH->? ii->? II->? ll->? LL->? qq->? QQ->? "
+#define FLT1_B "e->? f->? d->? "
+#define FLT2_B "ee->? ff->? dd->? "
+#define INT2_D "bb->d BB->d hh->d HH->d ii->d II->d ll->d LL->d qq->d QQ->d "
+#define B1 "\?->\? "   /* bool, its ? escaped (two would make a trigraph) */
+#define B2 "\?\?->\? "
+#define CMP_LOOPS B2 INT2_B FLT2_B
+#define CLASS_LOOPS B1 INT1_B FLT1_B
+
+/* Every ufunc: X(name, inputs, kind, op, lib, loops). The first group is the list
+ * Numba-CUDA documents (cudapysupported.rst, "NumPy support"); the rest are the other
+ * scalar ufuncs of Numba's ufunc_db that kernels use. */
+#define MATH1(X, n, lib) X(n, 1, UK_MATH, 0, lib, FLT1)
+#define MATH2(X, n, lib) X(n, 2, UK_MATH, 0, lib, FLT2)
+#define CMP(X, n, op) X(n, 2, UK_COMPARE, op, NULL, CMP_LOOPS)
+#define UFUNCS(X) \
+  MATH1(X, sin, "sin") MATH1(X, cos, "cos") MATH1(X, tan, "tan") \
+  MATH1(X, arcsin, "asin") MATH1(X, arccos, "acos") MATH1(X, arctan, "atan") \
+  MATH2(X, arctan2, "atan2") MATH2(X, hypot, "hypot") \
+  MATH1(X, sinh, "sinh") MATH1(X, cosh, "cosh") MATH1(X, tanh, "tanh") \
+  MATH1(X, arcsinh, "asinh") MATH1(X, arccosh, "acosh") MATH1(X, arctanh, "atanh") \
+  X(deg2rad, 1, UK_ANGLE, 0, "math.radians", FLT1) \
+  X(radians, 1, UK_ANGLE, 0, "math.radians", FLT1) \
+  X(rad2deg, 1, UK_ANGLE, 0, "math.degrees", FLT1) \
+  X(degrees, 1, UK_ANGLE, 0, "math.degrees", FLT1) \
+  CMP(X, greater, OP_GT) CMP(X, greater_equal, OP_GE) CMP(X, less, OP_LT) \
+  CMP(X, less_equal, OP_LE) CMP(X, not_equal, OP_NE) CMP(X, equal, OP_EQ) \
+  MATH1(X, log, "log") MATH1(X, log2, "log2") MATH1(X, log10, "log10") \
+  X(logical_and, 2, UK_LOGICAL, OP_AND, NULL, CMP_LOOPS) \
+  X(logical_or, 2, UK_LOGICAL, OP_OR, NULL, CMP_LOOPS) \
+  X(logical_xor, 2, UK_LOGICAL, OP_BITXOR, NULL, CMP_LOOPS) \
+  X(logical_not, 1, UK_LOGICAL, OP_NOT, NULL, CLASS_LOOPS) \
+  X(maximum, 2, UK_MAX, 0, NULL, B2  INT2 FLT2) \
+  X(minimum, 2, UK_MIN, 0, NULL, B2  INT2 FLT2) \
+  X(fmax, 2, UK_FMAX, 0, NULL, B2  INT2 FLT2) \
+  X(fmin, 2, UK_FMIN, 0, NULL, B2  INT2 FLT2) \
+  X(bitwise_and, 2, UK_ARITH, OP_BITAND, NULL, B2  INT2) \
+  X(bitwise_or, 2, UK_ARITH, OP_BITOR, NULL, B2  INT2) \
+  X(bitwise_xor, 2, UK_ARITH, OP_BITXOR, NULL, B2  INT2) \
+  X(invert, 1, UK_UNARY, OP_INVERT, NULL, B1  INT1) \
+  X(bitwise_not, 1, UK_UNARY, OP_INVERT, NULL, B1  INT1) \
+  X(left_shift, 2, UK_ARITH, OP_LSHIFT, NULL, INT2) \
+  X(right_shift, 2, UK_ARITH, OP_RSHIFT, NULL, INT2) \
+  \
+  X(add, 2, UK_ARITH, OP_ADD, NULL, B2  INT2 FLT2) \
+  X(subtract, 2, UK_ARITH, OP_SUB, NULL, INT2 FLT2) \
+  X(multiply, 2, UK_ARITH, OP_MUL, NULL, B2  INT2 FLT2) \
+  X(divide, 2, UK_TRUEDIV, 0, NULL, INT2_D FLT2) \
+  X(true_divide, 2, UK_TRUEDIV, 0, NULL, INT2_D FLT2) \
+  X(floor_divide, 2, UK_FLOORDIV, OP_FLOORDIV, NULL, INT2 FLT2) \
+  X(remainder, 2, UK_REMAINDER, OP_MOD, NULL, INT2 FLT2) \
+  X(mod, 2, UK_REMAINDER, OP_MOD, NULL, INT2 FLT2) \
+  X(fmod, 2, UK_FMOD, 0, NULL, INT2 FLT2) \
+  X(power, 2, UK_POWER, 0, "pow", INT2 FLT2) \
+  X(negative, 1, UK_UNARY, OP_NEG, NULL, INT1 FLT1) \
+  X(positive, 1, UK_UNARY, OP_POS, NULL, INT1 FLT1) \
+  X(absolute, 1, UK_ABS, 0, NULL, B1  INT1 FLT1) \
+  X(abs, 1, UK_ABS, 0, NULL, B1  INT1 FLT1) \
+  X(fabs, 1, UK_ABS, 0, NULL, FLT1) \
+  X(sign, 1, UK_SIGN, 0, NULL, INT1 FLT1) \
+  X(square, 1, UK_SQUARE, 0, NULL, INT1 FLT1) \
+  X(reciprocal, 1, UK_RECIPROCAL, 0, NULL, INT1 FLT1) \
+  MATH1(X, sqrt, "sqrt") MATH1(X, cbrt, "cbrt") MATH1(X, exp, "exp") \
+  MATH1(X, exp2, "exp2") MATH1(X, expm1, "expm1") MATH1(X, log1p, "log1p") \
+  MATH2(X, copysign, "copysign") \
+  X(floor, 1, UK_ROUND, 0, "llvm.floor", FLT1) \
+  X(ceil, 1, UK_ROUND, 0, "llvm.ceil", FLT1) \
+  X(trunc, 1, UK_ROUND, 0, "llvm.trunc", FLT1) \
+  X(rint, 1, UK_ROUND, 0, "llvm.roundeven", FLT1) \
+  X(isnan, 1, UK_CLASS, 0, "math.isnan", CLASS_LOOPS) \
+  X(isinf, 1, UK_CLASS, 0, "math.isinf", CLASS_LOOPS) \
+  X(isfinite, 1, UK_CLASS, 0, "math.isfinite", CLASS_LOOPS) \
+  X(signbit, 1, UK_SIGNBIT, 0, NULL, FLT1_B)
+
+#define UFUNC_SPEC(n, nin, kind, op, lib, loops) {#n, nin, kind, op, lib, loops},
+#define UFUNC_ID(n, nin, kind, op, lib, loops) UF_##n,
+enum { UFUNCS(UFUNC_ID) UF_COUNT };
+static const ufunc ufuncs[UF_COUNT] = { UFUNCS(UFUNC_SPEC) };
+
+static const ufunc *ufunc_of(const builtin *b) { return &ufuncs[b->op]; }
+
+/* ---- typing: NumPy's loop selection ---- */
+
+static const type *type_of_char(char c) {
+  switch (c) {
+  case '?': return &ty_bool;
+  case 'b': return &ty_i8;  case 'B': return &ty_u8;
+  case 'h': return &ty_i16; case 'H': return &ty_u16;
+  case 'i': return &ty_i32; case 'I': return &ty_u32;
+  case 'l': case 'q': return &ty_i64;
+  case 'L': case 'Q': return &ty_u64;
+  case 'e': return &ty_f16; case 'f': return &ty_f32;
+  default: return &ty_f64;
+  }
+}
+
+/* NumPy's "safe" casting (np.can_cast(from, to, 'safe')) on kcc's scalar types; with
+ * Numba's rule that, when the inputs mix integers and floats, an integer goes to any
+ * float. */
+static bool can_cast_safe(const type *from, const type *to, bool mixed) {
+  if (from->kind == TY_BOOL) return true;
+  if (to->kind == TY_BOOL) return false;
+  if (from->kind == TY_FLOAT) return to->kind == TY_FLOAT && to->bits >= from->bits;
+  if (to->kind == TY_FLOAT) {
+    if (mixed) return true;
+    int need = from->bits <= 8 ? 16 : from->bits <= 16 ? 32 : 64;
+    return to->bits >= need;
+  }
+  if (from->is_signed == to->is_signed) return to->bits >= from->bits;
+  return !from->is_signed && to->bits > from->bits;
+}
+
+/* The first loop of u that takes the inputs ts; its input types to in[], its output
+ * type returned (NULL: none). */
+static const type *match_loop(const ufunc *u, const type **ts, const type **in) {
+  bool has_int = false, has_float = false, has_half = false;
+  for (int k = 0; k < u->nin; k++) {
+    has_int |= ts[k]->kind == TY_INT;
+    has_float |= ts[k]->kind == TY_FLOAT;
+    has_half |= ts[k] == &ty_f16;
+  }
+  for (const char *p = u->loops; *p; p += u->nin + 4) {   /* "ab->c " */
+    bool ok = true;
+    for (int k = 0; k < u->nin && ok; k++) {
+      in[k] = type_of_char(p[k]);
+      ok = can_cast_safe(ts[k], in[k], has_int && has_float) && (p[k] != 'e' || has_half);
+    }
+    if (ok) return type_of_char(p[u->nin + 2]);
+  }
+  return NULL;
+}
+
+/* np.sin(x), np.add(x, y) ...: scalars only (Numba's kernels take ufuncs on arrays
+ * only with the output array passed, which kcc does not support). */
+static const type *ix_ufunc(infer_ctx *ic, node *e, const builtin *b) {
+  const ufunc *u = ufunc_of(b);
+  const char *fname = builtin_user_name(b);
+  if (!ix_args(ic, e)) return NULL;
+  const type **ts = arena_alloc(ic->ar, sizeof *ts * (size_t)u->nin);
+  for (int k = 0; k < u->nin; k++) {
+    node *a = e->list.items[k];
+    if (a->ty->kind == TY_ARRAY) {
+      ix_error(ic, a->sp, "%s on arrays is not supported in kernels: call it on elements "
+           "(%s(a[i]))", fname, fname);
+      return NULL;
+    }
+    if (!ix_need_real(ic, a, fname)) return NULL;
+    ts[k] = a->ty;   /* a Python literal is int64 or float64: no value-based casting */
+  }
+  const type **in = arena_alloc(ic->ar, sizeof *in * (size_t)u->nin);
+  const type *out = match_loop(u, ts, in);
+  if (!out) {
+    ix_error(ic, e->sp, "%s is not supported for %s%s%s: no loop of NumPy's (%.*s) takes "
+         "them safely", fname, ix_tname(ic, ts[0]), u->nin == 2 ? " and " : "",
+         u->nin == 2 ? ix_tname(ic, ts[1]) : "", (int)strlen(u->loops) - 1, u->loops);
+    return NULL;
+  }
+  e->aux_ptr = in;
+  return ix_set_type(e, out, false);
+}
+
+/* np.zeros ... inside a kernel: Numba allocates no arrays there. */
+static const type *ix_array_maker(infer_ctx *ic, node *e, const builtin *b) {
+  ix_error(ic, e->sp, "%s makes a new array, which kernels cannot (use cuda.local.array or "
+       "cuda.shared.array); at module level it makes a constant array", builtin_user_name(b));
+  return NULL;
+}
+
+/* ---- lowering ---- */
+
+/* float16 computes in float32 (libdevice and libm have no half functions) */
+static const type *compute_type(const type *t) { return t == &ty_f16 ? &ty_f32 : t; }
+
+static LLVMValueRef ufunc_math(cg_ctx *g, const ufunc *u, LLVMValueRef *v, const type *t) {
+  const type *ct = compute_type(t);
+  for (int k = 0; k < u->nin; k++) v[k] = cg_convert(g, v[k], t, ct);
+  return cg_convert(g, cg_math_call(g, u->lib, ct, v, (unsigned)u->nin), ct, t);
+}
+
+static LLVMValueRef is_nan(cg_ctx *g, LLVMValueRef v) {
+  return LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
+}
+
+/* maximum/minimum: (a >= b or isnan(a)) ? a : b, NaN winning (npy_maximum); fmax/fmin:
+ * (a >= b or isnan(b)) ? a : b, NaN losing to a number (C's fmax). */
+static LLVMValueRef ufunc_extremum(cg_ctx *g, ufunc_kind k, LLVMValueRef a, LLVMValueRef b,
+                                   const type *t) {
+  bool is_max = k == UK_MAX || k == UK_FMAX;
+  LLVMValueRef keep = cg_compare_op(g, is_max ? OP_GE : OP_LE, a, b, t);
+  if (t->kind == TY_FLOAT)
+    keep = LLVMBuildOr(g->b, keep, is_nan(g, (k == UK_MAX || k == UK_MIN) ? a : b), "");
+  return LLVMBuildSelect(g->b, keep, a, b, "");
+}
+
+/* fmod: C's remainder; on integers, by zero (and INT_MIN by -1) 0, as NumPy gives. */
+static LLVMValueRef ufunc_fmod(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  if (t->kind == TY_FLOAT) return LLVMBuildFRem(g->b, a, b, "");
+  LLVMTypeRef lt = LLVMTypeOf(a);
+  LLVMValueRef zero = LLVMConstNull(lt), one = LLVMConstInt(lt, 1, 0);
+  LLVMValueRef bad = LLVMBuildICmp(g->b, LLVMIntEQ, b, zero, "");
+  if (t->is_signed)
+    bad = LLVMBuildOr(g->b, bad, LLVMBuildICmp(g->b, LLVMIntEQ, b, LLVMConstAllOnes(lt), ""), "");
+  LLVMValueRef sb = LLVMBuildSelect(g->b, bad, one, b, "");
+  LLVMValueRef r = t->is_signed ? LLVMBuildSRem(g->b, a, sb, "") : LLVMBuildURem(g->b, a, sb, "");
+  return LLVMBuildSelect(g->b, bad, zero, r, "");
+}
+
+/* sign: -1, 0 or 1 in x's type; NaN stays NaN (npy_sign). */
+static LLVMValueRef ufunc_sign(cg_ctx *g, LLVMValueRef x, const type *t) {
+  LLVMTypeRef lt = LLVMTypeOf(x);
+  bool fl = t->kind == TY_FLOAT;
+  LLVMValueRef zero = LLVMConstNull(lt);
+  LLVMValueRef one = fl ? LLVMConstReal(lt, 1) : LLVMConstInt(lt, 1, 0);
+  LLVMValueRef m1 = fl ? LLVMConstReal(lt, -1) : LLVMConstAllOnes(lt);
+  LLVMValueRef pos = cg_compare_op(g, OP_GT, x, zero, t), neg = cg_compare_op(g, OP_LT, x, zero, t);
+  LLVMValueRef r = LLVMBuildSelect(g->b, neg, m1, fl ? LLVMBuildSelect(g->b, is_nan(g, x), x, zero, "") : zero, "");
+  return LLVMBuildSelect(g->b, pos, one, r, "");
+}
+
+/* reciprocal: 1 / x; on integers C's division (0 unless x is 1 or -1; 0 for x = 0). */
+static LLVMValueRef ufunc_reciprocal(cg_ctx *g, LLVMValueRef x, const type *t) {
+  LLVMTypeRef lt = LLVMTypeOf(x);
+  if (t->kind == TY_FLOAT) return LLVMBuildFDiv(g->b, LLVMConstReal(lt, 1), x, "");
+  LLVMValueRef one = LLVMConstInt(lt, 1, 0);
+  LLVMValueRef r = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, x, one, ""), one,
+                                   LLVMConstNull(lt), "");
+  if (t->is_signed)
+    r = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, x, LLVMConstAllOnes(lt), ""),
+                        LLVMConstAllOnes(lt), r, "");
+  return r;
+}
+
+static LLVMValueRef ufunc_unary(cg_ctx *g, int op, LLVMValueRef x, const type *t) {
+  if (op == OP_POS) return x;
+  if (op == OP_INVERT) return LLVMBuildNot(g->b, x, "");
+  return t->kind == TY_FLOAT ? LLVMBuildFNeg(g->b, x, "") : LLVMBuildNeg(g->b, x, "");
+}
+
+static LLVMValueRef ufunc_abs(cg_ctx *g, LLVMValueRef x, const type *t) {
+  if (t->kind == TY_FLOAT) return cg_call_intrinsic(g, "llvm.fabs", LLVMTypeOf(x), &x, 1);
+  if (t->kind == TY_BOOL || !t->is_signed) return x;
+  LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, x, LLVMConstNull(LLVMTypeOf(x)), "");
+  return LLVMBuildSelect(g->b, neg, LLVMBuildNeg(g->b, x, ""), x, "");
+}
+
+static LLVMValueRef ufunc_logical(cg_ctx *g, int op, LLVMValueRef *v, const type **in) {
+  LLVMValueRef a = cg_to_bool(g, v[0], in[0]);
+  if (op == OP_NOT) return LLVMBuildNot(g->b, a, "");
+  LLVMValueRef b = cg_to_bool(g, v[1], in[1]);
+  if (op == OP_AND) return LLVMBuildAnd(g->b, a, b, "");
+  if (op == OP_OR) return LLVMBuildOr(g->b, a, b, "");
+  return LLVMBuildXor(g->b, a, b, "");
+}
+
+/* floor_divide and remainder of floats: npy_divmod (CPython's float_divmod):
+ *   mod = fmod(a, b); div = (a - mod) / b; when mod != 0 and its sign differs from b's,
+ *   mod += b and div -= 1; a zero mod takes b's sign; floordiv = floor(div), plus 1
+ *   when div - floor(div) > 0.5; a zero div takes the sign of a / b; b = 0 gives a / b
+ *   and fmod(a, 0) (NaN). floor(a / b) differs, e.g. -5 // inf is -1. */
+static LLVMValueRef float_divmod(cg_ctx *g, bool want_mod, LLVMValueRef a, LLVMValueRef b) {
+  LLVMBuilderRef B = g->b;
+  LLVMTypeRef ft = LLVMTypeOf(a);
+  LLVMValueRef zero = LLVMConstNull(ft), one = LLVMConstReal(ft, 1), q = LLVMBuildFDiv(B, a, b, "");
+  LLVMValueRef mod = LLVMBuildFRem(B, a, b, "");
+  LLVMValueRef div = LLVMBuildFDiv(B, LLVMBuildFSub(B, a, mod, ""), b, "");
+  LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
+  LLVMValueRef flip = LLVMBuildAnd(B, mod_nz, LLVMBuildXor(B, LLVMBuildFCmp(B, LLVMRealOLT, b, zero, ""),
+                                   LLVMBuildFCmp(B, LLVMRealOLT, mod, zero, ""), ""), "");
+  LLVMValueRef b_zero = LLVMBuildFCmp(B, LLVMRealOEQ, b, zero, "");
+  if (want_mod) {
+    LLVMValueRef zs[2] = {zero, b};
+    LLVMValueRef signed0 = cg_call_intrinsic(g, "llvm.copysign", ft, zs, 2);
+    mod = LLVMBuildSelect(B, flip, LLVMBuildFAdd(B, mod, b, ""), mod, "");
+    mod = LLVMBuildSelect(B, mod_nz, mod, signed0, "");
+    return LLVMBuildSelect(B, b_zero, LLVMBuildFRem(B, a, b, ""), mod, "");
+  }
+  div = LLVMBuildSelect(B, flip, LLVMBuildFSub(B, div, one, ""), div, "");
+  LLVMValueRef fl = cg_call_intrinsic(g, "llvm.floor", ft, &div, 1);
+  LLVMValueRef up = LLVMBuildFCmp(B, LLVMRealOGT, LLVMBuildFSub(B, div, fl, ""), LLVMConstReal(ft, 0.5), "");
+  fl = LLVMBuildSelect(B, up, LLVMBuildFAdd(B, fl, one, ""), fl, "");
+  LLVMValueRef zs[2] = {zero, q};
+  LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNE, div, zero, ""), fl,
+                                   cg_call_intrinsic(g, "llvm.copysign", ft, zs, 2), "");
+  return LLVMBuildSelect(B, b_zero, q, r, "");
+}
+
+static LLVMValueRef ufunc_divmod(cg_ctx *g, const ufunc *u, LLVMValueRef a, LLVMValueRef b,
+                                 const type *t) {
+  if (t->kind != TY_FLOAT) return cg_arith_op(g, u->op, a, b, t);
+  const type *ct = compute_type(t);
+  a = cg_convert(g, a, t, ct), b = cg_convert(g, b, t, ct);
+  return cg_convert(g, float_divmod(g, u->kind == UK_REMAINDER, a, b), ct, t);
+}
+
+/* add and multiply on bools are `or` and `and` (NumPy's bool loops) */
+static LLVMValueRef ufunc_arith(cg_ctx *g, int op, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  if (t->kind == TY_BOOL && op == OP_ADD) return LLVMBuildOr(g->b, a, b, "");
+  if (t->kind == TY_BOOL && op == OP_MUL) return LLVMBuildAnd(g->b, a, b, "");
+  return cg_arith_op(g, op, a, b, t);
+}
+
+static LLVMValueRef ufunc_round(cg_ctx *g, const ufunc *u, LLVMValueRef x, const type *t) {
+  const type *ct = compute_type(t);
+  x = cg_convert(g, x, t, ct);
+  return cg_convert(g, cg_call_intrinsic(g, u->lib, LLVMTypeOf(x), &x, 1), ct, t);
+}
+
+static LLVMValueRef ufunc_signbit(cg_ctx *g, LLVMValueRef x, const type *t) {
+  LLVMTypeRef it = LLVMIntTypeInContext(g->c, (unsigned)t->bits);
+  LLVMValueRef bits = LLVMBuildBitCast(g->b, x, it, "");
+  return LLVMBuildICmp(g->b, LLVMIntSLT, bits, LLVMConstNull(it), "");
+}
+
+static LLVMValueRef cg_ufunc(cg_ctx *g, node *e, const builtin *b) {
+  const ufunc *u = ufunc_of(b);
+  const type **in = e->aux_ptr, *t = in[0], *out = e->ty;
+  if (u->kind == UK_CLASS || u->kind == UK_ANGLE) {
+    /* math.c's lowering of math.isnan, math.degrees ...: it reads the argument itself
+       (degrees computing in the call's type, which is the loop's) */
+    const builtin *m = builtin_find(u->lib);
+    return m->lower(g, e, m);
+  }
+  LLVMValueRef v[2];
+  for (int k = 0; k < u->nin; k++) v[k] = cg_expr_as(g, e->list.items[k], in[k]);
+  switch (u->kind) {
+  case UK_MATH: return ufunc_math(g, u, v, t);
+  case UK_ARITH: return ufunc_arith(g, u->op, v[0], v[1], t);
+  case UK_TRUEDIV:
+    return LLVMBuildFDiv(g->b, cg_convert(g, v[0], in[0], out), cg_convert(g, v[1], in[1], out), "");
+  case UK_POWER:
+    return t->kind == TY_FLOAT ? ufunc_math(g, u, v, t) : cg_int_pow(g, v[0], v[1], t);
+  case UK_FLOORDIV: case UK_REMAINDER: return ufunc_divmod(g, u, v[0], v[1], t);
+  case UK_FMOD: return ufunc_fmod(g, v[0], v[1], t);
+  case UK_UNARY: return ufunc_unary(g, u->op, v[0], t);
+  case UK_ABS: return ufunc_abs(g, v[0], t);
+  case UK_SIGN: return ufunc_sign(g, v[0], t);
+  case UK_SQUARE: return ufunc_arith(g, OP_MUL, v[0], v[0], t);
+  case UK_RECIPROCAL: return ufunc_reciprocal(g, v[0], t);
+  case UK_COMPARE: return cg_compare_op(g, u->op, v[0], v[1], t);
+  case UK_LOGICAL: return ufunc_logical(g, u->op, v, in);
+  case UK_MAX: case UK_MIN: case UK_FMAX: case UK_FMIN:
+    return ufunc_extremum(g, u->kind, v[0], v[1], t);
+  case UK_SIGNBIT: return ufunc_signbit(g, v[0], t);
+  case UK_ROUND: return ufunc_round(g, u, v[0], t);
+  default: return NULL;   /* UK_CLASS, UK_ANGLE: above */
+  }
+}
+
+/* ---- module arrays: np.array, np.arange ... folded at module level ---- */
+
+enum { NP_ARRAY, NP_ARANGE, NP_LINSPACE, NP_ZEROS, NP_ONES, NP_FULL, NP_EYE };
+
+/* The parameters of each constructor, in NumPy's order (a NULL ends the list). */
+static const char *const np_params[][7] = {
+  [NP_ARRAY] = {"object", "dtype", NULL},
+  [NP_ARANGE] = {"start", "stop", "step", "dtype", NULL},
+  [NP_LINSPACE] = {"start", "stop", "num", "endpoint", "retstep", "dtype", NULL},
+  [NP_ZEROS] = {"shape", "dtype", NULL},
+  [NP_ONES] = {"shape", "dtype", NULL},
+  [NP_FULL] = {"shape", "fill_value", "dtype", NULL},
+  [NP_EYE] = {"N", "M", "k", "dtype", NULL},
+};
+
+/* A module array lives in the GPU's constant memory, 64 KiB for a whole module. */
+#define NP_MAX_BYTES 65536
+
+typedef struct np_call {
+  infer_ctx *ic;
+  node *e;
+  const char *fname;
+  node *arg[7];   /* per parameter, as written (NULL: not given) */
+} np_call;
+
+/* Python's binding of the call's arguments to the constructor's parameters. */
+static bool np_bind(np_call *c, int which) {
+  const char *const *ps = np_params[which];
+  int np = 0;
+  while (ps[np]) np++;
+  node *e = c->e;
+  if (e->list.len > np) {
+    ix_error(c->ic, e->sp, "%s takes at most %d arguments, %d given", c->fname, np, e->list.len);
+    return false;
+  }
+  for (int i = 0; i < e->list.len; i++) c->arg[i] = e->list.items[i];
+  for (int k = 0; k < e->kwargs.len; k++) {
+    node *kw = e->kwargs.items[k];
+    int j = 0;
+    while (j < np && strcmp(ps[j], kw->str) != 0) j++;
+    if (j == np || c->arg[j]) {
+      ix_error(c->ic, kw->sp, j == np ? "%s has no parameter '%s' that kcc supports"
+                                      : "%s got two values for '%s'", c->fname, kw->str);
+      return false;
+    }
+    c->arg[j] = kw->a;
+  }
+  return true;
+}
+
+/* A constant argument, folded; NULL after an error at it. */
+static node *np_const(np_call *c, node *a, bool scalar) {
+  node *v = ix_fold(c->ic, a);
+  if (!v || (scalar && v->kind == N_TUPLE)) {
+    ix_error(c->ic, a->sp, "the arguments of %s at module level must be constant%s (numbers, "
+         "module constants and arithmetic on them)", c->fname, scalar ? " numbers" : "s");
+    return NULL;
+  }
+  if (v->kind == N_COMPLEX) {
+    ix_error(c->ic, a->sp, "module arrays of complex numbers are not supported yet");
+    return NULL;
+  }
+  return v;
+}
+
+static bool np_int(np_call *c, node *a, int64_t *out) {
+  node *v = np_const(c, a, true);
+  if (!v) return false;
+  if (v->kind != N_INT && v->kind != N_BOOL) {
+    ix_error(c->ic, a->sp, "%s needs an integer here", c->fname);
+    return false;
+  }
+  *out = v->ival;
+  return true;
+}
+
+/* dtype=np.float32, "float32", float32 ... (NULL: not given or an error, *bad set). */
+static const type *np_dtype(np_call *c, node *d, bool *bad) {
+  *bad = false;
+  if (!d) return NULL;
+  const char *p = d->kind == N_STR ? NULL : ix_dotted_path(c->ic, d);
+  const type *t = d->kind == N_STR ? type_from_name(d->str) : p ? ix_type_from_path(p) : NULL;
+  if (!t || t->kind == TY_COMPLEX) {
+    ix_error(c->ic, d->sp, t ? "module arrays of complex numbers are not supported yet"
+                             : "unknown dtype for %s", c->fname);
+    *bad = true;
+    return NULL;
+  }
+  return t;
+}
+
+/* NumPy's type of a constant: its own (typed), else int64 (uint64 past int64), float64
+ * or bool, as NumPy types a Python number. */
+static const type *np_type_of(infer_ctx *ic, node *v) {
+  return ix_const_typed(v) ? v->ty : ix_const_type(ic, v);
+}
+
+/* np.promote_types: the first type both can be cast to safely. */
+static const type *np_promote(const type *a, const type *b) {
+  static const type *const order[] = {&ty_bool, &ty_i8, &ty_u8, &ty_i16, &ty_u16, &ty_i32,
+                                      &ty_u32, &ty_i64, &ty_u64, &ty_f16, &ty_f32, &ty_f64};
+  if (!a) return b;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    if (can_cast_safe(a, order[i], false) && can_cast_safe(b, order[i], false)) return order[i];
+  return &ty_f64;
+}
+
+/* The shape argument: an integer or a tuple of 1 to 3 positive ones. */
+static int np_shape(np_call *c, node *a, int64_t *dims) {
+  node *v = np_const(c, a, false);
+  if (!v) return 0;
+  node_list single = {&v, 1, 1};
+  node_list *l = v->kind == N_TUPLE ? &v->list : &single;
+  bool ok = l->len >= 1 && l->len <= KC_MAX_DIMS;
+  for (int i = 0; ok && i < l->len; i++) {
+    node *d = l->items[i];
+    ok = d->kind == N_INT && d->ival > 0;
+    if (ok) dims[i] = d->ival;
+  }
+  if (!ok) {
+    ix_error(c->ic, a->sp, "the shape of %s must be a positive integer or a tuple of 1 to 3 "
+         "of them", c->fname);
+    return 0;
+  }
+  return l->len;
+}
+
+/* The elements' count, checked against constant memory before any is made. */
+static int64_t np_count(np_call *c, const int64_t *dims, int ndim, const type *t) {
+  int64_t n = 1, item = t->kind == TY_BOOL ? 1 : t->bits / 8;
+  for (int k = 0; k < ndim; k++) {
+    if (dims[k] > NP_MAX_BYTES / item / n) {
+      ix_error(c->ic, c->e->sp, "%s makes an array larger than the 64 KiB of constant memory "
+           "a module array can use", c->fname);
+      return -1;
+    }
+    n *= dims[k];
+  }
+  return n;
+}
+
+/* The array constant: flat elements (each converted to t) nested by dims. */
+static node *np_nest(infer_ctx *ic, node **flat, const int64_t *dims, int ndim, int depth,
+                     int64_t *pos, span sp) {
+  node *tup = node_new(ic->ar, N_TUPLE, sp);
+  for (int64_t i = 0; i < dims[depth]; i++)
+    node_push(ic->ar, &tup->list, depth + 1 == ndim ? flat[(*pos)++]
+                                                     : np_nest(ic, flat, dims, ndim, depth + 1, pos, sp));
+  return tup;
+}
+
+static node *np_result(np_call *c, node **flat, const int64_t *dims, int ndim, const type *t) {
+  int64_t n = 1, pos = 0;
+  for (int k = 0; k < ndim; k++) n *= dims[k];
+  for (int64_t i = 0; i < n; i++) flat[i] = ix_fold_cast(c->ic, flat[i], t, c->e->sp);
+  node *v = np_nest(c->ic, flat, dims, ndim, 0, &pos, c->e->sp);
+  v->aux = FOLD_TYPED;
+  v->ty = type_array(c->ic->ar, t, ndim);
+  return v;
+}
+
+static node *num(infer_ctx *ic, double d, span sp) {
+  node *n = node_new(ic->ar, N_FLOAT, sp);
+  n->fval = d;
+  return n;
+}
+
+static node *inum(infer_ctx *ic, int64_t v, span sp) {
+  node *n = node_new(ic->ar, N_INT, sp);
+  n->ival = v;
+  return n;
+}
+
+static double as_double(const node *v) {
+  return v->kind == N_FLOAT ? v->fval : v->big ? (double)v->uval : (double)v->ival;
+}
+
+/* The leaves of np.array's nested lists and tuples, with the shape they make. */
+static bool np_leaves(np_call *c, node *a, int depth, int64_t *dims, int *ndim, ptr_vec *out) {
+  bool seq = a->kind == N_LIST || a->kind == N_TUPLE;
+  node *v = seq ? NULL : np_const(c, a, false);
+  if (!seq && !v) return false;
+  if (v && v->kind == N_TUPLE) { a = v; seq = true; }   /* a module tuple or array */
+  if (!seq) {
+    if (*ndim == 0) *ndim = depth;
+    if (*ndim == depth) { vec_push(c->ic->ar, out, v); return true; }
+  } else if (depth < KC_MAX_DIMS && a->list.len > 0 &&
+             (dims[depth] == 0 || dims[depth] == a->list.len)) {
+    dims[depth] = a->list.len;
+    for (int i = 0; i < a->list.len; i++)
+      if (!np_leaves(c, a->list.items[i], depth + 1, dims, ndim, out)) return false;
+    return true;
+  }
+  ix_error(c->ic, a->sp, "numpy.array needs nested lists of numbers of equal lengths, 1 to 3 "
+       "deep and not empty");
+  return false;
+}
+
+static node *np_array(np_call *c, const type *t) {
+  int64_t dims[KC_MAX_DIMS] = {0, 0, 0};
+  int ndim = 0;
+  ptr_vec leaves = {0};
+  if (!c->arg[0]) {
+    ix_error(c->ic, c->e->sp, "np.array needs the array's contents");
+    return NULL;
+  }
+  if (!np_leaves(c, c->arg[0], 0, dims, &ndim, &leaves)) return NULL;
+  if (ndim == 0) {
+    ix_error(c->ic, c->arg[0]->sp, "np.array needs a list: module arrays have 1 to 3 dimensions");
+    return NULL;
+  }
+  if (!t) {   /* NumPy's default: the leaves' types promoted */
+    const type *d = NULL;
+    for (int i = 0; i < leaves.len; i++) d = np_promote(d, np_type_of(c->ic, leaves.items[i]));
+    t = d;
+  }
+  if (np_count(c, dims, ndim, t) < 0) return NULL;
+  return np_result(c, (node **)leaves.items, dims, ndim, t);
+}
+
+/* np.arange(stop), (start, stop), (start, stop, step): NumPy's length
+ * ceil((stop - start) / step); integers computed exactly, floats as start + i * step. */
+static node *np_arange(np_call *c, const type *t) {
+  node *v[3] = {NULL, NULL, NULL};
+  int n = 0;
+  for (int i = 0; i < 3; i++)
+    if (c->arg[i] && !(v[n++] = np_const(c, c->arg[i], true))) return NULL;
+  if (n == 0) {
+    ix_error(c->ic, c->e->sp, "np.arange needs a stop value");
+    return NULL;
+  }
+  node *start = n >= 2 ? v[0] : inum(c->ic, 0, c->e->sp), *stop = n >= 2 ? v[1] : v[0];
+  node *step = n == 3 ? v[2] : inum(c->ic, 1, c->e->sp);
+  const type *dflt = np_promote(np_promote(np_type_of(c->ic, start), np_type_of(c->ic, stop)),
+                                np_type_of(c->ic, step));
+  if (!t) t = dflt;
+  bool ints = dflt->kind != TY_FLOAT;
+  double d0 = as_double(start), dst = as_double(step), len = ceil((as_double(stop) - d0) / dst);
+  if (dst == 0) {
+    ix_error(c->ic, c->e->sp, "numpy.arange's step must not be 0");
+    return NULL;
+  }
+  int64_t dims[1] = {len > 0 ? (len < 1e9 ? (int64_t)len : (int64_t)1e9) : 0};
+  if (dims[0] == 0) {
+    ix_error(c->ic, c->e->sp, "np.arange makes an empty array here; module arrays have at "
+         "least one element");
+    return NULL;
+  }
+  if (np_count(c, dims, 1, t) < 0) return NULL;
+  node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)dims[0]);
+  for (int64_t i = 0; i < dims[0]; i++)
+    flat[i] = ints ? inum(c->ic, start->ival + i * step->ival, c->e->sp)
+                   : num(c->ic, d0 + (double)i * dst, c->e->sp);
+  return np_result(c, flat, dims, 1, t);
+}
+
+/* np.linspace(start, stop, num=50, endpoint=True): NumPy's y = i * step + start with
+ * step = (stop - start) / div, the last value stop itself when endpoint; float64 unless
+ * a dtype is given (integers rounded down, as NumPy does since 1.20). */
+static node *np_linspace(np_call *c, const type *t) {
+  node *a = c->arg[0] ? np_const(c, c->arg[0], true) : NULL;
+  node *b = c->arg[1] ? np_const(c, c->arg[1], true) : NULL;
+  int64_t count = 50, endpoint = 1, retstep = 0;
+  if (!a || !b) {
+    if (!c->arg[0] || !c->arg[1]) ix_error(c->ic, c->e->sp, "np.linspace needs start and stop");
+    return NULL;
+  }
+  if ((c->arg[2] && !np_int(c, c->arg[2], &count)) || (c->arg[3] && !np_int(c, c->arg[3], &endpoint)) ||
+      (c->arg[4] && !np_int(c, c->arg[4], &retstep)))
+    return NULL;
+  if (retstep || count <= 0) {
+    ix_error(c->ic, c->e->sp, retstep ? "numpy.linspace with retstep=True makes a tuple, not an "
+                                        "array" : "np.linspace needs num of at least 1");
+    return NULL;
+  }
+  if (!t) t = &ty_f64;
+  int64_t dims[1] = {count};
+  if (np_count(c, dims, 1, t) < 0) return NULL;
+  double x0 = as_double(a), x1 = as_double(b), delta = x1 - x0;
+  double div = endpoint ? (double)(count - 1) : (double)count, step = delta / div;
+  node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)count);
+  for (int64_t i = 0; i < count; i++) {
+    double y = div > 0 ? (step == 0 ? (double)i / div * delta : (double)i * step) + x0 : x0;
+    if (endpoint && count > 1 && i == count - 1) y = x1;
+    if (t->kind != TY_FLOAT) y = floor(y);
+    flat[i] = num(c->ic, y, c->e->sp);
+  }
+  return np_result(c, flat, dims, 1, t);
+}
+
+/* np.zeros(shape), np.ones(shape), np.full(shape, fill_value): float64 by default,
+ * np.full the fill value's own type. */
+static node *np_filled(np_call *c, int which, const type *t) {
+  int64_t dims[KC_MAX_DIMS];
+  if (!c->arg[0]) {
+    ix_error(c->ic, c->e->sp, "%s needs a shape", c->fname);
+    return NULL;
+  }
+  int ndim = np_shape(c, c->arg[0], dims);
+  if (!ndim) return NULL;
+  node *fill = which == NP_ZEROS ? inum(c->ic, 0, c->e->sp) : which == NP_ONES ? inum(c->ic, 1, c->e->sp)
+             : c->arg[1] ? np_const(c, c->arg[1], true) : NULL;
+  if (!fill) {
+    if (!c->arg[1]) ix_error(c->ic, c->e->sp, "np.full needs a fill value");
+    return NULL;
+  }
+  if (!t) t = which == NP_FULL ? np_type_of(c->ic, fill) : &ty_f64;
+  int64_t n = np_count(c, dims, ndim, t);
+  if (n < 0) return NULL;
+  node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)n);
+  for (int64_t i = 0; i < n; i++) flat[i] = fill;
+  return np_result(c, flat, dims, ndim, t);
+}
+
+/* np.eye(N, M=None, k=0): ones on the k-th diagonal, float64 by default. */
+static node *np_eye(np_call *c, const type *t) {
+  int64_t dims[2], k = 0;
+  if (!c->arg[0]) {
+    ix_error(c->ic, c->e->sp, "np.eye needs N");
+    return NULL;
+  }
+  if (!np_int(c, c->arg[0], &dims[0])) return NULL;
+  dims[1] = dims[0];
+  if (c->arg[1] && c->arg[1]->kind != N_NONE && !np_int(c, c->arg[1], &dims[1])) return NULL;
+  if (c->arg[2] && !np_int(c, c->arg[2], &k)) return NULL;
+  if (dims[0] <= 0 || dims[1] <= 0) {
+    ix_error(c->ic, c->e->sp, "np.eye needs positive N and M (module arrays are not empty)");
+    return NULL;
+  }
+  if (!t) t = &ty_f64;
+  int64_t n = np_count(c, dims, 2, t);
+  if (n < 0) return NULL;
+  node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)n);
+  for (int64_t i = 0; i < n; i++)
+    flat[i] = inum(c->ic, i % dims[1] - i / dims[1] == k, c->e->sp);
+  return np_result(c, flat, dims, 2, t);
+}
+
+node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
+  np_call c = {ic, e, builtin_user_name(b), {NULL}};
+  if (!np_bind(&c, b->op)) return NULL;
+  static const int dtype_at[] = {[NP_ARRAY] = 1, [NP_ARANGE] = 3, [NP_LINSPACE] = 5,
+                                 [NP_ZEROS] = 1, [NP_ONES] = 1, [NP_FULL] = 2, [NP_EYE] = 3};
+  bool bad;
+  const type *t = np_dtype(&c, c.arg[dtype_at[b->op]], &bad);
+  if (bad) return NULL;
+  switch (b->op) {
+  case NP_ARRAY: return np_array(&c, t);
+  case NP_ARANGE: return np_arange(&c, t);
+  case NP_LINSPACE: return np_linspace(&c, t);
+  case NP_EYE: return np_eye(&c, t);
+  default: return np_filled(&c, b->op, t);
+  }
+}
+
+#define UFUNC_ROW(n, nin, kind, op, lib, loops) \
+  {"numpy." #n, BK_FUNCTION, nin, nin, 0, 0, 0, UF_##n, NULL, 0, ix_ufunc, cg_ufunc, NULL},
+/* math.c's typing and lowering of a float64 constant (math.pi ...) */
+#define CONST(path, v) \
+  {path, BK_VALUE, -1, -1, 0, 0, BF_CONSTANT, 0, NULL, v, ix_math_constant, cg_math_constant, NULL}
+/* an array constructor: folded at module level (np_fold_call), refused in kernels */
+#define MAKER(path, kind) \
+  {path, BK_FUNCTION, -1, -1, 0, 0, BF_FOLD, kind, NULL, 0, ix_array_maker, NULL, NULL}
+
+const builtin builtins_numpy[] = {
+  UFUNCS(UFUNC_ROW)
+  CONST("numpy.pi", 3.14159265358979323846), CONST("numpy.e", 2.71828182845904523536),
+  CONST("numpy.inf", INFINITY), CONST("numpy.nan", NAN),
+  CONST("numpy.euler_gamma", 0.57721566490153286061),
+  MAKER("numpy.array", NP_ARRAY), MAKER("numpy.arange", NP_ARANGE),
+  MAKER("numpy.linspace", NP_LINSPACE), MAKER("numpy.zeros", NP_ZEROS),
+  MAKER("numpy.ones", NP_ONES), MAKER("numpy.full", NP_FULL), MAKER("numpy.eye", NP_EYE),
+  {NULL},
+};

@@ -1,0 +1,389 @@
+/*
+ * resolve_sigs.c — the signatures of kernels, @vectorize, @guvectorize and @cuda.reduce
+ * functions, in every spelling Numba accepts: a string ("void(float32[:], int32)"), a
+ * call of type objects (void(float32[:], int32), float32(float32)), a tuple of argument
+ * types ((float32[:, :], float32[:, :]), no result), lists mixing them; parameter
+ * annotations; and --sig on the command line. Each becomes a sig_spec: the parameter
+ * types and the result type where one was written.
+ */
+#include <string.h>
+
+#include "builtins/builtin.h"
+#include "signature.h"
+#include "typing.h"
+
+typedef struct sig_spec {
+  ptr_vec *params;
+  const type *ret;   /* NULL: not written, as in a tuple of argument types */
+} sig_spec;
+
+/* ---- types written as expressions ------------------------------------------------------- */
+
+/* Is e the void type: void, numba.void, numba.types.void, types.void? */
+static bool is_void_expr(infer_ctx *ic, node *e) {
+  if (e->kind == N_NAME && strcmp(e->str, "void") == 0)
+    return !ix_find_local(ic->cur, "void") && !ix_find_const(ic, "void");
+  const char *p = e->kind == N_ATTR ? ix_dotted_path(ic, e) : NULL;
+  return p && (strcmp(p, "numba.void") == 0 || strcmp(p, "numba.types.void") == 0);
+}
+
+/* One dimension of an array type: ':' or '::1'. *contig is set for '::1'. */
+static bool array_dim(infer_ctx *ic, node *d, bool *contig) {
+  *contig = false;
+  if (d->kind == N_SLICE && !d->a && !d->b) {
+    if (!d->c) return true;
+    if (d->c->kind == N_INT && d->c->ival == 1) return *contig = true;
+  }
+  ix_error(ic, d->sp, "array types take ':' per dimension, and '::1' on the last for a "
+       "C-contiguous array (e.g. float32[:, ::1])");
+  return false;
+}
+
+/* float32[:], float32[:, ::1]. Fortran order (float32[::1, :]) is refused: kcc's array
+ * arguments are C-contiguous. */
+static const type *array_type_expr(infer_ctx *ic, node *e, const type *el) {
+  node_list single = {&e->b, 1, 1};
+  node_list *dims = e->b->kind == N_TUPLE ? &e->b->list : &single;
+  for (int i = 0; i < dims->len; i++) {
+    bool contig;
+    if (!array_dim(ic, dims->items[i], &contig)) return NULL;
+    if (contig && i != dims->len - 1) {
+      ix_error(ic, e->sp, "Fortran-ordered arrays ('::1' on the first dimension) are not "
+           "supported: kcc's array arguments are C-contiguous; write '::1' last, or ':'");
+      return NULL;
+    }
+  }
+  if (dims->len > KC_MAX_DIMS) {
+    ix_error(ic, e->sp, "arrays have at most %d dimensions", KC_MAX_DIMS);
+    return NULL;
+  }
+  return type_array(ic->ar, el, dims->len);
+}
+
+/* numba.types.Array(float32, 2, 'C'): layouts 'C' and 'A' (any: kcc's arguments are
+ * C-contiguous, which 'A' admits); 'F' is refused as above. */
+static const type *array_call_type(infer_ctx *ic, node *e) {
+  int64_t ndim = 0;
+  node *lay = e->list.len == 3 ? e->list.items[2] : NULL;
+  const type *el = e->list.len == 3 ? ix_annotation_type(ic, e->list.items[0]) : NULL;
+  if (e->list.len != 3 || e->kwargs.len) {
+    ix_error(ic, e->sp, "types.Array takes (dtype, ndim, layout), e.g. "
+         "types.Array(float32, 2, 'C')");
+    return NULL;
+  }
+  if (!el) return NULL;
+  if (el->kind == TY_ARRAY || !ix_const_int(ic, e->list.items[1], &ndim) || ndim < 1 ||
+      ndim > KC_MAX_DIMS) {
+    ix_error(ic, e->sp, "types.Array needs a scalar dtype and 1 to %d dimensions", KC_MAX_DIMS);
+    return NULL;
+  }
+  if (lay->kind != N_STR || (strcmp(lay->str, "C") && strcmp(lay->str, "A") &&
+                             strcmp(lay->str, "F"))) {
+    ix_error(ic, lay->sp, "an array layout is 'C', 'F' or 'A'");
+    return NULL;
+  }
+  if (lay->str[0] == 'F' && ndim > 1) {
+    ix_error(ic, lay->sp, "Fortran-ordered arrays are not supported: kcc's array arguments "
+         "are C-contiguous (use 'C' or 'A')");
+    return NULL;
+  }
+  return type_array(ic->ar, el, (int)ndim);
+}
+
+/* An annotation or signature type written as an expression: float32, float32[:],
+ * numba.float32[:, ::1], types.Array(float32, 1, 'C'), or a string "float32[:]". */
+const type *ix_annotation_type(infer_ctx *ic, node *ann) {
+  if (ann->kind == N_STR) {
+    char err[160];
+    size_t pos = 0;
+    sig_type st;
+    if (sig_parse_type(ann->str, &pos, &st, err, sizeof err) != 0 || ann->str[pos] ||
+        st.is_void) {
+      ix_error(ic, ann->sp, "bad type '%s'", ann->str);
+      return NULL;
+    }
+    const type *el = type_from_dtype(st.dtype);
+    return st.ndim ? type_array(ic->ar, el, st.ndim) : el;
+  }
+  if (ann->kind == N_CALL) {
+    const char *p = ix_dotted_path(ic, ann->a);
+    if (p && strcmp(p, "numba.types.Array") == 0) return array_call_type(ic, ann);
+  }
+  node *base = ann->kind == N_INDEX ? ann->a : ann;
+  const char *p = ix_dotted_path(ic, base);
+  const type *el = p ? ix_type_from_path(p) : NULL;
+  if (!el) {
+    ix_error(ic, ann->sp, is_void_expr(ic, base) ? "void is only a signature's result type"
+                                                 : "unknown type");
+    return NULL;
+  }
+  return ann->kind == N_INDEX ? array_type_expr(ic, ann, el) : el;
+}
+
+/* ---- signatures ------------------------------------------------------------------------- */
+
+static const char sig_forms[] = "a signature is a string such as \"void(float32[:], int32)\", "
+                                "types called as void(float32[:], int32), or a tuple of "
+                                "argument types such as (float32[:], int32)";
+
+static bool sig_from_string(infer_ctx *ic, node *str, sig_spec *out) {
+  char err[200];
+  sig_parsed sp;
+  if (sig_parse(str->str, &sp, err, sizeof err) != 0) {
+    ix_error(ic, str->sp, "bad signature \"%s\": %s", str->str, err);
+    return false;
+  }
+  if (sp.name[0]) {
+    ix_error(ic, str->sp, "bad signature \"%s\": '%s' is not a type", str->str, sp.name);
+    return false;
+  }
+  out->params = arena_alloc(ic->ar, sizeof *out->params);
+  for (int i = 0; i < sp.nparams; i++) {
+    const type *el = type_from_dtype(sp.params[i].dtype);
+    vec_push(ic->ar, out->params,
+             (void *)(sp.params[i].ndim ? type_array(ic->ar, el, sp.params[i].ndim) : el));
+  }
+  out->ret = !sp.has_ret ? NULL : sp.ret.is_void ? &ty_void : type_from_dtype(sp.ret.dtype);
+  if (out->ret && sp.ret.ndim) out->ret = type_array(ic->ar, out->ret, sp.ret.ndim);
+  return true;
+}
+
+static bool sig_params(infer_ctx *ic, node_list *args, sig_spec *out) {
+  out->params = arena_alloc(ic->ar, sizeof *out->params);
+  for (int i = 0; i < args->len; i++) {
+    const type *t = ix_annotation_type(ic, args->items[i]);
+    if (!t) return false;
+    vec_push(ic->ar, out->params, (void *)t);
+  }
+  return true;
+}
+
+/* One signature in any of its spellings. */
+static bool sig_of(infer_ctx *ic, node *e, sig_spec *out) {
+  memset(out, 0, sizeof *out);
+  if (e->kind == N_STR) return sig_from_string(ic, e, out);
+  if (e->kind == N_TUPLE) return sig_params(ic, &e->list, out);
+  if (e->kind == N_CALL && !e->kwargs.len) {
+    const type *ret = is_void_expr(ic, e->a) ? &ty_void : NULL;
+    if (!ret) {
+      const char *p = ix_dotted_path(ic, e->a->kind == N_INDEX ? e->a->a : e->a);
+      if (p && ix_type_from_path(p)) ret = ix_annotation_type(ic, e->a);
+      else if (!p || strcmp(p, "numba.types.Array") != 0) {
+        ix_error(ic, e->a->sp, "%s; this one calls something that is not a type", sig_forms);
+        return false;
+      }
+    }
+    if (ret) {
+      out->ret = ret;
+      return sig_params(ic, &e->list, out);
+    }
+  }
+  ix_error(ic, e->sp, "%s", sig_forms);
+  return false;
+}
+
+/* Is e one signature rather than a type (types.Array(...) is a call too)? */
+static bool is_signature(infer_ctx *ic, node *e) {
+  if (e->kind == N_STR) return true;
+  if (e->kind != N_CALL) return false;
+  const char *p = ix_dotted_path(ic, e->a);
+  return !p || strcmp(p, "numba.types.Array") != 0;
+}
+
+/* A decorator's first argument as a list of signatures: a list; a tuple of signatures
+ * (strings, type calls); or one signature (a tuple of argument types is one). */
+static node_list *sig_list(infer_ctx *ic, node *arg) {
+  node_list *l = arena_alloc(ic->ar, sizeof *l);
+  bool many = arg->kind == N_LIST;
+  if (arg->kind == N_TUPLE)
+    for (int i = 0; i < arg->list.len; i++) many |= is_signature(ic, arg->list.items[i]);
+  if (many) return &arg->list;
+  node **one = arena_alloc(ic->ar, sizeof *one);
+  *one = arg;
+  l->items = one;
+  l->len = l->cap = 1;
+  return l;
+}
+
+static void add_kernel_sig(infer_ctx *ic, func_def *fn, node *e, const sig_spec *s) {
+  if (s->ret && s->ret->kind != TY_VOID) {
+    ix_error(ic, e->sp, "a kernel signature must return void");
+    return;
+  }
+  int n = s->params->len;
+  if (n != fn->def->params.len) {
+    ix_error(ic, e->sp, "the signature has %d parameter%s but '%s' takes %d", n,
+         n == 1 ? "" : "s", fn->name, fn->def->params.len);
+    return;
+  }
+  vec_push(ic->ar, &fn->sigs, s->params);
+}
+
+static void add_vectorize_sig(infer_ctx *ic, func_def *fn, node *e, const sig_spec *s) {
+  bool scalar = s->ret && type_is_scalar(s->ret);
+  for (int i = 0; i < s->params->len; i++)
+    scalar &= type_is_scalar((const type *)s->params->items[i]);
+  if (!scalar) {
+    ix_error(ic, e->sp, "a vectorize signature is of scalars with a result: "
+         "'float32(float32, float32)' or float32(float32, float32)");
+    return;
+  }
+  if (s->params->len != fn->def->params.len) {
+    ix_error(ic, e->sp, "the signature has %d parameters but '%s' takes %d", s->params->len,
+         fn->name, fn->def->params.len);
+    return;
+  }
+  vec_push(ic->ar, &fn->sigs, s->params);
+  vec_push(ic->ar, &fn->rets, (void *)s->ret);
+}
+
+/* The signatures given to @cuda.jit, @vectorize or @guvectorize (whose signatures are
+ * checked as a kernel's: void, one type per parameter). */
+void ix_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg) {
+  node_list *l = sig_list(ic, arg);
+  for (int i = 0; i < l->len; i++) {
+    node *e = l->items[i];
+    sig_spec s;
+    int before = fn->sigs.len;
+    if (sig_of(ic, e, &s)) {
+      if (fn->kind == FN_VECTORIZE) add_vectorize_sig(ic, fn, e, &s);
+      else add_kernel_sig(ic, fn, e, &s);
+    }
+    fn->sig_failed |= fn->sigs.len == before;
+  }
+}
+
+/* ---- @cuda.reduce --------------------------------------------------------------------------- */
+
+/* The generated kernel's parameters for element type el (synth.c): the array, the
+ * result, the initial value and whether one was given. Internal: messages speak of the
+ * binary function's signature T(T, T) only. */
+ptr_vec *ix_reduce_kernel_sig(infer_ctx *ic, const type *el) {
+  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
+  vec_push(ic->ar, v, (void *)type_array(ic->ar, el, 1));
+  vec_push(ic->ar, v, (void *)type_array(ic->ar, el, 1));
+  vec_push(ic->ar, v, (void *)el);
+  vec_push(ic->ar, v, (void *)&ty_bool);
+  return v;
+}
+
+/* The element type of a reducer signature T(T, T) or (T, T); NULL if it is not one.
+ * The generated kernel's own shape (T[:], T[:], T, bool) is accepted too, as earlier
+ * versions of kcc asked for it. */
+static const type *reduce_elem(const sig_spec *s) {
+  const ptr_vec *p = s->params;
+  if (p->len == 4) {
+    const type *a = p->items[0], *o = p->items[1], *i = p->items[2], *h = p->items[3];
+    bool kernel = a->kind == TY_ARRAY && a->ndim == 1 && type_equal(a, o) &&
+                  type_equal(a->elem, i) && h->kind == TY_BOOL &&
+                  (!s->ret || s->ret->kind == TY_VOID);
+    return kernel && type_is_numeric(i) && i->kind != TY_BOOL ? i : NULL;
+  }
+  if (p->len != 2) return NULL;
+  const type *a = p->items[0], *b = p->items[1];
+  bool ok = type_is_numeric(a) && a->kind != TY_BOOL && type_equal(a, b) &&
+            (!s->ret || type_equal(s->ret, a));
+  return ok ? a : NULL;
+}
+
+static void add_reduce_sig(infer_ctx *ic, func_def *fn, span where, const char *text,
+                           const sig_spec *s) {
+  const type *el = reduce_elem(s);
+  if (!el) {
+    ix_error(ic, where, "%s%s%sa @cuda.reduce signature is the binary function's: one number "
+         "type T as T(T, T), e.g. 'float32(float32, float32)'", text ? "--sig '" : "",
+         text ? text : "", text ? "': " : "");
+    return;
+  }
+  vec_push(ic->ar, &fn->sigs, ix_reduce_kernel_sig(ic, el));
+}
+
+/* kcc's extension: @cuda.reduce('float32(float32, float32)', ...) compiles those element
+ * types ahead of time. */
+void ix_reduce_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg) {
+  node_list *l = sig_list(ic, arg);
+  for (int k = 0; k < l->len; k++) {
+    node *e = l->items[k];
+    sig_spec s;
+    int before = fn->sigs.len;
+    if (sig_of(ic, e, &s)) add_reduce_sig(ic, fn, e->sp, NULL, &s);
+    fn->sig_failed |= fn->sigs.len == before;
+  }
+}
+
+/* ---- annotations and --sig ------------------------------------------------------------------- */
+
+void ix_annotation_sig(infer_ctx *ic, func_def *fn) {
+  node_list *ps = &fn->def->params;
+  int annotated = 0;
+  for (int i = 0; i < ps->len; i++) annotated += ((node *)ps->items[i])->a != NULL;
+  if (annotated == 0) return;
+  if (annotated != ps->len) {
+    for (int i = 0; i < ps->len; i++)
+      if (!((node *)ps->items[i])->a)
+        ix_error(ic, ((node *)ps->items[i])->sp, "parameter '%s' of kernel '%s' has no type "
+             "annotation (annotate all parameters or none)", ((node *)ps->items[i])->str,
+             fn->name);
+    return;
+  }
+  ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
+  for (int i = 0; i < ps->len; i++) {
+    const type *t = ix_annotation_type(ic, ((node *)ps->items[i])->a);
+    if (!t) {
+      fn->sig_failed = true;
+      return;
+    }
+    vec_push(ic->ar, v, (void *)t);
+  }
+  vec_push(ic->ar, &fn->sigs, v);
+}
+
+/* The kernel (or reducer) a --sig names, or the only one when it names none. */
+static func_def *cli_sig_target(infer_ctx *ic, const char *name) {
+  func_def *fn = NULL;
+  int n = 0;
+  for (int j = 0; j < ic->prog->funcs.len; j++) {
+    func_def *f = ic->prog->funcs.items[j];
+    if (f->kind != FN_KERNEL && f->kind != FN_REDUCE) continue;
+    n++;
+    if (name[0] ? strcmp(f->name, name) == 0 : n == 1) fn = f;
+  }
+  return !name[0] && n > 1 ? NULL : fn;
+}
+
+/* --sig NAME(TYPES): for the named kernel or reducer, or the only one. */
+void ix_apply_cli_sigs(infer_ctx *ic) {
+  for (int j = 0; j < ic->prog->funcs.len; j++) {
+    func_def *f = ic->prog->funcs.items[j];
+    f->source_sigs = f->sigs.len;
+  }
+  for (int i = 0; i < ic->opts->nsigs; i++) {
+    const char *text = ic->opts->sigs[i];
+    node str = {.kind = N_STR, .str = text};
+    sig_parsed sp;
+    char err[200];
+    sig_spec s;
+    if (sig_parse(text, &sp, err, sizeof err) != 0) {
+      ix_error(ic, span_none(), "--sig '%s': %s", text, err);
+      continue;
+    }
+    func_def *fn = cli_sig_target(ic, sp.name);
+    if (!fn) {
+      ix_error(ic, span_none(), "--sig '%s': %s", text, sp.name[0] ? "no kernel of that name"
+           : "name the kernel, e.g. --sig 'add(float32[:], int32)'");
+      continue;
+    }
+    if (sp.name[0]) str.str = strstr(text, sp.name) + strlen(sp.name);   /* the types after the name */
+    if (!sig_from_string(ic, &str, &s)) continue;
+    if (fn->kind == FN_REDUCE) {
+      add_reduce_sig(ic, fn, span_none(), text, &s);
+      continue;
+    }
+    if (s.params->len != fn->def->params.len) {
+      ix_error(ic, span_none(), "--sig '%s': kernel '%s' takes %d parameters", text, fn->name,
+           fn->def->params.len);
+      continue;
+    }
+    vec_push(ic->ar, &fn->sigs, s.params);
+  }
+}
