@@ -316,8 +316,11 @@ static uint64_t warp_result(rt_worker *w, unsigned base, uint32_t members, unsig
  * and make it runnable; returns whether it did. */
 static int warp_try_complete(rt_worker *w, unsigned base, uint32_t mask) {
   uint32_t members = warp_members(w, base, mask);
-  for (unsigned l = 0; l < 32; l++)
-    if ((members >> l & 1u) && w->fibers[base + l].state != FIBER_WARP) return 0;
+  for (unsigned l = 0; l < 32; l++) {
+    const rt_fiber *f = &w->fibers[base + l];
+    if ((members >> l & 1u) && (f->state != FIBER_WARP || f->cop == KC_COLL_ACTIVEMASK))
+      return 0;
+  }
   for (unsigned l = 0; l < 32; l++)
     if (members >> l & 1u) w->fibers[base + l].cres = warp_result(w, base, members, l);
   for (unsigned l = 0; l < 32; l++)
@@ -339,6 +342,20 @@ static uint64_t warp_collective(rt_worker *w, uint32_t op, uint32_t mask, uint64
   return f->cres;
 }
 
+/* activemask(): the lanes of the warp that have not exited. The thread waits until the
+ * sweep has run every other lane as far as it goes (to its end or to a wait), so that a
+ * lane returning early is not counted because it had not started yet; the end of the
+ * sweep (complete_stranded_warps) answers. */
+static uint64_t activemask_wait(rt_worker *w, uint32_t site) {
+  rt_fiber *f = &w->fibers[w->cur];
+  f->cop = KC_COLL_ACTIVEMASK;
+  f->cmask = 0;
+  f->site = site;
+  f->state = FIBER_WARP;
+  switch_next(w, &f->ctx);
+  return f->cres;
+}
+
 static uint64_t cpu_collective(kc_cpu_block *blk, uint32_t op, uint32_t mask, uint64_t value,
                                uint32_t arg, uint32_t site) {
   rt_worker *w = blk->exec;
@@ -349,16 +366,25 @@ static uint64_t cpu_collective(kc_cpu_block *blk, uint32_t op, uint32_t mask, ui
     return 0;
   }
   if (op <= KC_COLL_SYNC_OR) return sync_reduce(w, blk, op, value, site);
-  if (op == KC_COLL_ACTIVEMASK) return warp_members(w, w->cur & ~31u, 0xffffffffu);
+  if (op == KC_COLL_ACTIVEMASK) return activemask_wait(w, site);
   return warp_collective(w, op, mask, value, arg, site);
 }
 
-/* After a sweep: complete the warp collectives whose missing lanes have exited since. */
+/* After a sweep: answer activemask(), and complete the warp collectives whose missing
+ * lanes have exited since. */
 static int complete_stranded_warps(rt_worker *w) {
   int any = 0;
-  for (unsigned i = 0; i < w->job->nthreads; i++)
-    if (w->fibers[i].state == FIBER_WARP)
-      any |= warp_try_complete(w, i & ~31u, w->fibers[i].cmask);
+  for (unsigned i = 0; i < w->job->nthreads; i++) {
+    rt_fiber *f = &w->fibers[i];
+    if (f->state != FIBER_WARP) continue;
+    if (f->cop == KC_COLL_ACTIVEMASK) {
+      f->cres = warp_members(w, i & ~31u, 0xffffffffu);
+      f->state = FIBER_RUN;
+      any = 1;
+      continue;
+    }
+    any |= warp_try_complete(w, i & ~31u, f->cmask);
+  }
   return any;
 }
 

@@ -70,6 +70,9 @@ LLVMValueRef cg_int_pow(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t
 /* Blocks, locals, calls. */
 LLVMBasicBlockRef cg_new_bb(cg_ctx *g, const char *name);
 LLVMValueRef cg_entry_alloca(cg_ctx *g, LLVMTypeRef t, const char *name);
+/* A call of a device function instance with argument values of its parameter types:
+ * how a builtin written in the kernel language (ix_lib_instance) is lowered. */
+LLVMValueRef cg_call_values(cg_ctx *g, fn_instance *callee, LLVMValueRef *vals, int n);
 LLVMValueRef cg_call_intrinsic(cg_ctx *g, const char *name, LLVMTypeRef over,
                                LLVMValueRef *args, unsigned n);
 bool cg_have_intrinsic(const char *name);   /* this LLVM has it (names change) */
@@ -126,7 +129,11 @@ LLVMValueRef cx_make(cg_ctx *g, const type *t, LLVMValueRef re, LLVMValueRef im)
 LLVMValueRef cx_arith(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y, const type *t);
 LLVMValueRef cx_compare(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef cx_pow_small(cg_ctx *g, LLVMValueRef z, int64_t k, const type *t);
+/* a ** e->b by the library's complex power (ix_complex_pow typed it) */
+LLVMValueRef cx_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t);
 LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t);
+/* a.real, a.imag of a complex array value arr: a strided view of its parts (e->ty) */
+LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr);
 LLVMValueRef cg_part(cg_ctx *g, node *e);   /* z.real, z.imag */
 
 #endif

@@ -122,7 +122,8 @@ static bool small_int_literal(node *e, int64_t *v) {
 
 LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t) {
   int64_t k;
-  if (t->kind == TY_COMPLEX && small_int_literal(e->b, &k)) return cx_pow_small(g, a, k, t);
+  if (t->kind == TY_COMPLEX)
+    return e->aux_ptr ? cx_pow(g, e, a, t) : cx_pow_small(g, a, small_int_literal(e->b, &k) ? k : 0, t);
   if (t->kind == TY_FLOAT && e->b->weak && small_int_literal(e->b, &k) && k >= -1 && k <= 4) {
     LLVMValueRef one = LLVMConstReal(cg_scalar_type(g, t), 1.0);
     if (k == -1) return LLVMBuildFDiv(g->b, one, a, "");

@@ -501,6 +501,15 @@ static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
 }
 
+LLVMValueRef cg_call_values(cg_ctx *g, fn_instance *callee, LLVMValueRef *vals, int n) {
+  unsigned nh = g->target->hidden_count;
+  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(nh + (unsigned)n + 1));
+  g->target->hidden_args(g, args);
+  for (int i = 0; i < n; i++) args[nh + (unsigned)i] = vals[i];
+  LLVMValueRef f = callee->cg;
+  return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, nh + (unsigned)n, "");
+}
+
 /* A call: of a builtin, through its registry row's lowering; of a device function,
  * with the target's hidden arguments. */
 static LLVMValueRef cg_call(cg_ctx *g, node *e) {
@@ -546,6 +555,7 @@ static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
   const type *bt = e->a->ty;
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
+  if (e->ty->kind == TY_ARRAY) return cx_array_part(g, e, arr);   /* z.real, z.imag */
   if (strcmp(e->str, "size") == 0) return cg_array_size(g, arr, bt->ndim);
   if (strcmp(e->str, "ndim") == 0) return ci64(g, bt->ndim);
   LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));

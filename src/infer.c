@@ -257,6 +257,8 @@ static const type *ix_builtin_value(infer_ctx *ic, node *e, const builtin *b) {
   return NULL;
 }
 
+static void mark_written(infer_ctx *ic, const node *n);
+
 static const type *ix_attr(infer_ctx *ic, node *e) {
   const char *p = ix_dotted_path(ic, e);
   if (p) {
@@ -275,6 +277,11 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
     return ix_set_type(e, pt, e->a->weak);
   }
   if (bt->kind == TY_ARRAY) {
+    /* a complex array's parts: strided views of its floats, readable and writable */
+    if (bt->elem->kind == TY_COMPLEX && (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0)) {
+      mark_written(ic, e->a);
+      return ix_set_type(e, type_array_layout(ic->ar, type_complex_part(bt->elem), bt->ndim, true), false);
+    }
     if (strcmp(e->str, "shape") == 0) {
       const type *el[KC_MAX_DIMS] = {&ty_i64, &ty_i64, &ty_i64};
       return ix_set_type(e, type_tuple(ic->ar, el, bt->ndim), false);
@@ -446,16 +453,14 @@ static bool small_exponent(const node *b) {
   return b->kind == N_INT && !b->big && b->ival >= 0 && b->ival <= 8;
 }
 
-/* + - * / and ** by a small constant are defined on complex numbers; //, %, shifts and
- * bitwise operators are not (Python raises TypeError). */
-static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b) {
+/* + - * / and ** are defined on complex numbers (of type t); //, %, shifts and bitwise
+ * operators are not (Python raises TypeError). ** by a small constant multiplies, any
+ * other exponent calls the library's complex power (complex.c). */
+static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b,
+                          const type *t) {
   switch (e->op) {
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: return true;
-  case OP_POW:
-    if (small_exponent(e->b)) return true;
-    ix_error(ic, e->sp, "complex ** takes a constant integer exponent from 0 to 8 here; "
-         "write cmath.exp(b * cmath.log(a)) for a general power");
-    return false;
+  case OP_POW: return small_exponent(e->b) || ix_complex_pow(ic, e, t);
   default:
     ix_error(ic, e->sp, "operator %s is not defined for complex numbers (%s and %s)",
          op_symbol(e->op), ix_tname(ic, a), ix_tname(ic, b));
@@ -503,7 +508,7 @@ static const type *ix_binop(infer_ctx *ic, node *e) {
   const type *t = ix_promote(a, e->a->weak, e->a, b, e->b->weak, e->b, &weak);
   if (is_intlike(a) && is_intlike(b) && e->op != OP_MATMUL)
     return ix_set_type(e, int_binop_type(e->op, a, b), weak);
-  if (t->kind == TY_COMPLEX && !complex_op_ok(ic, e, a, b)) return NULL;
+  if (t->kind == TY_COMPLEX && !complex_op_ok(ic, e, a, b, t)) return NULL;
   switch (e->op) {
   case OP_DIV:
     if (t->kind != TY_FLOAT && t->kind != TY_COMPLEX) t = &ty_f64;

@@ -159,6 +159,27 @@ static bool load_lib_module(infer_ctx *ic, const char *mod, span where) {
   return true;
 }
 
+/* Library module mod's function name, the module loaded on first use (also in the
+ * middle of typing a function: it only adds functions and constants); NULL after an
+ * error. */
+static func_def *lib_function(infer_ctx *ic, const char *mod, const char *name, span where) {
+  if (!load_lib_module(ic, mod, where)) return NULL;
+  func_def *fn = ix_find_func(ic, name);
+  if (!fn) ix_error(ic, where, "internal compiler error: library module '%s' has no '%s'", mod, name);
+  return fn;
+}
+
+fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
+                             const type **args, int n, span where) {
+  func_def *fn = lib_function(ic, mod, name, where);
+  if (!fn) return NULL;
+  const type **kept = arena_alloc(ic->ar, sizeof *kept * (size_t)(n + 1));  /* the instance keeps them */
+  for (int i = 0; i < n; i++) kept[i] = args[i];
+  fn_instance *inst = ix_instantiate(ic, fn, kept, n, bitset_new(ic->ar, n), where);
+  if (inst && inst->uses_barrier) ic->cur->uses_barrier = true;
+  return inst;
+}
+
 /* from numba.cuda.random import xoroshiro128p_uniform_float32 [as name] */
 static void import_from_lib(infer_ctx *ic, node *s) {
   if (!load_lib_module(ic, s->str, s->sp)) return;

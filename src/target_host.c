@@ -225,6 +225,53 @@ static double host_powidf2(double a, int b) {
   return b < 0 ? 1 / r : r;
 }
 
+/* Conversions to and from float16 lower to these helpers where the CPU has no
+ * instruction (float64 -> float16 always on x86-64 without AVX512-FP16), and the process
+ * may lack them too. float64 -> float16 rounds once, to nearest even: a conversion
+ * through float32 would round twice and can miss a tie (1 + 2**-11 + 2**-40). */
+static uint16_t host_half_bits(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  uint16_t sign = (uint16_t)(b >> 48 & 0x8000u);
+  int e = (int)(b >> 52 & 0x7ff);
+  uint64_t m = b & ((1ull << 52) - 1);
+  if (e == 0x7ff) return (uint16_t)(sign | 0x7c00u | (m ? 0x200u | (unsigned)(m >> 42) : 0));
+  int he = e - 1023 + 15;                       /* the biased float16 exponent */
+  if (he >= 31) return sign | 0x7c00u;          /* overflows: infinity */
+  if (e == 0) return sign;                      /* a float64 subnormal: far below 2**-25 */
+  uint64_t full = m | 1ull << 52;
+  int shift = he > 0 ? 42 : 42 + 1 - he;        /* bits dropped: 42, more for subnormals */
+  if (shift > 53) return sign;                  /* below half the smallest subnormal */
+  uint64_t h = full >> shift, rest = full & ((1ull << shift) - 1), tie = 1ull << (shift - 1);
+  if (rest > tie || (rest == tie && (h & 1))) h++;  /* a carry moves into the exponent */
+  if (he > 0) h = ((uint64_t)he << 10) + (h - (1u << 10));  /* drop the hidden bit */
+  return (uint16_t)(sign | h);
+}
+
+#ifdef __FLT16_MAX__
+__extension__ typedef _Float16 host_half;
+static host_half host_truncdfhf2(double x) {
+  uint16_t bits = host_half_bits(x);
+  host_half h;
+  memcpy(&h, &bits, sizeof h);
+  return h;
+}
+static host_half host_truncsfhf2(float x) { return host_truncdfhf2(x); }
+static float host_extendhfsf2(host_half h) {
+  uint16_t bits;
+  memcpy(&bits, &h, sizeof bits);
+  unsigned e = bits >> 10 & 31u, m = bits & 0x3ffu;
+  float v = e == 31 ? (m ? NAN : INFINITY) : e ? ldexpf((float)(m | 0x400u), (int)e - 25)
+                                               : ldexpf((float)m, -24);
+  return bits & 0x8000u ? -v : v;
+}
+#define HOST_HALF_FNS {"__truncdfhf2", (void (*)(void))host_truncdfhf2}, \
+  {"__truncsfhf2", (void (*)(void))host_truncsfhf2}, \
+  {"__extendhfsf2", (void (*)(void))host_extendhfsf2},
+#else
+#define HOST_HALF_FNS
+#endif
+
 #define HOST_FN(name) {#name, (void (*)(void))name}
 #define HOST_FN_PAIR(name) HOST_FN(name), HOST_FN(name##f)
 
@@ -243,6 +290,7 @@ static const struct { const char *name; void (*fn)(void); } host_math[] = {
   HOST_FN_PAIR(asinh), HOST_FN_PAIR(acosh), HOST_FN_PAIR(atanh), HOST_FN_PAIR(erf),
   HOST_FN_PAIR(erfc), HOST_FN_PAIR(tgamma), HOST_FN_PAIR(lgamma),
   {"__powisf2", (void (*)(void))host_powisf2}, {"__powidf2", (void (*)(void))host_powidf2},
+  HOST_HALF_FNS
 };
 
 static LLVMErrorRef host_define_math(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd) {

@@ -99,6 +99,13 @@ node *np_fold_call(infer_ctx *ic, node *e, const builtin *b);
 /* resolve.c: module level */
 const char *ix_alias_path(infer_ctx *ic, const char *name);
 func_def *ix_find_func(infer_ctx *ic, const char *name);
+/* A builtin written in the kernel language: the instance of library module mod's
+ * function name for parameter types args[0..n) (the module loaded on first use), or
+ * NULL after an error. Code generation calls it with cg_call_values. */
+fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
+                             const type **args, int n, span where);
+/* complex ** with an exponent other than a small constant (complex.c) */
+bool ix_complex_pow(infer_ctx *ic, node *e, const type *t);
 bool ix_host_use_error(infer_ctx *ic, span sp, const char *path);
 void ix_module_level(infer_ctx *ic, node *module);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);

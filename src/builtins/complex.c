@@ -1,9 +1,12 @@
 /*
- * complex.c — complex numbers: complex(x, y), z.conjugate(), the cmath module (exp,
- * log, sqrt, phase, polar, rect), and the arithmetic, comparison, abs() and .real/.imag
- * of complex values that the rest of code generation uses (cx_*, cg.h). A complex
- * value is an LLVM {float, float} or {double, double}; the operations work on the
- * parts with the same real math the rest of the language uses.
+ * complex.c — complex numbers: complex(x, y), z.conjugate(), the cmath module, and the
+ * arithmetic, comparison, powers, abs() and .real/.imag of complex values that the
+ * rest of code generation uses (cx_*, cg.h). A complex value is an LLVM {float, float}
+ * or {double, double}; the operations work on the parts with the same real math the
+ * rest of the language uses. The cmath functions with special cases (exp, sqrt, rect,
+ * the trigonometric and hyperbolic functions and their inverses, log10, log with a
+ * base) and ** with a general exponent are written in the kernel language, in
+ * lib/kcc/cmath.k, following Numba's implementations; their rows instantiate them.
  */
 #include <string.h>
 
@@ -12,7 +15,10 @@
 #include "typing.h"
 
 /* op of the cmath rows */
-enum { CM_EXP, CM_LOG, CM_SQRT, CM_PHASE, CM_POLAR, CM_RECT };
+enum { CM_LIB, CM_LOG, CM_PHASE, CM_POLAR, CM_RECT, CM_ISNAN, CM_ISINF, CM_ISFINITE };
+
+/* the library module of the functions written in the kernel language */
+#define CMATH_MODULE "kcc.cmath"
 
 /* ---- typing ---- */
 
@@ -40,31 +46,61 @@ static const type *ix_complex(infer_ctx *ic, node *e, const builtin *row) {
   return ix_set_type(e, weak ? &ty_c128 : complex_for(t), weak);
 }
 
-/* cmath.exp/log/sqrt(z) -> complex, phase(z) -> float, polar(z) -> (r, phi),
- * rect(r, phi) -> complex; a real argument is taken as complex. */
-static const type *ix_cmath(infer_ctx *ic, node *e, const builtin *row) {
+/* The type of a cmath function's arguments taken together: promoted, as complex (a
+ * real argument is taken as complex; rect's are real and make a complex). */
+static const type *cmath_args(infer_ctx *ic, node *e, const builtin *row, bool *weak) {
   const char *fname = builtin_user_name(row);
-  int id = row->op;
-  bool rect = id == CM_RECT;
   if (!ix_args(ic, e)) return NULL;
-  node *a = e->list.items[0];
-  if (rect) {
-    node *b = e->list.items[1];
-    if (!ix_need_real(ic, a, fname) || !ix_need_real(ic, b, fname)) return NULL;
-    bool weak;
-    const type *t = ix_promote(a->ty, a->weak, a, b->ty, b->weak, b, &weak);
-    return ix_set_type(e, complex_for(t), weak);
+  const type *t = NULL;
+  for (int i = 0; i < e->list.len; i++) {
+    node *a = e->list.items[i];
+    if (!(row->op == CM_RECT ? ix_need_real : ix_need_scalar)(ic, a, fname)) return NULL;
+    if (!t) {
+      t = a->ty;
+      *weak = a->weak;
+      continue;
+    }
+    bool w;
+    t = ix_promote(t, *weak, NULL, a->ty, a->weak, a, &w);
+    *weak = w;
   }
-  if (!ix_need_scalar(ic, a, fname)) return NULL;
-  const type *ct = complex_for(a->ty), *pt = type_complex_part(ct);
-  if (id == CM_PHASE) return ix_set_type(e, pt, a->weak);
-  if (id == CM_POLAR) {
+  return complex_for(t);
+}
+
+/* Numba's cmath typing (cmathdecl.py): a complex result of the argument's complex type
+ * (log(z, base): of both), phase(z) -> float, polar(z) -> (r, phi), isnan/isinf/
+ * isfinite -> bool. A function of lib/kcc/cmath.k (the row's name) is instantiated
+ * for the complex type, or for rect's two parts. */
+static const type *ix_cmath(infer_ctx *ic, node *e, const builtin *row) {
+  bool weak = false;
+  const type *ct = cmath_args(ic, e, row, &weak), *pt = ct ? type_complex_part(ct) : NULL;
+  if (!ct) return NULL;
+  switch (row->op) {
+  case CM_PHASE: return ix_set_type(e, pt, weak);
+  case CM_POLAR: {
     const type *el[2] = {pt, pt};
     return ix_set_type(e, type_tuple(ic->ar, el, 2), false);
   }
-  return ix_set_type(e, ct, a->weak);
+  case CM_ISNAN: case CM_ISINF: case CM_ISFINITE: return ix_set_type(e, &ty_bool, false);
+  case CM_LOG:
+    if (e->list.len == 1) return ix_set_type(e, ct, weak);
+    break;
+  default: break;
+  }
+  const type *params[2] = {row->op == CM_RECT ? pt : ct, row->op == CM_RECT ? pt : ct};
+  const char *fn = row->op == CM_LOG ? "_kc_cmath_log_base" : row->name;
+  e->aux_ptr = ix_lib_instance(ic, CMATH_MODULE, fn, params, e->list.len, e->sp);
+  return e->aux_ptr ? ix_set_type(e, ct, weak) : NULL;
 }
 
+/* a ** b with complex operands of type t and an exponent that is not a small constant:
+ * lib/kcc/cmath.k's _kc_cpow, instantiated for (t, t) and kept in e->aux_ptr (the
+ * N_BINOP's); false after an error. */
+bool ix_complex_pow(infer_ctx *ic, node *e, const type *t) {
+  const type *params[2] = {t, t};
+  e->aux_ptr = ix_lib_instance(ic, CMATH_MODULE, "_kc_cpow", params, 2, e->sp);
+  return e->aux_ptr != NULL;
+}
 
 /* z.conjugate(): the number's own type (a real number is its own conjugate). */
 static const type *ix_conjugate(infer_ctx *ic, node *e, const builtin *row) {
@@ -143,48 +179,36 @@ static LLVMValueRef cx_phase(cg_ctx *g, LLVMValueRef z, const type *t) {
   return cg_math_call(g, "atan2", type_complex_part(t), args, 2);
 }
 
-static LLVMValueRef real1(cg_ctx *g, const char *name, const type *pt, LLVMValueRef x) {
-  return cg_math_call(g, name, pt, &x, 1);
+/* isnan: a NaN part; isinf: an infinite part; isfinite: both finite (a real x is x + 0j) */
+static LLVMValueRef cx_class(cg_ctx *g, int id, LLVMValueRef z) {
+  LLVMValueRef re = cx_re(g, z), im = cx_im(g, z);
+  if (id == CM_ISNAN)
+    return LLVMBuildOr(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, re, re, ""),
+                       LLVMBuildFCmp(g->b, LLVMRealUNO, im, im, ""), "");
+  LLVMValueRef inf = LLVMConstReal(LLVMTypeOf(re), 1.0 / 0.0);
+  LLVMRealPredicate p = id == CM_ISINF ? LLVMRealOEQ : LLVMRealOLT;
+  LLVMValueRef a = LLVMBuildFCmp(g->b, p, cx_fabs(g, re), inf, "");
+  LLVMValueRef b = LLVMBuildFCmp(g->b, p, cx_fabs(g, im), inf, "");
+  return id == CM_ISINF ? LLVMBuildOr(g->b, a, b, "") : LLVMBuildAnd(g->b, a, b, "");
 }
 
-/* r * (cos phi + i sin phi) */
-static LLVMValueRef cx_rect(cg_ctx *g, LLVMValueRef r, LLVMValueRef phi, const type *t) {
-  const type *pt = type_complex_part(t);
-  return cx_make(g, t, LLVMBuildFMul(g->b, r, real1(g, "cos", pt, phi), ""),
-                 LLVMBuildFMul(g->b, r, real1(g, "sin", pt, phi), ""));
-}
-
-/* The principal square root: t = sqrt((|z| + |re|) / 2); for re >= 0 it is
- * t + i im/(2t), else |im|/(2t) + i copysign(t, im); sqrt(0 + i im) is 0 + i im. */
-static LLVMValueRef cx_sqrt(cg_ctx *g, LLVMValueRef z, const type *t) {
-  LLVMBuilderRef b = g->b;
-  const type *pt = type_complex_part(t);
-  LLVMTypeRef ft = cg_scalar_type(g, pt);
-  LLVMValueRef re = cx_re(g, z), im = cx_im(g, z), zero = LLVMConstNull(ft);
-  LLVMValueRef half = LLVMConstReal(ft, 0.5), two = LLVMConstReal(ft, 2.0);
-  LLVMValueRef s = LLVMBuildFMul(b, LLVMBuildFAdd(b, cx_abs(g, z, t), cx_fabs(g, re), ""), half, "");
-  LLVMValueRef tt = real1(g, "sqrt", pt, s);
-  LLVMValueRef q = LLVMBuildFDiv(b, im, LLVMBuildFMul(b, two, tt, ""), "");
-  LLVMValueRef cs_args[2] = {tt, im};
-  LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGE, re, zero, "");
-  LLVMValueRef r_re = LLVMBuildSelect(b, pos, tt, cx_fabs(g, q), "");
-  LLVMValueRef r_im = LLVMBuildSelect(b, pos, q, cg_math_call(g, "copysign", pt, cs_args, 2), "");
-  LLVMValueRef is0 = LLVMBuildFCmp(b, LLVMRealOEQ, tt, zero, "");
-  return cx_make(g, t, LLVMBuildSelect(b, is0, zero, r_re, ""), LLVMBuildSelect(b, is0, im, r_im, ""));
+/* A function of lib/kcc/cmath.k: its instance (e->aux_ptr) called with the arguments
+ * as its parameter types, the result converted to the call's type (the instance may
+ * return complex128 for complex64, see the library's comment). */
+static LLVMValueRef cmath_lib_call(cg_ctx *g, node *e) {
+  fn_instance *inst = e->aux_ptr;
+  LLVMValueRef args[2];
+  for (int i = 0; i < e->list.len && i < 2; i++)
+    args[i] = cg_expr_as(g, e->list.items[i], inst->param_types[i]);
+  return cg_convert(g, cg_call_values(g, inst, args, e->list.len), inst->ret, e->ty);
 }
 
 static LLVMValueRef cg_cmath(cg_ctx *g, node *e, const builtin *row) {
   int id = row->op;
+  if (e->aux_ptr) return cmath_lib_call(g, e);
   node *a = e->list.items[0];
-  if (id == CM_RECT) {
-    const type *pt = type_complex_part(e->ty);
-    return cx_rect(g, cg_expr_as(g, a, pt), cg_expr_as(g, e->list.items[1], pt), e->ty);
-  }
   const type *ct = a->ty->kind == TY_COMPLEX ? a->ty
-                 : id == CM_PHASE ? (e->ty->bits == 64 ? &ty_c128 : &ty_c64)
-                 : id == CM_POLAR ? (e->ty->elems[0]->bits == 64 ? &ty_c128 : &ty_c64)
-                 : e->ty;
-  const type *pt = type_complex_part(ct);
+                 : a->ty->kind == TY_FLOAT ? type_complex_of(a->ty) : &ty_c128;
   LLVMValueRef z = cg_expr_as(g, a, ct);
   switch (id) {
   case CM_PHASE: return cx_phase(g, z, ct);
@@ -193,10 +217,37 @@ static LLVMValueRef cg_cmath(cg_ctx *g, node *e, const builtin *row) {
     agg = LLVMBuildInsertValue(g->b, agg, cx_abs(g, z, ct), 0, "");
     return LLVMBuildInsertValue(g->b, agg, cx_phase(g, z, ct), 1, "");
   }
-  case CM_EXP: return cx_rect(g, real1(g, "exp", pt, cx_re(g, z)), cx_im(g, z), ct);
-  case CM_LOG: return cx_make(g, ct, real1(g, "log", pt, cx_abs(g, z, ct)), cx_phase(g, z, ct));
-  default: return cx_sqrt(g, z, ct);
+  case CM_LOG: {
+    LLVMValueRef m = cx_abs(g, z, ct);
+    return cx_make(g, ct, cg_math_call(g, "log", type_complex_part(ct), &m, 1), cx_phase(g, z, ct));
   }
+  default: return cx_class(g, id, z);
+  }
+}
+
+/* a ** b by lib/kcc/cmath.k's _kc_cpow (ix_complex_pow made the instance, e->aux_ptr):
+ * a is evaluated, b is e->b; both of type t. */
+LLVMValueRef cx_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t) {
+  fn_instance *inst = e->aux_ptr;
+  LLVMValueRef args[2] = {a, cg_expr_as(g, e->b, t)};
+  return cg_convert(g, cg_call_values(g, inst, args, 2), inst->ret, t);
+}
+
+/* a.real, a.imag: the array's floats from part 0 or 1 of its first element, every
+ * stride doubled (strides count elements: a complex is two floats), the same extents;
+ * Numba's views of the parts, written through as well as read. */
+LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr) {
+  const type *at = e->a->ty, *vt = e->ty;
+  LLVMValueRef off = ci64(g, strcmp(e->str, "imag") == 0);
+  LLVMValueRef data = LLVMBuildGEP2(g->b, cg_mem_type(g, vt->elem),
+                                    LLVMBuildExtractValue(g->b, arr, 0, "data"), &off, 1, "");
+  LLVMValueRef v = LLVMBuildInsertValue(g->b, LLVMGetUndef(cg_type(g, vt)), data, 0, "");
+  for (int k = 0; k < at->ndim; k++) {
+    LLVMValueRef s = LLVMBuildMul(g->b, cg_array_stride(g, arr, at, k), ci64(g, 2), "");
+    v = LLVMBuildInsertValue(g->b, v, cg_array_extent(g, arr, k), (unsigned)(1 + k), "");
+    v = LLVMBuildInsertValue(g->b, v, s, (unsigned)(1 + vt->ndim + k), "");
+  }
+  return v;
 }
 
 /* complex(x), complex(x, y) */
@@ -225,15 +276,23 @@ static LLVMValueRef cg_conjugate(cg_ctx *g, node *e, const builtin *row) {
 }
 
 
-#define CMATH(path, n, op) \
-  {path, BK_FUNCTION, n, n, 0, 0, 0, op, NULL, 0, ix_cmath, cg_cmath, NULL}
+#define CMATH(path, lo, hi, op, name) \
+  {path, BK_FUNCTION, lo, hi, 0, 0, 0, op, name, 0, ix_cmath, cg_cmath, NULL}
+#define CMATH_LIB(fn) CMATH("cmath." #fn, 1, 1, CM_LIB, "_kc_cmath_" #fn)
 
 const builtin builtins_complex[] = {
   {"cmath", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
   {"complex", BK_FUNCTION, 1, 2, 0, 0, 0, 0, NULL, 0, ix_complex, cg_complex, NULL},
   {".conjugate", BK_METHOD, 0, 0, 0, 0, 0, 0, NULL, 0, ix_conjugate, cg_conjugate, NULL},
-  CMATH("cmath.exp", 1, CM_EXP),     CMATH("cmath.log", 1, CM_LOG),
-  CMATH("cmath.sqrt", 1, CM_SQRT),   CMATH("cmath.phase", 1, CM_PHASE),
-  CMATH("cmath.polar", 1, CM_POLAR), CMATH("cmath.rect", 2, CM_RECT),
+  CMATH("cmath.log", 1, 2, CM_LOG, NULL),    CMATH("cmath.phase", 1, 1, CM_PHASE, NULL),
+  CMATH("cmath.polar", 1, 1, CM_POLAR, NULL),
+  CMATH("cmath.rect", 2, 2, CM_RECT, "_kc_cmath_rect"),
+  CMATH("cmath.isnan", 1, 1, CM_ISNAN, NULL), CMATH("cmath.isinf", 1, 1, CM_ISINF, NULL),
+  CMATH("cmath.isfinite", 1, 1, CM_ISFINITE, NULL),
+  CMATH_LIB(exp),   CMATH_LIB(sqrt),  CMATH_LIB(log10),
+  CMATH_LIB(sin),   CMATH_LIB(cos),   CMATH_LIB(tan),
+  CMATH_LIB(asin),  CMATH_LIB(acos),  CMATH_LIB(atan),
+  CMATH_LIB(sinh),  CMATH_LIB(cosh),  CMATH_LIB(tanh),
+  CMATH_LIB(asinh), CMATH_LIB(acosh), CMATH_LIB(atanh),
   {NULL},
 };

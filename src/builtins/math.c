@@ -1,6 +1,6 @@
 /*
  * math.c — Python's math module in kernels: math.sqrt ... math.lgamma, pow, fmod,
- * copysign, hypot, atan2, floor/ceil/trunc (to int64), isnan/isinf/isfinite, cbrt (also
+ * remainder, copysign, hypot, atan2, frexp, ldexp, modf, floor/ceil/trunc (to int64), isnan/isinf/isfinite, cbrt (also
  * cuda.cbrt), degrees, radians, and the constants pi, e, tau, inf, nan (math.* and
  * cmath.*).
  *
@@ -10,6 +10,7 @@
  * in float32 and round once.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,6 +61,33 @@ static const type *ix_math_unary(infer_ctx *ic, node *e, const builtin *b) {
   if (!ix_need_real(ic, a, builtin_user_name(b))) return NULL;
   if (a->ty->kind != TY_FLOAT) return ix_set_type(e, &ty_f64, false);
   return ix_set_type(e, a->ty->bits == 64 ? &ty_f64 : &ty_f32, a->weak);
+}
+
+/* The float type a math function of x computes in: float64 for float64 and integers,
+ * float32 for float32 and float16 (Numba's float32 and float64 signatures). */
+static const type *math_float(const node *a) {
+  if (a->ty->kind != TY_FLOAT) return &ty_f64;
+  return a->ty->bits == 64 ? &ty_f64 : &ty_f32;
+}
+
+/* frexp(x) -> (mantissa, int32 exponent); modf(x) -> (fraction, integer part); op 1
+ * for frexp (Numba's Math_frexp and Math_modf). */
+static const type *ix_math_split(infer_ctx *ic, node *e, const builtin *b) {
+  if (!ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (!ix_need_real(ic, a, builtin_user_name(b))) return NULL;
+  const type *el[2] = {math_float(a), b->op ? &ty_i32 : math_float(a)};
+  return ix_set_type(e, type_tuple(ic->ar, el, 2), false);
+}
+
+/* ldexp(x, i): x's float type; i an integer (Numba's Math_ldexp). */
+static const type *ix_ldexp(infer_ctx *ic, node *e, const builtin *b) {
+  const char *fname = builtin_user_name(b);
+  if (!ix_args(ic, e)) return NULL;
+  node *a = e->list.items[0];
+  if (!ix_need_real(ic, a, fname) || !ix_need_int(ic, e->list.items[1], fname, "exponent"))
+    return NULL;
+  return ix_set_type(e, math_float(a), a->weak);
 }
 
 /* math.pi ...: float64 literals (a weak type: `x * math.pi` stays float32). */
@@ -145,6 +173,56 @@ static LLVMValueRef cg_angle(cg_ctx *g, node *e, const builtin *b) {
   return LLVMBuildFMul(g->b, LLVMBuildFDiv(g->b, x, full, ""), two_pi, "");
 }
 
+/* libdevice's __nv_<name>[f] on the GPU, the C library's <name>[f] on the CPU, for a
+ * function of a float of type t and a second operand of LLVM type second. */
+static LLVMValueRef libm_fn(cg_ctx *g, const char *name, const type *t, LLVMTypeRef second) {
+  char fn[32];
+  bool f32 = t->bits == 32;
+  snprintf(fn, sizeof fn, "%s%s%s", g->target->host ? "" : "__nv_", name, f32 ? "f" : "");
+  LLVMTypeRef ft = cg_scalar_type(g, t), pt[2] = {ft, second};
+  return cg_declare_fn(g, fn, ft, pt, 2);
+}
+
+static LLVMValueRef pair(cg_ctx *g, const type *t, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, t));
+  agg = LLVMBuildInsertValue(g->b, agg, a, 0, "");
+  return LLVMBuildInsertValue(g->b, agg, b, 1, "");
+}
+
+/* frexp: the C function with the exponent through a local int; modf: the integer part
+ * by trunc, the fraction x - trunc(x) with x's sign (0 for an infinity, as C's modf). */
+static LLVMValueRef cg_math_split(cg_ctx *g, node *e, const builtin *b) {
+  const type *ft = e->ty->elems[0];
+  LLVMValueRef x = cg_expr_as(g, e->list.items[0], ft);
+  if (b->op) {
+    LLVMValueRef slot = cg_entry_alloca(g, g->i32, "frexp.exp");
+    LLVMValueRef args[2] = {x, slot};
+    LLVMValueRef m = cg_call_fn(g, libm_fn(g, "frexp", ft, LLVMTypeOf(slot)), args, 2);
+    return pair(g, e->ty, m, LLVMBuildLoad2(g->b, g->i32, slot, ""));
+  }
+  LLVMTypeRef lt = LLVMTypeOf(x);
+  LLVMValueRef ip = cg_call_intrinsic(g, "llvm.trunc", lt, &x, 1);
+  LLVMValueRef inf = LLVMBuildFCmp(g->b, LLVMRealOEQ, cg_call_intrinsic(g, "llvm.fabs", lt, &x, 1),
+                                   LLVMConstReal(lt, 1.0 / 0.0), "");
+  LLVMValueRef fr = LLVMBuildSelect(g->b, inf, LLVMConstNull(lt), LLVMBuildFSub(g->b, x, ip, ""), "");
+  LLVMValueRef cs[2] = {fr, x};
+  return pair(g, e->ty, cg_call_intrinsic(g, "llvm.copysign", lt, cs, 2), ip);
+}
+
+/* ldexp(x, i): the exponent saturated to int32 (ldexp takes an int; a wider one
+ * clamped gives the same overflow to inf or underflow to 0 as its true value). */
+static LLVMValueRef cg_ldexp(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  LLVMValueRef x = cg_expr_as(g, e->list.items[0], e->ty);
+  LLVMValueRef i = cg_expr_as(g, e->list.items[1], &ty_i64);
+  LLVMValueRef lo = LLVMConstInt(g->i64, (unsigned long long)INT32_MIN, 1);
+  LLVMValueRef hi = LLVMConstInt(g->i64, INT32_MAX, 0);
+  i = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, lo, ""), lo, i, "");
+  i = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, i, hi, ""), hi, i, "");
+  LLVMValueRef args[2] = {x, LLVMBuildTrunc(g->b, i, g->i32, "")};
+  return cg_call_fn(g, libm_fn(g, "ldexp", e->ty, g->i32), args, 2);
+}
+
 LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b) {
   return LLVMConstReal(cg_scalar_type(g, e->ty), b->value);
 }
@@ -173,7 +251,10 @@ const builtin builtins_math[] = {
   FN1("math.lgamma", "lgamma", 0),
   FN2("math.pow", "pow", HI | FAST),        FN2("math.fmod", "fmod", M_FREM),
   FN2("math.copysign", "copysign", M_INTRINSIC), FN2("math.hypot", "hypot", 0),
-  FN2("math.atan2", "atan2", 0),
+  FN2("math.atan2", "atan2", 0),            FN2("math.remainder", "remainder", 0),
+  {"math.frexp", BK_FUNCTION, 1, 1, 0, 0, 0, 1, NULL, 0, ix_math_split, cg_math_split, NULL},
+  {"math.modf", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_math_split, cg_math_split, NULL},
+  {"math.ldexp", BK_FUNCTION, 2, 2, 0, 0, 0, 0, NULL, 0, ix_ldexp, cg_ldexp, NULL},
   FN1("math.floor", "floor", M_INTRINSIC | M_TO_INT),
   FN1("math.ceil", "ceil", M_INTRINSIC | M_TO_INT),
   FN1("math.trunc", "trunc", M_INTRINSIC | M_TO_INT),

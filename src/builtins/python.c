@@ -1,7 +1,8 @@
 /*
  * python.c — Python's builtin functions in kernels: range (in for loops only), len,
- * abs, min, max, round, int, float, bool, and a scalar type called as a cast
- * (float32(x)).
+ * abs, min, max, round (also with a number of digits), pow, divmod, int, float, bool,
+ * and a scalar type called as a cast (float32(x)). round(x, ndigits) and divmod of
+ * floats are written in the kernel language (lib/kcc/python.k).
  */
 #include <limits.h>
 
@@ -55,17 +56,62 @@ static const type *ix_minmax(infer_ctx *ic, node *e, const builtin *b) {
   return ix_set_type(e, t, weak);
 }
 
+#define PYTHON_LIB "kcc.python"
+
+/* round(x, ndigits): float32 for float32 (and float16), float64 otherwise, as Numba's
+ * Round; computed in float64 by the library's _kc_round_digits (e->aux_ptr). */
+static const type *ix_round_digits(infer_ctx *ic, node *e) {
+  if (!ix_args(ic, e)) return NULL;
+  node *x = e->list.items[0], *n = e->list.items[1];
+  if (!ix_need_real(ic, x, "round") || !ix_need_int(ic, n, "round", "number of digits"))
+    return NULL;
+  const type *params[2] = {&ty_f64, &ty_i64};
+  e->aux_ptr = ix_lib_instance(ic, PYTHON_LIB, "_kc_round_digits", params, 2, e->sp);
+  if (!e->aux_ptr) return NULL;
+  bool f32 = x->ty->kind == TY_FLOAT && x->ty->bits < 64;
+  return ix_set_type(e, f32 ? &ty_f32 : &ty_f64, false);
+}
+
 /* round(x): an integer stays, a float rounds (half to even) to int64 */
 static const type *ix_round(infer_ctx *ic, node *e, const builtin *b) {
   (void)b;
-  if (e->list.len == 2) {
-    ix_error(ic, e->sp, "round() with a number of digits is not supported in kernels");
-    return NULL;
-  }
-  if (!ix_check_argc(ic, e, "round", 1, 1) || !ix_args(ic, e)) return NULL;
+  if (!ix_check_argc(ic, e, "round", 1, 2)) return NULL;
+  if (e->list.len == 2) return ix_round_digits(ic, e);
+  if (!ix_args(ic, e)) return NULL;
   if (!ix_need_real(ic, e->list.items[0], "round")) return NULL;
   return ix_set_type(e, e->list.items[0]->ty->kind == TY_INT ? e->list.items[0]->ty : &ty_i64,
                 false);
+}
+
+/* pow(x, y): x ** y, typed (and later lowered) as that expression, kept in e->c */
+static const type *ix_pow(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  node *bin = node_new(ic->ar, N_BINOP, e->sp);
+  bin->op = OP_POW;
+  bin->a = e->list.items[0];
+  bin->b = e->list.items[1];
+  e->c = bin;
+  if (!ix_expr(ic, bin)) return NULL;
+  return ix_set_type(e, bin->ty, bin->weak);
+}
+
+/* divmod(a, b) -> (a // b, a % b) in the promoted type, as Numba's DivMod; floats by
+ * the library's _kc_float_divmod (e->aux_ptr), CPython's float_divmod. */
+static const type *ix_divmod(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  if (!ix_args(ic, e)) return NULL;
+  node *x = e->list.items[0], *y = e->list.items[1];
+  if (!ix_need_real(ic, x, "divmod") || !ix_need_real(ic, y, "divmod")) return NULL;
+  bool weak;
+  const type *t = ix_promote(x->ty, x->weak, x, y->ty, y->weak, y, &weak);
+  if (t->kind == TY_BOOL) t = &ty_i64;
+  if (t->kind == TY_FLOAT) {
+    const type *params[2] = {t, t};
+    e->aux_ptr = ix_lib_instance(ic, PYTHON_LIB, "_kc_float_divmod", params, 2, e->sp);
+    if (!e->aux_ptr) return NULL;
+  }
+  const type *el[2] = {t, t};
+  return ix_set_type(e, type_tuple(ic->ar, el, 2), false);
 }
 
 static const type *ix_int(infer_ctx *ic, node *e, const builtin *b) {
@@ -112,11 +158,41 @@ static LLVMValueRef cg_abs(cg_ctx *g, node *e, const builtin *b) {
 static LLVMValueRef cg_round(cg_ctx *g, node *e, const builtin *b) {
   (void)b;
   node *a = e->list.items[0];
+  if (e->list.len == 2) {
+    fn_instance *inst = e->aux_ptr;
+    LLVMValueRef args[2] = {cg_expr_as(g, a, &ty_f64), cg_expr_as(g, e->list.items[1], &ty_i64)};
+    return cg_convert(g, cg_call_values(g, inst, args, 2), inst->ret, e->ty);
+  }
   if (a->ty->kind == TY_INT) return cg_expr(g, a);
   const type *ft = a->ty->kind == TY_FLOAT ? a->ty : &ty_f64;
   LLVMValueRef v = cg_expr_as(g, a, ft);
   LLVMValueRef r = cg_call_intrinsic(g, "llvm.roundeven", LLVMTypeOf(v), &v, 1);
   return cg_convert(g, r, ft, e->ty);
+}
+
+static LLVMValueRef cg_pow_builtin(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  return cg_expr(g, e->c);
+}
+
+/* divmod: each operand evaluated once; integers by Python's // and % (cg_arith.c) */
+static LLVMValueRef cg_divmod(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  const type *t = e->ty->elems[0];
+  LLVMValueRef x = cg_expr_as(g, e->list.items[0], t), y = cg_expr_as(g, e->list.items[1], t);
+  LLVMValueRef q, r;
+  if (e->aux_ptr) {
+    fn_instance *inst = e->aux_ptr;
+    LLVMValueRef args[2] = {x, y}, res = cg_call_values(g, inst, args, 2);
+    q = cg_convert(g, LLVMBuildExtractValue(g->b, res, 0, ""), inst->ret->elems[0], t);
+    r = cg_convert(g, LLVMBuildExtractValue(g->b, res, 1, ""), inst->ret->elems[1], t);
+  } else {
+    q = cg_arith_op(g, OP_FLOORDIV, x, y, t);
+    r = cg_arith_op(g, OP_MOD, x, y, t);
+  }
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
+  agg = LLVMBuildInsertValue(g->b, agg, q, 0, "");
+  return LLVMBuildInsertValue(g->b, agg, r, 1, "");
 }
 
 static LLVMValueRef cg_len(cg_ctx *g, node *e, const builtin *b) {
@@ -140,6 +216,8 @@ const builtin builtins_python[] = {
   {"min", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_minmax, cg_minmax, NULL},
   {"max", BK_FUNCTION, -1, -1, 0, 0, 0, 1, NULL, 0, ix_minmax, cg_minmax, NULL},
   {"round", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_round, cg_round, NULL},
+  {"pow", BK_FUNCTION, 2, 2, 0, 0, 0, 0, NULL, 0, ix_pow, cg_pow_builtin, NULL},
+  {"divmod", BK_FUNCTION, 2, 2, 0, 0, 0, 0, NULL, 0, ix_divmod, cg_divmod, NULL},
   {"int", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_int, cg_cast, NULL},
   {"float", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_float, cg_cast, NULL},
   {"bool", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_bool, cg_cast, NULL},

@@ -136,10 +136,27 @@ static void bit_ops(void) {
   kc_array_free(dof), kc_array_free(dod);
 }
 
+/* Lanes 16..31 of each warp return before the others call activemask(): the lower
+ * half sees 0x0000ffff, the upper half writes nothing. */
+static void half_warp_mask(void) {
+  enum { M = 96 };
+  uint32_t out[M], want[M];
+  h_poison_u32(out, M), h_poison_u32(want, M);
+  for (int i = 0; i < M; i++)
+    if (i % 32 < 16) want[i] = 0x0000ffffu;
+  kc_array *d = h_array1(KC_UINT32, M, out);
+  kc_arg args[] = {kc_arg_array(d)};
+  h_launch(h_kernel("half_warp_mask"), kc_dim(1), kc_dim(M), args, 1);
+  h_fetch(d, out);
+  h_check_u32("activemask after half the warp returned", want, out, M);
+  kc_array_free(d);
+}
+
 int main(int argc, char **argv) {
   h_begin("warp", argc, argv);
   shuffles();
   votes();
   bit_ops();
+  half_warp_mask();
   return h_end();
 }
