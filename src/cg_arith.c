@@ -41,14 +41,49 @@ static LLVMValueRef int_divmod(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueR
   return LLVMBuildSelect(g->b, bz, zero, res, "");
 }
 
-static LLVMValueRef float_mod(cg_ctx *g, LLVMValueRef a, LLVMValueRef b) {
-  LLVMValueRef r = LLVMBuildFRem(g->b, a, b, "");
+/* Float % and // as CPython's float_divmod computes them (and Numba's real_divmod):
+ * the remainder is fmod's, moved to the divisor's sign (a zero one takes the divisor's
+ * sign); the quotient is (a - mod) / b, floored, and rounded up where the division fell
+ * just short of an integer, so 1.0 // 0.1 is 9.0 as in Python, not floor(a / b) = 10. */
+static LLVMValueRef float_mod_raw(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t,
+                                  LLVMValueRef *adjusted) {
+  LLVMValueRef ab[2] = {a, b};
+  LLVMValueRef r = cg_math_call(g, "fmod", t, ab, 2);
   LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
   LLVMValueRef rneg = LLVMBuildFCmp(g->b, LLVMRealOLT, r, zero, "");
   LLVMValueRef bneg = LLVMBuildFCmp(g->b, LLVMRealOLT, b, zero, "");
-  LLVMValueRef adj = LLVMBuildAnd(g->b, LLVMBuildFCmp(g->b, LLVMRealONE, r, zero, ""),
-                                  LLVMBuildXor(g->b, rneg, bneg, ""), "");
+  *adjusted = LLVMBuildAnd(g->b, LLVMBuildFCmp(g->b, LLVMRealONE, r, zero, ""),
+                           LLVMBuildXor(g->b, rneg, bneg, ""), "");
+  return r;
+}
+
+static LLVMValueRef float_mod(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  LLVMValueRef adj, r = float_mod_raw(g, a, b, t, &adj);
+  LLVMValueRef ops[2] = {LLVMConstNull(LLVMTypeOf(a)), b};
+  LLVMValueRef signed_zero = cg_call_intrinsic(g, "llvm.copysign", LLVMTypeOf(a), ops, 2);
+  LLVMValueRef is_zero = LLVMBuildFCmp(g->b, LLVMRealOEQ, r, ops[0], "");
+  r = LLVMBuildSelect(g->b, is_zero, signed_zero, r, "");
   return LLVMBuildSelect(g->b, adj, LLVMBuildFAdd(g->b, r, b, ""), r, "");
+}
+
+static LLVMValueRef float_floordiv(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t) {
+  LLVMTypeRef ft = LLVMTypeOf(a);
+  LLVMValueRef adj, mod = float_mod_raw(g, a, b, t, &adj);
+  LLVMValueRef one = LLVMConstReal(ft, 1.0), zero = LLVMConstNull(ft);
+  LLVMValueRef div = LLVMBuildFDiv(g->b, LLVMBuildFSub(g->b, a, mod, ""), b, "");
+  div = LLVMBuildSelect(g->b, adj, LLVMBuildFSub(g->b, div, one, ""), div, "");
+  LLVMValueRef fl = cg_call_intrinsic(g, "llvm.floor", ft, &div, 1);
+  LLVMValueRef up = LLVMBuildFCmp(g->b, LLVMRealOGT, LLVMBuildFSub(g->b, div, fl, ""),
+                                  LLVMConstReal(ft, 0.5), "");
+  fl = LLVMBuildSelect(g->b, up, LLVMBuildFAdd(g->b, fl, one, ""), fl, "");
+  LLVMValueRef q = LLVMBuildFDiv(g->b, a, b, "");
+  LLVMValueRef ops[2] = {zero, q};
+  LLVMValueRef signed_zero = cg_call_intrinsic(g, "llvm.copysign", ft, ops, 2);
+  LLVMValueRef div_zero = LLVMBuildFCmp(g->b, LLVMRealOEQ, div, zero, "");
+  fl = LLVMBuildSelect(g->b, div_zero, signed_zero, fl, "");
+  /* a zero divisor: a / b (inf or nan), Numba's value without its exception */
+  LLVMValueRef b_zero = LLVMBuildFCmp(g->b, LLVMRealOEQ, b, zero, "");
+  return LLVMBuildSelect(g->b, b_zero, q, fl, "");
 }
 
 /* Integer power by squaring, as an internal helper per integer type. */
@@ -165,12 +200,8 @@ LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, 
   case OP_MUL: return fl ? LLVMBuildFMul(g->b, a, b, "") : LLVMBuildMul(g->b, a, b, "");
   case OP_DIV: return LLVMBuildFDiv(g->b, a, b, "");
   case OP_FLOORDIV:
-    if (fl) {
-      LLVMValueRef q = LLVMBuildFDiv(g->b, a, b, "");
-      return cg_call_intrinsic(g, "llvm.floor", LLVMTypeOf(q), &q, 1);
-    }
-    return int_divmod(g, op, a, b, t);
-  case OP_MOD: return fl ? float_mod(g, a, b) : int_divmod(g, op, a, b, t);
+    return fl ? float_floordiv(g, a, b, t) : int_divmod(g, op, a, b, t);
+  case OP_MOD: return fl ? float_mod(g, a, b, t) : int_divmod(g, op, a, b, t);
   case OP_BITAND: return LLVMBuildAnd(g->b, a, b, "");
   case OP_BITOR: return LLVMBuildOr(g->b, a, b, "");
   case OP_BITXOR: return LLVMBuildXor(g->b, a, b, "");

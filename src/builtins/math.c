@@ -24,7 +24,7 @@ enum {
   M_HOST_INTRINSIC = 1 << 1, /* llvm.<name> on the CPU (LLVM lowers it well there) */
   M_FAST_F32 = 1 << 2,       /* libdevice has __nv_fast_<name>f (Numba's fast-math list;
                                 not tanh: tanh.approx is good to 2^-11 only) */
-  M_FREM = 1 << 3,           /* fmod: LLVM's frem */
+  M_FREM = 1 << 3,           /* fmod: LLVM's frem on the CPU, libdevice's on the GPU */
   M_TO_INT = 1 << 4,         /* floor, ceil, trunc: int64 */
   M_ISNAN = 1 << 5, M_ISINF = 1 << 6, M_ISFINITE = 1 << 7,  /* -> bool */
 };
@@ -116,7 +116,9 @@ LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueR
     snprintf(fn, sizeof fn, "llvm.%s", name);
     return cg_call_intrinsic(g, fn, ft, args, n);
   }
-  if (me->op & M_FREM) return LLVMBuildFRem(g->b, args[0], args[1], "");
+  /* frem is fmod on the CPU; NVPTX lowers it as a - trunc(a / b) * b, which is not
+   * fmod (1.0 % 0.1 would be -5.6e-17, not 0.09999999999999995): libdevice's is */
+  if ((me->op & M_FREM) && g->target->host) return LLVMBuildFRem(g->b, args[0], args[1], "");
   bool f32 = t->bits == 32;
   bool fast = f32 && g->fi->fastmath && (me->op & M_FAST_F32);
   if (g->target->host) snprintf(fn, sizeof fn, "%s%s", name, f32 ? "f" : "");
