@@ -423,8 +423,12 @@ static void stacked_decorators(infer_ctx *ic, node *s) {
 }
 
 static void define_function(infer_ctx *ic, node *s) {
-  if (ix_find_func(ic, s->str)) {
-    ix_error(ic, s->sp, "function '%s' is defined twice", s->str);
+  func_def *first = ix_find_func(ic, s->str);
+  if (first) {
+    ix_error(ic, s->sp, "function '%s' is defined twice (kcc compiles every function of "
+         "the file, so a later definition cannot replace an earlier one as in Python)", s->str);
+    if (ic->report) diag_note(ic->d, first->def->sp, "the first definition of '%s' is here",
+                              s->str);
     return;
   }
   func_def *fn = arena_alloc(ic->ar, sizeof *fn);
