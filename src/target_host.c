@@ -15,6 +15,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,24 @@ static LLVMCodeGenOptLevel host_codegen_level(int opt_level) {
   }
 }
 
+/* KC_HOST_CPU=x86-64, x86-64-v2, -v3 or -v4 (on x86-64) compiles for that baseline
+ * instead of this CPU's own features: for code that must run on other machines, or
+ * under valgrind, which mis-emulates BMI2's bzhi that LLVM picks for this CPU. Other
+ * values are ignored: LLVM cannot be asked whether it knows a CPU, and an unknown one
+ * stops it fatally. */
+static const char *host_cpu_override(void) {
+  static const char *const levels[] = {"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+  const char *want = getenv("KC_HOST_CPU");
+  if (!want) return NULL;
+#if defined(__x86_64__)
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    if (strcmp(want, levels[i]) == 0) return levels[i];
+#else
+  (void)levels;
+#endif
+  return NULL;
+}
+
 /* A target machine for this CPU, with its name and features (AVX…), position
  * independent as the JIT prefers. */
 static LLVMTargetMachineRef host_target_machine(int opt_level, char **err) {
@@ -84,13 +103,17 @@ static LLVMTargetMachineRef host_target_machine(int opt_level, char **err) {
   if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
     tgt_fail_llvm(err, "no LLVM target for this machine", msg);
   } else {
-    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-    tm = LLVMCreateTargetMachine(target, triple, cpu, features,
+    const char *want = host_cpu_override();
+    bool named = want != NULL;
+    char *cpu = named ? NULL : LLVMGetHostCPUName();
+    char *features = named ? NULL : LLVMGetHostCPUFeatures();
+    const char *cpu_name = named ? want : cpu;
+    tm = LLVMCreateTargetMachine(target, triple, cpu_name, named ? "" : features,
                                  host_codegen_level(opt_level), LLVMRelocPIC,
                                  LLVMCodeModelJITDefault);
-    if (!tm) tgt_fail(err, "cannot create a target machine for %s (%s)", triple, cpu);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
+    if (!tm) tgt_fail(err, "cannot create a target machine for %s (%s)", triple, cpu_name);
+    if (cpu) LLVMDisposeMessage(cpu);
+    if (features) LLVMDisposeMessage(features);
   }
   LLVMDisposeMessage(triple);
   return tm;
