@@ -256,9 +256,14 @@ static LLVMValueRef ufunc_extremum(cg_ctx *g, ufunc_kind k, LLVMValueRef a, LLVM
   return LLVMBuildSelect(g->b, keep, a, b, "");
 }
 
-/* fmod: C's remainder; on integers, by zero (and INT_MIN by -1) 0, as NumPy gives. */
+/* fmod: C's remainder (math.c's fmod: exact on the GPU too); on integers, by zero
+ * (and INT_MIN by -1) 0, as NumPy gives. */
 static LLVMValueRef ufunc_fmod(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t) {
-  if (t->kind == TY_FLOAT) return LLVMBuildFRem(g->b, a, b, "");
+  if (t->kind == TY_FLOAT) {
+    const type *ct = compute_type(t);
+    LLVMValueRef ab[2] = {cg_convert(g, a, t, ct), cg_convert(g, b, t, ct)};
+    return cg_convert(g, cg_math_call(g, "fmod", ct, ab, 2), ct, t);
+  }
   LLVMTypeRef lt = LLVMTypeOf(a);
   LLVMValueRef zero = LLVMConstNull(lt), one = LLVMConstInt(lt, 1, 0);
   LLVMValueRef bad = LLVMBuildICmp(g->b, LLVMIntEQ, b, zero, "");
@@ -316,44 +321,14 @@ static LLVMValueRef ufunc_logical(cg_ctx *g, int op, LLVMValueRef *v, const type
   return LLVMBuildXor(g->b, a, b, "");
 }
 
-/* floor_divide and remainder of floats: npy_divmod (CPython's float_divmod):
- *   mod = fmod(a, b); div = (a - mod) / b; when mod != 0 and its sign differs from b's,
- *   mod += b and div -= 1; a zero mod takes b's sign; floordiv = floor(div), plus 1
- *   when div - floor(div) > 0.5; a zero div takes the sign of a / b; b = 0 gives a / b
- *   and fmod(a, 0) (NaN). floor(a / b) differs, e.g. -5 // inf is -1. */
-static LLVMValueRef float_divmod(cg_ctx *g, bool want_mod, LLVMValueRef a, LLVMValueRef b) {
-  LLVMBuilderRef B = g->b;
-  LLVMTypeRef ft = LLVMTypeOf(a);
-  LLVMValueRef zero = LLVMConstNull(ft), one = LLVMConstReal(ft, 1), q = LLVMBuildFDiv(B, a, b, "");
-  LLVMValueRef mod = LLVMBuildFRem(B, a, b, "");
-  LLVMValueRef div = LLVMBuildFDiv(B, LLVMBuildFSub(B, a, mod, ""), b, "");
-  LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
-  LLVMValueRef flip = LLVMBuildAnd(B, mod_nz, LLVMBuildXor(B, LLVMBuildFCmp(B, LLVMRealOLT, b, zero, ""),
-                                   LLVMBuildFCmp(B, LLVMRealOLT, mod, zero, ""), ""), "");
-  LLVMValueRef b_zero = LLVMBuildFCmp(B, LLVMRealOEQ, b, zero, "");
-  if (want_mod) {
-    LLVMValueRef zs[2] = {zero, b};
-    LLVMValueRef signed0 = cg_call_intrinsic(g, "llvm.copysign", ft, zs, 2);
-    mod = LLVMBuildSelect(B, flip, LLVMBuildFAdd(B, mod, b, ""), mod, "");
-    mod = LLVMBuildSelect(B, mod_nz, mod, signed0, "");
-    return LLVMBuildSelect(B, b_zero, LLVMBuildFRem(B, a, b, ""), mod, "");
-  }
-  div = LLVMBuildSelect(B, flip, LLVMBuildFSub(B, div, one, ""), div, "");
-  LLVMValueRef fl = cg_call_intrinsic(g, "llvm.floor", ft, &div, 1);
-  LLVMValueRef up = LLVMBuildFCmp(B, LLVMRealOGT, LLVMBuildFSub(B, div, fl, ""), LLVMConstReal(ft, 0.5), "");
-  fl = LLVMBuildSelect(B, up, LLVMBuildFAdd(B, fl, one, ""), fl, "");
-  LLVMValueRef zs[2] = {zero, q};
-  LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNE, div, zero, ""), fl,
-                                   cg_call_intrinsic(g, "llvm.copysign", ft, zs, 2), "");
-  return LLVMBuildSelect(B, b_zero, q, r, "");
-}
-
+/* floor_divide and remainder: Python's // and % (cg_arith.c), which on floats are
+ * npy_divmod's algorithm, CPython's float_divmod (-5.0 // inf is -1, not floor(a / b)) */
 static LLVMValueRef ufunc_divmod(cg_ctx *g, const ufunc *u, LLVMValueRef a, LLVMValueRef b,
                                  const type *t) {
   if (t->kind != TY_FLOAT) return cg_arith_op(g, u->op, a, b, t);
   const type *ct = compute_type(t);
   a = cg_convert(g, a, t, ct), b = cg_convert(g, b, t, ct);
-  return cg_convert(g, float_divmod(g, u->kind == UK_REMAINDER, a, b), ct, t);
+  return cg_convert(g, cg_arith_op(g, u->op, a, b, ct), ct, t);
 }
 
 /* add and multiply on bools are `or` and `and` (NumPy's bool loops) */
