@@ -110,6 +110,11 @@ LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueR
                           unsigned n) {
   const builtin *me = math_row(name);
   if (!me) return NULL;
+  if (t->kind == TY_FLOAT && t->bits == 16) {   /* libm and libdevice have no half */
+    LLVMValueRef wide[2];
+    for (unsigned i = 0; i < n && i < 2; i++) wide[i] = cg_convert(g, args[i], t, &ty_f32);
+    return cg_convert(g, cg_math_call(g, name, &ty_f32, wide, n), &ty_f32, t);
+  }
   LLVMTypeRef ft = cg_scalar_type(g, t);
   char fn[64];
   if ((me->op & M_INTRINSIC) || (g->target->host && (me->op & M_HOST_INTRINSIC))) {

@@ -1,8 +1,8 @@
 /*
  * python.c — Python's builtin functions in kernels: range (in for loops only), len,
  * abs, min, max, round (also with a number of digits), pow, divmod, int, float, bool,
- * and a scalar type called as a cast (float32(x)). round(x, ndigits) and divmod of
- * floats are written in the kernel language (lib/kcc/python.k).
+ * and a scalar type called as a cast (float32(x)). round(x, ndigits) is written in the
+ * kernel language (lib/kcc/python.k).
  */
 #include <limits.h>
 
@@ -95,8 +95,8 @@ static const type *ix_pow(infer_ctx *ic, node *e, const builtin *b) {
   return ix_set_type(e, bin->ty, bin->weak);
 }
 
-/* divmod(a, b) -> (a // b, a % b) in the promoted type, as Numba's DivMod; floats by
- * the library's _kc_float_divmod (e->aux_ptr), CPython's float_divmod. */
+/* divmod(a, b) -> (a // b, a % b) in the promoted type, as Numba's DivMod; Python's //
+ * and % (cg_arith.c: on floats CPython's float_divmod). */
 static const type *ix_divmod(infer_ctx *ic, node *e, const builtin *b) {
   (void)b;
   if (!ix_args(ic, e)) return NULL;
@@ -105,11 +105,6 @@ static const type *ix_divmod(infer_ctx *ic, node *e, const builtin *b) {
   bool weak;
   const type *t = ix_promote(x->ty, x->weak, x, y->ty, y->weak, y, &weak);
   if (t->kind == TY_BOOL) t = &ty_i64;
-  if (t->kind == TY_FLOAT) {
-    const type *params[2] = {t, t};
-    e->aux_ptr = ix_lib_instance(ic, PYTHON_LIB, "_kc_float_divmod", params, 2, e->sp);
-    if (!e->aux_ptr) return NULL;
-  }
   const type *el[2] = {t, t};
   return ix_set_type(e, type_tuple(ic->ar, el, 2), false);
 }
@@ -175,21 +170,14 @@ static LLVMValueRef cg_pow_builtin(cg_ctx *g, node *e, const builtin *b) {
   return cg_expr(g, e->c);
 }
 
-/* divmod: each operand evaluated once; integers by Python's // and % (cg_arith.c) */
+/* divmod: each operand evaluated once, then Python's // and % (cg_arith.c); the two
+ * share their fmod once LLVM sees it is pure */
 static LLVMValueRef cg_divmod(cg_ctx *g, node *e, const builtin *b) {
   (void)b;
   const type *t = e->ty->elems[0];
   LLVMValueRef x = cg_expr_as(g, e->list.items[0], t), y = cg_expr_as(g, e->list.items[1], t);
-  LLVMValueRef q, r;
-  if (e->aux_ptr) {
-    fn_instance *inst = e->aux_ptr;
-    LLVMValueRef args[2] = {x, y}, res = cg_call_values(g, inst, args, 2);
-    q = cg_convert(g, LLVMBuildExtractValue(g->b, res, 0, ""), inst->ret->elems[0], t);
-    r = cg_convert(g, LLVMBuildExtractValue(g->b, res, 1, ""), inst->ret->elems[1], t);
-  } else {
-    q = cg_arith_op(g, OP_FLOORDIV, x, y, t);
-    r = cg_arith_op(g, OP_MOD, x, y, t);
-  }
+  LLVMValueRef q = cg_arith_op(g, OP_FLOORDIV, x, y, t);
+  LLVMValueRef r = cg_arith_op(g, OP_MOD, x, y, t);
   LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
   agg = LLVMBuildInsertValue(g->b, agg, q, 0, "");
   return LLVMBuildInsertValue(g->b, agg, r, 1, "");
