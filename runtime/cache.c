@@ -17,7 +17,7 @@
  * Entry format (text header, then the PTX bytes):
  *   kcc-cache 2 <hash0> <hash1>
  *   counts <nkernels> <nuntyped> <ptx bytes>
- *   kernel <uses_barrier> <static_shared> <nparams> <name> <symbol> <signature...>
+ *   kernel <flags: 1 uses a barrier, 2 cooperative> <static_shared> <nparams> <name> <symbol> <signature...>
  *   param <dtype> <ndim> <written> <name...>          (nparams lines per kernel)
  *   untyped <name>
  *   <ptx>
@@ -34,7 +34,8 @@
 #include "kc_config.h"
 #include "rt.h"
 
-#define CACHE_FORMAT 2   /* 2: @guvectorize loop kernels take the broadcast parameters */
+#define CACHE_FORMAT 3   /* 2: @guvectorize loop kernels take the broadcast parameters;
+                            3: the kernel line's flags say cooperative (2) */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -176,7 +177,8 @@ static int split(char *line, char **words, int max) {
 static int parse_kernel(char **at, char *end, kcc_kernel *k) {
   char *w[8], *line = next_line(at, end);
   if (!line || split(line, w, 7) != 7 || strcmp(w[0], "kernel") != 0) return -1;
-  k->uses_barrier = atoi(w[1]) != 0;
+  k->uses_barrier = (atoi(w[1]) & 1) != 0;
+  k->cooperative = (atoi(w[1]) & 2) != 0;
   k->static_shared = (size_t)strtoull(w[2], NULL, 10);
   int np = atoi(w[3]);
   if (np < 0 || np > RT_MAX_FLAT_PARAMS) return -1;
@@ -262,7 +264,8 @@ static int write_entry(FILE *f, const rt_cache_key *key, const kcc_output *out) 
     if (bad_word(k->name, 0) || bad_word(k->symbol, 0) || bad_word(k->signature, 1) ||
         !*k->name || !*k->symbol)
       return -1;
-    fprintf(f, "kernel %d %zu %d %s %s %s\n", k->uses_barrier != 0, k->static_shared,
+    fprintf(f, "kernel %d %zu %d %s %s %s\n", (k->uses_barrier != 0) | (k->cooperative ? 2 : 0),
+            k->static_shared,
             k->nparams, k->name, k->symbol, k->signature);
     for (int j = 0; j < k->nparams; j++) {
       const kcc_param *p = &k->params[j];

@@ -14,7 +14,9 @@
  * thread has had its turn, the scheduler checks that all wait at the same barrier and
  * lets them all continue. Threads that exited while others wait, or threads waiting at
  * different barriers, are a deadlock: reported with the barrier site and thread ids,
- * and the block abandoned, never a hang.
+ * and the block abandoned, never a hang. A cooperative launch (a kernel with grid
+ * barriers) runs every block at once instead, each on a thread of its own (see
+ * "Cooperative launches").
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -113,6 +115,7 @@ typedef struct rt_job {
   atomic_int stop;              /* an error: hand out no more blocks */
   atomic_int claimed;           /* the first error claims the message */
   kc_status status;
+  struct rt_coop *coop;         /* a cooperative launch's grid barrier, or NULL */
   char msg[RT_ERR_LEN];
   kc_kernel_error error;        /* a bounds-checked kernel's first failed index */
 } rt_job;
@@ -136,6 +139,7 @@ typedef struct rt_fiber {
   rt_ctx ctx;
   char *stack;                  /* FIBER_STACK bytes above a guard page */
   uint32_t site;                /* the barrier it waits at */
+  int grid;                     /* FIBER_WAIT at a grid barrier (g.sync()), not a block's */
   fiber_state state;
   int booted;                   /* parked at the top of rt_fiber_main, ready */
   unsigned vg_id;               /* valgrind's stack id */
@@ -249,7 +253,27 @@ static void cpu_barrier(kc_cpu_block *blk, uint32_t site) {
   rt_fiber *f = &w->fibers[w->cur];
   f->state = FIBER_WAIT;
   f->site = site;
+  f->grid = 0;
   switch_next(w, &f->ctx);
+}
+
+static int coop_arrive(rt_worker *w, uint32_t site);
+static void coop_leave(rt_worker *w);
+
+/* g.sync(): a block barrier whose release (run_fiber_block) waits for every block of
+ * the grid at coop_arrive. */
+static uint64_t grid_barrier(rt_worker *w, uint32_t site) {
+  if (!w->job->coop) {
+    job_fail(w->job, KC_ERR_INTERNAL, "kernel '%s' reached a grid barrier (line %u:%u) but "
+             "was not launched cooperatively", w->job->k->name, site >> 16, site & 0xffff);
+    return 0;
+  }
+  rt_fiber *f = &w->fibers[w->cur];
+  f->state = FIBER_WAIT;
+  f->site = site;
+  f->grid = 1;
+  switch_next(w, &f->ctx);
+  return 0;
 }
 
 /* ---- Collectives: syncthreads_count/and/or and warp operations ------------------------
@@ -366,6 +390,7 @@ static uint64_t cpu_collective(kc_cpu_block *blk, uint32_t op, uint32_t mask, ui
     return 0;
   }
   if (op <= KC_COLL_SYNC_OR) return sync_reduce(w, blk, op, value, site);
+  if (op == KC_COLL_GRID_SYNC) return grid_barrier(w, site);
   if (op == KC_COLL_ACTIVEMASK) return activemask_wait(w, site);
   return warp_collective(w, op, mask, value, arg, site);
 }
@@ -585,6 +610,11 @@ static void run_fiber_block(rt_worker *w) {
         if (w->fibers[i].state != FIBER_DONE) w->fibers[i].booted = 0;
       break;
     }
+    /* every thread at a grid barrier: the block waits there for the others */
+    if (w->fibers[first_wait].grid && !coop_arrive(w, w->fibers[first_wait].site)) {
+      for (unsigned i = 0; i < T; i++) w->fibers[i].booted = 0;
+      break;
+    }
     for (unsigned i = 0; i < T; i++) w->fibers[i].state = FIBER_RUN;
     w->sync_fresh = 1;  /* a barrier released: see sync_reduce */
   }
@@ -603,12 +633,13 @@ static int ensure_shared(rt_worker *w, size_t bytes) {
   return 1;
 }
 
-static void run_job(rt_worker *w, rt_job *j) {
+/* w's block record for job j, with its shared memory; 0 when that is out of memory. */
+static int block_setup(rt_worker *w, rt_job *j) {
   w->job = j;
   if (j->shared && !ensure_shared(w, j->shared)) {
     job_fail(j, KC_ERR_NOMEM, "kernel '%s': out of memory for %zu bytes of shared memory",
              j->k->name, j->shared);
-    return;
+    return 0;
   }
   kc_cpu_block *blk = &w->blk;
   memset(blk, 0, sizeof *blk);
@@ -623,6 +654,12 @@ static void run_job(rt_worker *w, rt_job *j) {
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_cpu_launch */
   blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
   blk->dyn_shared_bytes = j->shared > dyn_off ? j->shared - dyn_off : 0;
+  return 1;
+}
+
+static void run_job(rt_worker *w, rt_job *j) {
+  if (!block_setup(w, j)) return;
+  kc_cpu_block *blk = &w->blk;
   const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
   /* Blocks are claimed in runs, so that small blocks do not pay an atomic and three
      divisions each; runs stay short enough (1/32 of a worker's share) to balance. */
@@ -731,6 +768,151 @@ void rt_pool_free(rt_pool *p) {
   rt_free(ctx, p, sizeof *p);
 }
 
+/* ---- Cooperative launches: every block at once -----------------------------------------
+ * A kernel that synchronises its grid (g.sync()) runs each block on a thread of its own,
+ * its threads fibers as in any barrier kernel, so that every block is live at once, as
+ * a cooperative launch makes them on the GPU; the grid is limited as the GPU's is, with
+ * a clear error past it. A block whose threads all wait at g.sync() waits in
+ * coop_arrive until every block has arrived. A block that ends while others wait there
+ * can never arrive: a deadlock, reported as the block barrier's are, never a hang. */
+#define COOP_MAX_BLOCKS 1024u     /* OS threads, one per block */
+#define COOP_MAX_THREADS 16384u   /* fibers of the whole grid (two mappings each) */
+#define COOP_THREAD_STACK ((size_t)256 * 1024)  /* the scheduler's; fibers have their own */
+
+uint64_t rt_cpu_coop_max_blocks(unsigned threads_per_block) {
+  unsigned fit = COOP_MAX_THREADS / (threads_per_block ? threads_per_block : 1);
+  return fit < COOP_MAX_BLOCKS ? fit : COOP_MAX_BLOCKS;
+}
+
+typedef struct rt_coop {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  uint64_t nblocks, arrived, left;
+  unsigned long gen;            /* barriers passed */
+  int failed;
+  uint32_t site;                /* the grid barrier the blocks wait at */
+  uint32_t exited[3];           /* the last block to end */
+} rt_coop;
+
+typedef struct coop_runner {
+  rt_worker w;
+  uint64_t block;               /* linear block index */
+  pthread_t thread;
+} coop_runner;
+
+/* Blocks wait at the grid barrier and the rest have ended (c->mu held). */
+static void coop_deadlock(rt_job *j, rt_coop *c) {
+  job_fail(j, KC_ERR_DEADLOCK,
+           "kernel '%s': deadlock at the grid barrier at %u:%u: %llu block%s wait there "
+           "while %llu block%s ended without reaching it (last: block (%u, %u, %u))",
+           j->k->name, c->site >> 16, c->site & 0xffff, (unsigned long long)c->arrived,
+           c->arrived == 1 ? "" : "s", (unsigned long long)c->left, c->left == 1 ? "" : "s",
+           c->exited[0], c->exited[1], c->exited[2]);
+  c->failed = 1;
+  pthread_cond_broadcast(&c->cv);
+}
+
+/* w's block arrives at the grid barrier at site: 1 once every block has, 0 if the
+ * launch failed or deadlocked meanwhile. */
+static int coop_arrive(rt_worker *w, uint32_t site) {
+  rt_coop *c = w->job->coop;
+  pthread_mutex_lock(&c->mu);
+  int ok = !c->failed;
+  if (ok) {
+    c->site = site;
+    if (++c->arrived + c->left == c->nblocks) {
+      if (c->left > 0) {
+        coop_deadlock(w->job, c);
+        ok = 0;
+      } else {
+        c->arrived = 0;
+        c->gen++;
+        pthread_cond_broadcast(&c->cv);
+      }
+    } else {
+      unsigned long gen = c->gen;
+      while (c->gen == gen && !c->failed) pthread_cond_wait(&c->cv, &c->mu);
+      ok = !c->failed;
+    }
+  }
+  pthread_mutex_unlock(&c->mu);
+  return ok;
+}
+
+/* w's block has ended (finished, failed or abandoned). */
+static void coop_leave(rt_worker *w) {
+  rt_coop *c = w->job->coop;
+  pthread_mutex_lock(&c->mu);
+  c->left++;
+  memcpy(c->exited, w->blk.block_idx, sizeof c->exited);
+  if (c->arrived > 0 && c->arrived + c->left == c->nblocks) coop_deadlock(w->job, c);
+  pthread_mutex_unlock(&c->mu);
+}
+
+static void *coop_block_main(void *arg) {
+  coop_runner *r = arg;
+  rt_worker *w = &r->w;
+  rt_job *j = w->job;
+#ifdef RT_TSAN
+  w->main.tsan = __tsan_get_current_fiber();
+#endif
+  if (block_setup(w, j)) {
+    const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
+    w->blk.block_idx[0] = (uint32_t)(r->block % gx);
+    w->blk.block_idx[1] = (uint32_t)((r->block / gx) % j->grid[1]);
+    w->blk.block_idx[2] = (uint32_t)(r->block / gxy);
+    run_fiber_block(w);
+  }
+  coop_leave(w);
+  return NULL;
+}
+
+/* Start a thread per block, wait for them all, and free what they made. */
+static void run_cooperative(rt_pool *p, rt_job *j) {
+  rt_coop c;
+  memset(&c, 0, sizeof c);
+  pthread_mutex_init(&c.mu, NULL);
+  pthread_cond_init(&c.cv, NULL);
+  c.nblocks = j->nblocks;
+  j->coop = &c;
+  coop_runner *r = calloc((size_t)j->nblocks, sizeof *r);
+  uint64_t started = 0;
+  if (!r) {
+    job_fail(j, KC_ERR_NOMEM, "kernel '%s': out of memory for a cooperative launch",
+             j->k->name);
+  } else {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, COOP_THREAD_STACK);
+    for (; started < j->nblocks; started++) {
+      coop_runner *b = &r[started];
+      b->w.pool = p;
+      b->w.job = j;
+      b->block = started;
+      if (pthread_create(&b->thread, &attr, coop_block_main, b) != 0) {
+        job_fail(j, KC_ERR_LAUNCH, "kernel '%s': cannot start a thread for each of its %llu "
+                 "blocks (a cooperative launch runs them all at once)", j->k->name,
+                 (unsigned long long)j->nblocks);
+        pthread_mutex_lock(&c.mu);
+        c.failed = 1;   /* the blocks started so far give up at the grid barrier */
+        pthread_cond_broadcast(&c.cv);
+        pthread_mutex_unlock(&c.mu);
+        break;
+      }
+    }
+    pthread_attr_destroy(&attr);
+  }
+  for (uint64_t i = 0; i < started; i++) {
+    pthread_join(r[i].thread, NULL);
+    free_fibers(&r[i].w);
+    free(r[i].w.shared);
+  }
+  free(r);
+  j->coop = NULL;
+  pthread_cond_destroy(&c.cv);
+  pthread_mutex_destroy(&c.mu);
+}
+
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
                         kc_dim3 block, size_t dynamic_shared, void **args) {
   if (k->uses_barrier ? !k->thread_fn : !k->block_fn)
@@ -754,10 +936,15 @@ kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
   atomic_init(&j.stop, 0);
   atomic_init(&j.claimed, 0);
   j.status = KC_OK;
-  if (j.nblocks > 1 && p->n > 1) pool_start(p);
-  if (j.nblocks <= 1 || p->n <= 1) {
+  if (k->cooperative) {
+    kc_status s = rt_check_coop_grid(ctx, k->name, grid, block,
+                                     rt_cpu_coop_max_blocks(j.nthreads), "on the CPU back end");
+    if (s != KC_OK) return s;
+    run_cooperative(p, &j);
+  } else if (j.nblocks <= 1 || p->n <= 1) {
     run_job(&p->w[0], &j);
   } else {
+    pool_start(p);
     pthread_mutex_lock(&p->mu);
     p->job = &j;
     p->busy = p->n - 1;

@@ -65,6 +65,8 @@ typedef struct rt_driver {
   PFN_cuFuncGetAttribute_v2020 FuncGetAttribute;
   PFN_cuFuncSetAttribute_v9000 FuncSetAttribute;
   PFN_cuLaunchKernel_v4000 LaunchKernel;
+  PFN_cuLaunchCooperativeKernel_v9000 LaunchCooperativeKernel;
+  PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 OccupancyMaxActiveBlocksPerMultiprocessor;
   PFN_cuOccupancyMaxPotentialBlockSize_v6050 OccupancyMaxPotentialBlockSize;
   PFN_cuStreamCreate_v2000 StreamCreate;
   PFN_cuStreamDestroy_v4000 StreamDestroy;
@@ -143,6 +145,9 @@ static void load_driver(void) {
   RESOLVE(FuncGetAttribute, "cuFuncGetAttribute", NULL);
   RESOLVE(FuncSetAttribute, "cuFuncSetAttribute", NULL);
   RESOLVE(LaunchKernel, "cuLaunchKernel", NULL);
+  RESOLVE(LaunchCooperativeKernel, "cuLaunchCooperativeKernel", NULL);
+  RESOLVE(OccupancyMaxActiveBlocksPerMultiprocessor,
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL);
   RESOLVE(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize", NULL);
   RESOLVE(StreamCreate, "cuStreamCreate", NULL);
   RESOLVE(StreamDestroy, "cuStreamDestroy_v2", NULL);
@@ -523,6 +528,32 @@ cleanup:
   return status;
 }
 
+/* A kernel that synchronises its grid: every block must be resident at once, so the
+ * grid is checked against what the occupancy calculator says fits (blocks per SM for
+ * this block size and shared memory, times the SMs) before cuLaunchCooperativeKernel. */
+kc_status rt_cuda_launch_cooperative(kc_context *ctx, const char *kernel, void *fn,
+                                     kc_dim3 grid, kc_dim3 block, size_t shared, void *stream,
+                                     void **params) {
+  kc_status status = KC_OK;
+  RT_CU(ctx, CtxSetCurrent, (ctx->cuda->pctx));
+  if (!attr(ctx->cuda->dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH))
+    return rt_error(ctx, KC_ERR_LAUNCH, "kernel '%s' synchronises its grid "
+                    "(cuda.cg.this_grid().sync()) and this GPU has no cooperative launch",
+                    kernel);
+  int per_sm = 0, threads = (int)(block.x * block.y * block.z);
+  RT_CU(ctx, OccupancyMaxActiveBlocksPerMultiprocessor, (&per_sm, (CUfunction)fn, threads,
+                                                        shared));
+  int sms = attr(ctx->cuda->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  status = rt_check_coop_grid(ctx, kernel, grid, block, (uint64_t)per_sm * (uint64_t)sms,
+                              "on this GPU");
+  if (status != KC_OK) return status;
+  RT_CU(ctx, LaunchCooperativeKernel, ((CUfunction)fn, grid.x, grid.y, grid.z, block.x,
+                                       block.y, block.z, (unsigned)shared, (CUstream)stream,
+                                       params));
+cleanup:
+  return status;
+}
+
 kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_grid,
                             int *block) {
   kc_status status = enter(ctx);
@@ -663,6 +694,12 @@ kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes) {
 kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
                          size_t shared, void *stream, void **params) {
   (void)fn; (void)grid; (void)block; (void)shared; (void)stream; (void)params;
+  return no_cuda(ctx);
+}
+kc_status rt_cuda_launch_cooperative(kc_context *ctx, const char *kernel, void *fn,
+                                     kc_dim3 grid, kc_dim3 block, size_t shared, void *stream,
+                                     void **params) {
+  (void)kernel; (void)fn; (void)grid; (void)block; (void)shared; (void)stream; (void)params;
   return no_cuda(ctx);
 }
 kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_grid,

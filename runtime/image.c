@@ -8,11 +8,13 @@
  * kc_launch can check and pack arguments without the source. It is text, one kernel
  * per line:
  *
- *     SYMBOL SIGNATURE[ written=I,J]
+ *     SYMBOL SIGNATURE[ written=I,J][ cooperative]
  *     add add(float32[:], float32[:], float32[:]) written=2
  *
  * "written" lists the array parameters the kernel stores to (0-based): the others were
  * compiled noalias, and the launch checks that a written array overlaps none of them.
+ * "cooperative" marks a kernel that synchronises its grid (cuda.cg.this_grid().sync()):
+ * it is launched with cuLaunchCooperativeKernel, every block resident at once.
  * kcc puts the table into every PTX it makes twice (src/compile.c): as
  * "// kcc-kernel: LINE" comments in front, and as a NUL-terminated `.visible .const`
  * byte array named __kcc_kernels. Comments do not survive ptxas, but a visible global

@@ -265,6 +265,19 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
 }
 
 /* ---- Dispatch ------------------------------------------------------------------------- */
+kc_status rt_check_coop_grid(kc_context *ctx, const char *kernel, kc_dim3 grid, kc_dim3 block,
+                             uint64_t max_blocks, const char *where) {
+  uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
+  if (blocks <= max_blocks) return KC_OK;
+  return rt_error(ctx, KC_ERR_LAUNCH,
+                  "kernel '%s' synchronises its grid (cuda.cg.this_grid().sync()), so every "
+                  "block must run at once: at most %llu blocks of %u threads fit %s, and the "
+                  "launch asks for %llu; launch fewer blocks (a grid-stride loop covers the "
+                  "rest)",
+                  kernel, (unsigned long long)max_blocks, block.x * block.y * block.z, where,
+                  (unsigned long long)blocks);
+}
+
 static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                              size_t shared, kc_stream *stream, void **params) {
   if (shared + k->static_shared > ctx->limits.max_shared && shared > k->shared_optin_set) {
@@ -272,8 +285,10 @@ static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim
     if (s != KC_OK) return s;
     k->shared_optin_set = shared;
   }
-  kc_status s = rt_cuda_launch(ctx, k->cu_function, grid, block, shared,
-                               stream ? stream->cu_stream : NULL, params);
+  void *cs = stream ? stream->cu_stream : NULL;
+  kc_status s = k->cooperative
+      ? rt_cuda_launch_cooperative(ctx, k->name, k->cu_function, grid, block, shared, cs, params)
+      : rt_cuda_launch(ctx, k->cu_function, grid, block, shared, cs, params);
   if (s == KC_OK && k->mod->error_dptr) rt_module_note_launch(k->mod, k);
   return s;
 }
@@ -307,6 +322,13 @@ static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3
   ck.block_fn = k->block_fn;
   ck.thread_fn = k->thread_fn;
   ck.uses_barrier = k->uses_barrier;
+  ck.cooperative = k->cooperative;
+  if (k->cooperative) {   /* refused before it starts: no fault for the next synchronize */
+    kc_status s = rt_check_coop_grid(ctx, k->name, grid, block,
+                                     rt_cpu_coop_max_blocks(block.x * block.y * block.z),
+                                     "on the CPU back end");
+    if (s != KC_OK) return s;
+  }
   ck.static_shared = k->static_shared;
   ck.file = k->mod->src_name;
   kc_status s = rt_cpu_launch(ctx, &ck, grid, block, shared, params);

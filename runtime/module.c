@@ -155,6 +155,7 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
     kc_kernel *k = &m->kernels[i];
     s = kernel_init(m, k, t->name, t->symbol, t->signature, t->nparams, t->params);
     k->uses_barrier = t->uses_barrier;
+    k->cooperative = t->cooperative;
     k->static_shared = t->static_shared;
     /* the JIT hands back data pointers; ISO C wants a copy to turn them to functions */
     memcpy(&k->block_fn, &t->block_fn, sizeof k->block_fn);
@@ -460,7 +461,8 @@ kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_op
 }
 
 /* ---- Loading PTX, cubins and fatbins ----------------------------------------------------- */
-/* Parse one table line "SYMBOL SIGNATURE[ written=I,J]" (image.c has the format) into
+/* Parse one table line "SYMBOL SIGNATURE[ written=I,J][ cooperative]" (image.c has the
+ * format) into
  * kernel k; ll bytes at line, no newline. */
 static kc_status table_kernel(kc_module *m, kc_kernel *k, const char *line, size_t ll) {
   char text[1024], err[256];
@@ -474,17 +476,25 @@ static kc_status table_kernel(kc_module *m, kc_kernel *k, const char *line, size
   while (*p && *p != ' ' && *p != '\t') p++;
   if (*p) *p++ = '\0';
   while (*p == ' ' || *p == '\t') p++;
-  /* the written list follows the signature's closing parenthesis */
+  /* the written list and the cooperative mark follow the signature's closing
+     parenthesis */
   uint64_t written = 0;
+  int cooperative = 0;
   char *close = strrchr(p, ')');
   if (close && close[1]) {
     char *w = close + 1;
     close[1] = '\0';
     while (*++w == ' ' || *w == '\t') {}
-    if (strncmp(w, "written=", 8) != 0)
+    char *coop = strstr(w, "cooperative");
+    if (coop && (coop == w || coop[-1] == ' ') && !coop[11]) {
+      cooperative = 1;
+      *coop = '\0';
+      for (char *t = coop; t > w && (t[-1] == ' ' || t[-1] == '\t');) *--t = '\0';
+    }
+    if (*w && strncmp(w, "written=", 8) != 0)
       return rt_error(m->ctx, KC_ERR_INVALID, "kernel table: unexpected '%s' after the "
                       "signature of '%s'", w, sym);
-    for (w += 8; *w;) {
+    for (w += *w ? 8 : 0; *w;) {
       char *e;
       long i = strtol(w, &e, 10);
       if (e == w || i < 0 || i >= SIG_MAX_PARAMS || (*e && *e != ','))
@@ -505,7 +515,9 @@ static kc_status table_kernel(kc_module *m, kc_kernel *k, const char *line, size
     params[i].ndim = sig.params[i].ndim;
     params[i].written = (int)((written >> i) & 1);
   }
-  return kernel_init(m, k, sig.name, sym, p, sig.nparams, params);
+  kc_status s = kernel_init(m, k, sig.name, sym, p, sig.nparams, params);
+  k->cooperative = cooperative;
+  return s;
 }
 
 /* Count (m == NULL) or parse the kernel table's lines: those after `tag` when tag is

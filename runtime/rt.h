@@ -104,6 +104,7 @@ struct kc_kernel {
   rt_param *params;
   int alias_check;              /* has written and read-only array parameters */
   int uses_barrier;
+  int cooperative;              /* synchronises its grid: every block resident at once */
   size_t static_shared;
   kc_cpu_block_fn block_fn;
   kc_cpu_thread_fn thread_fn;
@@ -217,6 +218,11 @@ kc_status rt_cuda_global_address(kc_context *ctx, void *module, const char *name
 kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes);
 kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
                          size_t shared, void *stream, void **params);
+/* A cooperative launch (cuLaunchCooperativeKernel) of a kernel that synchronises its
+ * grid, after checking that every block of the grid can be resident at once. */
+kc_status rt_cuda_launch_cooperative(kc_context *ctx, const char *kernel, void *fn,
+                                     kc_dim3 grid, kc_dim3 block, size_t shared, void *stream,
+                                     void **params);
 /* Block size that maximises occupancy of fn with `shared` dynamic bytes. */
 kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_grid,
                             int *block);
@@ -259,6 +265,7 @@ typedef struct rt_cpu_kernel {
   int uses_barrier;
   size_t static_shared;
   const char *file;             /* the module's source name, for bounds errors; or NULL */
+  int cooperative;              /* grid barriers: every block runs at once */
 } rt_cpu_kernel;
 
 /* Run every block of a grid on the context's pool and wait for it. Shapes are not
@@ -268,6 +275,9 @@ typedef struct rt_cpu_kernel {
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
                         kc_dim3 block, size_t dynamic_shared, void **args);
 void rt_pool_free(rt_pool *pool);
+/* The most blocks of threads_per_block threads a cooperative launch runs at once on the
+ * CPU back end (every block live together: a thread each, its threads fibers). */
+uint64_t rt_cpu_coop_max_blocks(unsigned threads_per_block);
 
 /* ---- image.c ---------------------------------------------------------------------- */
 #define RT_TABLE_SYMBOL "__kcc_kernels"   /* the kernel table's global in kcc's PTX */
@@ -292,6 +302,11 @@ void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const cha
 /* Check a launch shape and shared memory size against the context's limits. */
 kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                          size_t shared_bytes);
+/* A cooperative kernel's grid against the most blocks that can run at once (`where`:
+ * "on this GPU", "on the CPU back end"): KC_ERR_LAUNCH naming the kernel and the
+ * largest grid when it does not fit. */
+kc_status rt_check_coop_grid(kc_context *ctx, const char *kernel, kc_dim3 grid, kc_dim3 block,
+                             uint64_t max_blocks, const char *where);
 /* The 1-D launch of a grid-stride kernel k over n elements (the @vectorize and
  * @guvectorize loop kernels): the block from the occupancy API, enough blocks for n
  * but at most a few device-filling waves (the loop strides over the rest) and the

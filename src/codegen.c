@@ -41,6 +41,7 @@ LLVMTypeRef cg_scalar_type(cg_ctx *g, const type *t) {
     LLVMTypeRef f[2] = {part, part};
     return LLVMStructTypeInContext(g->c, f, 2, 0);
   }
+  case TY_GROUP: return g->i64;   /* a handle, as Numba's GridGroup; kcc's holds 0 */
   default: return g->voidt;
   }
 }

@@ -118,6 +118,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
       k->params[j].written = param_written(f, j);
     }
     k->uses_barrier = f->uses_barrier;
+    k->cooperative = f->uses_grid_sync;
     k->static_shared = shared;
   }
   out->untyped = out_alloc(out, ((size_t)p->untyped.len + 1) * sizeof *out->untyped);
@@ -130,7 +131,8 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
 
 /* One line of the kernel table: "SYMBOL SIGNATURE", then " written=I,J" naming the
  * array parameters the kernel stores to (the runtime checks that they do not overlap
- * the read-only ones, which are compiled noalias). The format is runtime/image.c's. */
+ * the read-only ones, which are compiled noalias), and " cooperative" for a kernel
+ * that synchronises its grid. The format is runtime/image.c's. */
 static size_t table_line(const kcc_kernel *k, char *s, size_t n) {
   size_t o = (size_t)snprintf(s, n, "%s %s", k->symbol, k->signature);
   const char *sep = " written=";
@@ -139,11 +141,12 @@ static size_t table_line(const kcc_kernel *k, char *s, size_t n) {
       o += (size_t)snprintf(s + o, o < n ? n - o : 0, "%s%d", sep, j);
       sep = ",";
     }
+  if (k->cooperative) o += (size_t)snprintf(s + o, o < n ? n - o : 0, " cooperative");
   return o;
 }
 
 static size_t table_line_bound(const kcc_kernel *k) {
-  return strlen(k->symbol) + strlen(k->signature) + 16 + 4 * (size_t)k->nparams;
+  return strlen(k->symbol) + strlen(k->signature) + 32 + 4 * (size_t)k->nparams;
 }
 
 /* The PTX with the kernel table twice, so that the runtime can load the file alone and

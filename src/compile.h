@@ -70,6 +70,8 @@ typedef struct kcc_kernel {
   int nparams;
   kcc_param *params;
   int uses_barrier;       /* calls cuda.syncthreads() (the CPU needs fibers) */
+  int cooperative;        /* synchronises its grid (cuda.cg.this_grid().sync()): launched
+                             cooperatively, every block resident at once */
   size_t static_shared;   /* bytes of static shared memory */
   void *block_fn;         /* KCC_EMIT_JIT: kc_cpu_block_fn */
   void *thread_fn;        /* KCC_EMIT_JIT: kc_cpu_thread_fn */

@@ -59,7 +59,8 @@ enum {
   KC_COLL_SYNCWARP, KC_COLL_SHFL_IDX, KC_COLL_SHFL_UP, KC_COLL_SHFL_DOWN,
   KC_COLL_SHFL_XOR, KC_COLL_VOTE_ALL, KC_COLL_VOTE_ANY, KC_COLL_VOTE_EQ,
   KC_COLL_BALLOT, KC_COLL_MATCH_ANY, KC_COLL_MATCH_ALL,    /* warp-wide */
-  KC_COLL_ACTIVEMASK                                       /* no exchange */
+  KC_COLL_ACTIVEMASK,                                      /* no exchange */
+  KC_COLL_GRID_SYNC   /* grid-wide: every thread of every block (a cooperative launch) */
 };
 
 /* The error record of a bounds-checked kernel: on the CPU one per launch (blk->error),

@@ -754,11 +754,12 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
 }
 
 /* z.conjugate(): methods are the registry's rows whose path starts with '.'; only
- * numbers have them (arrays have none). */
+ * numbers have them (arrays have none), and cooperative groups theirs (BF_GROUP). */
 static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
   node *callee = e->a;
   const builtin *b = builtin_find(arena_printf(ic->ar, ".%s", callee->str));
-  if (b && type_is_numeric(bt)) return ix_builtin_call(ic, e, b);
+  if (b && ((b->flags & BF_GROUP) ? bt->kind == TY_GROUP : type_is_numeric(bt)))
+    return ix_builtin_call(ic, e, b);
   ix_error(ic, callee->sp, "methods are not supported: %s has no method '%s'", ix_tname(ic, bt),
        callee->str);
   return NULL;
@@ -862,6 +863,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
     }
   }
   if (inst->uses_barrier) ic->cur->uses_barrier = true;
+  if (inst->uses_grid_sync) ic->cur->uses_grid_sync = true;
   if (inst->ret_failed && inst->ret->kind == TY_VOID) return NULL;
   return ix_set_type(e, inst->ret, false);
 }

@@ -14,6 +14,7 @@
 const type ty_void = TY_SCALAR(TY_VOID, 0, false);
 const type ty_bool = TY_SCALAR(TY_BOOL, 8, false);
 const type ty_string = TY_SCALAR(TY_STRING, 0, false);
+const type ty_grid_group = TY_SCALAR(TY_GROUP, 0, false);
 const type ty_i8 = TY_SCALAR(TY_INT, 8, true);
 const type ty_i16 = TY_SCALAR(TY_INT, 16, true);
 const type ty_i32 = TY_SCALAR(TY_INT, 32, true);
@@ -141,6 +142,8 @@ const char *type_name(arena *a, const type *t) {
     return "void";
   case TY_STRING:
     return "str";
+  case TY_GROUP:
+    return "GridGroup";
   case TY_ARRAY:
     if (t->strided) /* Numba's spelling of a non-contiguous view */
       return arena_printf(a, "array(%s, %dd, A)", type_name(a, t->elem), t->ndim);

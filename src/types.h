@@ -20,7 +20,8 @@ typedef enum type_kind {
   TY_COMPLEX,/* bits 64/128 (the whole number, as Numba names it): two floats */
   TY_ARRAY,  /* elem (a scalar type), ndim 1..3 */
   TY_TUPLE,  /* nelems elements, each a type */
-  TY_STRING  /* a string constant (print, docstrings) */
+  TY_STRING, /* a string constant (print, docstrings) */
+  TY_GROUP   /* a cooperative group: cuda.cg.this_grid() (Numba's GridGroup) */
 } type_kind;
 
 typedef struct type type;
@@ -38,7 +39,7 @@ struct type {
   const type **elems;     /* TY_TUPLE */
 };
 
-extern const type ty_void, ty_bool, ty_string;
+extern const type ty_void, ty_bool, ty_string, ty_grid_group;
 extern const type ty_i8, ty_i16, ty_i32, ty_i64, ty_u8, ty_u16, ty_u32, ty_u64;
 extern const type ty_f16, ty_f32, ty_f64;
 extern const type ty_c64, ty_c128;

@@ -46,7 +46,7 @@ static void run_vadd(int threads, int64_t n, unsigned block) {
   }
   int64_t na = n, nb = n, no = n;
   void *args[6] = {&a, &na, &b, &nb, &out, &no};
-  rt_cpu_kernel k = {"add", vadd_block, NULL, 0, 0, NULL};
+  rt_cpu_kernel k = {"add", vadd_block, NULL, 0, 0, NULL, 0};
   unsigned grid = (unsigned)((n + block - 1) / block);
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(grid), kc_dim(block), 0, args), KC_OK);
   for (int64_t i = 0; i < n; i++) ck_assert_float_eq(out[i], 3.0f * (float)i);
@@ -86,7 +86,7 @@ START_TEST(grid_3d_covers_every_thread_once) {
   atomic_int *hits = calloc(total, sizeof *hits);
   int64_t ext = (int64_t)total;
   void *args[2] = {&hits, &ext};
-  rt_cpu_kernel k = {"index3d", index3d_block, NULL, 0, 0, NULL};
+  rt_cpu_kernel k = {"index3d", index3d_block, NULL, 0, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, grid, block, 0, args), KC_OK);
   for (size_t i = 0; i < total; i++) ck_assert_int_eq(atomic_load(&hits[i]), 1);
   /* and a 2-D grid of 2-D blocks on the same context (the pool is reused) */
@@ -114,7 +114,7 @@ START_TEST(shared_memory_per_block) {
   int32_t *out = malloc(BLOCKS * N * sizeof *out);
   int64_t ext = BLOCKS * N;
   void *args[2] = {&out, &ext};
-  rt_cpu_kernel k = {"shared", shared_block, NULL, 0, 16 * sizeof(int32_t), NULL};
+  rt_cpu_kernel k = {"shared", shared_block, NULL, 0, 16 * sizeof(int32_t), NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(BLOCKS), kc_dim(N), N * sizeof(int32_t), args),
                    KC_OK);
   for (int b = 0; b < BLOCKS; b++)
@@ -154,7 +154,7 @@ static void run_rotate(int threads, kc_dim3 block, int32_t rounds) {
   for (unsigned i = 0; i < BLOCKS * n; i++) out[i] = -1;
   int64_t ext = BLOCKS * n;
   void *args[3] = {&out, &ext, &rounds};
-  rt_cpu_kernel k = {"rotate", NULL, rotate_thread, 1, 0, NULL};
+  rt_cpu_kernel k = {"rotate", NULL, rotate_thread, 1, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(BLOCKS), block, n * sizeof(int32_t), args),
                    KC_OK);
   for (unsigned b = 0; b < BLOCKS; b++)
@@ -172,6 +172,70 @@ START_TEST(barrier_neighbour_exchange) {
 }
 END_TEST
 
+/* ---- cooperative launches: grid barriers ---------------------------------------------- */
+static void grid_sync(kc_cpu_block *blk, uint32_t site) {
+  blk->collective(blk, KC_COLL_GRID_SYNC, 0xffffffffu, 0, 0, site);
+}
+
+/* Each thread writes its slot, the grid meets, each reads the slot of the thread one
+ * block further on (written by another block), rounds times. */
+static void grid_rotate_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,
+                               uint32_t tz) {
+  (void)ty, (void)tz;
+  int32_t *buf = *(int32_t **)args[0];
+  int32_t rounds = *(int32_t *)args[2];
+  uint32_t nb = blk->grid_dim[0], nt = blk->block_dim[0];
+  uint32_t me = blk->block_idx[0] * nt + tx, total = nb * nt;
+  int32_t v = (int32_t)me;
+  for (int32_t r = 0; r < rounds; r++) {
+    buf[me] = v;
+    grid_sync(blk, SITE(3, 5));
+    v = buf[(me + nt) % total];
+    grid_sync(blk, SITE(5, 5));
+  }
+  buf[me] = v;
+}
+
+START_TEST(cooperative_grid_barrier) {
+  kc_context *ctx = cpu_context(2);
+  enum { BLOCKS = 12, T = 32 };
+  int32_t buf[BLOCKS * T], rounds = 5;
+  int32_t *pb = buf;
+  int64_t ext = BLOCKS * T;
+  void *args[3] = {&pb, &ext, &rounds};
+  rt_cpu_kernel k = {"grid_rotate", NULL, grid_rotate_thread, 1, 0, NULL, 1};
+  ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(BLOCKS), kc_dim(T), 0, args), KC_OK);
+  for (int i = 0; i < BLOCKS * T; i++)
+    ck_assert_int_eq(buf[i], (i + rounds * T) % (BLOCKS * T));
+  /* more blocks than run at once on the CPU back end: refused, naming the limit */
+  ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(2048), kc_dim(1), 0, args), KC_ERR_LAUNCH);
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "at most 1024 blocks of 1 threads"));
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "'grid_rotate'"));
+  /* not marked cooperative: the grid barrier is an internal error, not a hang */
+  k.cooperative = 0;
+  ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(2), kc_dim(2), 0, args), KC_ERR_INTERNAL);
+  kc_context_free(ctx);
+}
+END_TEST
+
+static void grid_early_exit_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,
+                                   uint32_t tz) {
+  (void)args, (void)tx, (void)ty, (void)tz;
+  if (blk->block_idx[0] == 2) return;   /* block 2 never reaches the grid barrier */
+  grid_sync(blk, SITE(21, 7));
+}
+
+START_TEST(cooperative_deadlock) {
+  kc_context *ctx = cpu_context(2);
+  rt_cpu_kernel k = {"grid_early", NULL, grid_early_exit_thread, 1, 0, NULL, 1};
+  ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(4), kc_dim(8), 0, NULL), KC_ERR_DEADLOCK);
+  ck_assert_str_eq(kc_last_error(ctx),
+                   "kernel 'grid_early': deadlock at the grid barrier at 21:7: 3 blocks wait "
+                   "there while 1 block ended without reaching it (last: block (2, 0, 0))");
+  kc_context_free(ctx);
+}
+END_TEST
+
 /* ---- deadlocks ---------------------------------------------------------------------------- */
 static void early_exit_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,
                               uint32_t tz) {
@@ -182,7 +246,7 @@ static void early_exit_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint3
 
 START_TEST(deadlock_thread_exited) {
   kc_context *ctx = cpu_context(2);
-  rt_cpu_kernel k = {"early", NULL, early_exit_thread, 1, 0, NULL};
+  rt_cpu_kernel k = {"early", NULL, early_exit_thread, 1, 0, NULL, 0};
   kc_status s = rt_cpu_launch(ctx, &k, kc_dim(1), kc_dim(8), 0, NULL);
   ck_assert_int_eq(s, KC_ERR_DEADLOCK);
   ck_assert_str_eq(kc_last_error(ctx),
@@ -199,7 +263,7 @@ START_TEST(deadlock_thread_exited) {
   int32_t *po = out;
   int64_t ext = 4 * N;
   void *args[3] = {&po, &ext, &rounds};
-  rt_cpu_kernel good = {"rotate", NULL, rotate_thread, 1, 0, NULL};
+  rt_cpu_kernel good = {"rotate", NULL, rotate_thread, 1, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &good, kc_dim(4), kc_dim(N), N * sizeof(int32_t), args),
                    KC_OK);
   for (int b = 0; b < 4; b++)
@@ -217,7 +281,7 @@ static void split_barrier_thread(void **args, kc_cpu_block *blk, uint32_t tx, ui
 
 START_TEST(deadlock_different_barriers) {
   kc_context *ctx = cpu_context(1);
-  rt_cpu_kernel k = {"split", NULL, split_barrier_thread, 1, 0, NULL};
+  rt_cpu_kernel k = {"split", NULL, split_barrier_thread, 1, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(2), kc_dim2(2, 2), 0, NULL), KC_ERR_DEADLOCK);
   ck_assert_str_eq(kc_last_error(ctx),
                    "kernel 'split': deadlock in block (0, 0, 0): threads wait at different "
@@ -237,7 +301,7 @@ static void late_exit_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32
 
 START_TEST(deadlock_after_a_good_barrier) {
   kc_context *ctx = cpu_context(2);
-  rt_cpu_kernel k = {"late", NULL, late_exit_thread, 1, 0, NULL};
+  rt_cpu_kernel k = {"late", NULL, late_exit_thread, 1, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(1), kc_dim2(2, 2), 0, NULL), KC_ERR_DEADLOCK);
   ck_assert_str_eq(kc_last_error(ctx),
                    "kernel 'late': deadlock in block (0, 0, 0): 3 threads wait at the barrier "
@@ -264,11 +328,11 @@ static void trap_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty
 
 START_TEST(trap_is_a_launch_error) {
   kc_context *ctx = cpu_context(1);
-  rt_cpu_kernel k = {"bad", trap_block, NULL, 0, 0, NULL};
+  rt_cpu_kernel k = {"bad", trap_block, NULL, 0, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(8), kc_dim(32), 0, NULL), KC_ERR_LAUNCH);
   ck_assert_str_eq(kc_last_error(ctx), "kernel 'bad': block (3, 0, 0): index 99 is out of "
                                        "bounds for axis 0 of size 10");
-  rt_cpu_kernel k2 = {"bad2", NULL, trap_thread, 1, 0, NULL};
+  rt_cpu_kernel k2 = {"bad2", NULL, trap_thread, 1, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k2, kc_dim(1), kc_dim(4), 0, NULL), KC_ERR_LAUNCH);
   ck_assert_str_eq(kc_last_error(ctx),
                    "kernel 'bad2': block (0, 0, 0), thread (2, 0, 0): division by zero");
@@ -283,11 +347,11 @@ static void barrier_block(void **args, kc_cpu_block *blk) {
 
 START_TEST(barrier_in_barrier_free_kernel) {
   kc_context *ctx = cpu_context(1);
-  rt_cpu_kernel k = {"nofibers", barrier_block, NULL, 0, 0, NULL};
+  rt_cpu_kernel k = {"nofibers", barrier_block, NULL, 0, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(1), kc_dim(1), 0, NULL), KC_ERR_INTERNAL);
   ck_assert_str_eq(kc_last_error(ctx), "kernel 'nofibers' reached a barrier (line 4:7) but "
                                        "was compiled as barrier-free");
-  rt_cpu_kernel none = {"nocode", NULL, NULL, 1, 0, NULL};
+  rt_cpu_kernel none = {"nocode", NULL, NULL, 1, 0, NULL, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &none, kc_dim(1), kc_dim(1), 0, NULL), KC_ERR_INTERNAL);
   ck_assert_str_eq(kc_last_error(ctx), "kernel 'nocode' has no host code to run");
   kc_context_free(ctx);
@@ -374,6 +438,8 @@ static Suite *cpu_exec_suite(void) {
   tcase_add_test(tc, grid_3d_covers_every_thread_once);
   tcase_add_test(tc, shared_memory_per_block);
   tcase_add_test(tc, barrier_neighbour_exchange);
+  tcase_add_test(tc, cooperative_grid_barrier);
+  tcase_add_test(tc, cooperative_deadlock);
   tcase_add_test(tc, deadlock_thread_exited);
   tcase_add_test(tc, deadlock_different_barriers);
   tcase_add_test(tc, deadlock_after_a_good_barrier);

@@ -9,7 +9,7 @@
  * its lowering to LLVM IR (run by code generation, codegen.c), with a CPU lowering
  * beside it where the CPU back end differs. The rows live in one file per family
  * under src/builtins/ (threads.c, sync.c, atomics.c, warp.c, bits.c, memory.c,
- * math.c, complex.c, fp16.c, python.c, print.c, modules.c, numpy.c), each a table next to the
+ * math.c, complex.c, fp16.c, python.c, print.c, modules.c, numpy.c, coop.c), each a table next to the
  * code it names; registry.c lists the families. Type inference finds a row by path
  * and stores it in node->bi; code generation calls its lowering. Adding a builtin is a
  * row and its functions in one family file (docs/internals.md walks through one).
@@ -48,6 +48,8 @@ enum {
   BF_CONSTANT = 1 << 7,      /* BK_VALUE: a float64 constant (value), folded as literals are */
   BF_FOLD = 1 << 8,          /* BK_FUNCTION: evaluated at module level by constant folding
                                 (np.array, np.arange ...: numpy.c's np_fold_call) */
+  BF_GROUP = 1 << 9,         /* BK_METHOD: a method of a cooperative group (g.sync()),
+                                not of numbers */
 };
 
 /* Typing: check e's arguments, type them, return e's type (NULL after an error).
@@ -92,7 +94,7 @@ builtin_lowering builtin_lowering_for(const builtin *b, bool host);
 extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
     builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
     builtins_math[], builtins_complex[], builtins_fp16[], builtins_python[],
-    builtins_print[], builtins_numpy[];
+    builtins_print[], builtins_numpy[], builtins_coop[];
 
 /* math.c: the typing and lowering of a float64 constant row (math.pi; np.pi too) */
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);

@@ -1,6 +1,6 @@
 /*
  * fp16.c — cuda.fp16.*: float16 arithmetic (hadd ... hfma), comparisons (heq ... hle)
- * and functions (hsqrt, hexp ...). LLVM's half type on both targets; the functions that
+ * and functions (hsqrt, hexp, hexp10 ...). LLVM's half type on both targets; the functions that
  * libdevice and libm have only for float32 compute in float32 and round once.
  */
 #include "builtin.h"
@@ -86,6 +86,16 @@ static LLVMValueRef cg_fp16_math(cg_ctx *g, node *e, const builtin *b) {
   return cg_convert(g, r, &ty_f32, &ty_f16);
 }
 
+/* hexp10: 10 ** a as powf(10, a) in float32, rounded once (libm and libdevice have no
+ * exp10 row in math.c; powf is within an ulp of float32, far inside float16's). */
+static LLVMValueRef cg_hexp10(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  LLVMValueRef a[3];
+  fp16_values(g, e, a);
+  LLVMValueRef args[2] = {LLVMConstReal(g->f32, 10.0), cg_convert(g, a[0], &ty_f16, &ty_f32)};
+  return cg_convert(g, cg_math_call(g, "pow", &ty_f32, args, 2), &ty_f32, &ty_f16);
+}
+
 static LLVMValueRef cg_hrsqrt(cg_ctx *g, node *e, const builtin *b) {
   (void)b;
   LLVMValueRef a[3];
@@ -121,6 +131,7 @@ const builtin builtins_fp16[] = {
   FP16("hrcp", 1, 0, NULL, ix_fp16, cg_hrcp),
   FP16("hexp", 1, 0, "exp", ix_fp16, cg_fp16_math),
   FP16("hexp2", 1, 0, "exp2", ix_fp16, cg_fp16_math),
+  FP16("hexp10", 1, 0, NULL, ix_fp16, cg_hexp10),
   FP16("hlog", 1, 0, "log", ix_fp16, cg_fp16_math),
   FP16("hlog2", 1, 0, "log2", ix_fp16, cg_fp16_math),
   FP16("hlog10", 1, 0, "log10", ix_fp16, cg_fp16_math),
