@@ -904,6 +904,10 @@ static const type *ix_call(infer_ctx *ic, node *e) {
     else if (strncmp(p, "numpy.", 6) == 0)
       ix_error(ic, callee->sp, "NumPy function '%s' is not supported in kernels (its ufuncs "
            "on scalars are: docs/language.md, NumPy)", p);
+    else if (strncmp(p, "numba.cuda.libdevice.", 21) == 0)
+      ix_error(ic, callee->sp, "cuda.libdevice has no function '%s': its functions are "
+           "libdevice's __nv_* without the prefix, as in Numba (nan and nanf are left out, "
+           "as Numba leaves them: use math.nan)", p + 21);
     else ix_error(ic, callee->sp, "unknown function '%s'", p);
     ix_args(ic, e);
     return NULL;

@@ -33,6 +33,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "libdevice_host.h"
 #include "target.h"
 
 struct kcc_host_code {
@@ -316,17 +317,27 @@ static const struct { const char *name; void (*fn)(void); } host_math[] = {
   HOST_HALF_FNS
 };
 
+static void host_symbol(LLVMOrcLLJITRef jit, LLVMOrcCSymbolMapPair *sym, const char *name,
+                        void (*fn)(void)) {
+  sym->Name = LLVMOrcLLJITMangleAndIntern(jit, name);
+  sym->Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)fn;
+  sym->Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported |
+                                LLVMJITSymbolGenericFlagsCallable;
+  sym->Sym.Flags.TargetFlags = 0;
+}
+
+/* The maths above and libdevice's __nv_* functions (cuda.libdevice calls;
+ * libdevice_host.c). */
 static LLVMErrorRef host_define_math(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd) {
   enum { N = sizeof host_math / sizeof host_math[0] };
-  LLVMOrcCSymbolMapPair syms[N];
-  for (size_t i = 0; i < N; i++) {
-    syms[i].Name = LLVMOrcLLJITMangleAndIntern(jit, host_math[i].name);
-    syms[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)host_math[i].fn;
-    syms[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported |
-                                     LLVMJITSymbolGenericFlagsCallable;
-    syms[i].Sym.Flags.TargetFlags = 0;
-  }
-  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, N);
+  size_t total = N + libdevice_host_nfns;
+  LLVMOrcCSymbolMapPair *syms = malloc(total * sizeof *syms);
+  if (!syms) return LLVMCreateStringError("out of memory for the JIT's symbols");
+  for (size_t i = 0; i < N; i++) host_symbol(jit, &syms[i], host_math[i].name, host_math[i].fn);
+  for (size_t i = 0; i < libdevice_host_nfns; i++)
+    host_symbol(jit, &syms[N + i], libdevice_host_fns[i].name, libdevice_host_fns[i].fn);
+  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, total);
+  free(syms);
   LLVMErrorRef e = LLVMOrcJITDylibDefine(jd, mu);
   if (e) LLVMOrcDisposeMaterializationUnit(mu);
   return e;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "builtins/builtin.h"
+#include "libdevice_host.h"
 
 /* The PTX ISA kcc emits at the least (target_nvptx.c: 6.3 below sm_75, LLVM's default
  * for the arch, newer, from there), x10: a row needing more would fail on old archs. */
@@ -188,12 +189,42 @@ START_TEST(every_builtin_documented_and_tested) {
 }
 END_TEST
 
+/* cuda.libdevice's rows (libdevice.c, outside the families): reached by path, each
+ * signature of the letters libdevice.c reads, and each function bound to a host
+ * version for the CPU back end (libdevice_host.c), and no host version without a row. */
+static bool host_has(const char *name) {
+  for (size_t i = 0; i < libdevice_host_nfns; i++)
+    if (strcmp(libdevice_host_fns[i].name, name) == 0) return true;
+  return false;
+}
+
+START_TEST(libdevice_rows) {
+  int n = 0;
+  for (const builtin *b = libdevice_rows_all(); b->path; b++) {
+    ck_assert_msg(builtin_find(b->path) == b, "%s: not found by path", b->path);
+    if (b->kind == BK_MODULE) continue;
+    n++;
+    const char *sig = b->name;
+    ck_assert_msg(sig && strchr("dfilsv", sig[0]) && sig[1] == ':', "%s: signature", b->path);
+    ck_assert_msg(strspn(sig + 2, "dfilsDFI") == strlen(sig + 2) && strlen(sig + 2) <= 4,
+                  "%s: parameters '%s'", b->path, sig + 2);
+    char nv[128];
+    snprintf(nv, sizeof nv, "__nv_%s", strrchr(b->path, '.') + 1);
+    ck_assert_msg(host_has(nv), "%s: no host version of %s", b->path, nv);
+  }
+  ck_assert_int_eq((size_t)n, libdevice_host_nfns);
+  ck_assert_ptr_nonnull(builtin_find("numba.cuda.libdevice.sincos"));
+  ck_assert_ptr_null(builtin_find("numba.cuda.libdevice.nan"));  /* left out, as Numba */
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("builtins");
   TCase *tc = tcase_create("registry");
   tcase_add_test(tc, rows_are_well_formed);
   tcase_add_test(tc, lookup_by_path);
   tcase_add_test(tc, every_builtin_documented_and_tested);
+  tcase_add_test(tc, libdevice_rows);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

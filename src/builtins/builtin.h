@@ -100,6 +100,11 @@ extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);
 LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b);
 
+/* libdevice.c: cuda.libdevice.* (not a family: builtin_find asks it for paths under
+ * numba.cuda.libdevice), and all its rows, ended by a NULL path (for tests). */
+const builtin *libdevice_find(const char *path);
+const builtin *libdevice_rows_all(void);
+
 /* Rows the language reaches other than by a path. */
 extern const builtin builtin_type_cast;  /* float32(x): a type called as a cast */
 

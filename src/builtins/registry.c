@@ -17,6 +17,7 @@ static const builtin_family families[] = {
 };
 
 const builtin *builtin_find(const char *path) {
+  if (strncmp(path, "numba.cuda.libdevice", 20) == 0) return libdevice_find(path);
   for (const builtin_family *f = families; f->name; f++)
     for (const builtin *b = f->rows; b->path; b++)
       if (b->path[0] == path[0] && strcmp(b->path, path) == 0) return b;
