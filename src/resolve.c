@@ -399,7 +399,7 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
     else if (!decorator_fastmath(ic, fn, kw)) decorator_target(ic, kw);
   }
   if (dec->list.len > 1) ix_error(ic, dec->list.items[1]->sp, "unexpected extra argument");
-  if (dec->list.len >= 1 && fn->kind != FN_DEVICE) ix_decorator_sigs(ic, fn, dec->list.items[0]);
+  if (dec->list.len >= 1) ix_decorator_sigs(ic, fn, dec->list.items[0]);
   if (fn->kind == FN_VECTORIZE && dec->list.len == 0)
     ix_error(ic, dec->sp, "@vectorize needs a list of signatures, e.g. "
          "@vectorize(['float32(float32, float32)'], target='cuda')");
