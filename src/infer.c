@@ -884,6 +884,10 @@ static const type *ix_call(infer_ctx *ic, node *e) {
   node *callee = e->a;
   symbol *local = callee->kind == N_NAME ? ix_find_local(ic->cur, callee->str) : NULL;
   if (local && local->ty && local->ty->kind == TY_FUNCVAL) return ix_value_call(ic, e);
+  if (local && local->poisoned && !local->ty) {   /* its error was reported */
+    ix_args(ic, e);
+    return NULL;
+  }
   if (callee->kind == N_NAME) {
     func_def *fn = ix_find_func(ic, callee->str);
     if (fn && !ix_find_local(ic->cur, callee->str)) return ix_func_call(ic, e, fn);
@@ -1198,6 +1202,7 @@ static void ix_return(infer_ctx *ic, node *s) {
   if (t->kind == TY_ARRAY || t->kind == TY_FUNCVAL) {
     ix_error(ic, v->sp, "a device function cannot return %s",
              t->kind == TY_ARRAY ? "an array" : "a function (call it here instead)");
+    f->ret_failed = ic->report;
     return;
   }
   if (f->ret_declared) {   /* converted to the signature's result */
