@@ -207,7 +207,9 @@ static node_list *sig_list(infer_ctx *ic, node *arg) {
 
 static void add_kernel_sig(infer_ctx *ic, func_def *fn, node *e, const sig_spec *s) {
   if (s->ret && s->ret->kind != TY_VOID) {
-    ix_error(ic, e->sp, "a kernel signature must return void");
+    /* Numba's cuda.jit raises "CUDA kernel must have void return type" here too */
+    ix_error(ic, e->sp, "a kernel signature must return void (a function that returns a "
+         "value is a device function: add device=True)");
     return;
   }
   int n = s->params->len;
