@@ -239,6 +239,13 @@ static void module_constant(infer_ctx *ic, node *s) {
     return;
   }
   node *target = s->list.items[0];
+  /* DT = float32, add = cuda.atomic.add: another name for a type or builtin function,
+   * bound as an import binds one (funcval.c takes them as values in kernels) */
+  const char *path = s->a->kind == N_NAME || s->a->kind == N_ATTR ? ix_dotted_path(ic, s->a) : NULL;
+  if (path && ix_funcval_path(ic, path)) {
+    bind_alias(ic, target->str, path);
+    return;
+  }
   int errors_before = ic->d->nerrors;
   node *v = ix_fold(ic, s->a);
   if (!v) {
