@@ -133,7 +133,8 @@ static func_def *make_inner(infer_ctx *ic, node *s) {
 /* `def f(...)` inside a function binds the local f to the inner function's value, typed
  * by its captures' current types (so a later pass retypes it when they change). */
 void ix_inner_def(infer_ctx *ic, node *s) {
-  symbol *sym = ix_find_local(ic->cur, s->str);
+  symbol *sym = ix_find_local(ic->cur, s->str);   /* collected with the locals */
+  if (!sym) return;
   if (s->decorators.len)
     ix_error(ic, ((node *)s->decorators.items[0])->sp, "an inner function takes no decorator "
          "(Numba compiles a def inside a kernel or device function with it): remove it, or "
