@@ -69,8 +69,9 @@ static LLVMTypeRef view_struct(cg_ctx *g, int ndim) {
 LLVMTypeRef cg_type(cg_ctx *g, const type *t) {
   switch (t->kind) {
   case TY_ARRAY: return t->strided ? view_struct(g, t->ndim) : cg_array_struct(g, t->ndim);
-  case TY_TUPLE: {
+  case TY_TUPLE: case TY_FUNCVAL: {   /* a function value: its captured values */
     int n = t->nelems;
+    if (t->kind == TY_FUNCVAL && n == 0) return g->i8;   /* NVPTX takes no empty parameter */
     LLVMTypeRef *f = arena_alloc(g->ar, sizeof *f * (size_t)(n + 1));
     for (int i = 0; i < n; i++) f[i] = cg_type(g, t->elems[i]);
     return LLVMStructTypeInContext(g->c, f, (unsigned)n, 0);
@@ -538,6 +539,20 @@ static LLVMValueRef cg_const(cg_ctx *g, node *v, const type *t) {
   return LLVMConstInt(cg_scalar_type(g, t), v->big ? v->uval : (unsigned long long)v->ival, 0);
 }
 
+/* An inner function's value, where its name is read: the captured locals' values now,
+ * as Python's closure cells give them to a call made here (funcval.c). */
+static LLVMValueRef cg_closure(cg_ctx *g, const symbol *s) {
+  const func_def *fn = s->value->aux_ptr;
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, s->ty));
+  for (int k = 0; k < fn->ncaptures; k++) {
+    const symbol *c = fn->capsyms[k];   /* a sibling inner function is a closure too */
+    LLVMValueRef v = c->value && c->value->kind == N_FUNCDEF
+        ? cg_closure(g, c) : LLVMBuildLoad2(g->b, cg_type(g, c->ty), c->cg, c->name);
+    agg = LLVMBuildInsertValue(g->b, agg, v, (unsigned)k, "");
+  }
+  return agg;
+}
+
 static LLVMValueRef cg_name(cg_ctx *g, node *e) {
   symbol *s = e->sym;
   if (!s) {
@@ -548,10 +563,13 @@ static LLVMValueRef cg_name(cg_ctx *g, node *e) {
     return cg_const_array_value(g, arena_printf(g->ar, "kc_const_%s_%s", s->name,
                                                 type_name(g->ar, s->ty->elem)), s->value, s->ty);
   if (s->kind == SYM_CONST) return cg_const(g, s->value, s->ty);
+  if (s->value && s->value->kind == N_FUNCDEF) return cg_closure(g, s);
   return LLVMBuildLoad2(g->b, cg_type(g, s->ty), s->cg, s->name);
 }
 
 static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
+  if (e->aux == FV_CAPTURE)   /* a captured value passed to an inner function's call */
+    return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->ival, e->str);
   if (e->bi) return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
   const type *bt = e->a->ty;
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
@@ -664,6 +682,9 @@ static LLVMValueRef cg_tuple(cg_ctx *g, node *e) {
 }
 
 LLVMValueRef cg_expr(cg_ctx *g, node *e) {
+  /* a function, builtin or type as a value, capturing nothing: no run-time data */
+  if (e->ty && e->ty->kind == TY_FUNCVAL && e->ty->nelems == 0)
+    return LLVMConstNull(cg_type(g, e->ty));
   switch (e->kind) {
   case N_INT: return LLVMConstInt(cg_scalar_type(g, e->ty), e->big ? e->uval : (unsigned long long)e->ival, 1);
   case N_FLOAT: return LLVMConstReal(cg_scalar_type(g, e->ty), e->fval);
@@ -841,6 +862,7 @@ static void cg_stmt(cg_ctx *g, node *s) {
   case N_CONTINUE: LLVMBuildBr(g->b, g->loop->cont); return;
   case N_RETURN: cg_return(g, s); return;
   case N_PASS: return;
+  case N_FUNCDEF: return;   /* an inner function: compiled per call (funcval.c) */
   default: cg_internal_error(g, s->sp, "statement not handled by the code generator");
   }
 }

@@ -146,6 +146,9 @@ void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body) {
     case N_AUGASSIGN: collect_target_names(ic, f, s->a); break;
     case N_ANNASSIGN: collect_target_names(ic, f, s->a); break;
     case N_FOR: collect_target_names(ic, f, s->a); break;
+    case N_FUNCDEF:   /* an inner function: its name is a local, its body its own */
+      if (!ix_find_local(f, s->str)) ix_new_local(ic, f, s->str, s->sp);
+      continue;
     default: break;
     }
     ix_collect_locals(ic, f, &s->body);
@@ -228,18 +231,12 @@ static const type *ix_name(infer_ctx *ic, node *e) {
     e->sym = s;   /* a literal's type, unless NumPy's typed it (np.float32(x), arrays) */
     return ix_set_type(e, s->ty, s->ty && type_is_scalar(s->ty) && !ix_const_typed(s->value));
   }
-  if (ix_find_func(ic, e->str)) {
-    ix_error(ic, e->sp, "function '%s' can only be called", e->str);
-    return NULL;
-  }
+  func_def *fn = ix_find_func(ic, e->str);
+  if (fn) return ix_set_type(e, ix_funcval_func(ic, fn), false);   /* a function as a value */
   const char *p = ix_alias_path(ic, e->str);
   const builtin *b = p ? builtin_find(p) : NULL;
-  if (!b && p && ix_type_from_path(p)) {
-    e->bi = &builtin_type_cast;
-    e->ty = NULL;
-    ix_error(ic, e->sp, "type '%s' can only be called (as a cast) or used in an annotation", e->str);
-    return NULL;
-  }
+  const type *fv = ix_funcval_path(ic, p);   /* float32, or a builtin function, as a value */
+  if (fv) return ix_set_type(e, fv, false);
   if (!b) {
     if (!ix_host_use_error(ic, e->sp, p)) ix_error(ic, e->sp, "undefined name '%s'", e->str);
     return NULL;
@@ -251,6 +248,8 @@ static const type *ix_name(infer_ctx *ic, node *e) {
 
 /* A builtin used as a value: cuda.threadIdx.x, math.pi. */
 static const type *ix_builtin_value(infer_ctx *ic, node *e, const builtin *b) {
+  const type *fv = ix_funcval_path(ic, b->path);   /* cuda.atomic.add as a value */
+  if (fv) return ix_set_type(e, fv, false);
   e->bi = b;
   if (b->kind == BK_VALUE) return b->typing(ic, e, b);
   ix_error(ic, e->sp, "'%s' is not a value", ix_dotted_path(ic, e));
@@ -260,9 +259,12 @@ static const type *ix_builtin_value(infer_ctx *ic, node *e, const builtin *b) {
 static void mark_written(infer_ctx *ic, const node *n);
 
 static const type *ix_attr(infer_ctx *ic, node *e) {
+  if (e->aux == FV_CAPTURE) return e->ty;   /* typed by ix_bind_captures */
   const char *p = ix_dotted_path(ic, e);
   if (p) {
     const builtin *b = builtin_find(p);
+    const type *fv = b ? NULL : ix_funcval_path(ic, p);   /* numba.float32 as a value */
+    if (fv) return ix_set_type(e, fv, false);
     if (!b) {
       if (!ix_host_use_error(ic, e->sp, p)) ix_error(ic, e->sp, "unknown name '%s'", p);
       return NULL;
@@ -830,19 +832,15 @@ static bool bind_args(infer_ctx *ic, node *e, func_def *fn, bitset *omitted) {
   return ok;
 }
 
+/* A call of a device function, an inner function, or a kernel (compiled as a device
+ * function there, as Numba does when a kernel calls another @cuda.jit function). */
 static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
-  if (fn->kind == FN_KERNEL) {
-    ix_error(ic, e->sp, "kernel '%s' cannot be called from device code; only device "
-         "functions (@cuda.jit(device=True)) can be called", fn->name);
-    ix_args(ic, e);
-    return NULL;
-  }
   bitset omitted = {0};
   bool bound = bind_args(ic, e, fn, &omitted);
   bool typed = ix_args(ic, e);
   for (int i = 0; i < e->kwargs.len; i++)
     typed = typed && ((node *)e->kwargs.items[i])->a->ty;
-  if (!bound || !typed) return NULL;
+  if (!bound || !typed || !ix_bind_captures(ic, e, fn)) return NULL;
   int n = e->params.len;
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
@@ -850,6 +848,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
     if (bitset_has(omitted, i) && !ix_expr(ic, a)) return NULL;
     args[i] = a->ty;
   }
+  if (!ix_sig_args(ic, e, fn, args, n)) return NULL;
   fn_instance *inst = ix_instantiate(ic, fn, args, n, omitted, e->sp);
   if (!inst) return NULL;
   e->aux_ptr = inst;
@@ -868,8 +867,29 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   return ix_set_type(e, inst->ret, false);
 }
 
+/* A call through a local holding a function value: an inner function, a parameter
+ * given a device function, a builtin or a type (funcval.c). */
+static const type *ix_value_call(infer_ctx *ic, node *e) {
+  const type *ft = ix_expr(ic, e->a);
+  e->bi = NULL;
+  e->aux_ptr = NULL;
+  if (!ft) return NULL;
+  if (ft->fv_kind == FV_BUILTIN) return ix_builtin_call(ic, e, ft->fv);
+  if (ft->fv_kind == FV_CLASS) {
+    e->bi = &builtin_type_cast;
+    return ix_cast(ic, e, ft->elem, ft->fv_name);
+  }
+  return ix_func_call(ic, e, (func_def *)ft->fv);
+}
+
 static const type *ix_call(infer_ctx *ic, node *e) {
   node *callee = e->a;
+  symbol *local = callee->kind == N_NAME ? ix_find_local(ic->cur, callee->str) : NULL;
+  if (local && local->ty && local->ty->kind == TY_FUNCVAL) return ix_value_call(ic, e);
+  if (local && local->poisoned && !local->ty) {   /* its error was reported */
+    ix_args(ic, e);
+    return NULL;
+  }
   if (callee->kind == N_NAME) {
     func_def *fn = ix_find_func(ic, callee->str);
     if (fn && !ix_find_local(ic->cur, callee->str)) return ix_func_call(ic, e, fn);
@@ -987,6 +1007,12 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
   case N_NAME: {
     symbol *s = ix_find_local(ic->cur, t->str);
     t->sym = s;
+    if (s->value && s->value->kind == N_FUNCDEF) {
+      ix_error(ic, t->sp, "'%s' names an inner function (defined at line %d) and cannot be "
+           "reassigned", s->name, s->value->sp.line);
+      return;
+    }
+    if (value && vt && vt->kind == TY_FUNCVAL) ix_closure_copy_check(ic, t, value);
     if (value && value->kind == N_CALL && value->bi && (value->bi->flags & BF_NEW_ARRAY)) {
       if (s->ty && !s->is_shared && ic->report)
         ix_error(ic, t->sp, "'%s' is bound to a %s array and also to other values", s->name,
@@ -1179,8 +1205,16 @@ static void ix_return(infer_ctx *ic, node *s) {
     f->ret_failed = ic->report;
     return;
   }
-  if (t->kind == TY_ARRAY) {
-    ix_error(ic, v->sp, "a device function cannot return an array");
+  if (t->kind == TY_ARRAY || t->kind == TY_FUNCVAL) {
+    ix_error(ic, v->sp, "a device function cannot return %s",
+             t->kind == TY_ARRAY ? "an array" : "a function (call it here instead)");
+    f->ret_failed = ic->report;
+    return;
+  }
+  if (f->ret_declared) {   /* converted to the signature's result */
+    if (!type_equal(t, f->ret) && !(type_is_scalar(t) && type_is_scalar(f->ret)))
+      ix_error(ic, v ? v->sp : s->sp, "'%s' is declared to return %s, not %s", f->fn->name,
+           ix_tname(ic, f->ret), ix_tname(ic, t));
     return;
   }
   if (!f->ret) {
@@ -1229,9 +1263,7 @@ static void ix_stmt(infer_ctx *ic, node *s) {
     return;
   case N_RETURN: ix_return(ic, s); return;
   case N_PASS: return;
-  case N_FUNCDEF:
-    ix_error(ic, s->sp, "nested functions are not supported; define '%s' at module level", s->str);
-    return;
+  case N_FUNCDEF: ix_inner_def(ic, s); return;
   case N_IMPORT: case N_IMPORTFROM:
     ix_error(ic, s->sp, "imports are only allowed at module level");
     return;

@@ -239,6 +239,13 @@ static void module_constant(infer_ctx *ic, node *s) {
     return;
   }
   node *target = s->list.items[0];
+  /* DT = float32, add = cuda.atomic.add: another name for a type or builtin function,
+   * bound as an import binds one (funcval.c takes them as values in kernels) */
+  const char *path = s->a->kind == N_NAME || s->a->kind == N_ATTR ? ix_dotted_path(ic, s->a) : NULL;
+  if (path && ix_funcval_path(ic, path)) {
+    bind_alias(ic, target->str, path);
+    return;
+  }
   int errors_before = ic->d->nerrors;
   node *v = ix_fold(ic, s->a);
   if (!v) {
@@ -399,7 +406,7 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
     else if (!decorator_fastmath(ic, fn, kw)) decorator_target(ic, kw);
   }
   if (dec->list.len > 1) ix_error(ic, dec->list.items[1]->sp, "unexpected extra argument");
-  if (dec->list.len >= 1 && fn->kind != FN_DEVICE) ix_decorator_sigs(ic, fn, dec->list.items[0]);
+  if (dec->list.len >= 1) ix_decorator_sigs(ic, fn, dec->list.items[0]);
   if (fn->kind == FN_VECTORIZE && dec->list.len == 0)
     ix_error(ic, dec->sp, "@vectorize needs a list of signatures, e.g. "
          "@vectorize(['float32(float32, float32)'], target='cuda')");

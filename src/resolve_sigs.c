@@ -207,7 +207,9 @@ static node_list *sig_list(infer_ctx *ic, node *arg) {
 
 static void add_kernel_sig(infer_ctx *ic, func_def *fn, node *e, const sig_spec *s) {
   if (s->ret && s->ret->kind != TY_VOID) {
-    ix_error(ic, e->sp, "a kernel signature must return void");
+    /* Numba's cuda.jit raises "CUDA kernel must have void return type" here too */
+    ix_error(ic, e->sp, "a kernel signature must return void (a function that returns a "
+         "value is a device function: add device=True)");
     return;
   }
   int n = s->params->len;
@@ -237,6 +239,24 @@ static void add_vectorize_sig(infer_ctx *ic, func_def *fn, node *e, const sig_sp
   vec_push(ic->ar, &fn->rets, (void *)s->ret);
 }
 
+/* @cuda.jit("int64(int64)", device=True): calls convert their arguments to the
+ * signature's types, as Numba's call of a compiled device function does, and the
+ * result is the declared one, which lets the function call itself (funcval.c). */
+static void add_device_sig(infer_ctx *ic, func_def *fn, node *e, const sig_spec *s) {
+  int n = s->params->len;
+  if (n != fn->def->params.len) {
+    ix_error(ic, e->sp, "the signature has %d parameter%s but '%s' takes %d", n,
+         n == 1 ? "" : "s", fn->name, fn->def->params.len);
+    return;
+  }
+  if (s->ret && s->ret->kind == TY_ARRAY) {
+    ix_error(ic, e->sp, "a device function cannot return an array");
+    return;
+  }
+  vec_push(ic->ar, &fn->sigs, s->params);
+  vec_push(ic->ar, &fn->rets, (void *)s->ret);
+}
+
 /* The signatures given to @cuda.jit, @vectorize or @guvectorize (whose signatures are
  * checked as a kernel's: void, one type per parameter). */
 void ix_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg) {
@@ -247,6 +267,7 @@ void ix_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg) {
     int before = fn->sigs.len;
     if (sig_of(ic, e, &s)) {
       if (fn->kind == FN_VECTORIZE) add_vectorize_sig(ic, fn, e, &s);
+      else if (fn->kind == FN_DEVICE) add_device_sig(ic, fn, e, &s);
       else add_kernel_sig(ic, fn, e, &s);
     }
     fn->sig_failed |= fn->sigs.len == before;

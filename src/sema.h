@@ -47,7 +47,8 @@ typedef struct func_def {
                              annotations, the decorator or --sig */
   int source_sigs;        /* how many of sigs the source wrote (the rest came from --sig) */
   bool sig_failed;        /* a written signature was refused (reported): no "untyped" warning */
-  ptr_vec rets;           /* FN_VECTORIZE: return type per signature */
+  ptr_vec rets;           /* FN_VECTORIZE: return type per signature; FN_DEVICE with
+                             signatures: the declared result per signature, or NULL */
   ptr_vec instances;      /* fn_instance* made so far */
   const char *layout;     /* FN_GUVECTORIZE: "(m,n),()->(m)" */
   span layout_sp;
@@ -57,7 +58,19 @@ typedef struct func_def {
   struct func_def *generated; /* FN_REDUCE, FN_VECTORIZE: the kernel synthesised for it
                              (synth.c), of the same name; not in program.funcs, so a
                              call of the name finds the user's function */
+  /* An inner function (a def inside a function, funcval.c): the names it reads from the
+   * enclosing function, passed as hidden parameters after its own, and the enclosing
+   * instance's locals they are. */
+  bool inner;
+  int ncaptures;
+  const char **captures;
+  struct symbol **capsyms;
 } func_def;
+
+/* node->aux of the N_ATTR nodes that carry an inner function's captured values to a
+ * call (e->params after its own arguments; node->ival: which capture): code generation
+ * reads them from the callee's value (funcval.c). */
+#define FV_CAPTURE 0x4356
 
 typedef struct fn_instance {
   func_def *fn;
@@ -67,6 +80,9 @@ typedef struct fn_instance {
   symbol **params;
   const type *ret;        /* TY_VOID for kernels and value-less functions */
   bool ret_failed;        /* a return's value did not type (reported): callers stay quiet */
+  bool ret_declared;      /* ret comes from a signature (@cuda.jit("int64(int64)",
+                             device=True)): returns convert to it, and the function may
+                             call itself */
   ptr_vec locals;         /* symbol*: params first, then other locals */
   const char *symbol_name;/* the LLVM / PTX name */
   bool is_kernel;

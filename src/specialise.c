@@ -57,8 +57,8 @@ static const char *mangle(infer_ctx *ic, const char *name, const type **types, i
                                            t->strided ? "A" : "")
                             : arena_printf(ic->ar, "%s_%s", s, el);
   }
-  for (char *p = s; *p; p++)
-    if (*p == ' ' || *p == '(' || *p == ')' || *p == ',') *p = '_';
+  for (char *p = s; *p; p++)   /* function values' names: "function(cuda.atomic.add)" */
+    if (*p == ' ' || *p == '(' || *p == ')' || *p == ',' || *p == '.') *p = '_';
   return s;
 }
 
@@ -112,9 +112,10 @@ static fn_instance *new_instance(infer_ctx *ic, func_def *fn, const type **args,
   f->is_kernel = kernel;
   f->written_params = bitset_new(ic->ar, n);
   f->params = arena_alloc(ic->ar, sizeof(symbol *) * (size_t)(n + 1));
+  int nown = f->def->params.len;   /* an inner function's captures come after its own */
   for (int i = 0; i < n; i++) {
-    node *p = f->def->params.items[i];
-    symbol *s = ix_new_local(ic, f, p->str, p->sp);
+    node *p = i < nown ? f->def->params.items[i] : f->def;
+    symbol *s = ix_new_local(ic, f, i < nown ? p->str : fn->captures[i - nown], p->sp);
     s->ty = args[i];
     s->is_param = true;
     s->param_index = i;
@@ -146,21 +147,37 @@ static bool types_equal(const type **a, const type **b, int n) {
   return true;
 }
 
+/* A device function compiled for one of its signatures returns the declared type. */
+static void declared_result(func_def *fn, fn_instance *f) {
+  if (fn->kind != FN_DEVICE || fn->rets.len != fn->sigs.len) return;
+  for (int k = 0; k < fn->sigs.len; k++) {
+    ptr_vec *sig = fn->sigs.items[k];
+    if (fn->rets.items[k] && sig->len == f->nparams &&
+        types_equal((const type **)sig->items, f->param_types, f->nparams)) {
+      f->ret = fn->rets.items[k];
+      f->ret_declared = true;
+      return;
+    }
+  }
+}
+
 fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
                                 bitset omitted, span site) {
   fn_instance *f = NULL;
   for (int i = 0; i < fn->instances.len && !f; i++) {
     fn_instance *g = fn->instances.items[i];
-    if (g->nparams == n && types_equal(g->param_types, args, n) &&
+    if (!g->is_kernel && g->nparams == n && types_equal(g->param_types, args, n) &&
         g->in_fast_kernel == ic->fast_kernel && bitset_equal(g->omitted, omitted))
       f = g;
   }
-  if (f && f->in_progress) {
-    ix_error(ic, site, "recursive call to '%s': recursion is not supported in kernels", fn->name);
+  if (f && f->in_progress && !f->ret_declared) {
+    ix_error(ic, site, "recursive call to '%s': a recursive device function needs its types "
+         "declared, as in Numba: @cuda.jit(\"int64(int64)\", device=True)", fn->name);
     return NULL;
   }
   if (!f) {
     f = new_instance(ic, fn, args, n, false);
+    declared_result(fn, f);
     mark_omitted(ic, f, omitted);
     f->in_fast_kernel = ic->fast_kernel;
     f->fastmath = fn->fastmath || ic->fast_kernel;
@@ -223,8 +240,9 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(sig->len + 1));
   for (int i = 0; i < sig->len; i++) args[i] = sig->items[i];
   for (int i = 0; i < fn->instances.len; i++) {
-    fn_instance *g = fn->instances.items[i];
-    if (types_equal(g->param_types, args, sig->len)) return; /* duplicate signature */
+    fn_instance *g = fn->instances.items[i];   /* (not its device instances: a kernel
+                                                   called from a kernel, funcval.c) */
+    if (g->is_kernel && types_equal(g->param_types, args, sig->len)) return; /* duplicate signature */
   }
   fn_instance *f = new_instance(ic, fn, args, sig->len, true);
   check_param_space(ic, f);

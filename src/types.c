@@ -9,7 +9,7 @@
 
 #include "signature.h"
 
-#define TY_SCALAR(k, b, s) {(k), (b), (s), NULL, 0, false, false, 0, NULL}
+#define TY_SCALAR(k, b, s) {.kind = (k), .bits = (b), .is_signed = (s)}
 
 const type ty_void = TY_SCALAR(TY_VOID, 0, false);
 const type ty_bool = TY_SCALAR(TY_BOOL, 8, false);
@@ -66,6 +66,19 @@ const type *type_tuple(arena *a, const type **elems, int n) {
   return t;
 }
 
+const type *type_funcval(arena *a, fv_kind k, const void *ref, const char *name,
+                         const type *elem, const type **caps, int n) {
+  type *t = (type *)type_tuple(a, caps, n);
+  if (!t)
+    return NULL;
+  t->kind = TY_FUNCVAL;
+  t->fv_kind = k;
+  t->fv = ref;
+  t->fv_name = name;
+  t->elem = elem;
+  return t;
+}
+
 /* A declared [::1] is ignored (parameters are all C-contiguous); a strided view is a
  * different type from a contiguous array. */
 bool type_equal(const type *a, const type *b) {
@@ -80,7 +93,11 @@ bool type_equal(const type *a, const type *b) {
     return a->bits == b->bits;
   case TY_ARRAY:
     return a->ndim == b->ndim && a->strided == b->strided && type_equal(a->elem, b->elem);
+  case TY_FUNCVAL: /* the same function or type, capturing values of the same types */
   case TY_TUPLE:
+    if (a->kind == TY_FUNCVAL &&
+        (a->fv_kind != b->fv_kind || a->fv != b->fv || !type_equal(a->elem, b->elem)))
+      return false;
     if (a->nelems != b->nelems)
       return false;
     for (int i = 0; i < a->nelems; i++)
@@ -152,6 +169,9 @@ const char *type_name(arena *a, const type *t) {
     return arena_printf(a, "%s%s", type_name(a, t->elem), dims[t->ndim]);
   case TY_TUPLE:
     return type_tuple_name(a, t);
+  case TY_FUNCVAL: /* Numba's names: class(float32), Function(...), type(CUDADispatcher) */
+    return arena_printf(a, t->fv_kind == FV_CLASS ? "class(%s)" : "function(%s)",
+                        t->fv_kind == FV_CLASS ? type_name(a, t->elem) : t->fv_name);
   default:
     return sig_dtype_name(type_to_dtype(t));
   }

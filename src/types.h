@@ -21,8 +21,18 @@ typedef enum type_kind {
   TY_ARRAY,  /* elem (a scalar type), ndim 1..3 */
   TY_TUPLE,  /* nelems elements, each a type */
   TY_STRING, /* a string constant (print, docstrings) */
-  TY_GROUP   /* a cooperative group: cuda.cg.this_grid() (Numba's GridGroup) */
+  TY_GROUP,  /* a cooperative group: cuda.cg.this_grid() (Numba's GridGroup) */
+  TY_FUNCVAL /* a function, builtin or type object used as a value (funcval.c): known at
+                compile time, as Numba types Dispatcher, Function and NumberClass values;
+                at run time only a closure's captured values (elems) */
 } type_kind;
+
+/* What a TY_FUNCVAL stands for (type.fv): */
+typedef enum fv_kind {
+  FV_FUNC,    /* a device function, kernel or inner function (a func_def) */
+  FV_BUILTIN, /* a builtin function's registry row: cuda.atomic.add */
+  FV_CLASS    /* a scalar type object (elem): float32, np.uint8 */
+} fv_kind;
 
 typedef struct type type;
 struct type {
@@ -36,7 +46,10 @@ struct type {
                              in a kernel; it carries a stride per dimension. Others are
                              C-contiguous and carry only extents. */
   int nelems;             /* TY_TUPLE */
-  const type **elems;     /* TY_TUPLE */
+  const type **elems;     /* TY_TUPLE; TY_FUNCVAL: the captured values' types */
+  fv_kind fv_kind;        /* TY_FUNCVAL */
+  const void *fv;         /* TY_FUNCVAL: the func_def or builtin row (NULL for FV_CLASS) */
+  const char *fv_name;    /* TY_FUNCVAL: its name for messages ("cuda.atomic.add") */
 };
 
 extern const type ty_void, ty_bool, ty_string, ty_grid_group;
@@ -48,6 +61,9 @@ const type *type_array(arena *a, const type *elem, int ndim);
 const type *type_tuple(arena *a, const type **elems, int n);
 /* An array type with the given layout: strided (any layout) or C-contiguous. */
 const type *type_array_layout(arena *a, const type *elem, int ndim, bool strided);
+/* A function value (TY_FUNCVAL) of kind k for ref, capturing values of types caps[0..n). */
+const type *type_funcval(arena *a, fv_kind k, const void *ref, const char *name,
+                         const type *elem, const type **caps, int n);
 bool type_equal(const type *a, const type *b);
 static inline bool type_is_int(const type *t) { return t->kind == TY_INT; }
 static inline bool type_is_float(const type *t) { return t->kind == TY_FLOAT; }

@@ -125,6 +125,14 @@ typedef struct gu_layout {
   const char *dim[GU_MAX_ARGS][KC_MAX_DIMS];
 } gu_layout;
 bool ix_gu_parse_layout(infer_ctx *ic, const char *s, gu_layout *l, const char **err);
+/* funcval.c: functions, builtins and type objects as values; inner functions */
+const type *ix_funcval_func(infer_ctx *ic, func_def *fn);
+const type *ix_funcval_path(infer_ctx *ic, const char *path);
+const type *ix_class_value(infer_ctx *ic, node *e);
+void ix_inner_def(infer_ctx *ic, node *s);
+void ix_closure_copy_check(infer_ctx *ic, node *target, node *value);
+bool ix_bind_captures(infer_ctx *ic, node *e, func_def *fn);
+bool ix_sig_args(infer_ctx *ic, node *e, func_def *fn, const type **args, int n);
 /* specialise.c: instances */
 fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
                             bitset omitted, span site);

@@ -32,7 +32,7 @@ static const type *dtype_arg(infer_ctx *ic, node *d) {
     const type *bt = ix_expr(ic, d->a);
     return bt && bt->kind == TY_ARRAY ? bt->elem : NULL;
   }
-  return p ? ix_type_from_path(p) : NULL;
+  return p ? ix_type_from_path(p) : ix_class_value(ic, d);   /* or a local holding a type */
 }
 
 /* Bigger than any device's memory of the kind: refused here, where the shape is
