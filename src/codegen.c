@@ -20,6 +20,7 @@
 
 #include "builtins/builtin.h"
 #include "cg.h"
+#include "cg_records.h"
 #include "codegen.h"
 #include "host_abi.h"
 #include "kc_config.h"
@@ -47,6 +48,7 @@ LLVMTypeRef cg_scalar_type(cg_ctx *g, const type *t) {
 
 /* The type of an array element in memory (bool is a byte). */
 LLVMTypeRef cg_mem_type(cg_ctx *g, const type *t) {
+  if (t->kind == TY_RECORD) return cg_record_mem_type(g, t);
   return t->kind == TY_BOOL ? g->i8 : cg_scalar_type(g, t);
 }
 
@@ -75,6 +77,7 @@ LLVMTypeRef cg_type(cg_ctx *g, const type *t) {
     return LLVMStructTypeInContext(g->c, f, (unsigned)n, 0);
   }
   case TY_VOID: return g->voidt;
+  case TY_RECORD: return g->ptr;   /* a record value is its address (cg_records.c) */
   default: return cg_scalar_type(g, t);
   }
 }
@@ -553,6 +556,7 @@ static LLVMValueRef cg_name(cg_ctx *g, node *e) {
 static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
   if (e->bi) return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
   const type *bt = e->a->ty;
+  if (bt->kind == TY_RECORD) return cg_record_field(g, e);
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
   if (e->ty->kind == TY_ARRAY) return cx_array_part(g, e, arr);   /* z.real, z.imag */
@@ -652,6 +656,7 @@ static LLVMValueRef cg_index(cg_ctx *g, node *e) {
   if (e->a->ty->kind == TY_TUPLE)
     return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, "");
   if (e->ty->kind == TY_ARRAY) return cg_slice(g, e);
+  if (e->ty->kind == TY_RECORD) return cg_element_ptr(g, e);   /* a reference */
   return load_element(g, cg_element_ptr(g, e), e->ty);
 }
 
@@ -708,8 +713,15 @@ static void store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt) {
     for (int i = 0; i < t->list.len; i++)
       store_target(g, t->list.items[i], LLVMBuildExtractValue(g->b, v, (unsigned)i, ""), vt->elems[i]);
     return;
+  case N_ATTR:
+    cg_record_store(g, t, v, vt);
+    return;
   case N_INDEX: {
     const type *el = t->a->ty->elem;
+    if (el->kind == TY_RECORD) {
+      cg_record_copy(g, cg_element_ptr(g, t), v, el);
+      return;
+    }
     store_element(g, cg_element_ptr(g, t), cg_convert(g, v, vt, el), el);
     return;
   }
@@ -727,6 +739,10 @@ static void cg_assign(cg_ctx *g, node *s) {
 static void cg_augassign(cg_ctx *g, node *s) {
   node *t = s->a;
   const type *rt = s->ty;
+  if (t->kind == N_ATTR) {
+    cg_record_augassign(g, s);
+    return;
+  }
   bool name = t->kind == N_NAME;
   const type *tt = name ? t->sym->ty : t->a->ty->elem;
   LLVMValueRef p = name ? t->sym->cg : cg_element_ptr(g, t);

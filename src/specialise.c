@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "builtins/builtin.h"
@@ -58,7 +59,7 @@ static const char *mangle(infer_ctx *ic, const char *name, const type **types, i
                             : arena_printf(ic->ar, "%s_%s", s, el);
   }
   for (char *p = s; *p; p++)
-    if (*p == ' ' || *p == '(' || *p == ')' || *p == ',') *p = '_';
+    if (!isalnum((unsigned char)*p) && *p != '_') *p = '_';   /* Record(x[type=...]) too */
   return s;
 }
 

@@ -7,9 +7,10 @@
 
 #include <string.h>
 
+#include "records.h"
 #include "signature.h"
 
-#define TY_SCALAR(k, b, s) {(k), (b), (s), NULL, 0, false, false, 0, NULL}
+#define TY_SCALAR(k, b, s) {(k), (b), (s), NULL, 0, false, false, 0, NULL, NULL}
 
 const type ty_void = TY_SCALAR(TY_VOID, 0, false);
 const type ty_bool = TY_SCALAR(TY_BOOL, 8, false);
@@ -86,6 +87,8 @@ bool type_equal(const type *a, const type *b) {
       if (!type_equal(a->elems[i], b->elems[i]))
         return false;
     return true;
+  case TY_RECORD:
+    return rec_equal(a, b);
   default:
     return true;
   }
@@ -149,6 +152,8 @@ const char *type_name(arena *a, const type *t) {
     return arena_printf(a, "%s%s", type_name(a, t->elem), dims[t->ndim]);
   case TY_TUPLE:
     return type_tuple_name(a, t);
+  case TY_RECORD:
+    return t->rec->name;
   default:
     return sig_dtype_name(type_to_dtype(t));
   }

@@ -20,7 +20,8 @@ typedef enum type_kind {
   TY_COMPLEX,/* bits 64/128 (the whole number, as Numba names it): two floats */
   TY_ARRAY,  /* elem (a scalar type), ndim 1..3 */
   TY_TUPLE,  /* nelems elements, each a type */
-  TY_STRING  /* a string constant (print, docstrings) */
+  TY_STRING, /* a string constant (print, docstrings) */
+  TY_RECORD  /* a NumPy structured dtype: rec (records.h); its values are addresses */
 } type_kind;
 
 typedef struct type type;
@@ -36,6 +37,7 @@ struct type {
                              C-contiguous and carry only extents. */
   int nelems;             /* TY_TUPLE */
   const type **elems;     /* TY_TUPLE */
+  const struct rec_layout *rec; /* TY_RECORD (records.h) */
 };
 
 extern const type ty_void, ty_bool, ty_string;
