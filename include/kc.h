@@ -335,7 +335,10 @@ typedef struct kc_complex { double re, im; } kc_complex;
 typedef struct kc_arg {
   int is_array;
   kc_dtype dtype;       /* for scalars */
-  union { kc_array *array; int64_t i; uint64_t u; double f; kc_complex c; } v;
+  union {
+    kc_array *array; int64_t i; uint64_t u; double f; kc_complex c;
+    struct { const kc_record *record; const void *data; } r;   /* KC_RECORD */
+  } v;
 } kc_arg;
 
 static inline kc_arg kc_arg_array(kc_array *a) {
@@ -365,6 +368,12 @@ static inline kc_arg kc_arg_c64(float re, float im) {
 }
 static inline kc_arg kc_arg_c128(double re, double im) {
   kc_arg r; r.is_array = 0; r.dtype = KC_COMPLEX128; r.v.c.re = re; r.v.c.im = im; return r;
+}
+
+/* A record scalar: rec's size bytes at data, read when the kernel is launched (so they
+ * may change after kc_launch returns); the kernel gets a copy, as its local value. */
+static inline kc_arg kc_arg_record(const kc_record *rec, const void *data) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_RECORD; r.v.r.record = rec; r.v.r.data = data; return r;
 }
 
 /* Launch a kernel (asynchronously on CUDA) with grid x block threads, shared_bytes of

@@ -203,8 +203,13 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
       if (p->record && (!arr->record || strcmp(arr->record, p->record) != 0)) return ARG_TYPE;
       params[p->flat] = &arr->data;
       for (int d = 0; d < p->ndim; d++) params[p->flat + 1 + d] = &arr->shape[d];
+    } else if (p->dtype == KC_RECORD) {
+      if (a->is_array || a->dtype != KC_RECORD || !a->v.r.data ||
+          strcmp(kc_record_spelling(a->v.r.record), p->record) != 0)
+        return ARG_TYPE;
+      params[p->flat] = (void *)a->v.r.data;   /* its bytes, copied by the launch */
     } else {
-      if (a->is_array) return ARG_TYPE;
+      if (a->is_array || a->dtype == KC_RECORD) return ARG_TYPE;
       /* two words per slot: a complex128 takes 16 bytes */
       bad_arg r = convert_scalar(p, a, &scalars[2 * p->flat]);
       if (r != ARG_OK) return r;
@@ -218,6 +223,8 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
 static void describe_arg(const kc_arg *a, char *buf, size_t len) {
   if (a->is_array && a->v.array) rt_format_array_type(a->v.array, buf, len);
   else if (a->is_array) snprintf(buf, len, "NULL array");
+  else if (a->dtype == KC_RECORD)
+    snprintf(buf, len, "%s", a->v.r.data ? kc_record_spelling(a->v.r.record) : "NULL record");
   else rt_format_type(a->dtype, 0, buf, len);
 }
 

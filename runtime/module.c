@@ -696,6 +696,9 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
     if (args[i].is_array) {
       if (!args[i].v.array) return -1 - i;
       rt_format_array_type(args[i].v.array, t, sizeof t);
+    } else if (args[i].dtype == KC_RECORD) {
+      if (!args[i].v.r.data || !args[i].v.r.record) return -1 - i;
+      snprintf(t, sizeof t, "%s", kc_record_spelling(args[i].v.r.record));
     } else {
       if ((unsigned)args[i].dtype >= KC_DTYPE_COUNT) return -1 - i;
       rt_format_type(args[i].dtype, 0, t, sizeof t);

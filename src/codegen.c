@@ -954,6 +954,8 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
         ? cg_convert(g, LLVMGetParam(g->fn, h + (unsigned)s->param_index),
                   f->param_types[s->param_index], s->ty)
         : LLVMConstNull(lt);
+    if (s->is_param && f->is_kernel && s->ty->kind == TY_RECORD)
+      init = cg_record_local_copy(g, init, s->ty);   /* each thread its own record */
     LLVMBuildStore(g->b, init, s->cg);
   }
   LLVMBuildBr(g->b, start);
@@ -977,12 +979,15 @@ LLVMValueRef cg_build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef
   return v;
 }
 
-/* The LLVM type a scalar kernel parameter is passed as (bool as a byte). */
+/* The LLVM type a scalar kernel parameter is passed as (bool as a byte, a record as
+ * its bytes). */
 LLVMTypeRef cg_param_scalar_type(cg_ctx *g, const type *t) {
+  if (t->kind == TY_RECORD) return cg_record_mem_type(g, t);
   return t->kind == TY_BOOL ? g->i8 : cg_scalar_type(g, t);
 }
 
 LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t) {
+  if (t->kind == TY_RECORD) return cg_record_param(g, v, t);
   return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
 }
 

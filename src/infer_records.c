@@ -157,8 +157,10 @@ node *ix_record_fold_call(infer_ctx *ic, node *e, const builtin *b) {
 
 /* In a kernel these only exist at module level. */
 const type *ix_record_maker(infer_ctx *ic, node *e, const builtin *b) {
-  ix_error(ic, e->sp, "%s is evaluated at module level only: declare the record there "
-       "(rec = np.dtype([...]); rec_t = from_dtype(rec))", builtin_user_name(b));
+  const char *name = builtin_user_name(b);
+  ix_error(ic, e->sp, "%s%s is evaluated at module level only: declare the record there "
+       "(rec = np.dtype([...]); rec_t = from_dtype(rec))",
+       strncmp(name, "numpy.", 6) == 0 ? "np." : "", name + (strncmp(name, "numpy.", 6) == 0 ? 6 : 0));
   return NULL;
 }
 

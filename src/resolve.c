@@ -26,7 +26,8 @@ static const alias default_aliases[] = {
 };
 
 static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.types",
-                                         "numpy", "cmath", "numba.np.numpy_support"};
+                                         "numpy", "cmath", "numba.np",
+                                         "numba.np.numpy_support"};
 
 /* A scalar type spelled by a path: "float32", "numba.float32", "numba.types.int32",
  * "numpy.float64". */

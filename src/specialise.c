@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "builtins/builtin.h"
+#include "records.h"
 #include "signature.h"
 #include "synth.h"
 #include "typing.h"
@@ -200,6 +201,7 @@ static long long param_space_bytes(const fn_instance *f) {
     if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim), align = 8;
     else if (t->kind == TY_BOOL) size = align = 1;
     else if (t->kind == TY_COMPLEX) size = t->bits / 8, align = t->bits / 16;
+    else if (t->kind == TY_RECORD) size = t->rec->size, align = 1;   /* its bytes */
     else size = align = t->bits / 8;
     if (align < 1) align = 1;
     at = (at + align - 1) / align * align + size;

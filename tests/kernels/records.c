@@ -149,11 +149,31 @@ static void check_spelled(void) {
   kc_array_free(da), kc_array_free(dout), kc_record_free(rec);
 }
 
+/* a record scalar argument: the kernel reads it, and writes its own copy only */
+static void check_scalar(void) {
+  enum { N = 20 };
+  particle p;
+  memset(&p, 0, sizeof p);
+  p.a = -3, p.v[0] = 1.5f, p.v[1] = -2.25f, p.v[2] = 4, p.b = 0.125;
+  double out[N], want[N];
+  for (int i = 0; i < N; i++) want[i] = p.b * i + p.v[i % 3] + p.a;
+  h_poison_f64(out, N);
+  kc_record *rec = particle_record();
+  kc_array *dout = h_array1(KC_FLOAT64, N, out);
+  kc_arg args[] = {kc_arg_record(rec, &p), kc_arg_array(dout)};
+  h_launch(h_kernel("scalar_record"), kc_dim(1), kc_dim(32), args, 2);
+  h_fetch(dout, out);
+  h_check_f64("p.b * i + p.v[i % 3] + p.a (a record argument)", want, out, N, 0, 0);
+  if (p.b != 0.125) h_die("the kernel wrote the caller's record");
+  kc_array_free(dout), kc_record_free(rec);
+}
+
 int main(int argc, char **argv) {
   h_begin("records", argc, argv);
   check_packed();
   check_particles();
   check_nested();
   check_spelled();
+  check_scalar();
   return h_end();
 }
