@@ -78,6 +78,11 @@ LLVMTypeRef cg_type(cg_ctx *g, const type *t) {
   }
   case TY_VOID: return g->voidt;
   case TY_RECORD: return g->ptr;   /* a record value is its address (cg_records.c) */
+  case TY_VECTOR: {                /* a struct of its elements, as numba-cuda's */
+    LLVMTypeRef f[4];
+    for (int i = 0; i < t->nelems; i++) f[i] = cg_type(g, t->elem);
+    return LLVMStructTypeInContext(g->c, f, (unsigned)t->nelems, 0);
+  }
   default: return cg_scalar_type(g, t);
   }
 }
@@ -557,6 +562,7 @@ static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
   if (e->bi) return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
   const type *bt = e->a->ty;
   if (bt->kind == TY_RECORD) return cg_record_field(g, e);
+  if (bt->kind == TY_VECTOR) return cg_vector_attr(g, e);
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
   if (e->ty->kind == TY_ARRAY) return cx_array_part(g, e, arr);   /* z.real, z.imag */

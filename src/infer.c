@@ -26,6 +26,7 @@
 #include "signature.h"
 #include "synth.h"
 #include "typing.h"
+#include "vector_types.h"
 
 
 /* ---- diagnostics: silent during the fixpoint passes ------------------------------ */
@@ -278,6 +279,7 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
   const type *bt = ix_expr(ic, e->a);
   if (!bt) return NULL;
   if (bt->kind == TY_RECORD) return ix_record_field(ic, e, bt);
+  if (bt->kind == TY_VECTOR) return ix_vector_attr(ic, e, bt);
   /* z.real, z.imag: a complex's parts; on a real number, itself and 0 (as in Python) */
   if (type_is_numeric(bt) && (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0)) {
     const type *pt = bt->kind == TY_COMPLEX ? type_complex_part(bt) : bt;
@@ -898,6 +900,10 @@ static const type *ix_call(infer_ctx *ic, node *e) {
     }
     ix_args(ic, e);
     return NULL;
+  }
+  if (vec_type_from_path(p)) {   /* float32x4(...), float4(...) */
+    e->bi = &builtin_vector_ctor;
+    return builtin_vector_ctor.typing(ic, e, &builtin_vector_ctor);
   }
   const type *cast = ix_type_from_path(p);
   if (cast) {

@@ -239,6 +239,11 @@ void ix_record_written(infer_ctx *ic, node *e) {
 void ix_record_store(infer_ctx *ic, node *t, const type *vt) {
   const type *rt = ix_expr(ic, t->a);
   if (!rt) return;
+  if (rt->kind == TY_VECTOR) {
+    ix_error(ic, t->sp, "the fields of %s are read-only, as in numba-cuda: make a new vector "
+         "(e.g. v = %s(...))", ix_tname(ic, rt), ix_tname(ic, rt));
+    return;
+  }
   if (rt->kind != TY_RECORD) {
     ix_error(ic, t->sp, "cannot assign to an attribute of %s", ix_tname(ic, rt));
     return;

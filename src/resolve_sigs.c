@@ -11,6 +11,7 @@
 #include "builtins/builtin.h"
 #include "signature.h"
 #include "typing.h"
+#include "vector_types.h"
 
 typedef struct sig_spec {
   ptr_vec *params;
@@ -123,6 +124,11 @@ const type *ix_annotation_type(infer_ctx *ic, node *ann) {
       ix_record_const(ix_find_const(ic, base->str)->value, NULL)) {   /* rec_t[:] */
     el = ix_record_annotation(ic, base);
     if (!el) return NULL;
+  }
+  if (!el && p && vec_type_from_path(p)) {
+    ix_error(ic, ann->sp, "CUDA vector types are not argument types (numba-cuda passes none "
+         "to kernels): pass an array and build the vector in the kernel");
+    return NULL;
   }
   if (!el) {
     ix_error(ic, ann->sp, is_void_expr(ic, base) ? "void is only a signature's result type"

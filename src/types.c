@@ -89,6 +89,8 @@ bool type_equal(const type *a, const type *b) {
     return true;
   case TY_RECORD:
     return rec_equal(a, b);
+  case TY_VECTOR:
+    return a->nelems == b->nelems && type_equal(a->elem, b->elem);
   default:
     return true;
   }
@@ -154,6 +156,8 @@ const char *type_name(arena *a, const type *t) {
     return type_tuple_name(a, t);
   case TY_RECORD:
     return t->rec->name;
+  case TY_VECTOR:   /* numba-cuda's name: float32x4 */
+    return arena_printf(a, "%sx%d", type_name(a, t->elem), t->nelems);
   default:
     return sig_dtype_name(type_to_dtype(t));
   }

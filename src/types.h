@@ -21,7 +21,8 @@ typedef enum type_kind {
   TY_ARRAY,  /* elem (a scalar type), ndim 1..3 */
   TY_TUPLE,  /* nelems elements, each a type */
   TY_STRING, /* a string constant (print, docstrings) */
-  TY_RECORD  /* a NumPy structured dtype: rec (records.h); its values are addresses */
+  TY_RECORD, /* a NumPy structured dtype: rec (records.h); its values are addresses */
+  TY_VECTOR  /* a CUDA vector type (float32x4): nelems (1..4) of elem, a scalar */
 } type_kind;
 
 typedef struct type type;

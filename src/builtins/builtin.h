@@ -100,5 +100,10 @@ LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b);
 
 /* Rows the language reaches other than by a path. */
 extern const builtin builtin_type_cast;  /* float32(x): a type called as a cast */
+extern const builtin builtin_vector_ctor; /* float32x4(...): vectors.c */
+
+/* vectors.c: v.x, v.y, v.z, v.w of a CUDA vector type */
+const type *ix_vector_attr(infer_ctx *ic, node *e, const type *vt);
+LLVMValueRef cg_vector_attr(cg_ctx *g, node *e);
 
 #endif
