@@ -206,6 +206,13 @@ const type *ix_record_field(infer_ctx *ic, node *e, const type *rt) {
   if (!f) return NULL;
   if (f->ty->kind == TY_RECORD)
     return ix_set_type(e, rec_nested(ic->ar, f->ty, f->offset, rt->rec->ptr_align), false);
+  if (f->ty->kind == TY_ARRAY && !rec_field_aligned(rt, f)) {
+    /* its elements are indexed as any array's, at their natural alignment */
+    ix_error(ic, e->sp, "nested array '%s' is not aligned for its %s elements in this packed "
+         "record (offset %lld): declare the dtype with align=True, or read whole fields",
+         f->name, ix_tname(ic, f->ty->elem), (long long)f->offset);
+    return NULL;
+  }
   return ix_set_type(e, f->ty, false);
 }
 

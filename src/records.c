@@ -115,6 +115,12 @@ int rec_field_align(const type *r, const rec_field *f) {
   return min_align(min_align(nat, r->rec->ptr_align), lowbit(f->offset));
 }
 
+bool rec_field_aligned(const type *r, const rec_field *f) {
+  const type *el = f->ty->kind == TY_ARRAY ? f->ty->elem : f->ty;
+  int64_t nat = el->kind == TY_COMPLEX ? el->bits / 16 : rec_scalar_size(el);
+  return el->kind == TY_RECORD || rec_field_align(r, f) >= nat;
+}
+
 const type *rec_nested(arena *a, const type *r, int64_t off, int outer_align) {
   int al = min_align(min_align(outer_align, lowbit(off)), r->rec->ptr_align);
   if (al == r->rec->ptr_align) return r;

@@ -52,6 +52,8 @@ int64_t rec_scalar_size(const type *t);
 const rec_field *rec_find(const type *r, const char *name);
 /* The alignment a field's address has (for loads and stores): at most its size. */
 int rec_field_align(const type *r, const rec_field *f);
+/* Whether the field's address is aligned for its type (a packed record's may not be). */
+bool rec_field_aligned(const type *r, const rec_field *f);
 /* A record type nested at offset off of a record known to be aligned to outer_align:
  * the same layout with ptr_align lowered to what the address is known to have. */
 const type *rec_nested(arena *a, const type *r, int64_t off, int outer_align);
