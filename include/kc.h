@@ -69,7 +69,10 @@ typedef enum kc_dtype {
   KC_COMPLEX64, KC_COMPLEX128,
   /* IEEE binary16 (half precision) */
   KC_FLOAT16,
-  KC_DTYPE_COUNT
+  KC_DTYPE_COUNT,
+  /* not a number type: the dtype of an array of records (kc_array_new_records), whose
+     element layout is a kc_record */
+  KC_RECORD = 32
 } kc_dtype;
 
 /* Size in bytes of one element (bool is one byte). */
@@ -214,6 +217,50 @@ KC_API const int64_t *kc_array_shape(const kc_array *a);
 KC_API int64_t kc_array_size(const kc_array *a);   /* number of elements */
 KC_API size_t kc_array_bytes(const kc_array *a);
 
+/* ---- Records (structured dtypes) ----------------------------------------------------------- */
+/* The layout of a record, as a NumPy structured dtype gives it (np.dtype([('x',
+ * np.float32), ('y', np.int32)], align=True)): each field's name, type and byte offset,
+ * and the record's size. Kernels declare the same record at module level, or take it in
+ * Numba's spelling (kc_record_spelling) in a signature; an array of records made with it
+ * passes as their parameter when the two spellings agree. The host writes the data as
+ * a C struct of the same layout. */
+typedef struct kc_record kc_record;
+
+typedef struct kc_record_field {
+  const char *name;          /* a Python identifier (letters, digits, '_'); unique */
+  kc_dtype dtype;            /* a number dtype, or KC_RECORD for a nested record */
+  const kc_record *record;   /* KC_RECORD: the nested record (copied: may be freed after) */
+  size_t offset;             /* bytes from the start of the record (offsetof) */
+  int ndim;                  /* 0: one value; 1..3: a nested array (NumPy's subarray,
+                                ('v', np.float32, (3,))) of this shape, C order */
+  int64_t shape[KC_MAX_DIMS];
+} kc_record_field;
+
+/* A record description (host-side only; no device memory).
+ *   fields, nfields: the fields (at least one), in any order
+ *   size:    the record's size in bytes (sizeof the C struct; NumPy's itemsize)
+ *   aligned: 1 when the dtype was made with align=True (Numba's `aligned`), else 0;
+ *            it is part of the record's identity, as in Numba
+ * Returns KC_OK, KC_ERR_INVALID (a bad name, dtype or shape, a field past size, two
+ * fields of one name: the message says which), KC_ERR_NOMEM. */
+KC_API kc_status kc_record_new(kc_context *ctx, const kc_record_field *fields, int nfields,
+                               size_t size, int aligned, kc_record **out);
+KC_API void kc_record_free(kc_record *r);
+/* Numba's spelling, as a signature or --sig takes it and kcc prints it:
+ * "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;True)". Lives as long as r. */
+KC_API const char *kc_record_spelling(const kc_record *r);
+KC_API size_t kc_record_size(const kc_record *r);
+/* A new uninitialised C-contiguous array of records (dtype KC_RECORD), like
+ * kc_array_new; kc_array_copy_from_host and kc_array_to_host move its bytes. */
+KC_API kc_status kc_array_new_records(kc_context *ctx, const kc_record *rec, int ndim,
+                                      const int64_t *shape, kc_array **out);
+/* kc_array_new_records, then a copy of shape's records from host. */
+KC_API kc_status kc_array_from_host_records(kc_context *ctx, const kc_record *rec, int ndim,
+                                            const int64_t *shape, const void *host,
+                                            kc_array **out);
+/* The spelling of an array's record ("" for an array of numbers). */
+KC_API const char *kc_array_record(const kc_array *a);
+
 /* Page-locked host memory for fast copies (plain host memory on the CPU device). */
 KC_API kc_status kc_host_alloc(kc_context *ctx, size_t bytes, void **out);
 KC_API void kc_host_free(kc_context *ctx, void *p);
@@ -288,7 +335,10 @@ typedef struct kc_complex { double re, im; } kc_complex;
 typedef struct kc_arg {
   int is_array;
   kc_dtype dtype;       /* for scalars */
-  union { kc_array *array; int64_t i; uint64_t u; double f; kc_complex c; } v;
+  union {
+    kc_array *array; int64_t i; uint64_t u; double f; kc_complex c;
+    struct { const kc_record *record; const void *data; } r;   /* KC_RECORD */
+  } v;
 } kc_arg;
 
 static inline kc_arg kc_arg_array(kc_array *a) {
@@ -318,6 +368,12 @@ static inline kc_arg kc_arg_c64(float re, float im) {
 }
 static inline kc_arg kc_arg_c128(double re, double im) {
   kc_arg r; r.is_array = 0; r.dtype = KC_COMPLEX128; r.v.c.re = re; r.v.c.im = im; return r;
+}
+
+/* A record scalar: rec's size bytes at data, read when the kernel is launched (so they
+ * may change after kc_launch returns); the kernel gets a copy, as its local value. */
+static inline kc_arg kc_arg_record(const kc_record *rec, const void *data) {
+  kc_arg r; r.is_array = 0; r.dtype = KC_RECORD; r.v.r.record = rec; r.v.r.data = data; return r;
 }
 
 /* Launch a kernel (asynchronously on CUDA) with grid x block threads, shared_bytes of

@@ -14,15 +14,13 @@
 #include "rt.h"
 
 /* Element count and byte size of a shape, or an error on bad or overflowing shapes. */
-static kc_status shape_bytes(kc_context *ctx, kc_dtype dtype, int ndim,
+static kc_status shape_bytes(kc_context *ctx, size_t itemsize, int ndim,
                              const int64_t *shape, size_t *bytes) {
-  if ((unsigned)dtype >= KC_DTYPE_COUNT)
-    return rt_error(ctx, KC_ERR_INVALID, "array: unknown dtype %d", (int)dtype);
   if (ndim < 1 || ndim > KC_MAX_DIMS)
     return rt_error(ctx, KC_ERR_INVALID, "array: ndim must be 1..%d, not %d", KC_MAX_DIMS,
                     ndim);
   if (!shape) return rt_error(ctx, KC_ERR_INVALID, "array: shape is NULL");
-  uint64_t n = kc_dtype_size(dtype);
+  uint64_t n = itemsize;
   for (int i = 0; i < ndim; i++) {
     if (shape[i] < 0)
       return rt_error(ctx, KC_ERR_INVALID, "array: extent %d is negative (%lld)", i,
@@ -40,11 +38,24 @@ kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim, const int64_t 
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
+  if ((unsigned)dtype >= KC_DTYPE_COUNT)
+    return rt_error(ctx, KC_ERR_INVALID, dtype == KC_RECORD ? "array: make an array of "
+                    "records with kc_array_new_records" : "array: unknown dtype %d", (int)dtype);
+  return rt_array_alloc(ctx, dtype, NULL, kc_dtype_size(dtype), ndim, shape, out);
+}
+
+kc_status rt_array_alloc(kc_context *ctx, kc_dtype dtype, const char *record,
+                         size_t itemsize, int ndim, const int64_t *shape, kc_array **out) {
   size_t bytes = 0;
-  kc_status s = shape_bytes(ctx, dtype, ndim, shape, &bytes);
+  kc_status s = shape_bytes(ctx, itemsize, ndim, shape, &bytes);
   if (s != KC_OK) return s;
   kc_array *a = rt_calloc(ctx, 1, sizeof *a);
   if (!a) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  if (record && !(a->record = rt_strdup(ctx, record))) {
+    rt_free(ctx, a, sizeof *a);
+    return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  }
+  a->itemsize = itemsize;
   a->ctx = ctx;
   a->dtype = dtype;
   a->ndim = ndim;
@@ -61,6 +72,7 @@ kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim, const int64_t 
                    bytes);
   }
   if (s != KC_OK) {
+    rt_free_str(ctx, a->record);
     rt_free(ctx, a, sizeof *a);
     return s;
   }
@@ -94,7 +106,7 @@ kc_status kc_array_like(const kc_array *a, kc_array **out) {
   if (!a || !out) return KC_ERR_INVALID;
   *out = NULL;
   if (rt_array_check(a, "array like") != KC_OK) return KC_ERR_INVALID;
-  return kc_array_new(a->ctx, a->dtype, a->ndim, a->shape, out);
+  return rt_array_alloc(a->ctx, a->dtype, a->record, a->itemsize, a->ndim, a->shape, out);
 }
 
 kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out) {
@@ -110,6 +122,10 @@ kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out
   kc_array *v = rt_calloc(ctx, 1, sizeof *v);
   if (!v) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   *v = *a;
+  if (a->record && !(v->record = rt_strdup(ctx, a->record))) {
+    rt_free(ctx, v, sizeof *v);
+    return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  }
   size_t row = a->shape[0] ? a->bytes / (size_t)a->shape[0] : 0;
   if (ctx->device == KC_DEVICE_CUDA) v->data.dev = a->data.dev + (uint64_t)start * row;
   else v->data.host = (char *)a->data.host + (size_t)start * row;
@@ -159,7 +175,8 @@ kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
     return KC_ERR_INVALID;
   if (src->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "array copy: the arrays belong to two contexts");
-  if (src->dtype != dst->dtype || src->bytes != dst->bytes)
+  if (src->dtype != dst->dtype || src->bytes != dst->bytes ||
+      (src->record && strcmp(src->record, dst->record) != 0))
     return rt_error(ctx, KC_ERR_INVALID,
                     "array copy: source is %s of %lld elements, destination %s of %lld",
                     kc_dtype_name(src->dtype), (long long)kc_array_size(src),
@@ -174,6 +191,9 @@ kc_status kc_array_fill(kc_array *a, const void *value) {
   if (!a) return KC_ERR_INVALID;
   if (rt_array_check(a, "array fill") != KC_OK) return KC_ERR_INVALID;
   if (!value) return rt_error(a->ctx, KC_ERR_INVALID, "array fill: value is NULL");
+  if (a->record)
+    return rt_error(a->ctx, KC_ERR_INVALID, "array fill: an array of records is filled "
+                    "with kc_array_zero or kc_array_copy_from_host");
   size_t es = kc_dtype_size(a->dtype), n = a->bytes / es;
   if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_fill(a->ctx, a->data.dev, n, es, value);
   char *p = a->data.host;
@@ -198,6 +218,8 @@ static void bury(kc_array *a) {
   kc_context *ctx = a->ctx;
   a->magic = RT_ARRAY_FREED;
   a->data.dev = 0;
+  rt_free_str(ctx, a->record);
+  a->record = NULL;
   kc_array **slot = &ctx->graveyard[ctx->graveyard_next++ % RT_GRAVEYARD];
   if (*slot) rt_free(ctx, *slot, sizeof **slot);
   *slot = a;

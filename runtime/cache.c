@@ -193,7 +193,9 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
     if (!(line = next_line(at, end)) || split(line, w, 5) != 5 || strcmp(w[0], "param") != 0)
       return -1;
     int dtype = atoi(w[1]), ndim = atoi(w[2]);
-    if (dtype < 0 || dtype >= KC_DTYPE_COUNT || ndim < 0 || ndim > KC_MAX_DIMS) return -1;
+    if (dtype < 0 || (dtype >= KC_DTYPE_COUNT && dtype != KC_RECORD) || ndim < 0 ||
+        ndim > KC_MAX_DIMS)
+      return -1;
     p->dtype = (kc_dtype)dtype;
     p->ndim = ndim;
     p->written = atoi(w[3]) != 0;

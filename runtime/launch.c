@@ -200,10 +200,16 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
       if (arr->magic != RT_ARRAY_LIVE) return ARG_FREED;
       if (arr->ctx != k->mod->ctx) return ARG_CONTEXT;
       if (arr->dtype != p->dtype || arr->ndim != p->ndim) return ARG_TYPE;
+      if (p->record && (!arr->record || strcmp(arr->record, p->record) != 0)) return ARG_TYPE;
       params[p->flat] = &arr->data;
       for (int d = 0; d < p->ndim; d++) params[p->flat + 1 + d] = &arr->shape[d];
+    } else if (p->dtype == KC_RECORD) {
+      if (a->is_array || a->dtype != KC_RECORD || !a->v.r.data ||
+          strcmp(kc_record_spelling(a->v.r.record), p->record) != 0)
+        return ARG_TYPE;
+      params[p->flat] = (void *)a->v.r.data;   /* its bytes, copied by the launch */
     } else {
-      if (a->is_array) return ARG_TYPE;
+      if (a->is_array || a->dtype == KC_RECORD) return ARG_TYPE;
       /* two words per slot: a complex128 takes 16 bytes */
       bad_arg r = convert_scalar(p, a, &scalars[2 * p->flat]);
       if (r != ARG_OK) return r;
@@ -215,8 +221,10 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
 }
 
 static void describe_arg(const kc_arg *a, char *buf, size_t len) {
-  if (a->is_array && a->v.array) rt_format_type(a->v.array->dtype, a->v.array->ndim, buf, len);
+  if (a->is_array && a->v.array) rt_format_array_type(a->v.array, buf, len);
   else if (a->is_array) snprintf(buf, len, "NULL array");
+  else if (a->dtype == KC_RECORD)
+    snprintf(buf, len, "%s", a->v.r.data ? kc_record_spelling(a->v.r.record) : "NULL record");
   else rt_format_type(a->dtype, 0, buf, len);
 }
 
@@ -232,7 +240,7 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
                     k->name, k->nparams, k->nparams == 1 ? "" : "s", k->signature, nargs);
   const rt_param *p = &k->params[bad];
   const kc_arg *a = &args[bad];
-  char where[300], arg[200], want[64], got[64];
+  char where[300], arg[200], want[700], got[700];
   name_arg(k, bad, arg, sizeof arg);
   snprintf(where, sizeof where, "kernel '%s': %s", k->name, arg);
   if (why == ARG_ALIAS) {
@@ -242,7 +250,7 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
                     "(compiled as not aliased); pass separate arrays",
                     where, arg);
   }
-  rt_format_type(p->dtype, p->ndim, want, sizeof want);
+  rt_format_param_type(p, want, sizeof want);
   describe_arg(a, got, sizeof got);
   switch (why) {
   case ARG_NULL:

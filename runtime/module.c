@@ -33,7 +33,10 @@ static void kernel_clear(kc_context *ctx, kc_kernel *k) {
   rt_free_str(ctx, k->symbol);
   rt_free_str(ctx, k->signature);
   if (k->params) {
-    for (int i = 0; i < k->nparams; i++) rt_free_str(ctx, k->params[i].name);
+    for (int i = 0; i < k->nparams; i++) {
+      rt_free_str(ctx, k->params[i].name);
+      rt_free_str(ctx, k->params[i].record);
+    }
     rt_free(ctx, k->params, (size_t)k->nparams * sizeof *k->params);
   }
   memset(k, 0, sizeof *k);
@@ -69,11 +72,14 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
     p->written = p->ndim > 0 && params[i].written;
     p->name = rt_strdup(ctx, params[i].name ? params[i].name : "");
     if (!p->name) goto nomem;
-    if ((unsigned)p->dtype >= KC_DTYPE_COUNT || p->ndim < 0 || p->ndim > KC_MAX_DIMS)
+    if (((unsigned)p->dtype >= KC_DTYPE_COUNT && p->dtype != KC_RECORD) || p->ndim < 0 ||
+        p->ndim > KC_MAX_DIMS)
       return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': parameter %d has a bad type",
                       name, i + 1);
     flat += p->ndim == 0 ? 1 : 1 + p->ndim;
   }
+  kc_status rs = rt_param_records(ctx, k);
+  if (rs != KC_OK) return rs;
   if (flat > RT_MAX_FLAT_PARAMS)
     return rt_error(ctx, KC_ERR_UNSUPPORTED,
                     "kernel '%s' has %d parameter words; at most %d are supported", name,
@@ -698,10 +704,13 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
                          size_t len) {
   size_t at = (size_t)snprintf(buf, len, "%s(", k->name);
   for (int i = 0; i < nargs && at < len; i++) {
-    char t[64];
+    char t[1024];
     if (args[i].is_array) {
       if (!args[i].v.array) return -1 - i;
-      rt_format_type(args[i].v.array->dtype, args[i].v.array->ndim, t, sizeof t);
+      rt_format_array_type(args[i].v.array, t, sizeof t);
+    } else if (args[i].dtype == KC_RECORD) {
+      if (!args[i].v.r.data || !args[i].v.r.record) return -1 - i;
+      snprintf(t, sizeof t, "%s", kc_record_spelling(args[i].v.r.record));
     } else {
       if ((unsigned)args[i].dtype >= KC_DTYPE_COUNT) return -1 - i;
       rt_format_type(args[i].dtype, 0, t, sizeof t);
@@ -721,7 +730,7 @@ static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
     const kc_arg *a = &args[i];
     if (a->is_array && !a->v.array) return -1;
     kc_dtype t = a->is_array ? a->v.array->dtype : a->dtype;
-    if ((unsigned)t >= KC_DTYPE_COUNT) return -1;
+    if ((unsigned)t >= KC_DTYPE_COUNT) return -1;   /* records: found by signature */
     key[i] = (unsigned char)(a->is_array ? 0x80 | a->v.array->ndim << 4 | t : t);
   }
   return 0;
@@ -775,18 +784,24 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
       *out = sp->typed;
       return KC_OK;
     }
-  char sig[1024];
+  char sig[8192];
   int r = arg_signature(k, args, nargs, sig, sizeof sig);
-  if (r == -1000 || (r == 0 && !keyed))
+  if (r == -1000 || (r == 0 && !keyed && nargs > SIG_MAX_PARAMS))
     return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': too many arguments", k->name);
   if (r < 0)
     return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': argument %d is invalid", k->name, -r);
+  /* arrays of records have no key byte: their specialisations are found by signature */
+  for (rt_spec *sp = m->specs; !keyed && sp; sp = sp->next)
+    if (sp->origin == k && strcmp(sp->signature, sig) == 0) {
+      *out = sp->typed;
+      return KC_OK;
+    }
   rt_spec *sp = NULL;
   kc_status s = new_spec(k, sig, &sp);
   if (s != KC_OK) return s;
   sp->origin = k;
-  sp->nargs = nargs;
-  memcpy(sp->key, key, (size_t)nargs);
+  sp->nargs = keyed ? nargs : -1;   /* unkeyed: never matched by key */
+  if (keyed) memcpy(sp->key, key, (size_t)nargs);
   *out = sp->typed;
   return KC_OK;
 }

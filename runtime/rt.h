@@ -80,12 +80,16 @@ struct kc_array {
   int ndim;
   size_t bytes;
   uint32_t magic;               /* RT_ARRAY_LIVE, or RT_ARRAY_FREED once freed */
+  char *record;                 /* KC_RECORD: the record's spelling (each handle its own
+                                   copy); NULL for numbers */
+  size_t itemsize;              /* bytes per element */
 };
 
 /* One parameter of a kernel as the launch path checks and packs it. */
 typedef struct rt_param {
   char *name;                   /* may be "" (PTX loaded without names) */
   kc_dtype dtype;
+  char *record;                 /* KC_RECORD: the record's spelling, else NULL */
   int ndim;                     /* 0: scalar */
   int flat;                     /* index of its first kernelParams entry */
   int written;                  /* an array the kernel stores to; the compiler marked
@@ -178,6 +182,16 @@ void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
 kc_status rt_array_check(const kc_array *a, const char *what);
 /* Really free the handles kept in the context's graveyard (at kc_context_free). */
 void rt_array_graveyard_free(kc_context *ctx);
+
+/* ---- records.c ---------------------------------------------------------------------- */
+/* A new array of elements of itemsize bytes; record is the spelling of KC_RECORD's. */
+kc_status rt_array_alloc(kc_context *ctx, kc_dtype dtype, const char *record,
+                         size_t itemsize, int ndim, const int64_t *shape, kc_array **out);
+/* Set each KC_RECORD parameter's spelling from the kernel's signature text. */
+kc_status rt_param_records(kc_context *ctx, kc_kernel *k);
+/* An array's type for messages and signatures: "float32[:]", "Record(...)[:]". */
+void rt_format_array_type(const kc_array *a, char *buf, size_t len);
+void rt_format_param_type(const rt_param *p, char *buf, size_t len);
 
 /* ---- cuda.c ----------------------------------------------------------------------- */
 /* Load the driver once (thread-safe). KC_OK, or KC_ERR_NO_DEVICE with why in msg. */

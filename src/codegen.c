@@ -20,6 +20,7 @@
 
 #include "builtins/builtin.h"
 #include "cg.h"
+#include "cg_records.h"
 #include "codegen.h"
 #include "host_abi.h"
 #include "kc_config.h"
@@ -48,6 +49,7 @@ LLVMTypeRef cg_scalar_type(cg_ctx *g, const type *t) {
 
 /* The type of an array element in memory (bool is a byte). */
 LLVMTypeRef cg_mem_type(cg_ctx *g, const type *t) {
+  if (t->kind == TY_RECORD) return cg_record_mem_type(g, t);
   return t->kind == TY_BOOL ? g->i8 : cg_scalar_type(g, t);
 }
 
@@ -77,6 +79,12 @@ LLVMTypeRef cg_type(cg_ctx *g, const type *t) {
     return LLVMStructTypeInContext(g->c, f, (unsigned)n, 0);
   }
   case TY_VOID: return g->voidt;
+  case TY_RECORD: return g->ptr;   /* a record value is its address (cg_records.c) */
+  case TY_VECTOR: {                /* a struct of its elements, as numba-cuda's */
+    LLVMTypeRef f[4];
+    for (int i = 0; i < t->nelems; i++) f[i] = cg_type(g, t->elem);
+    return LLVMStructTypeInContext(g->c, f, (unsigned)t->nelems, 0);
+  }
   default: return cg_scalar_type(g, t);
   }
 }
@@ -572,6 +580,8 @@ static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
     return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->ival, e->str);
   if (e->bi) return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
   const type *bt = e->a->ty;
+  if (bt->kind == TY_RECORD) return cg_record_field(g, e);
+  if (bt->kind == TY_VECTOR) return cg_vector_attr(g, e);
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
   if (e->ty->kind == TY_ARRAY) return cx_array_part(g, e, arr);   /* z.real, z.imag */
@@ -671,6 +681,7 @@ static LLVMValueRef cg_index(cg_ctx *g, node *e) {
   if (e->a->ty->kind == TY_TUPLE)
     return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, "");
   if (e->ty->kind == TY_ARRAY) return cg_slice(g, e);
+  if (e->ty->kind == TY_RECORD) return cg_element_ptr(g, e);   /* a reference */
   return load_element(g, cg_element_ptr(g, e), e->ty);
 }
 
@@ -730,8 +741,15 @@ static void store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt) {
     for (int i = 0; i < t->list.len; i++)
       store_target(g, t->list.items[i], LLVMBuildExtractValue(g->b, v, (unsigned)i, ""), vt->elems[i]);
     return;
+  case N_ATTR:
+    cg_record_store(g, t, v, vt);
+    return;
   case N_INDEX: {
     const type *el = t->a->ty->elem;
+    if (el->kind == TY_RECORD) {
+      cg_record_copy(g, cg_element_ptr(g, t), v, el);
+      return;
+    }
     store_element(g, cg_element_ptr(g, t), cg_convert(g, v, vt, el), el);
     return;
   }
@@ -749,6 +767,10 @@ static void cg_assign(cg_ctx *g, node *s) {
 static void cg_augassign(cg_ctx *g, node *s) {
   node *t = s->a;
   const type *rt = s->ty;
+  if (t->kind == N_ATTR) {
+    cg_record_augassign(g, s);
+    return;
+  }
   bool name = t->kind == N_NAME;
   const type *tt = name ? t->sym->ty : t->a->ty->elem;
   LLVMValueRef p = name ? t->sym->cg : cg_element_ptr(g, t);
@@ -961,6 +983,8 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
         ? cg_convert(g, LLVMGetParam(g->fn, h + (unsigned)s->param_index),
                   f->param_types[s->param_index], s->ty)
         : LLVMConstNull(lt);
+    if (s->is_param && f->is_kernel && s->ty->kind == TY_RECORD)
+      init = cg_record_local_copy(g, init, s->ty);   /* each thread its own record */
     LLVMBuildStore(g->b, init, s->cg);
   }
   LLVMBuildBr(g->b, start);
@@ -984,12 +1008,15 @@ LLVMValueRef cg_build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef
   return v;
 }
 
-/* The LLVM type a scalar kernel parameter is passed as (bool as a byte). */
+/* The LLVM type a scalar kernel parameter is passed as (bool as a byte, a record as
+ * its bytes). */
 LLVMTypeRef cg_param_scalar_type(cg_ctx *g, const type *t) {
+  if (t->kind == TY_RECORD) return cg_record_mem_type(g, t);
   return t->kind == TY_BOOL ? g->i8 : cg_scalar_type(g, t);
 }
 
 LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t) {
+  if (t->kind == TY_RECORD) return cg_record_param(g, v, t);
   return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
 }
 

@@ -113,7 +113,8 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
       const type *t = f->param_types[j];
       k->params[j].name = out_strdup(out, param_name(f, j));
       if (!k->params[j].name) return false;
-      k->params[j].dtype = type_to_dtype(t->kind == TY_ARRAY ? t->elem : t);
+      const type *el = t->kind == TY_ARRAY ? t->elem : t;   /* a record: the signature says which */
+      k->params[j].dtype = el->kind == TY_RECORD ? KC_RECORD : type_to_dtype(el);
       k->params[j].ndim = t->kind == TY_ARRAY ? t->ndim : 0;
       k->params[j].written = param_written(f, j);
     }

@@ -130,6 +130,14 @@ static void sb_add_param_name(strbuf *b, const kcc_param *p, int index) {
 }
 
 static void sb_add_arg(strbuf *b, const kcc_param *p, int index) {
+  if (p->ndim == 0 && p->dtype == KC_RECORD) {   /* a record: its layout and its bytes */
+    sb_add(b, "kc_arg_record(");
+    sb_add_param_name(b, p, index);
+    sb_add(b, "_record, ");
+    sb_add_param_name(b, p, index);
+    sb_add(b, ")");
+    return;
+  }
   if (p->ndim > 0) {
     sb_add(b, "kc_arg_array(");
   } else if (p->dtype == KC_FLOAT32) {
@@ -163,8 +171,15 @@ static void hdr_launch_fn(strbuf *b, const char *prefix, const kcc_kernel *k) {
   sb_add(b, "_launch(kc_module *module, kc_stream *stream,\n    kc_dim3 grid, kc_dim3 block");
   for (int i = 0; i < k->nparams; i++) {
     const kcc_param *p = &k->params[i];
-    if (p->ndim > 0) sb_add(b, ",\n    kc_array *");
-    else sb_add(b, ",\n    %s ", c_type_of(p->dtype));
+    if (p->ndim > 0) {
+      sb_add(b, ",\n    kc_array *");
+    } else if (p->dtype == KC_RECORD) {
+      sb_add(b, ",\n    const kc_record *");
+      sb_add_param_name(b, p, i);
+      sb_add(b, "_record, const void *");
+    } else {
+      sb_add(b, ",\n    %s ", c_type_of(p->dtype));
+    }
     sb_add_param_name(b, p, i);
   }
   sb_add(b, ") {\n  kc_kernel *kc_k;\n  kc_status kc_s = kc_module_get_kernel(module, \"%s\", "

@@ -26,6 +26,7 @@
 #include "signature.h"
 #include "synth.h"
 #include "typing.h"
+#include "vector_types.h"
 
 
 /* ---- diagnostics: silent during the fixpoint passes ------------------------------ */
@@ -227,6 +228,11 @@ static const type *ix_name(infer_ctx *ic, node *e) {
     return ix_set_type(e, s->ty, s->weak);
   }
   s = ix_find_const(ic, e->str);
+  if (s && ix_record_const(s->value, NULL)) {
+    ix_error(ic, e->sp, "'%s' is a record type: it is used in signatures (%s[:]), not as a "
+         "value", e->str, e->str);
+    return NULL;
+  }
   if (s) {
     e->sym = s;   /* a literal's type, unless NumPy's typed it (np.float32(x), arrays) */
     return ix_set_type(e, s->ty, s->ty && type_is_scalar(s->ty) && !ix_const_typed(s->value));
@@ -271,8 +277,11 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
     }
     return ix_builtin_value(ic, e, b);
   }
+  if (e->a->kind == N_INDEX) e->a->aux = REC_FIELD_BASE;   /* a[i].x only reads a[i] */
   const type *bt = ix_expr(ic, e->a);
   if (!bt) return NULL;
+  if (bt->kind == TY_RECORD) return ix_record_field(ic, e, bt);
+  if (bt->kind == TY_VECTOR) return ix_vector_attr(ic, e, bt);
   /* z.real, z.imag: a complex's parts; on a real number, itself and 0 (as in Python) */
   if (type_is_numeric(bt) && (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0)) {
     const type *pt = bt->kind == TY_COMPLEX ? type_complex_part(bt) : bt;
@@ -440,6 +449,8 @@ static const type *ix_index(infer_ctx *ic, node *e) {
   }
   if (!ok) return NULL;
   if (sliced || idx->len < bt->ndim) return ix_view(ic, e, bt, idx);
+  if (bt->elem->kind == TY_RECORD && e->aux != REC_FIELD_BASE)
+    ix_record_written(ic, e);   /* a reference to the element, which may be written */
   return ix_set_type(e, bt->elem, false);
 }
 
@@ -912,6 +923,10 @@ static const type *ix_call(infer_ctx *ic, node *e) {
     ix_args(ic, e);
     return NULL;
   }
+  if (vec_type_from_path(p)) {   /* float32x4(...), float4(...) */
+    e->bi = &builtin_vector_ctor;
+    return builtin_vector_ctor.typing(ic, e, &builtin_vector_ctor);
+  }
   const type *cast = ix_type_from_path(p);
   if (cast) {
     e->bi = &builtin_type_cast;
@@ -997,7 +1012,10 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
          "%s; index every dimension to store an element", ix_tname(ic, et), ix_tname(ic, base->ty));
     return;
   }
-  if (et && vt && !type_is_scalar(vt))
+  if (et && vt && et->kind == TY_RECORD && !type_equal(et, vt))
+    ix_error(ic, t->sp, "cannot store %s into an element of %s (records are copied whole "
+         "only from the same record type)", ix_tname(ic, vt), ix_tname(ic, base->ty));
+  else if (et && vt && !type_is_scalar(vt) && et->kind != TY_RECORD)
     ix_error(ic, t->sp, "cannot store %s into an element of %s", ix_tname(ic, vt),
          ix_tname(ic, base->ty));
 }
@@ -1051,9 +1069,7 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
     return;
   }
   case N_INDEX: ix_store_element(ic, t, vt); return;
-  case N_ATTR:
-    ix_error(ic, t->sp, "cannot assign to an attribute");
-    return;
+  case N_ATTR: ix_record_store(ic, t, vt); return;
   default:
     ix_error(ic, t->sp, "cannot assign to this expression");
   }
@@ -1072,7 +1088,7 @@ static void ix_assign(infer_ctx *ic, node *s) {
 /* x op= v: typed as x = x op v, the element type kept for array stores. */
 static void ix_augassign(infer_ctx *ic, node *s) {
   node *t = s->a;
-  if (t->kind != N_NAME && t->kind != N_INDEX) {
+  if (t->kind != N_NAME && t->kind != N_INDEX && t->kind != N_ATTR) {
     ix_error(ic, t->sp, "cannot use augmented assignment on this expression");
     return;
   }
@@ -1091,6 +1107,8 @@ static void ix_augassign(infer_ctx *ic, node *s) {
       return;
     }
     ix_store_target(ic, t, rt, tmp.weak, NULL);
+  } else if (t->kind == N_ATTR) {
+    ix_record_store(ic, t, rt);
   } else {
     ix_store_element(ic, t, rt);
   }

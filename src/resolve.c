@@ -14,6 +14,7 @@
 #include "signature.h"
 #include "synth.h"
 #include "typing.h"
+#include "vector_types.h"
 
 /* ---- the builtin namespace ---------------------------------------------------------- */
 
@@ -26,7 +27,8 @@ static const alias default_aliases[] = {
 };
 
 static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.types",
-                                         "numpy", "cmath"};
+                                         "numpy", "cmath", "numba.np",
+                                         "numba.np.numpy_support"};
 
 /* A scalar type spelled by a path: "float32", "numba.float32", "numba.types.int32",
  * "numpy.float64". */
@@ -41,7 +43,8 @@ const type *ix_type_from_path(const char *path) {
 }
 
 static bool path_is_known(const char *path) {
-  return builtin_find(path) != NULL || ix_type_from_path(path) != NULL;
+  return builtin_find(path) != NULL || ix_type_from_path(path) != NULL ||
+         vec_type_from_path(path) != NULL;
 }
 
 /* The dotted path a module-level name stands for, or NULL. */

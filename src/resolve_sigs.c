@@ -11,6 +11,7 @@
 #include "builtins/builtin.h"
 #include "signature.h"
 #include "typing.h"
+#include "vector_types.h"
 
 typedef struct sig_spec {
   ptr_vec *params;
@@ -90,6 +91,12 @@ static const type *array_call_type(infer_ctx *ic, node *e) {
   return type_array(ic->ar, el, (int)ndim);
 }
 
+/* A parsed signature type's element: a number, or a record in Numba's spelling. */
+static const type *sig_elem(infer_ctx *ic, const sig_type *st, span sp) {
+  return st->dtype == KC_RECORD ? ix_sig_record(ic, st->rec, st->rec_len, sp)
+                                : type_from_dtype(st->dtype);
+}
+
 /* An annotation or signature type written as an expression: float32, float32[:],
  * numba.float32[:, ::1], types.Array(float32, 1, 'C'), or a string "float32[:]". */
 const type *ix_annotation_type(infer_ctx *ic, node *ann) {
@@ -102,7 +109,8 @@ const type *ix_annotation_type(infer_ctx *ic, node *ann) {
       ix_error(ic, ann->sp, "bad type '%s'", ann->str);
       return NULL;
     }
-    const type *el = type_from_dtype(st.dtype);
+    const type *el = sig_elem(ic, &st, ann->sp);
+    if (!el) return NULL;
     return st.ndim ? type_array(ic->ar, el, st.ndim) : el;
   }
   if (ann->kind == N_CALL) {
@@ -112,6 +120,16 @@ const type *ix_annotation_type(infer_ctx *ic, node *ann) {
   node *base = ann->kind == N_INDEX ? ann->a : ann;
   const char *p = ix_dotted_path(ic, base);
   const type *el = p ? ix_type_from_path(p) : NULL;
+  if (!el && base->kind == N_NAME && ix_find_const(ic, base->str) &&
+      ix_record_const(ix_find_const(ic, base->str)->value, NULL)) {   /* rec_t[:] */
+    el = ix_record_annotation(ic, base);
+    if (!el) return NULL;
+  }
+  if (!el && p && vec_type_from_path(p)) {
+    ix_error(ic, ann->sp, "CUDA vector types are not argument types (numba-cuda passes none "
+         "to kernels): pass an array and build the vector in the kernel");
+    return NULL;
+  }
   if (!el) {
     ix_error(ic, ann->sp, is_void_expr(ic, base) ? "void is only a signature's result type"
                                                  : "unknown type");
@@ -139,7 +157,8 @@ static bool sig_from_string(infer_ctx *ic, node *str, sig_spec *out) {
   }
   out->params = arena_alloc(ic->ar, sizeof *out->params);
   for (int i = 0; i < sp.nparams; i++) {
-    const type *el = type_from_dtype(sp.params[i].dtype);
+    const type *el = sig_elem(ic, &sp.params[i], str->sp);
+    if (!el) return false;
     vec_push(ic->ar, out->params,
              (void *)(sp.params[i].ndim ? type_array(ic->ar, el, sp.params[i].ndim) : el));
   }

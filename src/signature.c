@@ -168,12 +168,39 @@ static void sig_skip_module(const char *t, size_t *pos) {
   }
 }
 
+size_t sig_record_len(const char *text) {
+  if (strncmp(text, "Record(", 7) != 0) return 0;
+  int depth = 0;
+  for (size_t i = 6; text[i]; i++) {
+    if (text[i] == '(' || text[i] == '[') depth++;
+    else if ((text[i] == ')' || text[i] == ']') && --depth == 0) return i + 1;
+  }
+  return 0;
+}
+
+/* Record(...): its text is kept as is; the compiler parses it (records.c), the runtime
+ * compares it with an array's record. */
+static int sig_parse_record(const char *text, size_t *pos, sig_type *out, char *err,
+                            size_t errlen) {
+  size_t n = sig_record_len(text + *pos);
+  if (!n) return sig_fail(err, errlen, *pos, "unbalanced parentheses in a Record type");
+  out->dtype = KC_RECORD;
+  out->rec = text + *pos;
+  out->rec_len = n;
+  *pos += n;
+  sig_skip_space(text, pos);
+  if (text[*pos] == '[') return sig_parse_dims(text, pos, &out->ndim, err, errlen);
+  return 0;
+}
+
 int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size_t errlen) {
   char buf[64];
   memset(out, 0, sizeof *out);
   sig_skip_space(text, pos);
   sig_skip_module(text, pos);
   size_t start = *pos, n = sig_ident_len(text, start);
+  if (n == 6 && text[start + 6] == '(' && memcmp(text + start, "Record", 6) == 0)
+    return sig_parse_record(text, pos, out, err, errlen);
   if (n == 0)
     return sig_fail(err, errlen, start, "expected a type name, found %s",
                     sig_found(text, start, buf, sizeof buf));
@@ -282,6 +309,9 @@ void sig_format_type(sig_type t, char *buf, size_t len) {
     snprintf(buf, len, "void");
     return;
   }
-  snprintf(buf, len, "%s%s", sig_dtype_name(t.dtype),
-           t.ndim >= 0 && t.ndim <= 3 ? dims[t.ndim] : "[?]");
+  if (t.dtype == KC_RECORD)
+    snprintf(buf, len, "%.*s%s", (int)t.rec_len, t.rec, t.ndim >= 0 && t.ndim <= 3 ? dims[t.ndim] : "[?]");
+  else
+    snprintf(buf, len, "%s%s", sig_dtype_name(t.dtype),
+             t.ndim >= 0 && t.ndim <= 3 ? dims[t.ndim] : "[?]");
 }

@@ -18,9 +18,11 @@
 #define SIG_MAX_PARAMS 64
 
 typedef struct sig_type {
-  kc_dtype dtype;
+  kc_dtype dtype;    /* KC_RECORD for a record (Numba's Record(...) spelling) */
   int ndim;          /* 0 = scalar, 1..3 = array */
   int is_void;       /* the `void` return type */
+  const char *rec;   /* KC_RECORD: the record's spelling, inside the parsed text */
+  size_t rec_len;
 } sig_type;
 
 typedef struct sig_parsed {
@@ -41,6 +43,8 @@ int sig_dtype_from_name(const char *name, size_t len);
 /* The Numba name of a dtype ("float32"); "?" when out of range. Same as
  * kc_dtype_name, but in the front end (no runtime needed). */
 const char *sig_dtype_name(kc_dtype d);
+/* The length of the Record(...) spelling at text (its parentheses balanced), or 0. */
+size_t sig_record_len(const char *text);
 /* Write "float32[:, :]" / "int32" into buf. */
 void sig_format_type(sig_type t, char *buf, size_t len);
 

@@ -9,9 +9,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "builtins/builtin.h"
+#include "records.h"
 #include "signature.h"
 #include "synth.h"
 #include "typing.h"
@@ -57,8 +59,8 @@ static const char *mangle(infer_ctx *ic, const char *name, const type **types, i
                                            t->strided ? "A" : "")
                             : arena_printf(ic->ar, "%s_%s", s, el);
   }
-  for (char *p = s; *p; p++)   /* function values' names: "function(cuda.atomic.add)" */
-    if (*p == ' ' || *p == '(' || *p == ')' || *p == ',' || *p == '.') *p = '_';
+  for (char *p = s; *p; p++)
+    if (!isalnum((unsigned char)*p) && *p != '_') *p = '_';   /* Record(x[type=...]) too */
   return s;
 }
 
@@ -216,6 +218,7 @@ static long long param_space_bytes(const fn_instance *f) {
     if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim), align = 8;
     else if (t->kind == TY_BOOL) size = align = 1;
     else if (t->kind == TY_COMPLEX) size = t->bits / 8, align = t->bits / 16;
+    else if (t->kind == TY_RECORD) size = t->rec->size, align = 1;   /* its bytes */
     else size = align = t->bits / 8;
     if (align < 1) align = 1;
     at = (at + align - 1) / align * align + size;

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "records.h"
 #include "signature.h"
 
 #define TY_SCALAR(k, b, s) {.kind = (k), .bits = (b), .is_signed = (s)}
@@ -104,6 +105,10 @@ bool type_equal(const type *a, const type *b) {
       if (!type_equal(a->elems[i], b->elems[i]))
         return false;
     return true;
+  case TY_RECORD:
+    return rec_equal(a, b);
+  case TY_VECTOR:
+    return a->nelems == b->nelems && type_equal(a->elem, b->elem);
   default:
     return true;
   }
@@ -172,6 +177,10 @@ const char *type_name(arena *a, const type *t) {
   case TY_FUNCVAL: /* Numba's names: class(float32), Function(...), type(CUDADispatcher) */
     return arena_printf(a, t->fv_kind == FV_CLASS ? "class(%s)" : "function(%s)",
                         t->fv_kind == FV_CLASS ? type_name(a, t->elem) : t->fv_name);
+  case TY_RECORD:
+    return t->rec->name;
+  case TY_VECTOR:   /* numba-cuda's name: float32x4 */
+    return arena_printf(a, "%sx%d", type_name(a, t->elem), t->nelems);
   default:
     return sig_dtype_name(type_to_dtype(t));
   }

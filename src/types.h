@@ -22,9 +22,11 @@ typedef enum type_kind {
   TY_TUPLE,  /* nelems elements, each a type */
   TY_STRING, /* a string constant (print, docstrings) */
   TY_GROUP,  /* a cooperative group: cuda.cg.this_grid() (Numba's GridGroup) */
-  TY_FUNCVAL /* a function, builtin or type object used as a value (funcval.c): known at
-                compile time, as Numba types Dispatcher, Function and NumberClass values;
-                at run time only a closure's captured values (elems) */
+  TY_FUNCVAL, /* a function, builtin or type object used as a value (funcval.c): known at
+                 compile time, as Numba types Dispatcher, Function and NumberClass values;
+                 at run time only a closure's captured values (elems) */
+  TY_RECORD, /* a NumPy structured dtype: rec (records.h); its values are addresses */
+  TY_VECTOR  /* a CUDA vector type (float32x4): nelems (1..4) of elem, a scalar */
 } type_kind;
 
 /* What a TY_FUNCVAL stands for (type.fv): */
@@ -50,6 +52,7 @@ struct type {
   fv_kind fv_kind;        /* TY_FUNCVAL */
   const void *fv;         /* TY_FUNCVAL: the func_def or builtin row (NULL for FV_CLASS) */
   const char *fv_name;    /* TY_FUNCVAL: its name for messages ("cuda.atomic.add") */
+  const struct rec_layout *rec; /* TY_RECORD (records.h) */
 };
 
 extern const type ty_void, ty_bool, ty_string, ty_grid_group;

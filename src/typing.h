@@ -109,6 +109,17 @@ bool ix_complex_pow(infer_ctx *ic, node *e, const type *t);
 bool ix_host_use_error(infer_ctx *ic, span sp, const char *path);
 void ix_module_level(infer_ctx *ic, node *module);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);
+/* infer_records.c: record dtypes (np.dtype, from_dtype), record types in signatures,
+ * field access. REC_FIELD_BASE in an N_INDEX's aux: the element is only read, a[i].x */
+#define REC_FIELD_BASE 0x5246
+const type *ix_record_const(const node *v, bool *is_numba_type);
+node *ix_record_fold_call(infer_ctx *ic, node *e, const builtin *b);
+const type *ix_record_maker(infer_ctx *ic, node *e, const builtin *b);
+const type *ix_record_annotation(infer_ctx *ic, node *base);
+const type *ix_sig_record(infer_ctx *ic, const char *text, size_t len, span sp);
+const type *ix_record_field(infer_ctx *ic, node *e, const type *rt);
+void ix_record_written(infer_ctx *ic, node *e);
+void ix_record_store(infer_ctx *ic, node *t, const type *vt);
 /* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
 const type *ix_annotation_type(infer_ctx *ic, node *ann);

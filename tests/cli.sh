@@ -116,6 +116,17 @@ grep -q "opts\.bounds_check = 1;" q_kc.h ||
 expect 0 "" -- compile q.k --emit=header
 grep -q "opts\.fastmath" q_kc.h && fail "--emit=header without --fastmath asks for it"
 
+# --sig in Numba's Record spelling: an untyped kernel typed for an array of records
+printf 'from numba import cuda\n@cuda.jit\ndef rk(a, out):\n    out[0] = a[0].x + a[1].y\n' >rec.k
+REC='Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)'
+expect 0 "" -- compile rec.k --sig "rk($REC[:], float32[:])" -o -
+grep -qF "kcc-kernel: rk rk($REC[:], float32[:])" out.txt ||
+  fail "--sig with a Record: no kernel table line naming the record"
+expect 1 "record has no field 'y' (its fields: 'x', 'z')" -- compile rec.k --sig \
+  'rk(Record(x[type=float32;offset=0],z[type=int32;offset=4];8;False)[:], float32[:])'
+expect 1 "unknown field type 'flaot32'" -- compile rec.k --sig \
+  'rk(Record(x[type=flaot32;offset=0];4;False)[:], float32[:])'
+
 # @cuda.reduce ahead of time: with no --sig it is compiled for the usual number types;
 # --sig takes the binary function's own signature; the generated kernel's parameters
 # (T[:], T[:], T, bool) never show in a message

@@ -94,7 +94,7 @@ builtin_lowering builtin_lowering_for(const builtin *b, bool host);
 extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
     builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
     builtins_math[], builtins_complex[], builtins_fp16[], builtins_python[],
-    builtins_print[], builtins_numpy[], builtins_coop[];
+    builtins_print[], builtins_numpy[], builtins_coop[], builtins_dtypes[];
 
 /* math.c: the typing and lowering of a float64 constant row (math.pi; np.pi too) */
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);
@@ -107,5 +107,10 @@ const builtin *libdevice_rows_all(void);
 
 /* Rows the language reaches other than by a path. */
 extern const builtin builtin_type_cast;  /* float32(x): a type called as a cast */
+extern const builtin builtin_vector_ctor; /* float32x4(...): vectors.c */
+
+/* vectors.c: v.x, v.y, v.z, v.w of a CUDA vector type */
+const type *ix_vector_attr(infer_ctx *ic, node *e, const type *vt);
+LLVMValueRef cg_vector_attr(cg_ctx *g, node *e);
 
 #endif

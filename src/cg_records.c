@@ -1,0 +1,95 @@
+/*
+ * cg_records.c — record values in code generation. A record value is the address of
+ * its bytes (Numba's records from arrays are references too): a[i] of an array of
+ * records is the element's address, r.x a load at r + the field's offset, with the
+ * alignment that address is known to have (records.h: rec_field_align), so packed
+ * records never make a misaligned access on the GPU. A nested array is a C-contiguous
+ * array value over the field's bytes; a nested record, its address.
+ */
+#include "cg_records.h"
+
+#include "records.h"
+
+LLVMTypeRef cg_record_mem_type(cg_ctx *g, const type *t) {
+  return LLVMArrayType2(g->i8, (uint64_t)t->rec->size);
+}
+
+static LLVMValueRef field_ptr(cg_ctx *g, LLVMValueRef base, const rec_field *f) {
+  LLVMValueRef off = ci64(g, f->offset);
+  return LLVMBuildInBoundsGEP2(g->b, g->i8, base, &off, 1, f->name);
+}
+
+/* The field e names (e an N_ATTR on a record) and its address. */
+static LLVMValueRef attr_ptr(cg_ctx *g, node *e, const rec_field **f) {
+  *f = rec_find(e->a->ty, e->str);
+  return field_ptr(g, cg_expr(g, e->a), *f);
+}
+
+static LLVMValueRef load_field(cg_ctx *g, LLVMValueRef p, const type *rt, const rec_field *f) {
+  LLVMValueRef v = LLVMBuildLoad2(g->b, cg_mem_type(g, f->ty), p, f->name);
+  LLVMSetAlignment(v, (unsigned)rec_field_align(rt, f));
+  return f->ty->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
+}
+
+static void store_field(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, const type *rt,
+                        const rec_field *f) {
+  if (f->ty->kind == TY_BOOL) v = LLVMBuildZExt(g->b, v, g->i8, "");
+  LLVMSetAlignment(LLVMBuildStore(g->b, v, p), (unsigned)rec_field_align(rt, f));
+}
+
+LLVMValueRef cg_record_field(cg_ctx *g, node *e) {
+  const rec_field *f;
+  LLVMValueRef p = attr_ptr(g, e, &f);
+  if (f->ty->kind == TY_RECORD) return p;
+  if (f->ty->kind == TY_ARRAY) {
+    LLVMValueRef ext[KC_MAX_DIMS];
+    for (int k = 0; k < f->ndim; k++) ext[k] = ci64(g, f->shape[k]);
+    return cg_build_array(g, f->ndim, p, ext);
+  }
+  return load_field(g, p, e->a->ty, f);
+}
+
+void cg_record_store(cg_ctx *g, node *t, LLVMValueRef v, const type *vt) {
+  const rec_field *f;
+  LLVMValueRef p = attr_ptr(g, t, &f);
+  store_field(g, p, cg_convert(g, v, vt, f->ty), t->a->ty, f);
+}
+
+/* r.x op= v: the record's address computed once. */
+void cg_record_augassign(cg_ctx *g, node *s) {
+  node *t = s->a;
+  const rec_field *f;
+  const type *rt = s->ty;
+  LLVMValueRef p = attr_ptr(g, t, &f);
+  LLVMValueRef cur = cg_convert(g, load_field(g, p, t->a->ty, f), f->ty, rt);
+  node op = {0};
+  op.kind = N_BINOP; op.op = s->op; op.a = t; op.b = s->b; op.ty = rt; op.sp = s->sp;
+  LLVMValueRef r = s->op == OP_POW ? cg_pow(g, &op, cur, rt)
+                                   : cg_arith_op(g, s->op, cur, cg_expr_as(g, s->b, rt), rt);
+  store_field(g, p, cg_convert(g, r, rt, f->ty), t->a->ty, f);
+}
+
+/* a[i] = r: the record's bytes copied. */
+void cg_record_copy(cg_ctx *g, LLVMValueRef dst, LLVMValueRef src, const type *rt) {
+  unsigned al = (unsigned)rt->rec->ptr_align;
+  LLVMBuildMemCpy(g->b, dst, al, src, al, ci64(g, rt->rec->size));
+}
+
+/* A record kernel parameter arrives as its bytes (kernelParams points at the host's
+ * record; CUDA copies it into the parameter space): the kernel works on a copy of its
+ * own, aligned as any record may need. */
+LLVMValueRef cg_record_param(cg_ctx *g, LLVMValueRef bytes, const type *t) {
+  LLVMValueRef slot = LLVMBuildAlloca(g->b, cg_record_mem_type(g, t), "record");
+  LLVMSetAlignment(slot, 16);
+  LLVMBuildStore(g->b, bytes, slot);
+  return slot;
+}
+
+/* A kernel's record parameter, copied for the thread (the CPU back end unpacks the
+ * arguments once per block). */
+LLVMValueRef cg_record_local_copy(cg_ctx *g, LLVMValueRef src, const type *t) {
+  LLVMValueRef slot = LLVMBuildAlloca(g->b, cg_record_mem_type(g, t), "record");
+  LLVMSetAlignment(slot, 16);
+  cg_record_copy(g, slot, src, t);
+  return slot;
+}
