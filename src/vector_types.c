@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VEC(el, n) {TY_VECTOR, 0, false, &el, 0, false, false, n, NULL, NULL}
+#define VEC(el, n) {.kind = TY_VECTOR, .elem = &el, .nelems = (n)}
 #define VEC4(el) {VEC(el, 1), VEC(el, 2), VEC(el, 3), VEC(el, 4)}
 
 static const type vec_types[][4] = {
