@@ -94,6 +94,17 @@ static const char *param_name(const fn_instance *f, int i) {
   return ((node *)f->def->params.items[i])->str;
 }
 
+/* A tuple parameter's element dtypes (its elements are scalars, resolve_sigs.c). */
+static bool describe_tuple(kcc_output *out, const type *t, kcc_param *p) {
+  kc_dtype *el = out_alloc(out, (size_t)t->nelems * sizeof *el);
+  if (!el) return false;
+  for (int i = 0; i < t->nelems; i++) el[i] = type_to_dtype(t->elems[i]);
+  p->nelems = t->nelems;
+  p->elems = el;
+  p->dtype = el[0];
+  return true;
+}
+
 /* Copy the kernels' descriptions out of the arena. Returns false when out of memory. */
 static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_output *out) {
   int n = p->kernels.len;
@@ -115,6 +126,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
       if (!k->params[j].name) return false;
       k->params[j].dtype = type_to_dtype(t->kind == TY_ARRAY ? t->elem : t);
       k->params[j].ndim = t->kind == TY_ARRAY ? t->ndim : 0;
+      if (t->kind == TY_TUPLE && !describe_tuple(out, t, &k->params[j])) return false;
       k->params[j].written = param_written(f, j);
     }
     k->uses_barrier = f->uses_barrier;

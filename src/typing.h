@@ -119,6 +119,9 @@ bool ix_complex_pow(infer_ctx *ic, node *e, const type *t);
 bool ix_host_use_error(infer_ctx *ic, span sp, const char *path);
 void ix_module_level(infer_ctx *ic, node *module);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);
+/* resolve_sigs.c: signatures in every spelling; 'U' or 'T' for a path naming Numba's
+ * UniTuple or Tuple type (a kernel parameter's type), else 0 */
+int ix_tuple_type_ctor(const char *path);
 /* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
 const type *ix_annotation_type(infer_ctx *ic, node *ann);
