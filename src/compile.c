@@ -365,7 +365,10 @@ void kcc_output_free(kcc_output *out) {
     out_free_str(out, k->name);
     out_free_str(out, k->symbol);
     out_free_str(out, k->signature);
-    for (int j = 0; k->params && j < k->nparams; j++) out_free_str(out, k->params[j].name);
+    for (int j = 0; k->params && j < k->nparams; j++) {
+      out_free_str(out, k->params[j].name);
+      out_free(out, (void *)k->params[j].elems, (size_t)k->params[j].nelems * sizeof(kc_dtype));
+    }
     out_free(out, k->params, ((size_t)k->nparams + 1) * sizeof *k->params);
   }
   out_free(out, out->kernels, ((size_t)out->nkernels + 1) * sizeof *out->kernels);
