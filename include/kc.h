@@ -331,15 +331,18 @@ static inline kc_dim3 kc_dim3_(unsigned x, unsigned y, unsigned z) {
 /* A complex scalar argument's value (both parts in double precision). */
 typedef struct kc_complex { double re, im; } kc_complex;
 
-/* One launch argument: an array or a scalar of a given dtype. */
+/* One launch argument: an array, a scalar of a given dtype, or a tuple of scalars. */
 typedef struct kc_arg {
-  int is_array;
+  int is_array;         /* 1: an array (v.array); KC_ARG_TUPLE: a tuple (v.tuple); 0: a
+                           scalar */
   kc_dtype dtype;       /* for scalars */
   union {
     kc_array *array; int64_t i; uint64_t u; double f; kc_complex c;
     struct { const kc_record *record; const void *data; } r;   /* KC_RECORD */
+    struct { const struct kc_arg *elems; int n; } tuple;
   } v;
 } kc_arg;
+#define KC_ARG_TUPLE 2
 
 static inline kc_arg kc_arg_array(kc_array *a) {
   kc_arg r; r.is_array = 1; r.dtype = KC_FLOAT32; r.v.array = a; return r;
@@ -374,6 +377,16 @@ static inline kc_arg kc_arg_c128(double re, double im) {
  * may change after kc_launch returns); the kernel gets a copy, as its local value. */
 static inline kc_arg kc_arg_record(const kc_record *rec, const void *data) {
   kc_arg r; r.is_array = 0; r.dtype = KC_RECORD; r.v.r.record = rec; r.v.r.data = data; return r;
+}
+
+/* A tuple argument, for a parameter typed UniTuple(float32, 3) or Tuple(int32, float64)
+ * (docs/language.md): n scalar arguments (kc_arg_f32 ...), each converted to its
+ * element's type as a scalar argument is. elems is only read during kc_launch. An
+ * untyped kernel is specialised for UniTuple(dtype, n) when the elements' dtypes are
+ * equal, else for Tuple(...) of them. At most 16 elements. */
+static inline kc_arg kc_arg_tuple(const kc_arg *elems, int n) {
+  kc_arg r; r.is_array = KC_ARG_TUPLE; r.dtype = KC_INT64; r.v.tuple.elems = elems;
+  r.v.tuple.n = n; return r;
 }
 
 /* Launch a kernel (asynchronously on CUDA) with grid x block threads, shared_bytes of

@@ -18,7 +18,8 @@
  *   kcc-cache 2 <hash0> <hash1>
  *   counts <nkernels> <nuntyped> <ptx bytes>
  *   kernel <flags: 1 uses a barrier, 2 cooperative> <static_shared> <nparams> <name> <symbol> <signature...>
- *   param <dtype> <ndim> <written> <name...>          (nparams lines per kernel)
+ *   param <dtype> <ndim> <written> <tuple> <name...>  (nparams lines per kernel; tuple
+ *                                        is "-", or a tuple's element dtypes "9,9,10")
  *   untyped <name>
  *   <ptx>
  */
@@ -34,8 +35,9 @@
 #include "kc_config.h"
 #include "rt.h"
 
-#define CACHE_FORMAT 3   /* 2: @guvectorize loop kernels take the broadcast parameters;
-                            3: the kernel line's flags say cooperative (2) */
+#define CACHE_FORMAT 4   /* 2: @guvectorize loop kernels take the broadcast parameters;
+                            3: the kernel line's flags say cooperative (2);
+                            4: tuple parameters */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -174,6 +176,22 @@ static int split(char *line, char **words, int max) {
   return n;
 }
 
+/* A tuple parameter's element dtypes, "9,9,10"; "-" for none. */
+static int parse_tuple(const char *s, kcc_param *p) {
+  if (strcmp(s, "-") == 0) return 0;
+  kc_dtype *el = calloc(SIG_MAX_TUPLE, sizeof *el);
+  if (!el) return -1;
+  p->elems = el;
+  for (;;) {
+    char *e;
+    long d = strtol(s, &e, 10);
+    if (e == s || d < 0 || d >= KC_DTYPE_COUNT || p->nelems == SIG_MAX_TUPLE) return -1;
+    el[p->nelems++] = (kc_dtype)d;
+    if (*e != ',') return *e ? -1 : 0;
+    s = e + 1;
+  }
+}
+
 static int parse_kernel(char **at, char *end, kcc_kernel *k) {
   char *w[8], *line = next_line(at, end);
   if (!line || split(line, w, 7) != 7 || strcmp(w[0], "kernel") != 0) return -1;
@@ -190,7 +208,7 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
   k->nparams = np;
   for (int i = 0; i < np; i++) {
     kcc_param *p = &k->params[i];
-    if (!(line = next_line(at, end)) || split(line, w, 5) != 5 || strcmp(w[0], "param") != 0)
+    if (!(line = next_line(at, end)) || split(line, w, 6) != 6 || strcmp(w[0], "param") != 0)
       return -1;
     int dtype = atoi(w[1]), ndim = atoi(w[2]);
     if (dtype < 0 || (dtype >= KC_DTYPE_COUNT && dtype != KC_RECORD) || ndim < 0 ||
@@ -199,7 +217,7 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
     p->dtype = (kc_dtype)dtype;
     p->ndim = ndim;
     p->written = atoi(w[3]) != 0;
-    if (!(p->name = dup_str(w[4]))) return -1;
+    if (!(p->name = dup_str(w[5])) || parse_tuple(w[4], p) != 0) return -1;
   }
   return 0;
 }
@@ -273,7 +291,9 @@ static int write_entry(FILE *f, const rt_cache_key *key, const kcc_output *out) 
       const kcc_param *p = &k->params[j];
       const char *name = p->name ? p->name : "";
       if (bad_word(name, 0)) return -1;
-      fprintf(f, "param %d %d %d %s\n", (int)p->dtype, p->ndim, p->written != 0, name);
+      fprintf(f, "param %d %d %d ", (int)p->dtype, p->ndim, p->written != 0);
+      for (int e = 0; e < p->nelems; e++) fprintf(f, "%s%d", e ? "," : "", (int)p->elems[e]);
+      fprintf(f, "%s %s\n", p->nelems ? "" : "-", name);
     }
   }
   for (int i = 0; i < out->nuntyped; i++) {

@@ -180,9 +180,32 @@ static int find_alias(const kc_kernel *k, const kc_arg *args, int *w) {
   return -1;
 }
 
+/* A tuple argument for tuple parameter p: its elements converted as scalars, one slot
+ * each. On failure *elem is the element at fault (-1: the tuple as a whole). */
+static bad_arg pack_tuple(const rt_param *p, const kc_arg *a, void **params,
+                          uint64_t *scalars, int *elem) {
+  *elem = -1;
+  if (a->is_array != KC_ARG_TUPLE || a->v.tuple.n != p->nelems || !a->v.tuple.elems)
+    return ARG_TYPE;
+  for (int e = 0; e < p->nelems; e++) {
+    const kc_arg *x = &a->v.tuple.elems[e];
+    rt_param ep;
+    memset(&ep, 0, sizeof ep);
+    ep.dtype = p->elems[e];
+    *elem = e;
+    if (x->is_array) return ARG_TYPE;
+    bad_arg r = convert_scalar(&ep, x, &scalars[2 * (p->flat + e)]);
+    if (r != ARG_OK) return r;
+    params[p->flat + e] = &scalars[2 * (p->flat + e)];
+  }
+  *elem = -1;
+  return ARG_OK;
+}
+
 /* Check the arguments and fill params (kernelParams) and scalars. On failure returns
  * the reason and the 0-based index of the argument in *bad (and for ARG_ALIAS, the
- * read-only argument's in *other). */
+ * read-only argument's in *other; for a tuple argument, the element at fault in
+ * *other, -1 for the tuple as a whole). */
 static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **params,
                     uint64_t *scalars, int *bad, int *other) {
   if (nargs != k->nparams || (nargs > 0 && !args)) {
@@ -195,7 +218,7 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
     *bad = i;
     if (p->ndim > 0) {
       kc_array *arr = a->v.array;
-      if (!a->is_array) return ARG_TYPE;
+      if (a->is_array != 1) return ARG_TYPE;
       if (!arr) return ARG_NULL;
       if (arr->magic != RT_ARRAY_LIVE) return ARG_FREED;
       if (arr->ctx != k->mod->ctx) return ARG_CONTEXT;
@@ -208,6 +231,9 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
           strcmp(kc_record_spelling(a->v.r.record), p->record) != 0)
         return ARG_TYPE;
       params[p->flat] = (void *)a->v.r.data;   /* its bytes, copied by the launch */
+    } else if (p->nelems > 0) {
+      bad_arg r = pack_tuple(p, a, params, scalars, other);
+      if (r != ARG_OK) return r;
     } else {
       if (a->is_array || a->dtype == KC_RECORD) return ARG_TYPE;
       /* two words per slot: a complex128 takes 16 bytes */
@@ -220,8 +246,28 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
   return ARG_OK;
 }
 
+/* A parameter's type as a signature spells it. */
+static void describe_param(const rt_param *p, char *buf, size_t len) {
+  sig_type st;
+  memset(&st, 0, sizeof st);
+  st.dtype = p->dtype;
+  st.ndim = p->ndim;
+  st.nelems = p->nelems;
+  memcpy(st.elems, p->elems, sizeof st.elems);
+  if (p->nelems) sig_format_type(st, buf, len);
+  else rt_format_param_type(p, buf, len);   /* records too */
+}
+
 static void describe_arg(const kc_arg *a, char *buf, size_t len) {
-  if (a->is_array && a->v.array) rt_format_array_type(a->v.array, buf, len);
+  if (a->is_array == KC_ARG_TUPLE) {
+    size_t at = (size_t)snprintf(buf, len, "a tuple of %d (", a->v.tuple.n);
+    for (int e = 0; a->v.tuple.elems && e < a->v.tuple.n && e < SIG_MAX_TUPLE && at < len; e++) {
+      const kc_arg *x = &a->v.tuple.elems[e];
+      at += (size_t)snprintf(buf + at, len - at, "%s%s", e ? ", " : "",
+                             x->is_array ? "an array" : kc_dtype_name(x->dtype));
+    }
+    if (at < len) snprintf(buf + at, len - at, ")");
+  } else if (a->is_array && a->v.array) rt_format_array_type(a->v.array, buf, len);
   else if (a->is_array) snprintf(buf, len, "NULL array");
   else if (a->dtype == KC_RECORD)
     snprintf(buf, len, "%s", a->v.r.data ? kc_record_spelling(a->v.r.record) : "NULL record");
@@ -243,6 +289,15 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
   char where[300], arg[200], want[700], got[700];
   name_arg(k, bad, arg, sizeof arg);
   snprintf(where, sizeof where, "kernel '%s': %s", k->name, arg);
+  rt_param ep;
+  if (p->nelems && other >= 0 && why != ARG_ALIAS) {   /* an element of a tuple */
+    memset(&ep, 0, sizeof ep);
+    ep.dtype = p->elems[other];
+    a = &a->v.tuple.elems[other];
+    size_t n = strlen(where);
+    snprintf(where + n, sizeof where - n, ", element %d", other);
+    p = &ep;
+  }
   if (why == ARG_ALIAS) {
     name_arg(k, other, arg, sizeof arg);
     return rt_error(ctx, KC_ERR_LAUNCH,
@@ -250,7 +305,7 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
                     "(compiled as not aliased); pass separate arrays",
                     where, arg);
   }
-  rt_format_param_type(p, want, sizeof want);
+  describe_param(p, want, sizeof want);
   describe_arg(a, got, sizeof got);
   switch (why) {
   case ARG_NULL:

@@ -17,14 +17,18 @@
 #include "rt.h"
 #include "signature.h"
 
+/* arg_key's bytes: one per argument, a tuple 2 + one per element */
+#define RT_ARG_KEY_MAX (SIG_MAX_PARAMS * (2 + SIG_MAX_TUPLE))
+
 struct rt_spec {
   rt_spec *next;
   char *signature;   /* "name(float32[:], int32)" as built from the arguments */
   kc_module *module; /* compiled for that signature alone */
   kc_kernel *origin; /* the untyped kernel it specialises */
   kc_kernel *typed;  /* the kernel in module */
-  int nargs;         /* the arguments' types, one byte each (arg_key): compared on */
-  unsigned char key[SIG_MAX_PARAMS];   /* every launch instead of the signature text */
+  int nargs;         /* the arguments' types (arg_key): compared on every launch */
+  int keylen;        /* instead of the signature text */
+  unsigned char key[RT_ARG_KEY_MAX];
 };
 
 /* ---- Kernels ------------------------------------------------------------------------ */
@@ -72,11 +76,18 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
     p->written = p->ndim > 0 && params[i].written;
     p->name = rt_strdup(ctx, params[i].name ? params[i].name : "");
     if (!p->name) goto nomem;
-    if (((unsigned)p->dtype >= KC_DTYPE_COUNT && p->dtype != KC_RECORD) || p->ndim < 0 ||
-        p->ndim > KC_MAX_DIMS)
+    int bad = ((unsigned)p->dtype >= KC_DTYPE_COUNT && p->dtype != KC_RECORD) ||
+              p->ndim < 0 || p->ndim > KC_MAX_DIMS ||
+              params[i].nelems < 0 || params[i].nelems > SIG_MAX_TUPLE ||
+              (params[i].nelems && (p->ndim || !params[i].elems));
+    for (int e = 0; !bad && e < params[i].nelems; e++)
+      bad = (unsigned)(p->elems[e] = params[i].elems[e]) >= KC_DTYPE_COUNT;
+    if (bad)
       return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': parameter %d has a bad type",
                       name, i + 1);
-    flat += p->ndim == 0 ? 1 : 1 + p->ndim;
+    p->nelems = params[i].nelems;
+    /* a tuple takes a slot per element (host_abi.h) */
+    flat += p->ndim > 0 ? 1 + p->ndim : p->nelems > 0 ? p->nelems : 1;
   }
   kc_status rs = rt_param_records(ctx, k);
   if (rs != KC_OK) return rs;
@@ -519,6 +530,9 @@ static kc_status table_kernel(kc_module *m, kc_kernel *k, const char *line, size
     params[i].name = "";
     params[i].dtype = sig.params[i].dtype;
     params[i].ndim = sig.params[i].ndim;
+    params[i].nelems = sig.params[i].nelems;
+    params[i].elems = sig.params[i].elems;
+    if (params[i].nelems) params[i].dtype = sig.params[i].elems[0];
     params[i].written = (int)((written >> i) & 1);
   }
   kc_status s = kernel_init(m, k, sig.name, sym, p, sig.nparams, params);
@@ -700,12 +714,30 @@ int kc_kernel_param_count(const kc_kernel *k) { return k ? k->nparams : 0; }
 const char *kc_kernel_signature(const kc_kernel *k) { return k ? k->signature : ""; }
 
 /* ---- Specialising untyped kernels ---------------------------------------------------------- */
+/* A tuple argument's type as a signature spells it; -1 if it is not a tuple of 1 to
+ * SIG_MAX_TUPLE valid scalars. */
+static int tuple_arg_type(const kc_arg *a, char *buf, size_t len) {
+  sig_type st;
+  memset(&st, 0, sizeof st);
+  if (a->v.tuple.n < 1 || a->v.tuple.n > SIG_MAX_TUPLE || !a->v.tuple.elems) return -1;
+  st.nelems = a->v.tuple.n;
+  for (int e = 0; e < st.nelems; e++) {
+    const kc_arg *x = &a->v.tuple.elems[e];
+    if (x->is_array || (unsigned)x->dtype >= KC_DTYPE_COUNT) return -1;
+    st.elems[e] = x->dtype;
+  }
+  sig_format_type(st, buf, len);
+  return 0;
+}
+
 static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char *buf,
                          size_t len) {
   size_t at = (size_t)snprintf(buf, len, "%s(", k->name);
   for (int i = 0; i < nargs && at < len; i++) {
     char t[1024];
-    if (args[i].is_array) {
+    if (args[i].is_array == KC_ARG_TUPLE) {
+      if (tuple_arg_type(&args[i], t, sizeof t) != 0) return -1 - i;
+    } else if (args[i].is_array) {
       if (!args[i].v.array) return -1 - i;
       rt_format_array_type(args[i].v.array, t, sizeof t);
     } else if (args[i].dtype == KC_RECORD) {
@@ -722,18 +754,31 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
 }
 
 /* The arguments' types as bytes (an array: 0x80 | rank << 4 | dtype; a scalar: its
- * dtype), so that a launch of an untyped kernel finds its specialisation without
- * formatting text. -1 when an argument is invalid or there are too many. */
+ * dtype; a tuple: 0x40, its length, its elements' dtypes), so that a launch of an
+ * untyped kernel finds its specialisation without formatting text. The key's length,
+ * or -1 when an argument is invalid or there are too many. */
 static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
   if (nargs < 0 || nargs > SIG_MAX_PARAMS || (nargs > 0 && !args)) return -1;
+  int n = 0;
   for (int i = 0; i < nargs; i++) {
     const kc_arg *a = &args[i];
+    if (a->is_array == KC_ARG_TUPLE) {
+      if (a->v.tuple.n < 1 || a->v.tuple.n > SIG_MAX_TUPLE || !a->v.tuple.elems) return -1;
+      key[n++] = 0x40;
+      key[n++] = (unsigned char)a->v.tuple.n;
+      for (int e = 0; e < a->v.tuple.n; e++) {
+        const kc_arg *x = &a->v.tuple.elems[e];
+        if (x->is_array || (unsigned)x->dtype >= KC_DTYPE_COUNT) return -1;
+        key[n++] = (unsigned char)x->dtype;
+      }
+      continue;
+    }
     if (a->is_array && !a->v.array) return -1;
     kc_dtype t = a->is_array ? a->v.array->dtype : a->dtype;
     if ((unsigned)t >= KC_DTYPE_COUNT) return -1;   /* records: found by signature */
-    key[i] = (unsigned char)(a->is_array ? 0x80 | a->v.array->ndim << 4 | t : t);
+    key[n++] = (unsigned char)(a->is_array ? 0x80 | a->v.array->ndim << 4 | t : t);
   }
-  return 0;
+  return n;
 }
 
 /* Compile k for sig (the arguments' types) and keep it in m's list. */
@@ -775,12 +820,12 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out) {
   kc_module *m = k->mod;
   kc_context *ctx = m->ctx;
-  unsigned char key[SIG_MAX_PARAMS];
-  int keyed = arg_key(args, nargs, key) == 0;
+  unsigned char key[RT_ARG_KEY_MAX];
+  int keylen = arg_key(args, nargs, key), keyed = keylen >= 0;
   /* the launch path: a byte comparison per earlier specialisation of this module */
   for (rt_spec *sp = m->specs; keyed && sp; sp = sp->next)
-    if (sp->origin == k && sp->nargs == nargs &&
-        memcmp(sp->key, key, (size_t)nargs) == 0) {
+    if (sp->origin == k && sp->nargs == nargs && sp->keylen == keylen &&
+        memcmp(sp->key, key, (size_t)keylen) == 0) {
       *out = sp->typed;
       return KC_OK;
     }
@@ -801,7 +846,8 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
   if (s != KC_OK) return s;
   sp->origin = k;
   sp->nargs = keyed ? nargs : -1;   /* unkeyed: never matched by key */
-  if (keyed) memcpy(sp->key, key, (size_t)nargs);
+  sp->keylen = keyed ? keylen : 0;
+  if (keyed) memcpy(sp->key, key, (size_t)keylen);
   *out = sp->typed;
   return KC_OK;
 }

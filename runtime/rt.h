@@ -24,6 +24,7 @@
 #include "compile.h"
 #include "host_abi.h"
 #include "kc.h"
+#include "signature.h"
 
 #define RT_ERR_LEN 2048
 #define RT_MAX_FLAT_PARAMS 256   /* flattened kernel parameters (data + extents) */
@@ -90,7 +91,9 @@ typedef struct rt_param {
   char *name;                   /* may be "" (PTX loaded without names) */
   kc_dtype dtype;
   char *record;                 /* KC_RECORD: the record's spelling, else NULL */
-  int ndim;                     /* 0: scalar */
+  int ndim;                     /* 0: scalar (or tuple) */
+  int nelems;                   /* a tuple of scalars: its length (flat slots), 0 if none */
+  kc_dtype elems[SIG_MAX_TUPLE];/* ... its elements' dtypes (dtype is elems[0]) */
   int flat;                     /* index of its first kernelParams entry */
   int written;                  /* an array the kernel stores to; the compiler marked
                                    the read-only ones noalias, so they must not overlap */

@@ -87,6 +87,21 @@ LLVMValueRef cg_array_stride(cg_ctx *g, LLVMValueRef arr, const type *at, int k)
 LLVMValueRef cg_element_ptr(cg_ctx *g, node *ix);
 LLVMValueRef cg_array_size(cg_ctx *g, LLVMValueRef arr, int ndim);
 
+/* Statements, for loops built elsewhere (cg_loops.c): a store to an assignment's or a
+ * loop's target; a loop body whose break and continue go to brk and cont; an else
+ * block, then on to done. cg_loops.c: a for loop over an iter_plan (loops.h), and a
+ * tuple indexed at run time (an N_INDEX with aux TUPLE_INDEX_DYNAMIC). */
+void cg_store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt);
+void cg_loop_block(cg_ctx *g, node_list *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont);
+void cg_else_block(cg_ctx *g, node_list *orelse, LLVMBasicBlockRef done);
+void cg_for_iter(cg_ctx *g, node *s);
+LLVMValueRef cg_tuple_index(cg_ctx *g, node *e);
+/* A failed bounds check of ix (--bounds-check) into the kernel error record: the axis,
+ * the index as written (i64), whether it is unsigned (i32 0/1); shape from arr, an
+ * array value of type at. */
+void cg_bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
+                      LLVMValueRef axis, LLVMValueRef index, LLVMValueRef is_unsigned);
+
 /* The target's special registers (which: 0 threadIdx, 1 blockIdx, 2 blockDim,
  * 3 gridDim; axis 0..2; cg_sreg_names their PTX names), the lane, and a generic
  * pointer to a global of the target's address spaces; !range metadata on a load. */

@@ -138,11 +138,25 @@ static void mark_nonnegative_i64(cg_ctx *g, LLVMValueRef load) {
   LLVMSetMetadata(load, kind, LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, bounds, 2)));
 }
 
+/* The scalar of type t that slot `slot` of argv points to. */
+static LLVMValueRef load_scalar_arg(cg_ctx *g, LLVMValueRef argv, unsigned slot, const type *t) {
+  LLVMValueRef idx = ci64(g, slot);
+  LLVMValueRef p = LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, argv, &idx, 1, ""), "");
+  return cg_param_scalar_value(g, LLVMBuildLoad2(g->b, cg_param_scalar_type(g, t), p, ""), t);
+}
+
 /* Load the kernel's arguments from a kernelParams-style void** array. */
 static void unpack_host_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef *out) {
   unsigned slot = 0;
   for (int i = 0; i < f->nparams; i++) {
     const type *t = f->param_types[i];
+    if (t->kind == TY_TUPLE) {   /* a tuple of scalars: one slot per element */
+      LLVMValueRef v = LLVMGetUndef(cg_type(g, t));
+      for (int k = 0; k < t->nelems; k++)
+        v = LLVMBuildInsertValue(g->b, v, load_scalar_arg(g, argv, slot++, t->elems[k]), (unsigned)k, "");
+      out[i] = v;
+      continue;
+    }
     int parts = t->kind == TY_ARRAY ? 1 + t->ndim : 1;
     LLVMValueRef vals[1 + KC_MAX_DIMS];
     for (int k = 0; k < parts; k++) {

@@ -160,7 +160,7 @@ static int flat_param_count(const fn_instance *f) {
   int n = 0;
   for (int i = 0; i < f->nparams; i++) {
     const type *t = f->param_types[i];
-    n += t->kind == TY_ARRAY ? 1 + t->ndim : 1;
+    n += t->kind == TY_ARRAY ? 1 + t->ndim : t->kind == TY_TUPLE ? t->nelems : 1;
   }
   return n;
 }
@@ -174,6 +174,8 @@ static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
     if (t->kind == TY_ARRAY) {
       pt[n++] = g->ptr;
       for (int k = 0; k < t->ndim; k++) pt[n++] = g->i64;
+    } else if (t->kind == TY_TUPLE) {   /* a tuple of scalars: element by element */
+      for (int k = 0; k < t->nelems; k++) pt[n++] = cg_param_scalar_type(g, t->elems[k]);
     } else {
       pt[n++] = cg_param_scalar_type(g, t);
     }
@@ -203,6 +205,12 @@ static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
         cg_add_attr(g, fn, (int)dp + 1, "readonly");
       }
       cg_add_attr(g, fn, (int)dp + 1, "nocapture");
+    } else if (t->kind == TY_TUPLE) {
+      LLVMValueRef v = LLVMGetUndef(cg_type(g, t));
+      for (int k = 0; k < t->nelems; k++)
+        v = LLVMBuildInsertValue(g->b, v, cg_param_scalar_value(g, LLVMGetParam(fn, p++), t->elems[k]),
+                                 (unsigned)k, "");
+      args[i] = v;
     } else {
       args[i] = cg_param_scalar_value(g, LLVMGetParam(fn, p++), t);
     }

@@ -24,6 +24,7 @@
 #include "codegen.h"
 #include "host_abi.h"
 #include "kc_config.h"
+#include "loops.h"
 
 
 static void cg_block(cg_ctx *g, node_list *body);
@@ -244,7 +245,7 @@ static void record_field(cg_ctx *g, LLVMValueRef rec, int off, LLVMValueRef v) {
 }
 
 /* Claim the record (the first failing thread wins) and fill it. */
-static void bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
+void cg_bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
                           LLVMValueRef axis, LLVMValueRef index, LLVMValueRef is_unsigned) {
   LLVMValueRef rec = g->target->error_record(g);
   LLVMValueRef cas = LLVMBuildAtomicCmpXchg(g->b, rec, ci32(g, 0), ci32(g, 1),
@@ -292,7 +293,7 @@ static LLVMValueRef bounds_checked_ptr(cg_ctx *g, node *ix, const type *at, LLVM
                        ci32(g, 1 << 20)};
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->c, "prof", 4), LLVMMDNodeInContext(g->c, w, 3));
   LLVMPositionBuilderAtEnd(g->b, fail);
-  bounds_report(g, ix, at, arr, axis, index, isu);
+  cg_bounds_report(g, ix, at, arr, axis, index, isu);
   LLVMValueRef scratch = g->target->error_scratch(g);
   LLVMBasicBlockRef fail_end = LLVMGetInsertBlock(g->b);
   LLVMBuildBr(g->b, join);
@@ -678,6 +679,7 @@ static LLVMValueRef cg_slice(cg_ctx *g, node *e) {
 }
 
 static LLVMValueRef cg_index(cg_ctx *g, node *e) {
+  if (e->a->ty->kind == TY_TUPLE && e->aux == TUPLE_INDEX_DYNAMIC) return cg_tuple_index(g, e);
   if (e->a->ty->kind == TY_TUPLE)
     return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, "");
   if (e->ty->kind == TY_ARRAY) return cg_slice(g, e);
@@ -822,6 +824,10 @@ static void cg_while(cg_ctx *g, node *s) {
 /* for i in range(start, stop, step): a hidden counter drives the loop, so assigning to
  * i in the body does not change the iteration (Python's rule). */
 static void cg_for(cg_ctx *g, node *s) {
+  if (s->aux_ptr) {   /* not a plain range: cg_loops.c */
+    cg_for_iter(g, s);
+    return;
+  }
   node *r = s->b;
   const type *t = r->ty;
   LLVMTypeRef lt = cg_scalar_type(g, t);
@@ -858,6 +864,19 @@ static void cg_for(cg_ctx *g, node *s) {
   cg_block(g, &s->orelse);
   br_if_open(g, done);
   LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+void cg_store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt) {
+  store_target(g, t, v, vt);
+}
+
+void cg_loop_block(cg_ctx *g, node_list *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont) {
+  cg_loop_body(g, body, brk, cont);
+}
+
+void cg_else_block(cg_ctx *g, node_list *orelse, LLVMBasicBlockRef done) {
+  cg_block(g, orelse);
+  br_if_open(g, done);
 }
 
 static void cg_return(cg_ctx *g, node *s) {

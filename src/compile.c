@@ -94,6 +94,17 @@ static const char *param_name(const fn_instance *f, int i) {
   return ((node *)f->def->params.items[i])->str;
 }
 
+/* A tuple parameter's element dtypes (its elements are scalars, resolve_sigs.c). */
+static bool describe_tuple(kcc_output *out, const type *t, kcc_param *p) {
+  kc_dtype *el = out_alloc(out, (size_t)t->nelems * sizeof *el);
+  if (!el) return false;
+  for (int i = 0; i < t->nelems; i++) el[i] = type_to_dtype(t->elems[i]);
+  p->nelems = t->nelems;
+  p->elems = el;
+  p->dtype = el[0];
+  return true;
+}
+
 /* Copy the kernels' descriptions out of the arena. Returns false when out of memory. */
 static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_output *out) {
   int n = p->kernels.len;
@@ -116,6 +127,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
       const type *el = t->kind == TY_ARRAY ? t->elem : t;   /* a record: the signature says which */
       k->params[j].dtype = el->kind == TY_RECORD ? KC_RECORD : type_to_dtype(el);
       k->params[j].ndim = t->kind == TY_ARRAY ? t->ndim : 0;
+      if (t->kind == TY_TUPLE && !describe_tuple(out, t, &k->params[j])) return false;
       k->params[j].written = param_written(f, j);
     }
     k->uses_barrier = f->uses_barrier;
@@ -357,7 +369,10 @@ void kcc_output_free(kcc_output *out) {
     out_free_str(out, k->name);
     out_free_str(out, k->symbol);
     out_free_str(out, k->signature);
-    for (int j = 0; k->params && j < k->nparams; j++) out_free_str(out, k->params[j].name);
+    for (int j = 0; k->params && j < k->nparams; j++) {
+      out_free_str(out, k->params[j].name);
+      out_free(out, (void *)k->params[j].elems, (size_t)k->params[j].nelems * sizeof(kc_dtype));
+    }
     out_free(out, k->params, ((size_t)k->nparams + 1) * sizeof *k->params);
   }
   out_free(out, out->kernels, ((size_t)out->nkernels + 1) * sizeof *out->kernels);

@@ -61,6 +61,9 @@ typedef struct kcc_param {
   int written;            /* an array the kernel stores to (others are read-only and
                              marked noalias: the runtime must not let a written array
                              alias them) */
+  int nelems;             /* a tuple of scalars (ndim 0, dtype its first element's): its length, at
+                             most SIG_MAX_TUPLE; 0 otherwise */
+  const kc_dtype *elems;  /* ... and its elements' dtypes */
 } kcc_param;
 
 typedef struct kcc_kernel {

@@ -129,6 +129,29 @@ static void sb_add_param_name(strbuf *b, const kcc_param *p, int index) {
   if (name_taken(p->name)) sb_add(b, "_");
 }
 
+/* The kc_arg of a value of dtype d (an array when ndim > 0) held by C variable name. */
+static void sb_add_value(strbuf *b, kc_dtype d, int ndim, const char *name) {
+  if (ndim > 0) sb_add(b, "kc_arg_array(%s)", name);
+  else if (d == KC_FLOAT32) sb_add(b, "kc_arg_f32(%s)", name);
+  else if (d == KC_FLOAT64) sb_add(b, "kc_arg_f64(%s)", name);
+  else if (d == KC_FLOAT16) sb_add(b, "kc_arg_f16(%s)", name);
+  else if (d == KC_BOOL) sb_add(b, "kc_arg_bool(%s)", name);
+  else if (d == KC_COMPLEX64 || d == KC_COMPLEX128)
+    sb_add(b, "kc_arg_c128(%s.re, %s.im)", name, name);
+  else
+    sb_add(b, "kc_arg_int(%s, (int64_t)%s)", (unsigned)d < KC_DTYPE_COUNT ? dtype_enum[d]
+                                                                         : "KC_INT64", name);
+}
+
+/* The C name of parameter p (element e of a tuple parameter when e >= 0), in a buffer
+ * the caller frees. */
+static char *param_c_name(const kcc_param *p, int index, int e) {
+  strbuf nm = {0};
+  sb_add_param_name(&nm, p, index);
+  if (e >= 0) sb_add(&nm, "_%d", e);
+  return nm.s;
+}
+
 static void sb_add_arg(strbuf *b, const kcc_param *p, int index) {
   if (p->ndim == 0 && p->dtype == KC_RECORD) {   /* a record: its layout and its bytes */
     sb_add(b, "kc_arg_record(");
@@ -138,29 +161,30 @@ static void sb_add_arg(strbuf *b, const kcc_param *p, int index) {
     sb_add(b, ")");
     return;
   }
-  if (p->ndim > 0) {
-    sb_add(b, "kc_arg_array(");
-  } else if (p->dtype == KC_FLOAT32) {
-    sb_add(b, "kc_arg_f32(");
-  } else if (p->dtype == KC_FLOAT64) {
-    sb_add(b, "kc_arg_f64(");
-  } else if (p->dtype == KC_FLOAT16) {
-    sb_add(b, "kc_arg_f16(");
-  } else if (p->dtype == KC_BOOL) {
-    sb_add(b, "kc_arg_bool(");
-  } else if (p->dtype == KC_COMPLEX64 || p->dtype == KC_COMPLEX128) {
-    sb_add(b, "kc_arg_c128(");
-    sb_add_param_name(b, p, index);
-    sb_add(b, ".re, ");
-    sb_add_param_name(b, p, index);
-    sb_add(b, ".im)");
+  if (p->nelems > 0) {   /* kc_args_<name>, filled before kc_args */
+    char *nm = param_c_name(p, index, -1);
+    sb_add(b, "kc_arg_tuple(kc_args_%s, %d)", nm ? nm : "", p->nelems);
+    free(nm);
     return;
-  } else {
-    sb_add(b, "kc_arg_int(%s, (int64_t)", (unsigned)p->dtype < KC_DTYPE_COUNT
-                                                ? dtype_enum[p->dtype] : "KC_INT64");
   }
-  sb_add_param_name(b, p, index);
-  sb_add(b, ")");
+  char *nm = param_c_name(p, index, -1);
+  sb_add_value(b, p->dtype, p->ndim, nm ? nm : "");
+  free(nm);
+}
+
+/* A tuple parameter is passed to the launcher element by element (name_0, name_1 ...)
+ * and gathered into an array of kc_arg for kc_arg_tuple. */
+static void sb_add_tuple_args(strbuf *b, const kcc_param *p, int index) {
+  char *nm = param_c_name(p, index, -1);
+  sb_add(b, "  kc_arg kc_args_%s[%d] = {", nm ? nm : "", p->nelems);
+  for (int e = 0; e < p->nelems; e++) {
+    char *en = param_c_name(p, index, e);
+    sb_add(b, e ? ", " : "");
+    sb_add_value(b, p->elems[e], 0, en ? en : "");
+    free(en);
+  }
+  sb_add(b, "};\n");
+  free(nm);
 }
 
 static void hdr_launch_fn(strbuf *b, const char *prefix, const kcc_kernel *k) {
@@ -171,6 +195,12 @@ static void hdr_launch_fn(strbuf *b, const char *prefix, const kcc_kernel *k) {
   sb_add(b, "_launch(kc_module *module, kc_stream *stream,\n    kc_dim3 grid, kc_dim3 block");
   for (int i = 0; i < k->nparams; i++) {
     const kcc_param *p = &k->params[i];
+    for (int e = 0; e < p->nelems; e++) {
+      sb_add(b, ",\n    %s ", c_type_of(p->elems[e]));
+      sb_add_param_name(b, p, i);
+      sb_add(b, "_%d", e);
+    }
+    if (p->nelems) continue;
     if (p->ndim > 0) {
       sb_add(b, ",\n    kc_array *");
     } else if (p->dtype == KC_RECORD) {
@@ -188,6 +218,8 @@ static void hdr_launch_fn(strbuf *b, const char *prefix, const kcc_kernel *k) {
     sb_add(b, "  return kc_launch(kc_k, grid, block, 0, stream, NULL, 0);\n}\n\n");
     return;
   }
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].nelems) sb_add_tuple_args(b, &k->params[i], i);
   sb_add(b, "  kc_arg kc_args[%d] = {\n", k->nparams);
   for (int i = 0; i < k->nparams; i++) {
     sb_add(b, "    ");

@@ -6,6 +6,7 @@
  * *flattened* parameter. A scalar parameter is one entry (pointer to the value, of the
  * parameter's own type). An array parameter of rank n is 1 + n entries: a pointer to the
  * data pointer, then pointers to its n extents (int64_t each). Arrays are C-contiguous.
+ * A tuple parameter of n scalars is n entries, one per element, each as a scalar's.
  *
  * For each kernel K the host module defines two entry points:
  *   void K__block(void **args, kc_cpu_block *blk);

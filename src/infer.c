@@ -407,10 +407,7 @@ static const type *ix_index(infer_ctx *ic, node *e) {
   }
   if (bt->kind == TY_TUPLE) {
     int64_t k;
-    if (!ix_const_int(ic, e->b, &k)) {
-      ix_error(ic, e->b->sp, "a tuple can only be indexed by a constant integer");
-      return NULL;
-    }
+    if (!ix_const_int(ic, e->b, &k)) return ix_tuple_index_dynamic(ic, e, bt);
     if (k < 0) k += bt->nelems;
     if (k < 0 || k >= bt->nelems) {
       ix_error(ic, e->b->sp, "tuple index out of range (the tuple has %d elements)", bt->nelems);
@@ -1176,17 +1173,9 @@ static const type *range_type(node *it) {
   return best;
 }
 
-static void ix_for(infer_ctx *ic, node *s) {
-  node *it = s->b;
-  const char *p = it->kind == N_CALL ? ix_dotted_path(ic, it->a) : NULL;
-  const builtin *b = p ? builtin_find(p) : NULL;
-  if (!b || !(b->flags & BF_LOOP)) {
-    ix_error(ic, it->sp, "for loops can only iterate over range(...)");
-    ix_block(ic, &s->body);
-    ix_block(ic, &s->orelse);
-    return;
-  }
-  it->bi = b;
+/* range(...)'s arguments checked (one to three integers): the type it counts in, or
+ * NULL after an error. */
+const type *ix_range_args(infer_ctx *ic, node *it) {
   bool ok = ix_check_argc(ic, it, "range", 1, 3) && ix_args(ic, it);
   for (int i = 0; ok && i < it->list.len; i++) {
     node *a = it->list.items[i];
@@ -1197,17 +1186,35 @@ static void ix_for(infer_ctx *ic, node *s) {
       ok = false;
     }
   }
-  const type *t = ok ? range_type(it) : NULL;
-  it->ty = t;
-  if (s->a->kind != N_NAME) {
-    ix_error(ic, s->a->sp, "the target of a for loop over range() must be a single name");
-  } else {
-    ix_store_target(ic, s->a, t, false, NULL);
+  return it->ty = ok ? range_type(it) : NULL;
+}
+
+/* for over range(...) here; over anything else (arrays, tuples, enumerate, zip,
+ * reversed) in infer_loops.c. */
+static void ix_for(infer_ctx *ic, node *s) {
+  node *it = s->b;
+  const char *p = it->kind == N_CALL ? ix_dotted_path(ic, it->a) : NULL;
+  const builtin *b = p ? builtin_find(p) : NULL;
+  s->aux_ptr = NULL;
+  if (!b || strcmp(b->path, "range") != 0 || s->a->kind != N_NAME) {
+    ix_for_iter(ic, s);
+    return;
   }
+  it->bi = b;
+  const type *t = ix_range_args(ic, it);
+  ix_store_target(ic, s->a, t, false, NULL);
   ic->loop_depth++;
   ix_block(ic, &s->body);
   ic->loop_depth--;
   ix_block(ic, &s->orelse);
+}
+
+void ix_store(infer_ctx *ic, node *t, const type *vt) { ix_store_target(ic, t, vt, false, NULL); }
+
+void ix_mark_written(infer_ctx *ic, const node *n) {
+  node *root = (node *)n;
+  while (root->kind == N_INDEX) root = root->a;
+  mark_written(ic, root);
 }
 
 static void ix_return(infer_ctx *ic, node *s) {

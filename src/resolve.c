@@ -44,7 +44,7 @@ const type *ix_type_from_path(const char *path) {
 
 static bool path_is_known(const char *path) {
   return builtin_find(path) != NULL || ix_type_from_path(path) != NULL ||
-         vec_type_from_path(path) != NULL;
+         vec_type_from_path(path) != NULL || ix_tuple_type_ctor(path) != 0;
 }
 
 /* The dotted path a module-level name stands for, or NULL. */

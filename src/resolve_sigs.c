@@ -97,6 +97,82 @@ static const type *sig_elem(infer_ctx *ic, const sig_type *st, span sp) {
                                 : type_from_dtype(st->dtype);
 }
 
+/* ---- tuples of scalars: UniTuple(float32, 3), Tuple((int32, float64)) ---------------- */
+
+/* 'U' for a path naming numba.types.UniTuple, 'T' for numba.types.Tuple, else 0 (also
+ * under numba., which re-exports numba.types). */
+int ix_tuple_type_ctor(const char *p) {
+  if (!p) return 0;
+  if (strncmp(p, "numba.types.", 12) == 0) p += 12;
+  else if (strncmp(p, "numba.", 6) == 0) p += 6;
+  else return 0;
+  return strcmp(p, "UniTuple") == 0 ? 'U' : strcmp(p, "Tuple") == 0 ? 'T' : 0;
+}
+
+/* A tuple parameter's element: a scalar type. */
+static const type *tuple_elem_type(infer_ctx *ic, node *e) {
+  const type *t = ix_annotation_type(ic, e);
+  if (t && !type_is_scalar(t)) {
+    ix_error(ic, e->sp, "a tuple type holds scalars (numbers and bools), not %s", ix_tname(ic, t));
+    return NULL;
+  }
+  return t;
+}
+
+static const type *tuple_too_long(infer_ctx *ic, node *e, int n) {
+  ix_error(ic, e->sp, "a tuple type has 1 to %d elements here, not %d (kernel arguments are "
+       "passed element by element)", SIG_MAX_TUPLE, n);
+  return NULL;
+}
+
+/* types.UniTuple(float32, 3) and types.Tuple((int32, float64)), as Numba spells them. */
+static const type *tuple_call_type(infer_ctx *ic, node *e, int ctor) {
+  if (e->kwargs.len || e->list.len != (ctor == 'U' ? 2 : 1)) {
+    ix_error(ic, e->sp, ctor == 'U' ? "types.UniTuple takes (dtype, count), e.g. "
+         "types.UniTuple(float32, 3)" : "types.Tuple takes one tuple of types, e.g. "
+         "types.Tuple((int32, float64))");
+    return NULL;
+  }
+  if (ctor == 'U') {
+    const type *el = tuple_elem_type(ic, e->list.items[0]);
+    int64_t n = 0;
+    if (!el) return NULL;
+    if (!ix_const_int(ic, e->list.items[1], &n) || n < 1 || n > SIG_MAX_TUPLE)
+      return tuple_too_long(ic, e, (int)n);
+    const type **els = arena_alloc(ic->ar, sizeof *els * (size_t)n);
+    for (int i = 0; i < n; i++) els[i] = el;
+    return type_tuple(ic->ar, els, (int)n);
+  }
+  node *l = e->list.items[0];
+  if (l->kind != N_TUPLE && l->kind != N_LIST) {
+    ix_error(ic, l->sp, "types.Tuple takes one tuple of types, e.g. types.Tuple((int32, float64))");
+    return NULL;
+  }
+  if (l->list.len < 1 || l->list.len > SIG_MAX_TUPLE) return tuple_too_long(ic, e, l->list.len);
+  const type **els = arena_alloc(ic->ar, sizeof *els * (size_t)l->list.len);
+  for (int i = 0; i < l->list.len; i++)
+    if (!(els[i] = tuple_elem_type(ic, l->list.items[i]))) return NULL;
+  return type_tuple(ic->ar, els, l->list.len);
+}
+
+/* A type parsed from a signature string. */
+static const type *sig_type_to_type(infer_ctx *ic, const sig_type *st, span sp) {
+  if (st->nelems) {
+    const type **els = arena_alloc(ic->ar, sizeof *els * (size_t)st->nelems);
+    for (int i = 0; i < st->nelems; i++) els[i] = type_from_dtype(st->elems[i]);
+    return type_tuple(ic->ar, els, st->nelems);
+  }
+  const type *el = sig_elem(ic, st, sp);
+  if (!el) return NULL;
+  return st->ndim ? type_array(ic->ar, el, st->ndim) : el;
+}
+
+/* A call that is a type rather than a signature: types.Array(...), types.UniTuple(...). */
+static bool is_type_call(infer_ctx *ic, node *e) {
+  const char *p = e->kind == N_CALL ? ix_dotted_path(ic, e->a) : NULL;
+  return p && (strcmp(p, "numba.types.Array") == 0 || ix_tuple_type_ctor(p));
+}
+
 /* An annotation or signature type written as an expression: float32, float32[:],
  * numba.float32[:, ::1], types.Array(float32, 1, 'C'), or a string "float32[:]". */
 const type *ix_annotation_type(infer_ctx *ic, node *ann) {
@@ -109,13 +185,12 @@ const type *ix_annotation_type(infer_ctx *ic, node *ann) {
       ix_error(ic, ann->sp, "bad type '%s'", ann->str);
       return NULL;
     }
-    const type *el = sig_elem(ic, &st, ann->sp);
-    if (!el) return NULL;
-    return st.ndim ? type_array(ic->ar, el, st.ndim) : el;
+    return sig_type_to_type(ic, &st, ann->sp);
   }
   if (ann->kind == N_CALL) {
     const char *p = ix_dotted_path(ic, ann->a);
     if (p && strcmp(p, "numba.types.Array") == 0) return array_call_type(ic, ann);
+    if (ix_tuple_type_ctor(p)) return tuple_call_type(ic, ann, ix_tuple_type_ctor(p));
   }
   node *base = ann->kind == N_INDEX ? ann->a : ann;
   const char *p = ix_dotted_path(ic, base);
@@ -157,10 +232,9 @@ static bool sig_from_string(infer_ctx *ic, node *str, sig_spec *out) {
   }
   out->params = arena_alloc(ic->ar, sizeof *out->params);
   for (int i = 0; i < sp.nparams; i++) {
-    const type *el = sig_elem(ic, &sp.params[i], str->sp);
-    if (!el) return false;
-    vec_push(ic->ar, out->params,
-             (void *)(sp.params[i].ndim ? type_array(ic->ar, el, sp.params[i].ndim) : el));
+    const type *t = sig_type_to_type(ic, &sp.params[i], str->sp);
+    if (!t) return false;
+    vec_push(ic->ar, out->params, (void *)t);
   }
   out->ret = !sp.has_ret ? NULL : sp.ret.is_void ? &ty_void : type_from_dtype(sp.ret.dtype);
   if (out->ret && sp.ret.ndim) out->ret = type_array(ic->ar, out->ret, sp.ret.ndim);
@@ -187,7 +261,7 @@ static bool sig_of(infer_ctx *ic, node *e, sig_spec *out) {
     if (!ret) {
       const char *p = ix_dotted_path(ic, e->a->kind == N_INDEX ? e->a->a : e->a);
       if (p && ix_type_from_path(p)) ret = ix_annotation_type(ic, e->a);
-      else if (!p || strcmp(p, "numba.types.Array") != 0) {
+      else if (!is_type_call(ic, e)) {
         ix_error(ic, e->a->sp, "%s; this one calls something that is not a type", sig_forms);
         return false;
       }
@@ -204,9 +278,7 @@ static bool sig_of(infer_ctx *ic, node *e, sig_spec *out) {
 /* Is e one signature rather than a type (types.Array(...) is a call too)? */
 static bool is_signature(infer_ctx *ic, node *e) {
   if (e->kind == N_STR) return true;
-  if (e->kind != N_CALL) return false;
-  const char *p = ix_dotted_path(ic, e->a);
-  return !p || strcmp(p, "numba.types.Array") != 0;
+  return e->kind == N_CALL && !is_type_call(ic, e);
 }
 
 /* A decorator's first argument as a list of signatures: a list; a tuple of signatures

@@ -193,6 +193,70 @@ static int sig_parse_record(const char *text, size_t *pos, sig_type *out, char *
   return 0;
 }
 
+/* ---- tuples of scalars ---- */
+
+static int sig_parse_scalar(const char *t, size_t *pos, kc_dtype *out, char *err,
+                            size_t errlen) {
+  size_t at;
+  sig_type el;
+  sig_skip_space(t, pos);
+  at = *pos;
+  if (sig_parse_type(t, pos, &el, err, errlen))
+    return -1;
+  if (el.is_void || el.ndim || el.nelems || el.dtype == KC_RECORD)
+    return sig_fail(err, errlen, at, "a tuple parameter holds scalars (numbers and bools)");
+  *out = el.dtype;
+  return 0;
+}
+
+/* UniTuple '(' scalar ',' count ')' */
+static int sig_parse_unituple(const char *t, size_t *pos, sig_type *out, char *err,
+                              size_t errlen) {
+  kc_dtype d;
+  (*pos)++; /* '(' */
+  if (sig_parse_scalar(t, pos, &d, err, errlen) || sig_expect(t, pos, ',', "','", err, errlen))
+    return -1;
+  sig_skip_space(t, pos);
+  size_t at = *pos;
+  long n = 0;
+  while (isdigit((unsigned char)t[*pos]) && n <= SIG_MAX_TUPLE)
+    n = n * 10 + (t[(*pos)++] - '0');
+  if (at == *pos || n < 1 || n > SIG_MAX_TUPLE)
+    return sig_fail(err, errlen, at, "a UniTuple's count is 1 to %d", SIG_MAX_TUPLE);
+  out->nelems = (int)n;
+  for (int i = 0; i < out->nelems; i++)
+    out->elems[i] = d;
+  return sig_expect(t, pos, ')', "')'", err, errlen);
+}
+
+/* Tuple '(' scalar (',' scalar)* ')', or Numba's Tuple '((' ... '))' */
+static int sig_parse_tuple(const char *t, size_t *pos, sig_type *out, char *err,
+                           size_t errlen) {
+  (*pos)++; /* '(' */
+  sig_skip_space(t, pos);
+  int inner = t[*pos] == '(';
+  if (inner)
+    (*pos)++;
+  for (;;) {
+    sig_skip_space(t, pos);
+    if (out->nelems == SIG_MAX_TUPLE)
+      return sig_fail(err, errlen, *pos, "a tuple parameter has at most %d elements",
+                      SIG_MAX_TUPLE);
+    if (sig_parse_scalar(t, pos, &out->elems[out->nelems++], err, errlen))
+      return -1;
+    sig_skip_space(t, pos);
+    if (t[*pos] != ',')
+      break;
+    (*pos)++;
+    sig_skip_space(t, pos);
+    if (t[*pos] == ')')   /* Tuple((int32,)) */
+      break;
+  }
+  if (inner && sig_expect(t, pos, ')', "')'", err, errlen))
+    return -1;
+  return sig_expect(t, pos, ')', "')'", err, errlen);
+}
+
 int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size_t errlen) {
   char buf[64];
   memset(out, 0, sizeof *out);
@@ -210,6 +274,14 @@ int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size
     out->is_void = 1;
     out->dtype = KC_INT32;
     return 0;
+  }
+  int uni = n == 8 && memcmp(text + start, "UniTuple", 8) == 0;
+  if ((uni || (n == 5 && memcmp(text + start, "Tuple", 5) == 0))) {
+    sig_skip_space(text, pos);
+    if (text[*pos] != '(')
+      return sig_fail(err, errlen, *pos, "expected '(' after '%s'", uni ? "UniTuple" : "Tuple");
+    return uni ? sig_parse_unituple(text, pos, out, err, errlen)
+               : sig_parse_tuple(text, pos, out, err, errlen);
   }
   int d = sig_dtype_from_name(text + start, n);
   if (d < 0)
@@ -307,6 +379,21 @@ void sig_format_type(sig_type t, char *buf, size_t len) {
     return;
   if (t.is_void) {
     snprintf(buf, len, "void");
+    return;
+  }
+  if (t.nelems > 0) {   /* types.c's type_name spelling */
+    int uni = 1;
+    for (int i = 1; i < t.nelems && i < SIG_MAX_TUPLE; i++)
+      uni &= t.elems[i] == t.elems[0];
+    if (uni) {
+      snprintf(buf, len, "UniTuple(%s, %d)", sig_dtype_name(t.elems[0]), t.nelems);
+      return;
+    }
+    size_t at = (size_t)snprintf(buf, len, "Tuple(");
+    for (int i = 0; i < t.nelems && i < SIG_MAX_TUPLE && at < len; i++)
+      at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", sig_dtype_name(t.elems[i]));
+    if (at < len)
+      snprintf(buf + at, len - at, ")");
     return;
   }
   if (t.dtype == KC_RECORD)

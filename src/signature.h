@@ -5,6 +5,7 @@
  *   "void(float32[:], float32[:])"      a kernel signature, return type first
  *   "add(float32[:], int32)"            a named signature (--sig)
  *   "float32(float32, float32)"         a vectorize signature
+ *   "void(UniTuple(float32, 3), Tuple(int32, float64))"   tuples of scalars
  * Type names are Numba's (float32, int64, uint8, boolean, ...) and their short
  * aliases (f4, f32, i32, u8, ...). No allocation.
  */
@@ -16,6 +17,7 @@
 #include "kc.h"
 
 #define SIG_MAX_PARAMS 64
+#define SIG_MAX_TUPLE 16   /* elements of a tuple parameter (docs/language.md) */
 
 typedef struct sig_type {
   kc_dtype dtype;    /* KC_RECORD for a record (Numba's Record(...) spelling) */
@@ -23,6 +25,10 @@ typedef struct sig_type {
   int is_void;       /* the `void` return type */
   const char *rec;   /* KC_RECORD: the record's spelling, inside the parsed text */
   size_t rec_len;
+  int nelems;        /* a tuple of scalars (ndim 0, dtype unused): its element count,
+                        as written "UniTuple(float32, 3)", "Tuple(int32, float64)" or
+                        Numba's "Tuple((int32, float64))"; 0 otherwise */
+  kc_dtype elems[SIG_MAX_TUPLE];
 } sig_type;
 
 typedef struct sig_parsed {
@@ -45,7 +51,7 @@ int sig_dtype_from_name(const char *name, size_t len);
 const char *sig_dtype_name(kc_dtype d);
 /* The length of the Record(...) spelling at text (its parentheses balanced), or 0. */
 size_t sig_record_len(const char *text);
-/* Write "float32[:, :]" / "int32" into buf. */
+/* Write "float32[:, :]" / "int32" / "UniTuple(float32, 3)" into buf. */
 void sig_format_type(sig_type t, char *buf, size_t len);
 
 #endif

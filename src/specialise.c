@@ -210,19 +210,24 @@ fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int 
  * (codegen.c nvptx_entry, host_abi.h): an array of rank n is a pointer and n int64
  * extents, a scalar its own size (bool one byte, complex two parts), each placed at
  * its alignment. */
+static long long param_bytes(long long at, const type *t) {
+  long long size, align;
+  if (t->kind == TY_TUPLE) {   /* passed element by element */
+    for (int k = 0; k < t->nelems; k++) at = param_bytes(at, t->elems[k]);
+    return at;
+  }
+  if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim), align = 8;
+  else if (t->kind == TY_BOOL) size = align = 1;
+  else if (t->kind == TY_COMPLEX) size = t->bits / 8, align = t->bits / 16;
+  else if (t->kind == TY_RECORD) size = t->rec->size, align = 1;   /* its bytes */
+  else size = align = t->bits / 8;
+  if (align < 1) align = 1;
+  return (at + align - 1) / align * align + size;
+}
+
 static long long param_space_bytes(const fn_instance *f) {
   long long at = 0;
-  for (int i = 0; i < f->nparams; i++) {
-    const type *t = f->param_types[i];
-    long long size, align;
-    if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim), align = 8;
-    else if (t->kind == TY_BOOL) size = align = 1;
-    else if (t->kind == TY_COMPLEX) size = t->bits / 8, align = t->bits / 16;
-    else if (t->kind == TY_RECORD) size = t->rec->size, align = 1;   /* its bytes */
-    else size = align = t->bits / 8;
-    if (align < 1) align = 1;
-    at = (at + align - 1) / align * align + size;
-  }
+  for (int i = 0; i < f->nparams; i++) at = param_bytes(at, f->param_types[i]);
   return at;
 }
 

@@ -76,6 +76,16 @@ void ix_block(infer_ctx *ic, node_list *body);
 symbol *ix_find_local(fn_instance *f, const char *name);
 symbol *ix_new_local(infer_ctx *ic, fn_instance *f, const char *name, span where);
 void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body);
+/* infer.c, for infer_loops.c: range(...)'s arguments checked and the type it counts in
+ * (NULL after an error); a store to a for loop's target; a parameter (or the array a
+ * view of it is taken from: a[i] of a 2-D a) that a view made here may write */
+const type *ix_range_args(infer_ctx *ic, node *it);
+void ix_store(infer_ctx *ic, node *t, const type *vt);
+void ix_mark_written(infer_ctx *ic, const node *n);
+/* infer_loops.c: for loops over arrays, tuples, enumerate, zip, reversed(range); a
+ * tuple indexed by a value known only at run time */
+void ix_for_iter(infer_ctx *ic, node *s);
+const type *ix_tuple_index_dynamic(infer_ctx *ic, node *e, const type *tt);
 /* fold.c: the type of a folded constant; constant nodes made and read */
 const type *ix_const_type(infer_ctx *ic, node *v);
 node *ix_const_int_node(infer_ctx *ic, int64_t v, span sp);
@@ -120,6 +130,9 @@ const type *ix_sig_record(infer_ctx *ic, const char *text, size_t len, span sp);
 const type *ix_record_field(infer_ctx *ic, node *e, const type *rt);
 void ix_record_written(infer_ctx *ic, node *e);
 void ix_record_store(infer_ctx *ic, node *t, const type *vt);
+/* resolve_sigs.c: signatures in every spelling; 'U' or 'T' for a path naming Numba's
+ * UniTuple or Tuple type (a kernel parameter's type), else 0 */
+int ix_tuple_type_ctor(const char *path);
 /* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
 const type *ix_annotation_type(infer_ctx *ic, node *ann);

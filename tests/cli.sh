@@ -100,6 +100,16 @@ $CC -std=c11 -Wall -Wextra -Werror -pedantic -I"$ROOT/include" -I. -c use.c -o u
 
 grep -q "vector_add_cubin" vector_add_kc.h && fail "a cubin in the header without --arch"
 
+# --emit=header with tuple parameters: the launcher takes their elements one by one
+printf 'from numba import cuda\n@cuda.jit("void(float32[:], UniTuple(float32, 2), '\
+'Tuple((int32, float64)))")\ndef tk(a, w, p):\n    a[0] = w[1] + p[0]\n' >tk.k
+expect 0 "" -- compile tk.k --emit=header
+printf '#include "tk_kc.h"\nkc_status f(kc_module *m, kc_array *a);\n'\
+'kc_status f(kc_module *m, kc_array *a) {\n'\
+'  return tk_tk_launch(m, NULL, kc_dim(1), kc_dim(1), a, 1.0f, 2.0f, 3, 4.0);\n}\n' >use_tk.c
+$CC -std=c11 -Wall -Wextra -Werror -pedantic -I"$ROOT/include" -I. -c use_tk.c -o use_tk.o ||
+  fail "the header of a kernel with tuple parameters does not compile"
+
 # --fastmath: fast-math PTX (the division of a float32 kernel is approximate and flushes
 # denormals), also asked of the header's CPU fallback, as --bounds-check is
 printf 'from numba import cuda, float32\n@cuda.jit\ndef q(a: float32[:], b: float32[:]):\n'\

@@ -178,11 +178,14 @@ static void fake_output(kcc_output *out) {
   out->kernels = calloc(2, sizeof *out->kernels);
   kcc_kernel *k = &out->kernels[0];
   k->name = strdup("add"), k->symbol = strdup("add"),
-  k->signature = strdup("add(float32[:], int32)");
-  k->nparams = 2;
-  k->params = calloc(2, sizeof *k->params);
-  k->params[0] = (kcc_param){strdup("out"), KC_FLOAT32, 1, 1};
-  k->params[1] = (kcc_param){strdup(""), KC_INT32, 0, 0};
+  k->signature = strdup("add(float32[:], int32, Tuple(int32, float64))");
+  k->nparams = 3;
+  k->params = calloc(3, sizeof *k->params);
+  k->params[0] = (kcc_param){strdup("out"), KC_FLOAT32, 1, 1, 0, NULL};
+  k->params[1] = (kcc_param){strdup(""), KC_INT32, 0, 0, 0, NULL};
+  kc_dtype *el = calloc(2, sizeof *el);
+  el[0] = KC_INT32, el[1] = KC_FLOAT64;
+  k->params[2] = (kcc_param){strdup("t"), KC_INT32, 0, 0, 2, el};
   k = &out->kernels[1];
   k->name = strdup("red"), k->symbol = strdup("red__f64"), k->signature = strdup("red()");
   k->uses_barrier = 1;
@@ -208,8 +211,13 @@ START_TEST(store_and_load) {
   ck_assert_str_eq(back.text, out.text);
   ck_assert_int_eq(back.nkernels, 2);
   ck_assert_str_eq(back.kernels[0].name, "add");
-  ck_assert_str_eq(back.kernels[0].signature, "add(float32[:], int32)");
-  ck_assert_int_eq(back.kernels[0].nparams, 2);
+  ck_assert_str_eq(back.kernels[0].signature, "add(float32[:], int32, Tuple(int32, float64))");
+  ck_assert_int_eq(back.kernels[0].nparams, 3);
+  ck_assert_int_eq(back.kernels[0].params[1].nelems, 0);
+  ck_assert_int_eq(back.kernels[0].params[2].nelems, 2);
+  ck_assert_int_eq(back.kernels[0].params[2].elems[0], KC_INT32);
+  ck_assert_int_eq(back.kernels[0].params[2].elems[1], KC_FLOAT64);
+  ck_assert_str_eq(back.kernels[0].params[2].name, "t");
   ck_assert_str_eq(back.kernels[0].params[0].name, "out");
   ck_assert_int_eq(back.kernels[0].params[0].dtype, KC_FLOAT32);
   ck_assert_int_eq(back.kernels[0].params[0].ndim, 1);

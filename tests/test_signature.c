@@ -106,6 +106,39 @@ START_TEST(errors_name_the_column) {
 }
 END_TEST
 
+/* Tuples of scalars in Numba's spellings, and back to types.c's. */
+START_TEST(tuples) {
+  sig_parsed s;
+  char buf[200];
+  ck_assert_int_eq(sig_parse("k(UniTuple(float32, 3), Tuple((int32, float64)), "
+                             "types.Tuple(int8,), float32[:])", &s, err, sizeof err), 0);
+  ck_assert_int_eq(s.nparams, 4);
+  ck_assert_int_eq(s.params[0].nelems, 3);
+  ck_assert_int_eq(s.params[0].elems[2], KC_FLOAT32);
+  ck_assert_int_eq(s.params[0].ndim, 0);
+  ck_assert_int_eq(s.params[1].nelems, 2);
+  ck_assert_int_eq(s.params[1].elems[0], KC_INT32);
+  ck_assert_int_eq(s.params[1].elems[1], KC_FLOAT64);
+  ck_assert_int_eq(s.params[2].nelems, 1);
+  ck_assert_int_eq(s.params[3].nelems, 0);
+  sig_format_type(s.params[0], buf, sizeof buf);
+  ck_assert_str_eq(buf, "UniTuple(float32, 3)");
+  sig_format_type(s.params[1], buf, sizeof buf);
+  ck_assert_str_eq(buf, "Tuple(int32, float64)");
+  ck_assert_int_eq(sig_parse("k(Tuple(int32, float64))", &s, err, sizeof err), 0);
+  ck_assert_int_eq(s.params[0].elems[1], KC_FLOAT64);
+  ck_assert_int_eq(sig_parse("k(UniTuple(float32, 17))", &s, err, sizeof err), -1);
+  ck_assert_str_eq(err, "column 21: a UniTuple's count is 1 to 16");
+  ck_assert_int_eq(sig_parse("k(UniTuple(float32, 0))", &s, err, sizeof err), -1);
+  ck_assert_int_eq(sig_parse("k(Tuple(float32[:]))", &s, err, sizeof err), -1);
+  ck_assert_str_eq(err, "column 9: a tuple parameter holds scalars (numbers and bools)");
+  ck_assert_int_eq(sig_parse("k(Tuple(UniTuple(int32, 2)))", &s, err, sizeof err), -1);
+  ck_assert_int_eq(sig_parse("k(Tuple)", &s, err, sizeof err), -1);
+  ck_assert_str_eq(err, "column 8: expected '(' after 'Tuple'");
+  ck_assert_int_eq(sig_parse("k(Tuple((int32, float64))", &s, err, sizeof err), -1);
+}
+END_TEST
+
 START_TEST(too_many_params) {
   char text[2048] = "k(";
   for (int i = 0; i < SIG_MAX_PARAMS + 1; i++)
@@ -151,7 +184,7 @@ END_TEST
 
 START_TEST(format_type) {
   char buf[64];
-  sig_type t = {KC_FLOAT32, 2, 0, NULL, 0};
+  sig_type t = {.dtype = KC_FLOAT32, .ndim = 2};
   sig_format_type(t, buf, sizeof buf);
   ck_assert_str_eq(buf, "float32[:, :]");
   t.dtype = KC_UINT16;
@@ -209,6 +242,7 @@ static Suite *signature_suite(void) {
   tcase_add_test(t, scalar_return_and_no_params);
   tcase_add_test(t, layouts);
   tcase_add_test(t, errors_name_the_column);
+  tcase_add_test(t, tuples);
   tcase_add_test(t, too_many_params);
   tcase_add_test(t, all_names);
   tcase_add_test(t, format_type);

@@ -1,8 +1,8 @@
 /*
- * python.c — Python's builtin functions in kernels: range (in for loops only), len,
- * abs, min, max, round (also with a number of digits), pow, divmod, int, float, bool,
- * and a scalar type called as a cast (float32(x)). round(x, ndigits) is written in the
- * kernel language (lib/kcc/python.k).
+ * python.c — Python's builtin functions in kernels: range, enumerate, zip, reversed (in
+ * for loops only), len, abs, min, max, round (also with a number of digits), pow,
+ * divmod, int, float, bool, and a scalar type called as a cast (float32(x)).
+ * round(x, ndigits) is written in the kernel language (lib/kcc/python.k).
  */
 #include <limits.h>
 
@@ -12,9 +12,10 @@
 
 /* ---- typing ---- */
 
-static const type *ix_range(infer_ctx *ic, node *e, const builtin *b) {
-  (void)b;
-  ix_error(ic, e->sp, "range() can only be used in a for loop");
+/* range, enumerate, zip, reversed: only iterables of for loops (infer_loops.c), as
+ * kcc has no iterator values. */
+static const type *ix_loop_only(infer_ctx *ic, node *e, const builtin *b) {
+  ix_error(ic, e->sp, "%s() can only be used in a for loop (for x in %s(...))", b->path, b->path);
   return NULL;
 }
 
@@ -198,7 +199,10 @@ static LLVMValueRef cg_cast(cg_ctx *g, node *e, const builtin *b) {
 }
 
 const builtin builtins_python[] = {
-  {"range", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_range, NULL, NULL},
+  {"range", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_loop_only, NULL, NULL},
+  {"enumerate", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_loop_only, NULL, NULL},
+  {"zip", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_loop_only, NULL, NULL},
+  {"reversed", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_loop_only, NULL, NULL},
   {"len", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_len, cg_len, NULL},
   {"abs", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_abs, cg_abs, NULL},
   {"min", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_minmax, cg_minmax, NULL},

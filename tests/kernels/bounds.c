@@ -92,6 +92,21 @@ int main(int argc, char **argv) {
   h_fetch(o, &got);
   if (got != 3) h_die("local: l[-1] should be 3, got %d", (int)got);
 
+  /* a tuple indexed at run time: reported as an array of its length; -1 wraps; without
+     checks an index out of range reads 0 (docs/language.md) */
+  kc_arg tok[] = {kc_arg_array(o), kc_arg_i32(-1)};
+  h_launch(ck("tuple_oob"), kc_dim(1), kc_dim(1), tok, 2);
+  h_fetch(o, &got);
+  if (got != 30) h_die("tuple: TW[-1] should be 30, got %d", (int)got);
+  kc_arg tbad[] = {kc_arg_array(o), kc_arg_i32(-4)};
+  const char *const tup[] = {"kernel 'tuple_oob'", "bounds.k:57:14",
+                             "index -4 is out of bounds for axis 0 with size 3", "shape (3,)", NULL};
+  expect_bounds("tuple", ck("tuple_oob"), kc_dim(1), kc_dim(1), tbad, 2, tup);
+  kc_arg tfar[] = {kc_arg_array(o), kc_arg_i32(3)};
+  h_launch(h_kernel("tuple_oob"), kc_dim(1), kc_dim(1), tfar, 2);
+  h_fetch(o, &got);
+  if (got != 0) h_die("tuple: TW[3] without checks should read 0, got %d", (int)got);
+
   /* the context and the module are still usable, with and without checks */
   check_in_range(a, host);
   h_launch(h_kernel("in_range"), kc_dim(1), kc_dim(64), args, 1);
