@@ -114,6 +114,16 @@ static LLVMValueRef host_error_scratch(cg_ctx *g) {
   return blk_field(g, KC_CPU_BLOCK_OFF_SCRATCH, "kc.scratch");
 }
 
+/* blk->trap(blk, NULL): the executor ends the thread's fiber and never returns. */
+static void host_thread_exit(cg_ctx *g) {
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  LLVMTypeRef ft = LLVMFunctionType(g->voidt, pt, 2, 0);
+  LLVMValueRef trap = cg_blk_load(g, KC_CPU_BLOCK_OFF_TRAP, g->ptr, "trap");
+  LLVMValueRef args[2] = {g->blk, LLVMConstNull(g->ptr)};
+  LLVMBuildCall2(g->b, ft, trap, args, 2, "");
+  LLVMBuildUnreachable(g->b);
+}
+
 /* ---- print ---- */
 
 static void host_printf(cg_ctx *g, LLVMValueRef fmt, LLVMValueRef *vals, int n) {
@@ -245,6 +255,7 @@ const cg_target cg_target_host = {
   .dynamic_shared = host_dynamic_shared,
   .error_record = host_error_record,
   .error_scratch = host_error_scratch,
+  .thread_exit = host_thread_exit,
   .printf_call = host_printf,
   .gen_entries = host_gen_entries,
 };

@@ -116,6 +116,19 @@ static LLVMValueRef nvptx_error_scratch(cg_ctx *g) {
   return nvptx_module_global(g, "__kcc_scratch", 16, 16, true);
 }
 
+/* PTX's exit: LLVM's intrinsic where it has one, else the instruction written inline. */
+static void nvptx_thread_exit(cg_ctx *g) {
+  static const char intrinsic[] = "llvm.nvvm.exit";
+  if (cg_have_intrinsic(intrinsic)) {
+    cg_call_intrinsic(g, intrinsic, NULL, NULL, 0);
+  } else {
+    LLVMTypeRef ft = LLVMFunctionType(g->voidt, NULL, 0, 0);
+    LLVMValueRef code = LLVMGetInlineAsm(ft, "exit;", 5, "", 0, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMBuildCall2(g->b, ft, code, NULL, 0, "");
+  }
+  LLVMBuildUnreachable(g->b);
+}
+
 /* ---- print ---- */
 
 /* vprintf(fmt, buf): the arguments packed in a local buffer, each at its natural
@@ -231,6 +244,7 @@ const cg_target cg_target_nvptx = {
   .dynamic_shared = nvptx_dynamic_shared,
   .error_record = nvptx_error_record,
   .error_scratch = nvptx_error_scratch,
+  .thread_exit = nvptx_thread_exit,
   .printf_call = nvptx_printf,
   .gen_entries = nvptx_gen_entries,
 };

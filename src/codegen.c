@@ -340,7 +340,7 @@ LLVMValueRef cg_element_ptr(cg_ctx *g, node *ix) {
   }
   LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "data");
   LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, cg_mem_type(g, at->elem), data, &lin, 1, "");
-  if (g->opts->bounds_check) p = bounds_checked_ptr(g, ix, at, arr, raw, wrapped, uns, p);
+  if (g->opts->bounds_check || g->fi->debug) p = bounds_checked_ptr(g, ix, at, arr, raw, wrapped, uns, p);
   return p;
 }
 
@@ -840,6 +840,7 @@ static void cg_stmt(cg_ctx *g, node *s) {
   case N_CONTINUE: LLVMBuildBr(g->b, g->loop->cont); return;
   case N_RETURN: cg_return(g, s); return;
   case N_PASS: return;
+  case N_ASSERT: case N_RAISE: cg_check_stmt(g, s); return;
   default: cg_internal_error(g, s->sp, "statement not handled by the code generator");
   }
 }

@@ -33,7 +33,10 @@ struct kc_cpu_block {
   /* barrier: called by a thread (a fiber) at cuda.syncthreads(); `site` identifies
      the barrier's source position (line << 16 | col) for deadlock reports */
   void (*barrier)(kc_cpu_block *blk, uint32_t site);
-  /* a fatal error raised by the kernel (e.g. a failed bounds check): message text */
+  /* ends the calling thread, which raised (a `raise`, or a failed `assert` in a debug
+     kernel: debug_checks.c, which has filled the error record first when the kernel
+     is checked). Never returns. Only kernels compiled to run as fibers call it
+     (fn_instance.uses_barrier); message is unused (NULL) */
   void (*trap)(kc_cpu_block *blk, const char *message);
   /* bounds checking (kcc_options.bounds_check): the launch's error record, shared by
      every block, and a per-worker scratch slot that a failed access reads or writes
@@ -62,12 +65,16 @@ enum {
   KC_COLL_ACTIVEMASK                                       /* no exchange */
 };
 
-/* The error record of a bounds-checked kernel: on the CPU one per launch (blk->error),
- * on the GPU the module global KC_KERNEL_ERROR_SYMBOL. The first thread whose index is
- * out of range claims it (an atomic compare-and-swap of flag from 0 to 1) and fills in
- * the rest; the runtime reads it after the launch, reports it and clears it. Every
- * failing thread then carries on with its access redirected to a scratch slot, so
- * nothing outside the array is touched and no thread hangs a barrier. */
+/* The error record of a bounds-checked or debug kernel: on the CPU one per launch
+ * (blk->error), on the GPU the module global KC_KERNEL_ERROR_SYMBOL. The first thread
+ * whose index is out of range, or whose assert fails, claims it (an atomic
+ * compare-and-swap of flag from 0 to 1) and fills in the rest; the runtime reads it
+ * after the launch, reports it and clears it. Every thread whose index fails then
+ * carries on with its access redirected to a scratch slot, so nothing outside the
+ * array is touched and no thread hangs a barrier; a thread that raised ends. */
+enum { KC_KERNEL_ERROR_BOUNDS = 0, KC_KERNEL_ERROR_RAISE = 1 };
+#define KC_KERNEL_ERROR_MSG_LEN 120
+
 typedef struct kc_kernel_error {
   uint32_t flag;           /* 0: none; 1: claimed and filled */
   uint32_t line, col;      /* the index expression in the .k source */
@@ -77,6 +84,11 @@ typedef struct kc_kernel_error {
   uint32_t is_unsigned;    /* the index had an unsigned type */
   int64_t index;           /* the index as written (before a negative one wraps) */
   int64_t shape[3];        /* the array's extents */
+  /* KC_KERNEL_ERROR_RAISE: a failed assert or a raise in a debug kernel (the index
+     fields above unused), with its text ("AssertionError: n > 0"), NUL-terminated */
+  uint32_t kind;           /* KC_KERNEL_ERROR_BOUNDS (0) or KC_KERNEL_ERROR_RAISE */
+  uint32_t pad_;
+  char message[KC_KERNEL_ERROR_MSG_LEN];
 } kc_kernel_error;
 
 #define KC_KERNEL_ERROR_SYMBOL "__kcc_error"
@@ -90,7 +102,9 @@ typedef struct kc_kernel_error {
 #define KC_KERNEL_ERROR_OFF_UNSIGNED 44
 #define KC_KERNEL_ERROR_OFF_INDEX 48
 #define KC_KERNEL_ERROR_OFF_SHAPE 56
-#define KC_KERNEL_ERROR_SIZE 80
+#define KC_KERNEL_ERROR_OFF_KIND 80
+#define KC_KERNEL_ERROR_OFF_MESSAGE 88
+#define KC_KERNEL_ERROR_SIZE 208
 
 /* Byte offsets the code generator uses to read kc_cpu_block fields. */
 #define KC_CPU_BLOCK_OFF_BLOCK_IDX 0

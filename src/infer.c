@@ -1223,6 +1223,7 @@ static void ix_stmt(infer_ctx *ic, node *s) {
     return;
   case N_RETURN: ix_return(ic, s); return;
   case N_PASS: return;
+  case N_ASSERT: case N_RAISE: ix_check_stmt(ic, s); return;
   case N_FUNCDEF:
     ix_error(ic, s->sp, "nested functions are not supported; define '%s' at module level", s->str);
     return;
