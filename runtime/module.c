@@ -156,6 +156,9 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
     s = kernel_init(m, k, t->name, t->symbol, t->signature, t->nparams, t->params);
     k->uses_barrier = t->uses_barrier;
     k->static_shared = t->static_shared;
+    /* CUDA reads launch_bounds from the function (cuFuncGetAttribute); the CPU here */
+    if (t->max_threads > 0 && (unsigned)t->max_threads < k->max_threads)
+      k->max_threads = (unsigned)t->max_threads;
     /* the JIT hands back data pointers; ISO C wants a copy to turn them to functions */
     memcpy(&k->block_fn, &t->block_fn, sizeof k->block_fn);
     memcpy(&k->thread_fn, &t->thread_fn, sizeof k->thread_fn);
