@@ -86,6 +86,7 @@ __asm__(".text\n"
 
 /* generated code reads these fields at fixed offsets (host_abi.h) */
 _Static_assert(offsetof(kc_cpu_block, trap) == KC_CPU_BLOCK_OFF_TRAP, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, exit_thread) == KC_CPU_BLOCK_OFF_EXIT_THREAD, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, error) == KC_CPU_BLOCK_OFF_ERROR, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, scratch) == KC_CPU_BLOCK_OFF_SCRATCH, "host ABI");
 _Static_assert(offsetof(kc_kernel_error, index) == KC_KERNEL_ERROR_OFF_INDEX, "host ABI");
@@ -201,14 +202,27 @@ static void thread_of(const rt_job *j, unsigned i, uint32_t t[3]) {
 }
 
 /* ---- Callbacks from generated code ---------------------------------------------------- */
+static void cpu_trap(kc_cpu_block *blk, const char *message) {
+  rt_worker *w = blk->exec;
+  const uint32_t *b = blk->block_idx;
+  if (w->in_fibers) {
+    uint32_t t[3];
+    thread_of(w->job, w->cur, t);
+    job_fail(w->job, KC_ERR_LAUNCH, "kernel '%s': block (%u, %u, %u), thread (%u, %u, %u): %s",
+             w->job->k->name, b[0], b[1], b[2], t[0], t[1], t[2], message);
+  } else {
+    job_fail(w->job, KC_ERR_LAUNCH, "kernel '%s': block (%u, %u, %u): %s", w->job->k->name,
+             b[0], b[1], b[2], message);
+  }
+}
+
 static void switch_next(rt_worker *w, rt_ctx *from);
 
 /* The calling thread raised (debug_checks.c; a checked kernel filled the error record
  * first): it ends here, as a GPU thread ends at PTX's exit, and the others run on. Its
  * fiber is left mid-kernel, so it starts afresh when next used. The compiler runs every
  * kernel that can raise as fibers; anything else is kcc's bug. */
-static void cpu_trap(kc_cpu_block *blk, const char *message) {
-  (void)message;
+static void cpu_exit_thread(kc_cpu_block *blk) {
   rt_worker *w = blk->exec;
   if (!w->in_fibers) {
     job_fail(w->job, KC_ERR_INTERNAL, "kernel '%s' raised but was not compiled to run "
@@ -627,6 +641,7 @@ static void run_job(rt_worker *w, rt_job *j) {
   blk->exec = w;
   blk->barrier = cpu_barrier;
   blk->trap = cpu_trap;
+  blk->exit_thread = cpu_exit_thread;
   blk->error = &j->error;
   blk->collective = cpu_collective;
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_cpu_launch */

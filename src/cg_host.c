@@ -114,13 +114,13 @@ static LLVMValueRef host_error_scratch(cg_ctx *g) {
   return blk_field(g, KC_CPU_BLOCK_OFF_SCRATCH, "kc.scratch");
 }
 
-/* blk->trap(blk, NULL): the executor ends the thread's fiber and never returns. */
+/* blk->exit_thread(blk): the executor ends the thread's fiber and never returns. */
 static void host_thread_exit(cg_ctx *g) {
-  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
-  LLVMTypeRef ft = LLVMFunctionType(g->voidt, pt, 2, 0);
-  LLVMValueRef trap = cg_blk_load(g, KC_CPU_BLOCK_OFF_TRAP, g->ptr, "trap");
-  LLVMValueRef args[2] = {g->blk, LLVMConstNull(g->ptr)};
-  LLVMBuildCall2(g->b, ft, trap, args, 2, "");
+  LLVMTypeRef pt[1] = {g->ptr};
+  LLVMTypeRef ft = LLVMFunctionType(g->voidt, pt, 1, 0);
+  LLVMValueRef fn = cg_blk_load(g, KC_CPU_BLOCK_OFF_EXIT_THREAD, g->ptr, "exit_thread");
+  LLVMValueRef args[1] = {g->blk};
+  LLVMBuildCall2(g->b, ft, fn, args, 1, "");
   LLVMBuildUnreachable(g->b);
 }
 

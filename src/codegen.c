@@ -341,7 +341,9 @@ LLVMValueRef cg_element_ptr(cg_ctx *g, node *ix) {
   }
   LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "data");
   LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, cg_mem_type(g, at->elem), data, &lin, 1, "");
-  if (g->opts->bounds_check || g->fi->debug) p = bounds_checked_ptr(g, ix, at, arr, raw, wrapped, uns, p);
+  /* a debug=True kernel is checked; under -g (every kernel debug) the option decides */
+  bool checked = g->opts->bounds_check || (g->fi->debug && !g->opts->debug);
+  if (checked) p = bounds_checked_ptr(g, ix, at, arr, raw, wrapped, uns, p);
   return p;
 }
 

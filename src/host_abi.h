@@ -33,10 +33,7 @@ struct kc_cpu_block {
   /* barrier: called by a thread (a fiber) at cuda.syncthreads(); `site` identifies
      the barrier's source position (line << 16 | col) for deadlock reports */
   void (*barrier)(kc_cpu_block *blk, uint32_t site);
-  /* ends the calling thread, which raised (a `raise`, or a failed `assert` in a debug
-     kernel: debug_checks.c, which has filled the error record first when the kernel
-     is checked). Never returns. Only kernels compiled to run as fibers call it
-     (fn_instance.uses_barrier); message is unused (NULL) */
+  /* a fatal error raised by the kernel (e.g. a failed bounds check): message text */
   void (*trap)(kc_cpu_block *blk, const char *message);
   /* bounds checking (kcc_options.bounds_check): the launch's error record, shared by
      every block, and a per-worker scratch slot that a failed access reads or writes
@@ -53,6 +50,11 @@ struct kc_cpu_block {
   /* dynamic shared memory (cuda.shared.array(0, dtype)): after the static part */
   void *dyn_shared;
   uint64_t dyn_shared_bytes;
+  /* ends the calling thread, which raised (a `raise`, or a failed `assert` in a debug
+     kernel: debug_checks.c, which has filled the error record first when the kernel is
+     checked); the other threads run on. Never returns. Only kernels run as fibers call
+     it (the compiler makes a kernel that can raise one: fn_instance.uses_barrier) */
+  void (*exit_thread)(kc_cpu_block *blk);
 };
 
 /* collective operations (kc_cpu_block.collective). A warp is 32 consecutive
@@ -119,6 +121,7 @@ typedef struct kc_kernel_error {
 #define KC_CPU_BLOCK_OFF_COLLECTIVE 96  
 #define KC_CPU_BLOCK_OFF_DYN_SHARED 104
 #define KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES 112
+#define KC_CPU_BLOCK_OFF_EXIT_THREAD 120
 
 typedef void (*kc_cpu_block_fn)(void **args, kc_cpu_block *blk);
 typedef void (*kc_cpu_thread_fn)(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,
