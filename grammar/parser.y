@@ -159,6 +159,11 @@ small_stmt:
   | RETURN               { $$ = mk(ps, N_RETURN, @$); }
   | RETURN testlist      { $$ = mk(ps, N_RETURN, @$); $$->a = $2; }
   | import_stmt
+  | ASSERT test          { $$ = mk(ps, N_ASSERT, @$); $$->a = $2; }
+  | ASSERT test ',' test { $$ = mk(ps, N_ASSERT, @$); $$->a = $2; $$->b = $4; }
+  | RAISE                { $$ = mk(ps, N_RAISE, @$); }
+  | RAISE test           { $$ = mk(ps, N_RAISE, @$); $$->a = $2; }
+  | RAISE test FROM test { $$ = mk(ps, N_RAISE, @$); $$->a = $2; $$->b = $4; }
   ;
 
 expr_stmt:
@@ -752,7 +757,6 @@ static const char *unsupported_keyword(yysymbol_kind_t k) {
   case YYSYMBOL_LAMBDA: return "lambda expressions are not supported in kernels";
   case YYSYMBOL_TRY: case YYSYMBOL_EXCEPT: case YYSYMBOL_FINALLY:
     return "'try' statements (exceptions) are not supported in kernels";
-  case YYSYMBOL_RAISE: return "'raise' (exceptions) is not supported in kernels";
   case YYSYMBOL_WITH: return "'with' statements are not supported in kernels";
   case YYSYMBOL_YIELD: return "generators ('yield') are not supported in kernels";
   case YYSYMBOL_GLOBAL: return "'global' declarations are not supported in kernels";
@@ -760,7 +764,6 @@ static const char *unsupported_keyword(yysymbol_kind_t k) {
   case YYSYMBOL_ASYNC: return "'async' functions are not supported in kernels";
   case YYSYMBOL_AWAIT: return "'await' is not supported in kernels";
   case YYSYMBOL_DEL: return "'del' statements are not supported in kernels";
-  case YYSYMBOL_ASSERT: return "'assert' statements are not supported in kernels";
   case YYSYMBOL_ELLIPSIS: return "'...' (Ellipsis) is not supported in kernels";
   default: return NULL;
   }

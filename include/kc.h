@@ -52,7 +52,12 @@ typedef enum kc_status {
   KC_ERR_BOUNDS,      /* an array index out of range in a kernel compiled with bounds
                          checking (the message names the kernel, file:line:col, the
                          index and the array's shape) */
-  KC_ERR_INTERNAL     /* a bug in kcc: please report it */
+  KC_ERR_INTERNAL,    /* a bug in kcc: please report it */
+  KC_ERR_ASSERT       /* a failed `assert` or a `raise` in a kernel compiled with debug=True
+                         (or kcc compile -g, kc_compile_options.debug): the message names
+                         the kernel, file:line:col, the exception and its message, and the
+                         block and thread that raised. Reported as KC_ERR_BOUNDS is: by
+                         kc_launch on the CPU, by the next synchronisation on CUDA */
 } kc_status;
 
 /* A short constant string naming the status ("KC_ERR_TYPE"). */
@@ -276,6 +281,11 @@ typedef struct kc_compile_options {
   int fastmath;                  /* 0 = the context's (kc_config.fastmath), 1 = every kernel
                                     with fast math, -1 = only kernels declared
                                     fastmath=True */
+  int debug;                     /* 0 = only kernels declared debug=True are checked, 1 = as
+                                    `kcc compile -g`: every kernel as if declared
+                                    @cuda.jit(debug=True): its asserts and raises checked
+                                    (KC_ERR_ASSERT), its indices bounds-checked, and full
+                                    debug info in its code */
 } kc_compile_options;
 
 /* Compile kernel source for the context's device. name is used in diagnostics

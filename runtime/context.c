@@ -20,7 +20,8 @@ const char *kc_status_name(kc_status s) {
   static const char *const names[] = {
       "KC_OK", "KC_ERR_SYNTAX", "KC_ERR_TYPE", "KC_ERR_NOMEM", "KC_ERR_NO_DEVICE",
       "KC_ERR_CUDA", "KC_ERR_LAUNCH", "KC_ERR_INVALID", "KC_ERR_IO", "KC_ERR_NOT_FOUND",
-      "KC_ERR_UNSUPPORTED", "KC_ERR_DEADLOCK", "KC_ERR_BOUNDS", "KC_ERR_INTERNAL"};
+      "KC_ERR_UNSUPPORTED", "KC_ERR_DEADLOCK", "KC_ERR_BOUNDS", "KC_ERR_INTERNAL",
+      "KC_ERR_ASSERT"};
   if ((unsigned)s < sizeof names / sizeof names[0]) return names[s];
   return "KC_ERR_UNKNOWN";
 }

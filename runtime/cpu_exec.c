@@ -88,12 +88,15 @@ __asm__(".text\n"
 
 /* generated code reads these fields at fixed offsets (host_abi.h) */
 _Static_assert(offsetof(kc_cpu_block, trap) == KC_CPU_BLOCK_OFF_TRAP, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, exit_thread) == KC_CPU_BLOCK_OFF_EXIT_THREAD, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, error) == KC_CPU_BLOCK_OFF_ERROR, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, scratch) == KC_CPU_BLOCK_OFF_SCRATCH, "host ABI");
 _Static_assert(offsetof(kc_kernel_error, index) == KC_KERNEL_ERROR_OFF_INDEX, "host ABI");
 _Static_assert(offsetof(kc_kernel_error, is_unsigned) == KC_KERNEL_ERROR_OFF_UNSIGNED,
                "host ABI");
 _Static_assert(offsetof(kc_kernel_error, shape) == KC_KERNEL_ERROR_OFF_SHAPE, "host ABI");
+_Static_assert(offsetof(kc_kernel_error, kind) == KC_KERNEL_ERROR_OFF_KIND &&
+               offsetof(kc_kernel_error, message) == KC_KERNEL_ERROR_OFF_MESSAGE, "host ABI");
 _Static_assert(sizeof(kc_kernel_error) == KC_KERNEL_ERROR_SIZE, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE &&
                offsetof(kc_cpu_block, dyn_shared) == KC_CPU_BLOCK_OFF_DYN_SHARED &&
@@ -215,6 +218,26 @@ static void cpu_trap(kc_cpu_block *blk, const char *message) {
     job_fail(w->job, KC_ERR_LAUNCH, "kernel '%s': block (%u, %u, %u): %s", w->job->k->name,
              b[0], b[1], b[2], message);
   }
+}
+
+static void switch_next(rt_worker *w, rt_ctx *from);
+
+/* The calling thread raised (debug_checks.c; a checked kernel filled the error record
+ * first): it ends here, as a GPU thread ends at PTX's exit, and the others run on. Its
+ * fiber is left mid-kernel, so it starts afresh when next used. The compiler runs every
+ * kernel that can raise as fibers; anything else is kcc's bug. */
+static void cpu_exit_thread(kc_cpu_block *blk) {
+  rt_worker *w = blk->exec;
+  if (!w->in_fibers) {
+    job_fail(w->job, KC_ERR_INTERNAL, "kernel '%s' raised but was not compiled to run "
+             "its threads as fibers", w->job->k->name);
+    return;
+  }
+  rt_fiber *f = &w->fibers[w->cur];
+  f->state = FIBER_DONE;
+  f->booted = 0;
+  switch_next(w, &f->ctx);
+  /* never resumed: the scheduler boots the fiber again before it runs another thread */
 }
 
 static void ctx_switch(rt_ctx *from, rt_ctx *to) {
@@ -649,6 +672,7 @@ static int block_setup(rt_worker *w, rt_job *j) {
   blk->exec = w;
   blk->barrier = cpu_barrier;
   blk->trap = cpu_trap;
+  blk->exit_thread = cpu_exit_thread;
   blk->error = &j->error;
   blk->collective = cpu_collective;
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_cpu_launch */
@@ -957,11 +981,12 @@ kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
     p->job = NULL;
     pthread_mutex_unlock(&p->mu);
   }
-  if (j.status != KC_OK) return rt_error(ctx, j.status, "%s", j.msg);
+  /* the record first: the threads left waiting for one that raised deadlock */
   if (j.error.flag) {
     char msg[RT_ERR_LEN];
     rt_format_kernel_error(msg, sizeof msg, k->name, k->file, &j.error);
-    return rt_error(ctx, KC_ERR_BOUNDS, "%s", msg);
+    return rt_error(ctx, rt_kernel_error_status(&j.error), "%s", msg);
   }
+  if (j.status != KC_OK) return rt_error(ctx, j.status, "%s", j.msg);
   return KC_OK;
 }

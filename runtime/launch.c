@@ -356,12 +356,31 @@ static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim
   return s;
 }
 
-/* ---- Bounds errors ------------------------------------------------------------------ */
+/* ---- Bounds errors, failed asserts and raises --------------------------------------- */
+kc_status rt_kernel_error_status(const kc_kernel_error *e) {
+  return e->kind == KC_KERNEL_ERROR_RAISE ? KC_ERR_ASSERT : KC_ERR_BOUNDS;
+}
+
+/* "file.k:7:5: error: kernel 'k': AssertionError: n > 0, in block (0, 0, 0), thread
+ * (3, 0, 0)"; the text is the device's, so it is bounded here whatever it holds. */
+static void format_raise(char *buf, size_t len, const char *where, const char *kernel,
+                         const kc_kernel_error *e) {
+  const char *nul = memchr(e->message, 0, sizeof e->message);
+  int n = nul ? (int)(nul - e->message) : (int)sizeof e->message;
+  snprintf(buf, len, "%s: error: kernel '%s': %.*s, in block (%u, %u, %u), thread "
+           "(%u, %u, %u)", where, kernel, n, e->message, e->block[0], e->block[1],
+           e->block[2], e->thread[0], e->thread[1], e->thread[2]);
+}
+
 void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
                             const kc_kernel_error *e) {
   char where[512], index[32], shape[96];
   if (file) snprintf(where, sizeof where, "%s:%u:%u", file, e->line, e->col);
   else snprintf(where, sizeof where, "line %u:%u", e->line, e->col);
+  if (e->kind == KC_KERNEL_ERROR_RAISE) {
+    format_raise(buf, len, where, kernel, e);
+    return;
+  }
   if (e->is_unsigned) snprintf(index, sizeof index, "%llu", (unsigned long long)e->index);
   else snprintf(index, sizeof index, "%lld", (long long)e->index);
   unsigned nd = e->ndim >= 1 && e->ndim <= 3 ? e->ndim : 1;
@@ -395,7 +414,7 @@ static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3
   ck.static_shared = k->static_shared;
   ck.file = k->mod->src_name;
   kc_status s = rt_cpu_launch(ctx, &ck, grid, block, shared, params);
-  if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK || s == KC_ERR_BOUNDS) {
+  if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK || s == KC_ERR_BOUNDS || s == KC_ERR_ASSERT) {
     /* also reported by the next kc_synchronize, as a CUDA fault would be */
     ctx->pending = s;
     memcpy(ctx->pending_msg, ctx->err, sizeof ctx->pending_msg);

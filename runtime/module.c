@@ -174,6 +174,9 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
     k->uses_barrier = t->uses_barrier;
     k->cooperative = t->cooperative;
     k->static_shared = t->static_shared;
+    /* CUDA reads launch_bounds from the function (cuFuncGetAttribute); the CPU here */
+    if (t->max_threads > 0 && (unsigned)t->max_threads < k->max_threads)
+      k->max_threads = (unsigned)t->max_threads;
     /* the JIT hands back data pointers; ISO C wants a copy to turn them to functions */
     memcpy(&k->block_fn, &t->block_fn, sizeof k->block_fn);
     memcpy(&k->thread_fn, &t->thread_fn, sizeof k->thread_fn);
@@ -253,7 +256,7 @@ kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec) {
              "last synchronisation: '%s' was the last", m->error_kernel, m->error_kernel);
   else snprintf(who, sizeof who, "%s", m->error_kernel);
   rt_format_kernel_error(msg, sizeof msg, who, m->src_name, rec);
-  return rt_error(m->ctx, KC_ERR_BOUNDS, "%s", msg);
+  return rt_error(m->ctx, rt_kernel_error_status(rec), "%s", msg);
 }
 
 /* Read one module's record; when set, clear it on the device (so the next launches
@@ -317,7 +320,8 @@ static void spec_diag_fn(void *user_data, const kc_diagnostic *d) {
 
 static kc_status compile(kc_context *ctx, const char *name, const char *source, size_t len,
                          const char *const *sigs, int nsigs, int opt_level, int lineinfo,
-                         int bounds_check, int fastmath, int specialising, kc_module **out) {
+                         int bounds_check, int fastmath, int debug, int specialising,
+                         kc_module **out) {
   kcc_options o;
   kcc_output res;
   spec_diag sd = {ctx, 0};
@@ -327,6 +331,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   o.lineinfo = lineinfo;
   o.bounds_check = bounds_check;
   o.fastmath = fastmath;
+  o.debug = debug;
   o.sigs = sigs;
   o.nsigs = nsigs;
   o.alloc = ctx->cfg.alloc;
@@ -373,6 +378,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   m->lineinfo = lineinfo;
   m->bounds_check = bounds_check;
   m->fastmath = fastmath;
+  m->debug = debug;
   if (ctx->device == KC_DEVICE_CUDA) {
     s = rt_cuda_module_load(ctx, res.text ? res.text : "", &m->cu_module);
     if (s == KC_OK) s = bind_cuda_functions(m);
@@ -407,7 +413,7 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
   if (!source) return rt_error(ctx, KC_ERR_INVALID, "compile: source is NULL");
   if (!name) name = "<source>";
   int opt = ctx->cfg.opt_level, lineinfo = ctx->cfg.lineinfo;
-  int bounds = ctx->cfg.bounds_check != 0, fast = ctx->cfg.fastmath != 0;
+  int bounds = ctx->cfg.bounds_check != 0, fast = ctx->cfg.fastmath != 0, debug = 0;
   const char *const *sigs = NULL;
   int nsigs = 0;
   if (opts) {
@@ -415,13 +421,15 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
     if (opts->bounds_check) bounds = opts->bounds_check > 0;
     if (opts->fastmath) fast = opts->fastmath > 0;
     lineinfo = lineinfo || opts->lineinfo;
+    debug = opts->debug > 0;
     sigs = opts->signatures;
     nsigs = opts->nsignatures;
     if (nsigs < 0 || (nsigs > 0 && !sigs))
       return rt_error(ctx, KC_ERR_INVALID, "compile: bad signature list");
   }
   if (opt < 0 || opt > 3) opt = 3;
-  return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, bounds, fast, 0, out);
+  return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, bounds, fast, debug, 0,
+                 out);
 }
 
 /* The whole file at path in a buffer of *cap bytes (rt_free it with that size). */
@@ -791,7 +799,7 @@ static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
   const char *sigs[1] = {sig};
   kc_module *child;
   kc_status s = compile(ctx, m->src_name, m->source, m->source_len, sigs, 1, m->opt_level,
-                        m->lineinfo, m->bounds_check, m->fastmath, 1, &child);
+                        m->lineinfo, m->bounds_check, m->fastmath, m->debug, 1, &child);
   if (s != KC_OK) return s;
   kc_kernel *typed = NULL;
   for (int i = 0; i < child->nkernels && !typed; i++)

@@ -135,6 +135,7 @@ struct kc_module {
   int opt_level, lineinfo;
   int bounds_check;             /* compiled with bounds checks */
   int fastmath;                 /* compiled with kcc_options.fastmath */
+  int debug;                    /* compiled with kcc_options.debug (-g) */
   rt_spec *specs;
   /* CUDA, bounds-checked PTX: the module global KC_KERNEL_ERROR_SYMBOL */
   uint64_t error_dptr;          /* its device address; 0 when the module has none */
@@ -266,11 +267,12 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
 
 /* Bounds errors on CUDA. A launch of a kernel whose module has an error record marks
  * the module; a synchronisation then reads each marked module's record, clears it and
- * turns the first one set into KC_ERR_BOUNDS (KC_OK when none is). */
+ * turns the first one set into KC_ERR_BOUNDS or KC_ERR_ASSERT (KC_OK when none is). */
 void rt_module_note_launch(kc_module *m, const kc_kernel *k);
 kc_status rt_check_kernel_errors(kc_context *ctx);
 /* The status and message for one module's record as read from the device: KC_OK when
- * its flag is clear, else KC_ERR_BOUNDS with the message in the context. */
+ * its flag is clear, else KC_ERR_BOUNDS or KC_ERR_ASSERT with the message in the
+ * context. */
 kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec);
 
 /* ---- cpu_exec.c ------------------------------------------------------------------- */
@@ -287,8 +289,8 @@ typedef struct rt_cpu_kernel {
 
 /* Run every block of a grid on the context's pool and wait for it. Shapes are not
  * checked here (launch.c does). A trap is KC_ERR_LAUNCH, a barrier deadlock
- * KC_ERR_DEADLOCK, an index out of range (bounds-checked code) KC_ERR_BOUNDS, each
- * with the message in the context. */
+ * KC_ERR_DEADLOCK, an index out of range (bounds-checked code) KC_ERR_BOUNDS, a failed
+ * assert or a raise (debug code) KC_ERR_ASSERT, each with the message in the context. */
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
                         kc_dim3 block, size_t dynamic_shared, void **args);
 void rt_pool_free(rt_pool *pool);
@@ -316,6 +318,9 @@ int rt_cubin_table(const void *data, size_t len, const char **table, size_t *tle
  * thread (10, 0, 0)"). file may be NULL. */
 void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
                             const kc_kernel_error *e);
+/* KC_ERR_ASSERT for a record a raise filled (a failed assert, a raise), else
+ * KC_ERR_BOUNDS. */
+kc_status rt_kernel_error_status(const kc_kernel_error *e);
 /* Check a launch shape and shared memory size against the context's limits. */
 kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                          size_t shared_bytes);

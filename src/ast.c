@@ -45,6 +45,7 @@ const char *node_kind_name(node_kind k) {
     [N_AUGASSIGN] = "AugAssign", [N_ANNASSIGN] = "AnnAssign", [N_IF] = "If",
     [N_WHILE] = "While", [N_FOR] = "For", [N_BREAK] = "Break",
     [N_CONTINUE] = "Continue", [N_RETURN] = "Return", [N_PASS] = "Pass",
+    [N_ASSERT] = "Assert", [N_RAISE] = "Raise",
     [N_FUNCDEF] = "FuncDef", [N_PARAM] = "Param", [N_IMPORT] = "Import",
     [N_IMPORTFROM] = "ImportFrom", [N_ALIAS] = "Alias", [N_MODULE] = "Module",
   };

@@ -114,6 +114,16 @@ static LLVMValueRef host_error_scratch(cg_ctx *g) {
   return blk_field(g, KC_CPU_BLOCK_OFF_SCRATCH, "kc.scratch");
 }
 
+/* blk->exit_thread(blk): the executor ends the thread's fiber and never returns. */
+static void host_thread_exit(cg_ctx *g) {
+  LLVMTypeRef pt[1] = {g->ptr};
+  LLVMTypeRef ft = LLVMFunctionType(g->voidt, pt, 1, 0);
+  LLVMValueRef fn = cg_blk_load(g, KC_CPU_BLOCK_OFF_EXIT_THREAD, g->ptr, "exit_thread");
+  LLVMValueRef args[1] = {g->blk};
+  LLVMBuildCall2(g->b, ft, fn, args, 1, "");
+  LLVMBuildUnreachable(g->b);
+}
+
 /* ---- print ---- */
 
 static void host_printf(cg_ctx *g, LLVMValueRef fmt, LLVMValueRef *vals, int n) {
@@ -259,6 +269,7 @@ const cg_target cg_target_host = {
   .dynamic_shared = host_dynamic_shared,
   .error_record = host_error_record,
   .error_scratch = host_error_scratch,
+  .thread_exit = host_thread_exit,
   .printf_call = host_printf,
   .gen_entries = host_gen_entries,
 };

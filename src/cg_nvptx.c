@@ -10,6 +10,7 @@
  * Assumes the module is for nvptx64 (target.h: nvptx_prepare_module).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <llvm/Config/llvm-config.h>
 
@@ -116,6 +117,19 @@ static LLVMValueRef nvptx_error_scratch(cg_ctx *g) {
   return nvptx_module_global(g, "__kcc_scratch", 16, 16, true);
 }
 
+/* PTX's exit: LLVM's intrinsic where it has one, else the instruction written inline. */
+static void nvptx_thread_exit(cg_ctx *g) {
+  static const char intrinsic[] = "llvm.nvvm.exit";
+  if (cg_have_intrinsic(intrinsic)) {
+    cg_call_intrinsic(g, intrinsic, NULL, NULL, 0);
+  } else {
+    LLVMTypeRef ft = LLVMFunctionType(g->voidt, NULL, 0, 0);
+    LLVMValueRef code = LLVMGetInlineAsm(ft, "exit;", 5, "", 0, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMBuildCall2(g->b, ft, code, NULL, 0, "");
+  }
+  LLVMBuildUnreachable(g->b);
+}
+
 /* ---- print ---- */
 
 /* vprintf(fmt, buf): the arguments packed in a local buffer, each at its natural
@@ -165,6 +179,36 @@ static int flat_param_count(const fn_instance *f) {
   return n;
 }
 
+/* One performance directive of the entry fn: a function attribute from LLVM 20 on,
+ * an nvvm.annotations entry before (annotation, with "x" for a dimension). */
+static void nvptx_directive(cg_ctx *g, LLVMValueRef fn, const char *attr,
+                            const char *annotation, int value) {
+  if (value <= 0) return;
+#if LLVM_VERSION_MAJOR >= 20
+  (void)annotation;
+  char text[16];
+  snprintf(text, sizeof text, "%d", value);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+      LLVMCreateStringAttribute(g->c, attr, (unsigned)strlen(attr), text,
+                                (unsigned)strlen(text)));
+#else
+  (void)attr;
+  LLVMValueRef md[3] = {fn, LLVMMDStringInContext(g->c, annotation, (unsigned)strlen(annotation)),
+                        ci32(g, value)};
+  LLVMAddNamedMetadataOperand(g->m, "nvvm.annotations", LLVMMDNodeInContext(g->c, md, 3));
+#endif
+}
+
+/* launch_bounds= and max_registers= (resolve_options.c): .maxntid, .minnctapersm,
+ * .maxclusterrank and .maxnreg. */
+static void nvptx_kernel_bounds(cg_ctx *g, fn_instance *f, LLVMValueRef fn) {
+  const fn_options *o = &f->fn->opts;
+  nvptx_directive(g, fn, "nvvm.maxntid", "maxntidx", o->max_threads);
+  nvptx_directive(g, fn, "nvvm.minctasm", "minctasm", o->min_blocks);
+  nvptx_directive(g, fn, "nvvm.maxclusterrank", "maxclusterrank", o->max_cluster);
+  nvptx_directive(g, fn, "nvvm.maxnreg", "maxnreg", o->max_registers);
+}
+
 /* K(flat parameters): reassemble the body's arguments and call it. */
 static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
   LLVMTypeRef *pt = arena_alloc(g->ar, sizeof *pt * (size_t)(flat_param_count(f) + 1));
@@ -183,6 +227,7 @@ static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
   LLVMValueRef fn = LLVMAddFunction(g->m, f->symbol_name, LLVMFunctionType(g->voidt, pt, n, 0));
   LLVMSetFunctionCallConv(fn, NVPTX_KERNEL_CC);
   if (f->in_fast_kernel) nvptx_flush_denormals(g, fn);
+  nvptx_kernel_bounds(g, f, fn);
   LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->c, fn, "entry");
   LLVMPositionBuilderAtEnd(g->b, bb);
   cg_entry_debug(g, fn, f);
@@ -239,6 +284,7 @@ const cg_target cg_target_nvptx = {
   .dynamic_shared = nvptx_dynamic_shared,
   .error_record = nvptx_error_record,
   .error_scratch = nvptx_error_scratch,
+  .thread_exit = nvptx_thread_exit,
   .printf_call = nvptx_printf,
   .gen_entries = nvptx_gen_entries,
 };

@@ -61,6 +61,9 @@ typedef struct cg_target {
      and the 16-byte scratch slot the failed access is redirected to */
   LLVMValueRef (*error_record)(cg_ctx *g);
   LLVMValueRef (*error_scratch)(cg_ctx *g);
+  /* end the calling thread (it raised: debug_checks.c), closing the block with
+     `unreachable` */
+  void (*thread_exit)(cg_ctx *g);
 
   /* -- output: printf(fmt, vals[0 .. n)), vals already promoted as C varargs are -- */
   void (*printf_call)(cg_ctx *g, LLVMValueRef fmt, LLVMValueRef *vals, int n);

@@ -25,6 +25,7 @@
 #include "host_abi.h"
 #include "kc_config.h"
 #include "loops.h"
+#include "target.h"
 
 
 static void cg_block(cg_ctx *g, node_list *body);
@@ -351,7 +352,9 @@ LLVMValueRef cg_element_ptr(cg_ctx *g, node *ix) {
   }
   LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "data");
   LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, cg_mem_type(g, at->elem), data, &lin, 1, "");
-  if (g->opts->bounds_check) p = bounds_checked_ptr(g, ix, at, arr, raw, wrapped, uns, p);
+  /* a debug=True kernel is checked; under -g (every kernel debug) the option decides */
+  bool checked = g->opts->bounds_check || (g->fi->debug && !g->opts->debug);
+  if (checked) p = bounds_checked_ptr(g, ix, at, arr, raw, wrapped, uns, p);
   return p;
 }
 
@@ -904,6 +907,7 @@ static void cg_stmt(cg_ctx *g, node *s) {
   case N_RETURN: cg_return(g, s); return;
   case N_PASS: return;
   case N_FUNCDEF: return;   /* an inner function: compiled per call (funcval.c) */
+  case N_ASSERT: case N_RAISE: cg_check_stmt(g, s); return;
   default: cg_internal_error(g, s->sp, "statement not handled by the code generator");
   }
 }
@@ -953,14 +957,15 @@ static void declare_instance(cg_ctx *g, fn_instance *f) {
   const char *name = arena_printf(g->ar, "%s%s", f->symbol_name, f->is_kernel ? "__body" : "");
   LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(cg_type(g, f->ret), pt, n, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
-  if (f->is_kernel) cg_add_attr(g, fn, -1, "alwaysinline");
+  if (f->is_kernel && !f->noopt) cg_add_attr(g, fn, -1, "alwaysinline");
+  cg_option_attrs(g, f, fn);
   g->target->function_attrs(g, f, fn);
   f->cg = fn;
 }
 
 static void begin_debug_function(cg_ctx *g, fn_instance *f) {
   g->di_sp = NULL;
-  if (!g->dib || !f->def) return;
+  if (!g->dib || !f->def || !cg_wants_lines(g, f)) return;
   LLVMMetadataRef st = LLVMDIBuilderCreateSubroutineType(g->dib, g->di_file, NULL, 0, LLVMDIFlagZero);
   const char *name = f->symbol_name;
   g->di_sp = LLVMDIBuilderCreateFunction(g->dib, g->di_file, name, strlen(name), name,
@@ -1051,7 +1056,8 @@ static void init_types(cg_ctx *g) {
 }
 
 static void init_debug(cg_ctx *g, const char *file) {
-  if (!g->opts->lineinfo && !g->opts->debug) return;
+  bool full = g->opts->debug || cg_any_kernel_option(g, true);
+  if (!g->opts->lineinfo && !full && !cg_any_kernel_option(g, false)) return;
   g->dib = LLVMCreateDIBuilder(g->m);
   const char *slash = strrchr(file, '/');
   const char *base = slash ? slash + 1 : file;
@@ -1059,12 +1065,15 @@ static void init_debug(cg_ctx *g, const char *file) {
   g->di_file = LLVMDIBuilderCreateFile(g->dib, base, strlen(base), dir, strlen(dir));
   LLVMDIBuilderCreateCompileUnit(g->dib, LLVMDWARFSourceLanguagePython, g->di_file, "kcc",
       3, g->opts->opt_level > 0, "", 0, 0, "", 0,
-      g->opts->debug ? LLVMDWARFEmissionFull : LLVMDWARFEmissionLineTablesOnly,
+      full ? LLVMDWARFEmissionFull : LLVMDWARFEmissionLineTablesOnly,
       0, 0, 0, "", 0, "", 0);
   LLVMAddModuleFlag(g->m, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
                     LLVMValueAsMetadata(ci32(g, (long long)LLVMDebugMetadataVersion())));
   LLVMAddModuleFlag(g->m, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
                     LLVMValueAsMetadata(ci32(g, 4)));
+  if (full)
+    LLVMAddModuleFlag(g->m, LLVMModuleFlagBehaviorWarning, KCC_FULL_DEBUG_FLAG,
+                      strlen(KCC_FULL_DEBUG_FLAG), LLVMValueAsMetadata(ci32(g, 1)));
 }
 
 /* The builders are not the LLVM context's: an out-of-memory longjmp from the arena

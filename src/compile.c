@@ -133,6 +133,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
     k->uses_barrier = f->uses_barrier;
     k->cooperative = f->uses_grid_sync;
     k->static_shared = shared;
+    k->max_threads = f->fn->opts.max_threads;
   }
   out->untyped = out_alloc(out, ((size_t)p->untyped.len + 1) * sizeof *out->untyped);
   if (!out->untyped) return false;

@@ -76,6 +76,8 @@ typedef struct kcc_kernel {
   int cooperative;        /* synchronises its grid (cuda.cg.this_grid().sync()): launched
                              cooperatively, every block resident at once */
   size_t static_shared;   /* bytes of static shared memory */
+  int max_threads;        /* launch_bounds' max threads per block (PTX .maxntid, which
+                             CUDA enforces); 0 = none */
   void *block_fn;         /* KCC_EMIT_JIT: kc_cpu_block_fn */
   void *thread_fn;        /* KCC_EMIT_JIT: kc_cpu_thread_fn */
 } kcc_kernel;

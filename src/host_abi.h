@@ -51,6 +51,11 @@ struct kc_cpu_block {
   /* dynamic shared memory (cuda.shared.array(0, dtype)): after the static part */
   void *dyn_shared;
   uint64_t dyn_shared_bytes;
+  /* ends the calling thread, which raised (a `raise`, or a failed `assert` in a debug
+     kernel: debug_checks.c, which has filled the error record first when the kernel is
+     checked); the other threads run on. Never returns. Only kernels run as fibers call
+     it (the compiler makes a kernel that can raise one: fn_instance.uses_barrier) */
+  void (*exit_thread)(kc_cpu_block *blk);
 };
 
 /* collective operations (kc_cpu_block.collective). A warp is 32 consecutive
@@ -64,12 +69,16 @@ enum {
   KC_COLL_GRID_SYNC   /* grid-wide: every thread of every block (a cooperative launch) */
 };
 
-/* The error record of a bounds-checked kernel: on the CPU one per launch (blk->error),
- * on the GPU the module global KC_KERNEL_ERROR_SYMBOL. The first thread whose index is
- * out of range claims it (an atomic compare-and-swap of flag from 0 to 1) and fills in
- * the rest; the runtime reads it after the launch, reports it and clears it. Every
- * failing thread then carries on with its access redirected to a scratch slot, so
- * nothing outside the array is touched and no thread hangs a barrier. */
+/* The error record of a bounds-checked or debug kernel: on the CPU one per launch
+ * (blk->error), on the GPU the module global KC_KERNEL_ERROR_SYMBOL. The first thread
+ * whose index is out of range, or whose assert fails, claims it (an atomic
+ * compare-and-swap of flag from 0 to 1) and fills in the rest; the runtime reads it
+ * after the launch, reports it and clears it. Every thread whose index fails then
+ * carries on with its access redirected to a scratch slot, so nothing outside the
+ * array is touched and no thread hangs a barrier; a thread that raised ends. */
+enum { KC_KERNEL_ERROR_BOUNDS = 0, KC_KERNEL_ERROR_RAISE = 1 };
+#define KC_KERNEL_ERROR_MSG_LEN 120
+
 typedef struct kc_kernel_error {
   uint32_t flag;           /* 0: none; 1: claimed and filled */
   uint32_t line, col;      /* the index expression in the .k source */
@@ -79,6 +88,11 @@ typedef struct kc_kernel_error {
   uint32_t is_unsigned;    /* the index had an unsigned type */
   int64_t index;           /* the index as written (before a negative one wraps) */
   int64_t shape[3];        /* the array's extents */
+  /* KC_KERNEL_ERROR_RAISE: a failed assert or a raise in a debug kernel (the index
+     fields above unused), with its text ("AssertionError: n > 0"), NUL-terminated */
+  uint32_t kind;           /* KC_KERNEL_ERROR_BOUNDS (0) or KC_KERNEL_ERROR_RAISE */
+  uint32_t pad_;
+  char message[KC_KERNEL_ERROR_MSG_LEN];
 } kc_kernel_error;
 
 #define KC_KERNEL_ERROR_SYMBOL "__kcc_error"
@@ -92,7 +106,9 @@ typedef struct kc_kernel_error {
 #define KC_KERNEL_ERROR_OFF_UNSIGNED 44
 #define KC_KERNEL_ERROR_OFF_INDEX 48
 #define KC_KERNEL_ERROR_OFF_SHAPE 56
-#define KC_KERNEL_ERROR_SIZE 80
+#define KC_KERNEL_ERROR_OFF_KIND 80
+#define KC_KERNEL_ERROR_OFF_MESSAGE 88
+#define KC_KERNEL_ERROR_SIZE 208
 
 /* Byte offsets the code generator uses to read kc_cpu_block fields. */
 #define KC_CPU_BLOCK_OFF_BLOCK_IDX 0
@@ -107,6 +123,7 @@ typedef struct kc_kernel_error {
 #define KC_CPU_BLOCK_OFF_COLLECTIVE 96  
 #define KC_CPU_BLOCK_OFF_DYN_SHARED 104
 #define KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES 112
+#define KC_CPU_BLOCK_OFF_EXIT_THREAD 120
 
 typedef void (*kc_cpu_block_fn)(void **args, kc_cpu_block *blk);
 typedef void (*kc_cpu_thread_fn)(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,

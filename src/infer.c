@@ -1288,6 +1288,7 @@ static void ix_stmt(infer_ctx *ic, node *s) {
     return;
   case N_RETURN: ix_return(ic, s); return;
   case N_PASS: return;
+  case N_ASSERT: case N_RAISE: ix_check_stmt(ic, s); return;
   case N_FUNCDEF: ix_inner_def(ic, s); return;
   case N_IMPORT: case N_IMPORTFROM:
     ix_error(ic, s->sp, "imports are only allowed at module level");

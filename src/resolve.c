@@ -384,6 +384,8 @@ static void classify_guvectorize(infer_ctx *ic, func_def *fn, node *dec) {
   }
 }
 
+static const char *decorator_text(infer_ctx *ic, const node *e);
+
 static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   node *callee = dec->kind == N_CALL ? dec->a : dec;
   const char *p = ix_dotted_path(ic, callee);
@@ -403,10 +405,20 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   }
   fn->kind = kind;  /* @cuda.jit, @vectorize */
   if (dec->kind != N_CALL) return;
-  for (int i = 0; i < dec->kwargs.len; i++) {
+  for (int i = 0; i < dec->kwargs.len; i++) {   /* first: which options fit */
     node *kw = dec->kwargs.items[i];
     if (strcmp(kw->str, "device") == 0 && kw_true(kw)) fn->kind = FN_DEVICE;
-    else if (!decorator_fastmath(ic, fn, kw)) decorator_target(ic, kw);
+  }
+  for (int i = 0; i < dec->kwargs.len; i++) {
+    node *kw = dec->kwargs.items[i];
+    if (strcmp(kw->str, "device") == 0 || decorator_fastmath(ic, fn, kw) ||
+        ix_decorator_option(ic, fn, kw))
+      continue;
+    if (strcmp(kw->str, "target") == 0) decorator_target(ic, kw);
+    else
+      ix_error(ic, kw->sp, "unknown option '%s' of @%s (kcc takes device, fastmath, debug, "
+               "opt, lineinfo, max_registers, launch_bounds, inline, forceinline, cache)",
+               kw->str, decorator_text(ic, dec));
   }
   if (dec->list.len > 1) ix_error(ic, dec->list.items[1]->sp, "unexpected extra argument");
   if (dec->list.len >= 1) ix_decorator_sigs(ic, fn, dec->list.items[0]);

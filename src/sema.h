@@ -38,6 +38,21 @@ typedef enum func_kind {
   FN_GUVECTORIZE, /* @guvectorize: a core device function and a generated loop */
 } func_kind;
 
+/* @cuda.jit's keyword options beyond device= and fastmath= (resolve_options.c). */
+typedef enum fn_inline { FN_INLINE_DEFAULT, FN_INLINE_ALWAYS, FN_INLINE_NEVER } fn_inline;
+
+typedef struct fn_options {
+  bool debug;             /* debug=True: asserts, raises and indices checked, full debug
+                             info (debug_checks.c) */
+  bool noopt;             /* opt=False: its code is not optimised (LLVM optnone) */
+  bool lineinfo;          /* lineinfo=True: .loc line info in the PTX */
+  int max_registers;      /* max_registers=N: PTX .maxnreg; 0 = none */
+  int max_threads;        /* launch_bounds[0]: .maxntid; 0 = none */
+  int min_blocks;         /* launch_bounds[1]: .minnctapersm; 0 = none */
+  int max_cluster;        /* launch_bounds[2]: .maxclusterrank (sm_90); 0 = none */
+  fn_inline inline_mode;  /* inline= / forceinline= of a device function */
+} fn_options;
+
 typedef struct func_def {
   node *def;              /* the N_FUNCDEF as parsed (never annotated: instances are
                              annotated clones) */
@@ -53,6 +68,7 @@ typedef struct func_def {
   const char *layout;     /* FN_GUVECTORIZE: "(m,n),()->(m)" */
   span layout_sp;
   bool fastmath;          /* fastmath=True in the decorator */
+  fn_options opts;        /* its other decorator options */
   node **defaults;        /* FN_DEVICE: per parameter, its default value folded to a
                              constant (N_INT/N_FLOAT/N_BOOL/N_COMPLEX/N_TUPLE), or NULL */
   struct func_def *generated; /* FN_REDUCE, FN_VECTORIZE: the kernel synthesised for it
@@ -95,6 +111,11 @@ typedef struct fn_instance {
                              for each */
   bool fastmath;          /* its own code uses fast math: in_fast_kernel, or a device
                              function declared fastmath=True */
+  bool debug;             /* compiled for a debug kernel (its decorator's debug=True, or
+                             kcc_options.debug): asserts, raises and array indices
+                             checked; a device function called from both kinds has an
+                             instance for each, as for fast math */
+  bool noopt;             /* compiled for an opt=False kernel: not optimised */
   bool in_progress;       /* being inferred (recursion check) */
   bool done;
   bitset written_params;  /* i in it: array parameter i is stored to (nparams bits;

@@ -169,7 +169,8 @@ fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int 
   for (int i = 0; i < fn->instances.len && !f; i++) {
     fn_instance *g = fn->instances.items[i];
     if (!g->is_kernel && g->nparams == n && types_equal(g->param_types, args, n) &&
-        g->in_fast_kernel == ic->fast_kernel && bitset_equal(g->omitted, omitted))
+        g->in_fast_kernel == ic->fast_kernel && g->debug == ic->debug_kernel &&
+        g->noopt == ic->noopt_kernel && bitset_equal(g->omitted, omitted))
       f = g;
   }
   if (f && f->in_progress && !f->ret_declared) {
@@ -184,6 +185,10 @@ fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int 
     f->in_fast_kernel = ic->fast_kernel;
     f->fastmath = fn->fastmath || ic->fast_kernel;
     if (ic->fast_kernel) f->symbol_name = arena_printf(ic->ar, "%s_fastmath", f->symbol_name);
+    f->debug = ic->debug_kernel;
+    f->noopt = ic->noopt_kernel;
+    if (f->debug) f->symbol_name = arena_printf(ic->ar, "%s_debug", f->symbol_name);
+    if (f->noopt) f->symbol_name = arena_printf(ic->ar, "%s_O0", f->symbol_name);
     f->in_progress = true;
     run_passes(ic, f, false);
     f->in_progress = false;
@@ -244,6 +249,14 @@ static void check_param_space(infer_ctx *ic, const fn_instance *f) {
          used, limit, ic->opts->arch);
 }
 
+/* What the kernel fn passes on to the device functions it calls: fast math, debug
+ * checks, opt=False. */
+static void enter_kernel(infer_ctx *ic, const func_def *fn) {
+  ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
+  ic->debug_kernel = fn->opts.debug || ic->opts->debug;
+  ic->noopt_kernel = fn->opts.noopt;
+}
+
 static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int variant) {
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(sig->len + 1));
   for (int i = 0; i < sig->len; i++) args[i] = sig->items[i];
@@ -258,8 +271,10 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
    * wrote when --sig adds others (theirs are mangled). */
   bool named = variant == 0 && (fn->sigs.len == 1 || fn->source_sigs == 1);
   if (!named) f->symbol_name = mangle(ic, fn->name, args, sig->len);
-  ic->fast_kernel = fn->fastmath || ic->opts->fastmath;
+  enter_kernel(ic, fn);
   f->in_fast_kernel = f->fastmath = ic->fast_kernel;
+  f->debug = ic->debug_kernel;
+  f->noopt = ic->noopt_kernel;
   ic->all_f32 = kernel_arrays_all_f32(f);
   ic->last_warn_line = 0;
   f->in_progress = true;
@@ -288,7 +303,7 @@ static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int
   bool saved = ic->report;
   ic->report = true;
   ic->cur = NULL;
-  ic->fast_kernel = kf->fastmath || ic->opts->fastmath;
+  enter_kernel(ic, kf);
   fn_instance *scalar = ix_instantiate(ic, fn, args, nin, (bitset){0}, fn->def->sp);
   ic->report = saved;
   if (!scalar) return;

@@ -55,6 +55,9 @@ int nvptx_arch_supported(int arch);
 /* Give m the triple nvptx64-nvidia-cuda and the data layout of a target machine for
  * sm_<arch>. Call before generating code that depends on type sizes. */
 int nvptx_prepare_module(LLVMModuleRef m, int arch, char **err);
+/* The module flag code generation sets on a module with full debug info (not only line
+ * tables): its PTX needs ISA 7.5 or later. */
+#define KCC_FULL_DEBUG_FLAG "kcc.full_debug"
 
 /* When m declares any __nv_* function: read libdevice bitcode from libdevice_path
  * (lazily: only the functions m needs, and what they call, are read and linked), set

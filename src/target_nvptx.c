@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,8 @@ static LLVMCodeGenOptLevel nvptx_codegen_level(int opt_level) {
   }
 }
 
-static LLVMTargetMachineRef nvptx_create_target_machine(int arch, int opt_level, char **err) {
+static LLVMTargetMachineRef nvptx_create_target_machine(int arch, int opt_level,
+                                                         bool full_debug, char **err) {
   if (!nvptx_arch_supported(arch)) {
     tgt_fail(err, "sm_%d is not an architecture LLVM %d can generate code for", arch,
                LLVM_VERSION_MAJOR);
@@ -91,6 +93,9 @@ static LLVMTargetMachineRef nvptx_create_target_machine(int arch, int opt_level,
      (PTX 6.0), 6.0 and 6.1 (sm_70, sm_72) lack activemask and nanosleep (6.2, 6.3).
      PTX 6.3 (CUDA 10) has them all and still covers every sm from sm_30 on. */
   const char *features = arch < 75 ? "+ptx63" : "";
+  /* Full DWARF (-g, debug=True) has label differences in its sections, which ptxas
+     takes from PTX 7.5 on (LLVM picks 7.0 to 7.4 for sm_75 to sm_87). */
+  if (full_debug && arch < 89) features = "+ptx75";
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, cpu, features,
                                                     nvptx_codegen_level(opt_level),
                                                     LLVMRelocDefault,
@@ -107,7 +112,7 @@ static LLVMTargetMachineRef nvptx_create_target_machine(int arch, int opt_level,
 #define NVPTX_TM_CACHED 4
 
 typedef struct nvptx_tm_cache {
-  struct { int arch, opt_level; LLVMTargetMachineRef tm; } slot[NVPTX_TM_CACHED];
+  struct { int arch, opt_level; bool full_debug; LLVMTargetMachineRef tm; } slot[NVPTX_TM_CACHED];
   int next;  /* the slot to replace when all are taken */
 } nvptx_tm_cache;
 
@@ -128,7 +133,8 @@ static void nvptx_init_once(void) {
 
 /* The calling thread's target machine for sm_<arch> at opt_level (owned by the cache:
  * not to be disposed of), or NULL with *err set. */
-static LLVMTargetMachineRef nvptx_target_machine(int arch, int opt_level, char **err) {
+static LLVMTargetMachineRef nvptx_target_machine(int arch, int opt_level, bool full_debug,
+                                                  char **err) {
   pthread_once(&nvptx_init_once_flag, nvptx_init_once);
   nvptx_tm_cache *c = pthread_getspecific(nvptx_tm_key);
   if (!c) {
@@ -140,21 +146,23 @@ static LLVMTargetMachineRef nvptx_target_machine(int arch, int opt_level, char *
     }
   }
   for (int i = 0; i < NVPTX_TM_CACHED; i++)
-    if (c->slot[i].tm && c->slot[i].arch == arch && c->slot[i].opt_level == opt_level)
+    if (c->slot[i].tm && c->slot[i].arch == arch && c->slot[i].opt_level == opt_level &&
+        c->slot[i].full_debug == full_debug)
       return c->slot[i].tm;
-  LLVMTargetMachineRef tm = nvptx_create_target_machine(arch, opt_level, err);
+  LLVMTargetMachineRef tm = nvptx_create_target_machine(arch, opt_level, full_debug, err);
   if (!tm) return NULL;
   int i = c->next;
   c->next = (c->next + 1) % NVPTX_TM_CACHED;
   if (c->slot[i].tm) LLVMDisposeTargetMachine(c->slot[i].tm);
   c->slot[i].arch = arch;
   c->slot[i].opt_level = opt_level;
+  c->slot[i].full_debug = full_debug;
   c->slot[i].tm = tm;
   return tm;
 }
 
 int nvptx_prepare_module(LLVMModuleRef m, int arch, char **err) {
-  LLVMTargetMachineRef tm = nvptx_target_machine(arch, 3, err);
+  LLVMTargetMachineRef tm = nvptx_target_machine(arch, 3, false, err);
   if (!tm) return 1;
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
   LLVMSetTarget(m, NVPTX_TRIPLE);
@@ -698,7 +706,8 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
   if (out_len) *out_len = 0;
   if (opt_level < 0) opt_level = 0;
   if (opt_level > 3) opt_level = 3;
-  LLVMTargetMachineRef tm = nvptx_target_machine(arch, opt_level, err);
+  bool full_debug = LLVMGetModuleFlag(m, KCC_FULL_DEBUG_FLAG, strlen(KCC_FULL_DEBUG_FLAG)) != NULL;
+  LLVMTargetMachineRef tm = nvptx_target_machine(arch, opt_level, full_debug, err);
   if (!tm) return 1;
   nvptx_diag_capture cap;
   nvptx_capture_begin(&cap, m);

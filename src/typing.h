@@ -29,6 +29,8 @@ struct infer_ctx {
   bool all_f32;        /* the current kernel's arrays are all float32 */
   bool fast_kernel;    /* the current kernel uses fast math (its decorator or
                           kcc_options.fastmath): so do the device functions it calls */
+  bool debug_kernel;   /* likewise for debug=True (or kcc_options.debug) */
+  bool noopt_kernel;   /* and for opt=False */
   ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded */
   int last_warn_line;
 };
@@ -161,5 +163,10 @@ bool ix_sig_args(infer_ctx *ic, node *e, func_def *fn, const type **args, int n)
 fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
                             bitset omitted, span site);
 void ix_compile_functions(infer_ctx *ic);
+/* resolve_options.c: one keyword option of @cuda.jit (or of @vectorize ...) for fn;
+   false when kw is not one of those options (the caller's keywords: device=) */
+bool ix_decorator_option(infer_ctx *ic, func_def *fn, node *kw);
+/* debug_checks.c: an assert or raise statement typed, its failure's text made */
+void ix_check_stmt(infer_ctx *ic, node *s);
 
 #endif

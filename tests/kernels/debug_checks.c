@@ -1,0 +1,116 @@
+/* debug_checks.c — assert and raise (docs/language.md, "Assertions and exceptions").
+ * In a debug=True kernel a failed assert or a raise is KC_ERR_ASSERT naming the kernel,
+ * debug_checks.k:LINE:COL, the exception's text as Python's str() prints it, and the
+ * block and thread; the thread that raised ends (its store does not happen) while the
+ * others finish; the context stays usable. Without debug an assert is compiled out
+ * and a raise ends its thread silently; kc_compile_options.debug checks every kernel.
+ * Expected values are x / 2 computed here, and Python's own texts: str(ValueError(
+ * "too large", 100, 2.5)) is "('too large', 100, 2.5)", str(AssertionError()) and
+ * str(IndexError()) are empty (so the class alone is printed). */
+#include "harness.h"
+
+static kc_kernel *kernel(kc_module *m, const char *name) {
+  kc_kernel *k = NULL;
+  h_ok(kc_module_get_kernel(m, name, &k), name);
+  return k;
+}
+
+/* Launch one block, synchronise, expect KC_ERR_ASSERT with every needle in the
+ * message, reported once. */
+static void expect_raise(const char *what, kc_kernel *k, unsigned threads, const kc_arg *args,
+                         int nargs, const char *const *needles) {
+  kc_status s = kc_launch(k, kc_dim(1), kc_dim(threads), 0, NULL, args, nargs);
+  kc_status s2 = kc_synchronize(H.ctx);
+  if (s != KC_ERR_ASSERT && s2 != KC_ERR_ASSERT)
+    h_die("%s: expected KC_ERR_ASSERT, got %s then %s (%s)", what, kc_status_name(s),
+          kc_status_name(s2), kc_last_error(H.ctx));
+  const char *msg = kc_last_error(H.ctx);
+  for (int i = 0; needles[i]; i++)
+    if (!strstr(msg, needles[i])) h_die("%s: the message lacks '%s': %s", what, needles[i], msg);
+  if (kc_synchronize(H.ctx) != KC_OK) h_die("%s: the error was reported twice", what);
+}
+
+/* a[i] = i + 1, with a[10] = 150 (above LIMIT) when big */
+static void fill(kc_array *a, float *host, int big) {
+  for (int i = 0; i < 32; i++) host[i] = (float)(i + 1);
+  if (big) host[10] = 150.0f;
+  h_ok(kc_array_copy_from_host(a, host, 32 * sizeof(float)), "copy");
+}
+
+/* Every element halved but a[10], whose thread raised. */
+static void check_halved(const char *what, kc_array *a, float *host) {
+  float got[32];
+  h_fetch(a, got);
+  for (int i = 0; i < 32; i++) {
+    float want = i == 10 ? host[10] : host[i] / 2.0f;
+    if (got[i] != want) h_die("%s: a[%d] is %g, want %g", what, i, got[i], want);
+  }
+}
+
+static void float_kernels(kc_module *m) {
+  float host[32] = {0};
+  kc_array *a = h_array1(KC_FLOAT32, 32, host);
+  kc_arg zero[] = {kc_arg_array(a), kc_arg_i32(0)}, one[] = {kc_arg_array(a), kc_arg_i32(1)};
+  fill(a, host, 0);
+  const char *const n_pos[] = {"kernel 'checked'", "debug_checks.k:20:5",
+                               "AssertionError: n must be positive",
+                               "in block (0, 0, 0), thread (0, 0, 0)", NULL};
+  expect_raise("assert n > 0", kernel(m, "checked"), 32, zero, 2, n_pos);
+  fill(a, host, 1);
+  const char *const big[] = {"kernel 'checked'", "debug_checks.k:13:9",
+                             "ValueError: ('too large', 100, 2.5)", "thread (10, 0, 0)", NULL};
+  expect_raise("raise in a device function", kernel(m, "checked"), 32, one, 2, big);
+  check_halved("checked", a, host);
+  /* not checked: the assert is gone, thread 10 ends at its raise, the others run */
+  fill(a, host, 1);
+  h_launch(kernel(m, "unchecked"), kc_dim(1), kc_dim(32), zero, 2);
+  check_halved("unchecked", a, host);
+  kc_array_free(a);
+}
+
+static void int_kernels(kc_module *m) {
+  int32_t host[32];
+  for (int i = 0; i < 32; i++) host[i] = i + 4;   /* a[3] is 7 */
+  kc_array *a = h_array1(KC_INT32, 32, host);
+  kc_arg args[] = {kc_arg_array(a)};
+  const char *const bare[] = {"debug_checks.k:37:9", "'bare_assert': AssertionError, in block",
+                              "thread (3, 0, 0)", NULL};
+  expect_raise("bare assert", kernel(m, "bare_assert"), 32, args, 1, bare);
+  const char *const index[] = {"debug_checks.k:45:9", "'raises_index': IndexError, in block",
+                               "thread (5, 0, 0)", NULL};
+  expect_raise("raise IndexError", kernel(m, "raises_index"), 32, args, 1, index);
+  /* after a barrier: thread 28 reads s[3] and ends; the others store s[31 - i] */
+  const char *const mirror[] = {"debug_checks.k:56:5", "AssertionError: mirror",
+                                "thread (28, 0, 0)", NULL};
+  expect_raise("assert after a barrier", kernel(m, "with_barrier"), 32, args, 1, mirror);
+  int32_t got[32];
+  h_fetch(a, got);
+  for (int i = 0; i < 32; i++) {
+    int32_t want = i == 28 ? -1 : 31 - i;
+    if (i != 28 && got[i] != want) h_die("with_barrier: a[%d] is %d, want %d", i, got[i], want);
+  }
+  kc_array_free(a);
+}
+
+int main(int argc, char **argv) {
+  h_begin("debug_checks", argc, argv);
+  kc_module *m = NULL;
+  h_ok(kc_compile_file(H.ctx, argv[1], NULL, &m), "compile");
+  float_kernels(m);
+  int_kernels(m);
+  kc_module_free(m);
+  /* kc_compile_options.debug: the undecorated kernel is checked too */
+  kc_compile_options opts = {0};
+  opts.opt_level = -1;
+  opts.debug = 1;
+  h_ok(kc_compile_file(H.ctx, argv[1], &opts, &m), "compile with debug");
+  float host[32] = {0};
+  kc_array *a = h_array1(KC_FLOAT32, 32, host);
+  kc_arg zero[] = {kc_arg_array(a), kc_arg_i32(0)};
+  const char *const n_pos[] = {"kernel 'unchecked'", "debug_checks.k:28:5",
+                               "AssertionError: n must be positive", NULL};
+  expect_raise("debug option", kernel(m, "unchecked"), 32, zero, 2, n_pos);
+  kc_array_free(a);
+  kc_module_free(m);
+  return h_end();
+}
