@@ -135,5 +135,7 @@ LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t);
 /* a.real, a.imag of a complex array value arr: a strided view of its parts (e->ty) */
 LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr);
 LLVMValueRef cg_part(cg_ctx *g, node *e);   /* z.real, z.imag */
+/* builtins/arrays.c: a.strides, a.itemsize, a.nbytes, a.T of the array value arr */
+LLVMValueRef cg_array_attr(cg_ctx *g, node *e, LLVMValueRef arr);
 
 #endif

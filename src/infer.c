@@ -288,6 +288,8 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
     }
     if (strcmp(e->str, "size") == 0) return ix_set_type(e, &ty_i64, false);
     if (strcmp(e->str, "ndim") == 0) return ix_set_type(e, &ty_i64, false);
+    const type *t;
+    if (ix_array_attr(ic, e, bt, &t)) return t;
   }
   ix_error(ic, e->sp, "%s has no attribute '%s'", ix_tname(ic, bt), e->str);
   return NULL;
@@ -353,11 +355,22 @@ static void module_array_written(infer_ctx *ic, const node *n, span where) {
 }
 
 /* Slicing a parameter can write through the view: the parameter loses the read-only
- * (noalias, non-coherent cache) treatment. */
-static void mark_sliced_param(infer_ctx *ic, node *e) {
+ * (noalias, non-coherent cache) treatment. The view may be of a view: a[1:][::2],
+ * a.T[0], a.view(t)[1:]. */
+bool ix_mark_view_of(infer_ctx *ic, node *e) {
   node *root = e;
-  while (root->kind == N_INDEX) root = root->a;
+  for (;;) {
+    if (root->kind == N_INDEX || root->kind == N_ATTR) root = root->a;
+    else if (root->kind == N_CALL && root->a->kind == N_ATTR) root = root->a->a;
+    else break;
+  }
   mark_written(ic, root);
+  if (is_module_array(root)) {   /* a view could be written, and the data is constant */
+    ix_error(ic, e->sp, "views of module array '%s' are not supported: index every "
+         "dimension (%s[i%s])", root->sym->name, root->sym->name, root->ty->ndim > 1 ? ", j" : "");
+    return false;
+  }
+  return true;
 }
 
 /* a[...] with a slice, or with fewer indices than dimensions (the rest are full
@@ -379,12 +392,7 @@ static const type *ix_view(infer_ctx *ic, node *e, const type *bt, node_list *id
     if (seen_slice && it && (it->a || it->b || it->c)) contiguous = false;
     seen_slice = true;
   }
-  mark_sliced_param(ic, e);
-  if (is_module_array(e->a)) {   /* a view could be written, and the data is constant */
-    ix_error(ic, e->sp, "views of module array '%s' are not supported: index every "
-         "dimension (%s[i%s])", e->a->sym->name, e->a->sym->name, bt->ndim > 1 ? ", j" : "");
-    return NULL;
-  }
+  if (!ix_mark_view_of(ic, e)) return NULL;
   return ix_set_type(e, type_array_layout(ic->ar, bt->elem, nd, !contiguous), false);
 }
 
@@ -754,11 +762,14 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
 }
 
 /* z.conjugate(): methods are the registry's rows whose path starts with '.'; only
- * numbers have them (arrays have none). */
+ * numbers have them, and arrays those flagged BF_ARRAY_METHOD (builtins/arrays.c). */
 static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
   node *callee = e->a;
   const builtin *b = builtin_find(arena_printf(ic->ar, ".%s", callee->str));
-  if (b && type_is_numeric(bt)) return ix_builtin_call(ic, e, b);
+  bool on_array = bt->kind == TY_ARRAY;
+  if (b && (on_array ? (b->flags & BF_ARRAY_METHOD) : type_is_numeric(bt) && !(b->flags & BF_ARRAY_METHOD)))
+    return ix_builtin_call(ic, e, b);
+  if (bt->kind == TY_ARRAY && ix_array_method_refused(ic, callee, bt)) return NULL;
   ix_error(ic, callee->sp, "methods are not supported: %s has no method '%s'", ix_tname(ic, bt),
        callee->str);
   return NULL;

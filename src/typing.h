@@ -125,6 +125,12 @@ typedef struct gu_layout {
   const char *dim[GU_MAX_ARGS][KC_MAX_DIMS];
 } gu_layout;
 bool ix_gu_parse_layout(infer_ctx *ic, const char *s, gu_layout *l, const char **err);
+/* builtins/arrays.c: an array's .strides, .itemsize, .nbytes, .T (true when e names
+ * one, its type in *out); an array method kernels do not have (reported: true) */
+bool ix_array_attr(infer_ctx *ic, node *e, const type *at, const type **out);
+bool ix_array_method_refused(infer_ctx *ic, node *callee, const type *at);
+/* infer.c: e makes a view that can be written through: its root parameter is written */
+bool ix_mark_view_of(infer_ctx *ic, node *e);   /* false: a module array's, refused */
 /* specialise.c: instances */
 fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
                             bitset omitted, span site);

@@ -48,6 +48,7 @@ enum {
   BF_CONSTANT = 1 << 7,      /* BK_VALUE: a float64 constant (value), folded as literals are */
   BF_FOLD = 1 << 8,          /* BK_FUNCTION: evaluated at module level by constant folding
                                 (np.array, np.arange ...: numpy.c's np_fold_call) */
+  BF_ARRAY_METHOD = 1 << 9,  /* BK_METHOD: called on an array (a.view); others on numbers */
 };
 
 /* Typing: check e's arguments, type them, return e's type (NULL after an error).
@@ -92,7 +93,7 @@ builtin_lowering builtin_lowering_for(const builtin *b, bool host);
 extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
     builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
     builtins_math[], builtins_complex[], builtins_fp16[], builtins_python[],
-    builtins_print[], builtins_numpy[];
+    builtins_print[], builtins_numpy[], builtins_arrays[];
 
 /* math.c: the typing and lowering of a float64 constant row (math.pi; np.pi too) */
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);

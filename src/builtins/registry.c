@@ -13,7 +13,7 @@ static const builtin_family families[] = {
   {"atomics", builtins_atomics}, {"warp", builtins_warp},       {"bits", builtins_bits},
   {"memory", builtins_memory},   {"math", builtins_math},       {"complex", builtins_complex},
   {"fp16", builtins_fp16},       {"python", builtins_python},   {"print", builtins_print},
-  {"numpy", builtins_numpy},     {NULL, NULL},
+  {"numpy", builtins_numpy},     {"arrays", builtins_arrays},   {NULL, NULL},
 };
 
 const builtin *builtin_find(const char *path) {
