@@ -292,6 +292,15 @@ void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const cha
     n += snprintf(shape + n, sizeof shape - (size_t)n, k ? ", %lld" : "%lld",
                   (long long)e->shape[k]);
   snprintf(shape + n, sizeof shape - (size_t)n, nd == 1 ? ",)" : ")");
+  if (e->is_unsigned == KC_KERNEL_ERROR_SHAPE_MISMATCH) {   /* a[1:] = b (cg_slices.c) */
+    snprintf(buf, len,
+             "%s: error: kernel '%s': cannot assign an array of extent %lld to axis %u of a "
+             "slice of shape %s (the extents must be equal or 1), in block (%u, %u, %u), "
+             "thread (%u, %u, %u)",
+             where, kernel, (long long)e->index, e->axis, shape, e->block[0], e->block[1],
+             e->block[2], e->thread[0], e->thread[1], e->thread[2]);
+    return;
+  }
   snprintf(buf, len,
            "%s: error: kernel '%s': index %s is out of bounds for axis %u with size %lld "
            "(array of shape %s), in block (%u, %u, %u), thread (%u, %u, %u)",

@@ -135,6 +135,9 @@ LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t);
 /* a.real, a.imag of a complex array value arr: a strided view of its parts (e->ty) */
 LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr);
 LLVMValueRef cg_part(cg_ctx *g, node *e);   /* z.real, z.imag */
+/* cg_slices.c: t = v where t (an N_INDEX) is a view: v, of type vt, a scalar stored to
+ * every element or an array broadcast and copied onto it */
+void cg_store_slice(cg_ctx *g, node *t, LLVMValueRef v, const type *vt);
 /* builtins/arrays.c: a.strides, a.itemsize, a.nbytes, a.T of the array value arr */
 LLVMValueRef cg_array_attr(cg_ctx *g, node *e, LLVMValueRef arr);
 

@@ -711,6 +711,10 @@ static void store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt) {
       store_target(g, t->list.items[i], LLVMBuildExtractValue(g->b, v, (unsigned)i, ""), vt->elems[i]);
     return;
   case N_INDEX: {
+    if (t->ty->kind == TY_ARRAY) {   /* a[1:] = v */
+      cg_store_slice(g, t, v, vt);
+      return;
+    }
     const type *el = t->a->ty->elem;
     store_element(g, cg_element_ptr(g, t), cg_convert(g, v, vt, el), el);
     return;

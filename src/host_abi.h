@@ -91,6 +91,9 @@ typedef struct kc_kernel_error {
 #define KC_KERNEL_ERROR_OFF_INDEX 48
 #define KC_KERNEL_ERROR_OFF_SHAPE 56
 #define KC_KERNEL_ERROR_SIZE 80
+/* is_unsigned holds this instead of 0/1 when the record is a slice assignment's shape
+ * mismatch (cg_slices.c): axis is the view's axis, index the source's extent there. */
+#define KC_KERNEL_ERROR_SHAPE_MISMATCH 2
 
 /* Byte offsets the code generator uses to read kc_cpu_block fields. */
 #define KC_CPU_BLOCK_OFF_BLOCK_IDX 0

@@ -977,9 +977,13 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
   if (base->sym && base->sym->is_shared && base->sym->value &&
       (base->sym->value->bi->flags & BF_READ_ONLY))
     ix_error(ic, t->sp, "'%s' is a constant array and cannot be modified", base->sym->name);
-  if (et && et->kind == TY_ARRAY) {
-    ix_error(ic, t->sp, "assignment to a slice is not supported: this index gives a %s view of "
-         "%s; index every dimension to store an element", ix_tname(ic, et), ix_tname(ic, base->ty));
+  if (et && et->kind == TY_ARRAY) {   /* a[1:] = v: broadcast or copied (cg_slices.c) */
+    if (vt && vt->kind == TY_ARRAY && vt->ndim > et->ndim)
+      ix_error(ic, t->sp, "cannot assign %s to a slice of %d dimension%s (%s): the source has "
+           "more dimensions than the view", ix_tname(ic, vt), et->ndim, et->ndim == 1 ? "" : "s",
+           ix_tname(ic, et));
+    else if (vt && vt->kind != TY_ARRAY && !type_is_scalar(vt))
+      ix_error(ic, t->sp, "cannot store %s into a slice of %s", ix_tname(ic, vt), ix_tname(ic, base->ty));
     return;
   }
   if (et && vt && !type_is_scalar(vt))
