@@ -185,9 +185,10 @@ KC_API kc_status kc_context_device_info(kc_context *ctx, kc_device_info *info);
 KC_API kc_status kc_detect(char *buf, size_t len, size_t *needed);
 
 /* ---- Arrays ---------------------------------------------------------------------- */
-#define KC_MAX_DIMS 3
+#define KC_MAX_DIMS 8
 
-/* A new uninitialised C-contiguous array of ndim (1..3) dimensions on the device. */
+/* A new uninitialised C-contiguous array of ndim (1..KC_MAX_DIMS) dimensions on the
+ * device. */
 KC_API kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim,
                               const int64_t *shape, kc_array **out);
 /* A new array holding a copy of host data (Numba's cuda.to_device). */

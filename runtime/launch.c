@@ -281,12 +281,12 @@ static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim
 /* ---- Bounds errors ------------------------------------------------------------------ */
 void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
                             const kc_kernel_error *e) {
-  char where[512], index[32], shape[96];
+  char where[512], index[32], shape[32 * KC_MAX_DIMS];
   if (file) snprintf(where, sizeof where, "%s:%u:%u", file, e->line, e->col);
   else snprintf(where, sizeof where, "line %u:%u", e->line, e->col);
   if (e->is_unsigned) snprintf(index, sizeof index, "%llu", (unsigned long long)e->index);
   else snprintf(index, sizeof index, "%lld", (long long)e->index);
-  unsigned nd = e->ndim >= 1 && e->ndim <= 3 ? e->ndim : 1;
+  unsigned nd = e->ndim >= 1 && e->ndim <= KC_MAX_DIMS ? e->ndim : 1;
   int n = snprintf(shape, sizeof shape, "(");
   for (unsigned k = 0; k < nd; k++)
     n += snprintf(shape + n, sizeof shape - (size_t)n, k ? ", %lld" : "%lld",
@@ -304,7 +304,7 @@ void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const cha
   snprintf(buf, len,
            "%s: error: kernel '%s': index %s is out of bounds for axis %u with size %lld "
            "(array of shape %s), in block (%u, %u, %u), thread (%u, %u, %u)",
-           where, kernel, index, e->axis, (long long)e->shape[e->axis < 3 ? e->axis : 0],
+           where, kernel, index, e->axis, (long long)e->shape[e->axis < nd ? e->axis : 0],
            shape, e->block[0], e->block[1], e->block[2], e->thread[0], e->thread[1],
            e->thread[2]);
 }

@@ -700,7 +700,7 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
   return at < len ? 0 : -1000;
 }
 
-/* The arguments' types as bytes (an array: 0x80 | rank << 4 | dtype; a scalar: its
+/* The arguments' types as bytes (an array: rank << 4 | dtype, rank 1..8; a scalar: its
  * dtype), so that a launch of an untyped kernel finds its specialisation without
  * formatting text. -1 when an argument is invalid or there are too many. */
 static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
@@ -710,7 +710,7 @@ static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
     if (a->is_array && !a->v.array) return -1;
     kc_dtype t = a->is_array ? a->v.array->dtype : a->dtype;
     if ((unsigned)t >= KC_DTYPE_COUNT) return -1;
-    key[i] = (unsigned char)(a->is_array ? 0x80 | a->v.array->ndim << 4 | t : t);
+    key[i] = (unsigned char)(a->is_array ? a->v.array->ndim << 4 | t : t);
   }
   return 0;
 }

@@ -131,12 +131,14 @@ static void report_mismatch(cg_ctx *g, node *t, int nd, LLVMValueRef axis, LLVMV
     LLVMBuildStore(g->b, f[i].v, LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at, 1, ""));
   }
   for (int k = 0; k < 3; k++) {
-    LLVMValueRef at[3] = {ci64(g, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k),
-                          ci64(g, KC_KERNEL_ERROR_OFF_THREAD + 4 * k),
-                          ci64(g, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k)};
+    LLVMValueRef at[2] = {ci64(g, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k),
+                          ci64(g, KC_KERNEL_ERROR_OFF_THREAD + 4 * k)};
     LLVMBuildStore(g->b, cg_special_reg(g, 1, k), LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at[0], 1, ""));
     LLVMBuildStore(g->b, cg_special_reg(g, 0, k), LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at[1], 1, ""));
-    LLVMBuildStore(g->b, k < nd ? ext[k] : ci64(g, 0), LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at[2], 1, ""));
+  }
+  for (int k = 0; k < nd; k++) {
+    LLVMValueRef at = ci64(g, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k);
+    LLVMBuildStore(g->b, ext[k], LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at, 1, ""));
   }
   LLVMBuildBr(g->b, done);
   LLVMPositionBuilderAtEnd(g->b, done);

@@ -51,7 +51,9 @@ LLVMTypeRef cg_mem_type(cg_ctx *g, const type *t) {
 }
 
 LLVMTypeRef cg_array_struct(cg_ctx *g, int ndim) {
-  LLVMTypeRef f[1 + KC_MAX_DIMS] = {g->ptr, g->i64, g->i64, g->i64};
+  LLVMTypeRef f[1 + KC_MAX_DIMS];
+  f[0] = g->ptr;
+  for (int k = 0; k < ndim; k++) f[1 + k] = g->i64;
   return LLVMStructTypeInContext(g->c, f, (unsigned)(1 + ndim), 0);
 }
 
@@ -250,9 +252,9 @@ static void bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
   for (int k = 0; k < 3; k++) {
     record_field(g, rec, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k, cg_special_reg(g, 1, k));
     record_field(g, rec, KC_KERNEL_ERROR_OFF_THREAD + 4 * k, cg_special_reg(g, 0, k));
-    record_field(g, rec, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k,
-                 k < at->ndim ? cg_array_extent(g, arr, k) : ci64(g, 0));
   }
+  for (int k = 0; k < at->ndim; k++)
+    record_field(g, rec, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k, cg_array_extent(g, arr, k));
   record_field(g, rec, KC_KERNEL_ERROR_OFF_INDEX, index);
   LLVMBuildBr(g->b, done);
   LLVMPositionBuilderAtEnd(g->b, done);

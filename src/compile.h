@@ -57,7 +57,7 @@ void kcc_options_init(kcc_options *o);
 typedef struct kcc_param {
   const char *name;
   kc_dtype dtype;
-  int ndim;               /* 0 for a scalar, 1..3 for an array */
+  int ndim;               /* 0 for a scalar, 1..KC_MAX_DIMS for an array */
   int written;            /* an array the kernel stores to (others are read-only and
                              marked noalias: the runtime must not let a written array
                              alias them) */

@@ -21,6 +21,8 @@
 
 #include <stdint.h>
 
+#include "kc.h"
+
 typedef struct kc_cpu_block kc_cpu_block;
 
 struct kc_cpu_block {
@@ -76,7 +78,7 @@ typedef struct kc_kernel_error {
   uint32_t thread[3];      /* threadIdx */
   uint32_t is_unsigned;    /* the index had an unsigned type */
   int64_t index;           /* the index as written (before a negative one wraps) */
-  int64_t shape[3];        /* the array's extents */
+  int64_t shape[KC_MAX_DIMS]; /* the array's extents */
 } kc_kernel_error;
 
 #define KC_KERNEL_ERROR_SYMBOL "__kcc_error"
@@ -90,7 +92,7 @@ typedef struct kc_kernel_error {
 #define KC_KERNEL_ERROR_OFF_UNSIGNED 44
 #define KC_KERNEL_ERROR_OFF_INDEX 48
 #define KC_KERNEL_ERROR_OFF_SHAPE 56
-#define KC_KERNEL_ERROR_SIZE 80
+#define KC_KERNEL_ERROR_SIZE (56 + 8 * KC_MAX_DIMS)
 /* is_unsigned holds this instead of 0/1 when the record is a slice assignment's shape
  * mismatch (cg_slices.c): axis is the view's axis, index the source's extent there. */
 #define KC_KERNEL_ERROR_SHAPE_MISMATCH 2

@@ -283,7 +283,8 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
       return ix_set_type(e, type_array_layout(ic->ar, type_complex_part(bt->elem), bt->ndim, true), false);
     }
     if (strcmp(e->str, "shape") == 0) {
-      const type *el[KC_MAX_DIMS] = {&ty_i64, &ty_i64, &ty_i64};
+      const type *el[KC_MAX_DIMS];
+      for (int k = 0; k < bt->ndim; k++) el[k] = &ty_i64;
       return ix_set_type(e, type_tuple(ic->ar, el, bt->ndim), false);
     }
     if (strcmp(e->str, "size") == 0) return ix_set_type(e, &ty_i64, false);

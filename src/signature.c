@@ -139,8 +139,8 @@ static int sig_parse_dims(const char *t, size_t *pos, int *ndim, char *err, size
     at = *pos;
     if (sig_parse_dim(t, pos, &contig, err, errlen))
       return -1;
-    if (++*ndim > 3)
-      return sig_fail(err, errlen, at, "arrays have at most 3 dimensions");
+    if (++*ndim > KC_MAX_DIMS)
+      return sig_fail(err, errlen, at, "arrays have at most %d dimensions", KC_MAX_DIMS);
     sig_skip_space(t, pos);
     if (t[*pos] == ']') {
       (*pos)++;
@@ -274,14 +274,21 @@ int sig_parse(const char *text, sig_parsed *out, char *err, size_t errlen) {
   return 0;
 }
 
+const char *sig_dims(int ndim) {
+  static const char *const dims[] = {
+    "", "[:]", "[:, :]", "[:, :, :]", "[:, :, :, :]", "[:, :, :, :, :]", "[:, :, :, :, :, :]",
+    "[:, :, :, :, :, :, :]", "[:, :, :, :, :, :, :, :]",
+  };
+  _Static_assert(sizeof dims / sizeof dims[0] == KC_MAX_DIMS + 1, "a spelling per rank");
+  return ndim >= 0 && ndim <= KC_MAX_DIMS ? dims[ndim] : "[?]";
+}
+
 void sig_format_type(sig_type t, char *buf, size_t len) {
-  static const char *const dims[] = {"", "[:]", "[:, :]", "[:, :, :]"};
   if (!len)
     return;
   if (t.is_void) {
     snprintf(buf, len, "void");
     return;
   }
-  snprintf(buf, len, "%s%s", sig_dtype_name(t.dtype),
-           t.ndim >= 0 && t.ndim <= 3 ? dims[t.ndim] : "[?]");
+  snprintf(buf, len, "%s%s", sig_dtype_name(t.dtype), sig_dims(t.ndim));
 }

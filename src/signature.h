@@ -19,7 +19,7 @@
 
 typedef struct sig_type {
   kc_dtype dtype;
-  int ndim;          /* 0 = scalar, 1..3 = array */
+  int ndim;          /* 0 = scalar, 1..KC_MAX_DIMS = array */
   int is_void;       /* the `void` return type */
 } sig_type;
 
@@ -41,6 +41,9 @@ int sig_dtype_from_name(const char *name, size_t len);
 /* The Numba name of a dtype ("float32"); "?" when out of range. Same as
  * kc_dtype_name, but in the front end (no runtime needed). */
 const char *sig_dtype_name(kc_dtype d);
+/* The dimensions of an array of rank ndim as Numba writes them: "[:, :]" ("" for 0,
+ * "[?]" out of range). */
+const char *sig_dims(int ndim);
 /* Write "float32[:, :]" / "int32" into buf. */
 void sig_format_type(sig_type t, char *buf, size_t len);
 
