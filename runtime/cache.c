@@ -18,7 +18,8 @@
  *   kcc-cache 2 <hash0> <hash1>
  *   counts <nkernels> <nuntyped> <ptx bytes>
  *   kernel <uses_barrier> <static_shared> <nparams> <name> <symbol> <signature...>
- *   param <dtype> <ndim> <written> <name...>          (nparams lines per kernel)
+ *   param <dtype> <ndim> <flags> <name...>            (nparams lines per kernel; flags:
+ *                                                      1 written, 2 strided ('A'))
  *   untyped <name>
  *   <ptx>
  */
@@ -194,7 +195,8 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
     if (dtype < 0 || dtype >= KC_DTYPE_COUNT || ndim < 0 || ndim > KC_MAX_DIMS) return -1;
     p->dtype = (kc_dtype)dtype;
     p->ndim = ndim;
-    p->written = atoi(w[3]) != 0;
+    p->written = atoi(w[3]) & 1;
+    p->strided = (atoi(w[3]) >> 1) & 1;
     if (!(p->name = dup_str(w[4]))) return -1;
   }
   return 0;
@@ -268,7 +270,8 @@ static int write_entry(FILE *f, const rt_cache_key *key, const kcc_output *out) 
       const kcc_param *p = &k->params[j];
       const char *name = p->name ? p->name : "";
       if (bad_word(name, 0)) return -1;
-      fprintf(f, "param %d %d %d %s\n", (int)p->dtype, p->ndim, p->written != 0, name);
+      fprintf(f, "param %d %d %d %s\n", (int)p->dtype, p->ndim,
+              (p->written != 0) | (p->strided != 0) << 1, name);
     }
   }
   for (int i = 0; i < out->nuntyped; i++) {

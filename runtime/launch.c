@@ -69,7 +69,8 @@ typedef enum bad_arg {
   ARG_FREED,     /* an array passed to kc_array_free */
   ARG_TYPE,      /* dtype or rank differ */
   ARG_RANGE,     /* a scalar does not fit the parameter's type */
-  ARG_ALIAS      /* a written array overlaps a read-only (noalias) one */
+  ARG_ALIAS,     /* a written array overlaps a read-only (noalias) one */
+  ARG_LAYOUT     /* a non-contiguous view for a parameter compiled C-contiguous */
 } bad_arg;
 
 static int fits_signed(int64_t v, kc_dtype t) {
@@ -159,10 +160,24 @@ static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot) {
   return ARG_OK;
 }
 
+/* The bytes [lo, hi) an array's elements lie in (a strided view spans its gaps too). */
+static void span(const kc_array *a, uint64_t *lo, uint64_t *hi) {
+  int64_t down = 0, up = 0, es = (int64_t)kc_dtype_size(a->dtype);
+  for (int d = 0; d < a->ndim; d++) {
+    int64_t far = (a->shape[d] - 1) * a->step[d];
+    if (far < 0) down += far;
+    else up += far;
+  }
+  *lo = a->data.dev + (uint64_t)(down * es);   /* same bits as the host pointer */
+  *hi = a->data.dev + (uint64_t)((up + 1) * es);
+}
+
 static int overlap(const kc_array *a, const kc_array *b) {
   if (!a->bytes || !b->bytes) return 0;
-  uint64_t a0 = a->data.dev, b0 = b->data.dev;   /* same bits as the host pointer */
-  return a0 < b0 + b->bytes && b0 < a0 + a->bytes;
+  uint64_t a0, a1, b0, b1;
+  span(a, &a0, &a1);
+  span(b, &b0, &b1);
+  return a0 < b1 && b0 < a1;
 }
 
 /* The compiler marked read-only arrays noalias: a written array must not overlap one.
@@ -200,8 +215,11 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
       if (arr->magic != RT_ARRAY_LIVE) return ARG_FREED;
       if (arr->ctx != k->mod->ctx) return ARG_CONTEXT;
       if (arr->dtype != p->dtype || arr->ndim != p->ndim) return ARG_TYPE;
+      if (!p->strided && !arr->contiguous) return ARG_LAYOUT;
       params[p->flat] = &arr->data;
       for (int d = 0; d < p->ndim; d++) params[p->flat + 1 + d] = &arr->shape[d];
+      if (p->strided)   /* an 'A' parameter: the strides follow the extents */
+        for (int d = 0; d < p->ndim; d++) params[p->flat + 1 + p->ndim + d] = &arr->step[d];
     } else {
       if (a->is_array) return ARG_TYPE;
       /* two words per slot: a complex128 takes 16 bytes */
@@ -244,6 +262,13 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
   }
   rt_format_type(p->dtype, p->ndim, want, sizeof want);
   describe_arg(a, got, sizeof got);
+  if (why == ARG_LAYOUT)
+    return rt_error(ctx, KC_ERR_LAUNCH,
+                    "%s: a non-contiguous view, and the kernel was compiled for C-contiguous "
+                    "%s (kcc compiles float32[:] for contiguous arrays); declare the parameter "
+                    "in any layout, 'array(%s, %dd, A)' or types.Array(%s, %d, 'A'), or pass a "
+                    "contiguous array", where, want, kc_dtype_name(p->dtype), p->ndim,
+                    kc_dtype_name(p->dtype), p->ndim);
   switch (why) {
   case ARG_NULL:
     return rt_error(ctx, KC_ERR_LAUNCH, "%s: expected %s, got a NULL array", where, want);

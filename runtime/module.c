@@ -65,6 +65,7 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
     rt_param *p = &k->params[i];
     p->dtype = params[i].dtype;
     p->ndim = params[i].ndim;
+    p->strided = p->ndim > 0 && params[i].strided;
     p->flat = flat;
     p->written = p->ndim > 0 && params[i].written;
     p->name = rt_strdup(ctx, params[i].name ? params[i].name : "");
@@ -72,7 +73,7 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
     if ((unsigned)p->dtype >= KC_DTYPE_COUNT || p->ndim < 0 || p->ndim > KC_MAX_DIMS)
       return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': parameter %d has a bad type",
                       name, i + 1);
-    flat += p->ndim == 0 ? 1 : 1 + p->ndim;
+    flat += p->ndim == 0 ? 1 : 1 + p->ndim * (p->strided ? 2 : 1);
   }
   if (flat > RT_MAX_FLAT_PARAMS)
     return rt_error(ctx, KC_ERR_UNSUPPORTED,
@@ -503,6 +504,7 @@ static kc_status table_kernel(kc_module *m, kc_kernel *k, const char *line, size
     params[i].name = "";
     params[i].dtype = sig.params[i].dtype;
     params[i].ndim = sig.params[i].ndim;
+    params[i].strided = sig.params[i].strided;
     params[i].written = (int)((written >> i) & 1);
   }
   return kernel_init(m, k, sig.name, sym, p, sig.nparams, params);
@@ -688,8 +690,11 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
   for (int i = 0; i < nargs && at < len; i++) {
     char t[64];
     if (args[i].is_array) {
-      if (!args[i].v.array) return -1 - i;
-      rt_format_type(args[i].v.array->dtype, args[i].v.array->ndim, t, sizeof t);
+      const kc_array *a = args[i].v.array;
+      if (!a) return -1 - i;
+      /* a non-contiguous view makes the parameter 'A', as Numba's typeof does */
+      sig_type st = {a->dtype, a->ndim, 0, !a->contiguous};
+      sig_format_type(st, t, sizeof t);
     } else {
       if ((unsigned)args[i].dtype >= KC_DTYPE_COUNT) return -1 - i;
       rt_format_type(args[i].dtype, 0, t, sizeof t);
@@ -700,7 +705,8 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
   return at < len ? 0 : -1000;
 }
 
-/* The arguments' types as bytes (an array: rank << 4 | dtype, rank 1..8; a scalar: its
+/* The arguments' types as bytes (an array: 16 + (2 * (rank - 1) + non-contiguous) *
+ * KC_DTYPE_COUNT + dtype, at most 239; a scalar: its
  * dtype), so that a launch of an untyped kernel finds its specialisation without
  * formatting text. -1 when an argument is invalid or there are too many. */
 static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
@@ -710,7 +716,10 @@ static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
     if (a->is_array && !a->v.array) return -1;
     kc_dtype t = a->is_array ? a->v.array->dtype : a->dtype;
     if ((unsigned)t >= KC_DTYPE_COUNT) return -1;
-    key[i] = (unsigned char)(a->is_array ? a->v.array->ndim << 4 | t : t);
+    _Static_assert(16 + 2 * KC_MAX_DIMS * KC_DTYPE_COUNT <= 256, "an argument's key is a byte");
+    key[i] = (unsigned char)(a->is_array ? 16 + (2 * (a->v.array->ndim - 1) + !a->v.array->contiguous) *
+                                               KC_DTYPE_COUNT + t
+                                         : t);
   }
   return 0;
 }

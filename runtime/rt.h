@@ -72,13 +72,15 @@ struct kc_array {
   /* data comes first and shape right after: kernel parameters point into them */
   union { void *host; uint64_t dev; } data;
   int64_t shape[KC_MAX_DIMS];
+  int64_t step[KC_MAX_DIMS];    /* strides in elements: what an 'A' parameter is passed */
   kc_context *ctx;
   kc_array *base;               /* the array a view looks into; NULL for an owner */
   int refs;                     /* owner: 1 + live views; memory freed at 0 */
   int freed;                    /* owner: kc_array_free was called, views remain */
   kc_dtype dtype;
   int ndim;
-  size_t bytes;
+  int contiguous;               /* C-contiguous: a 'C' parameter (float32[:]) takes it */
+  size_t bytes;                 /* of the elements (a strided view's span is larger) */
   uint32_t magic;               /* RT_ARRAY_LIVE, or RT_ARRAY_FREED once freed */
 };
 
@@ -87,6 +89,7 @@ typedef struct rt_param {
   char *name;                   /* may be "" (PTX loaded without names) */
   kc_dtype dtype;
   int ndim;                     /* 0: scalar */
+  int strided;                  /* an 'A' array: passed with its strides after its extents */
   int flat;                     /* index of its first kernelParams entry */
   int written;                  /* an array the kernel stores to; the compiler marked
                                    the read-only ones noalias, so they must not overlap */

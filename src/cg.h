@@ -104,7 +104,11 @@ void cg_set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi);
  * extents; a scalar parameter's LLVM type as passed (bool as a byte) and its value
  * from one; the enum attribute name on fn's index idx (-1 the function, 0 the return,
  * 1.. the parameters); a debug subprogram for fn, an entry point of f. */
-LLVMValueRef cg_build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef *ext);
+LLVMValueRef cg_build_array(cg_ctx *g, const type *t, LLVMValueRef data, LLVMValueRef *ext);
+/* The flattened parameters an array parameter of type t takes (host_abi.h). */
+static inline int cg_array_param_words(const type *t) {
+  return 1 + t->ndim * (t->strided ? 2 : 1);
+}
 LLVMTypeRef cg_param_scalar_type(cg_ctx *g, const type *t);
 LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t);
 void cg_add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name);

@@ -961,11 +961,14 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
 
 /* ---- pieces of kernel entry points (the target's: gen_entries) ---------------------------------- */
 
-/* Reassemble array values from flattened parameters (data pointer + extents). */
-LLVMValueRef cg_build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef *ext) {
-  LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, ndim));
+/* Reassemble an array value of type t from flattened parameters: a data pointer, the
+ * extents, then for a strided ('A') parameter the strides in elements; the value's
+ * fields are in that order. */
+LLVMValueRef cg_build_array(cg_ctx *g, const type *t, LLVMValueRef data, LLVMValueRef *ext) {
+  LLVMValueRef v = LLVMGetUndef(cg_type(g, t));
   v = LLVMBuildInsertValue(g->b, v, data, 0, "");
-  for (int k = 0; k < ndim; k++) v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(k + 1), "");
+  for (int k = 0; k < cg_array_param_words(t) - 1; k++)
+    v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(k + 1), "");
   return v;
 }
 

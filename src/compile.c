@@ -115,6 +115,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
       if (!k->params[j].name) return false;
       k->params[j].dtype = type_to_dtype(t->kind == TY_ARRAY ? t->elem : t);
       k->params[j].ndim = t->kind == TY_ARRAY ? t->ndim : 0;
+      k->params[j].strided = t->kind == TY_ARRAY && t->strided;
       k->params[j].written = param_written(f, j);
     }
     k->uses_barrier = f->uses_barrier;

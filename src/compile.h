@@ -61,6 +61,8 @@ typedef struct kcc_param {
   int written;            /* an array the kernel stores to (others are read-only and
                              marked noalias: the runtime must not let a written array
                              alias them) */
+  int strided;            /* an array of any layout (Numba's 'A'): passed with its strides
+                             (in elements) after its extents; others are C-contiguous */
 } kcc_param;
 
 typedef struct kcc_kernel {

@@ -60,8 +60,9 @@ static const type *array_type_expr(infer_ctx *ic, node *e, const type *el) {
   return type_array(ic->ar, el, dims->len);
 }
 
-/* numba.types.Array(float32, 2, 'C'): layouts 'C' and 'A' (any: kcc's arguments are
- * C-contiguous, which 'A' admits); 'F' is refused as above. */
+/* numba.types.Array(float32, 2, 'C'): layouts 'C' and 'A' (any layout: the argument
+ * carries its strides, so a non-contiguous view can be passed); 'F' is refused as
+ * above, except with one dimension, where it is 'C'. */
 static const type *array_call_type(infer_ctx *ic, node *e) {
   int64_t ndim = 0;
   node *lay = e->list.len == 3 ? e->list.items[2] : NULL;
@@ -87,7 +88,7 @@ static const type *array_call_type(infer_ctx *ic, node *e) {
          "are C-contiguous (use 'C' or 'A')");
     return NULL;
   }
-  return type_array(ic->ar, el, (int)ndim);
+  return type_array_layout(ic->ar, el, (int)ndim, lay->str[0] == 'A');
 }
 
 /* An annotation or signature type written as an expression: float32, float32[:],
@@ -103,7 +104,7 @@ const type *ix_annotation_type(infer_ctx *ic, node *ann) {
       return NULL;
     }
     const type *el = type_from_dtype(st.dtype);
-    return st.ndim ? type_array(ic->ar, el, st.ndim) : el;
+    return st.ndim ? type_array_layout(ic->ar, el, st.ndim, st.strided) : el;
   }
   if (ann->kind == N_CALL) {
     const char *p = ix_dotted_path(ic, ann->a);
@@ -141,7 +142,8 @@ static bool sig_from_string(infer_ctx *ic, node *str, sig_spec *out) {
   for (int i = 0; i < sp.nparams; i++) {
     const type *el = type_from_dtype(sp.params[i].dtype);
     vec_push(ic->ar, out->params,
-             (void *)(sp.params[i].ndim ? type_array(ic->ar, el, sp.params[i].ndim) : el));
+             (void *)(sp.params[i].ndim ? type_array_layout(ic->ar, el, sp.params[i].ndim,
+                                                            sp.params[i].strided) : el));
   }
   out->ret = !sp.has_ret ? NULL : sp.ret.is_void ? &ty_void : type_from_dtype(sp.ret.dtype);
   if (out->ret && sp.ret.ndim) out->ret = type_array(ic->ar, out->ret, sp.ret.ndim);

@@ -2,6 +2,7 @@
  * signature.h — Numba type signatures as text, shared by the compiler (decorator
  * strings, --sig) and the runtime (the "// kcc-kernel:" lines in PTX):
  *   "float32[:, ::1]"                   one type
+ *   "array(float32, 2d, A)"             an array of any layout (Numba's printed form)
  *   "void(float32[:], float32[:])"      a kernel signature, return type first
  *   "add(float32[:], int32)"            a named signature (--sig)
  *   "float32(float32, float32)"         a vectorize signature
@@ -21,6 +22,8 @@ typedef struct sig_type {
   kc_dtype dtype;
   int ndim;          /* 0 = scalar, 1..KC_MAX_DIMS = array */
   int is_void;       /* the `void` return type */
+  int strided;       /* an array of any layout, "array(float32, 1d, A)"; others are
+                        C-contiguous ("float32[:]") */
 } sig_type;
 
 typedef struct sig_parsed {

@@ -196,7 +196,7 @@ static long long param_space_bytes(const fn_instance *f) {
   for (int i = 0; i < f->nparams; i++) {
     const type *t = f->param_types[i];
     long long size, align;
-    if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim), align = 8;
+    if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim * (t->strided ? 2 : 1)), align = 8;
     else if (t->kind == TY_BOOL) size = align = 1;
     else if (t->kind == TY_COMPLEX) size = t->bits / 8, align = t->bits / 16;
     else size = align = t->bits / 8;

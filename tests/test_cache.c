@@ -181,8 +181,8 @@ static void fake_output(kcc_output *out) {
   k->signature = strdup("add(float32[:], int32)");
   k->nparams = 2;
   k->params = calloc(2, sizeof *k->params);
-  k->params[0] = (kcc_param){strdup("out"), KC_FLOAT32, 1, 1};
-  k->params[1] = (kcc_param){strdup(""), KC_INT32, 0, 0};
+  k->params[0] = (kcc_param){strdup("out"), KC_FLOAT32, 1, 1, 0};
+  k->params[1] = (kcc_param){strdup(""), KC_INT32, 0, 0, 0};
   k = &out->kernels[1];
   k->name = strdup("red"), k->symbol = strdup("red__f64"), k->signature = strdup("red()");
   k->uses_barrier = 1;

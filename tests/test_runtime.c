@@ -321,11 +321,11 @@ static void scalars_block(void **args, kc_cpu_block *blk) {
 }
 
 static kcc_param add_params[] = {
-    {"a", KC_FLOAT32, 1, 1}, {"b", KC_FLOAT32, 1, 0}, {"n", KC_INT32, 0, 0}};
+    {"a", KC_FLOAT32, 1, 1, 0}, {"b", KC_FLOAT32, 1, 0, 0}, {"n", KC_INT32, 0, 0, 0}};
 static kcc_param sc_params[] = {
-    {"out", KC_INT64, 1, 1}, {"a", KC_INT8, 0, 0},    {"b", KC_UINT16, 0, 0},
-    {"c", KC_UINT64, 0, 0},  {"d", KC_FLOAT64, 0, 0}, {"e", KC_BOOL, 0, 0},
-    {"f", KC_FLOAT32, 0, 0}};
+    {"out", KC_INT64, 1, 1, 0}, {"a", KC_INT8, 0, 0, 0},    {"b", KC_UINT16, 0, 0, 0},
+    {"c", KC_UINT64, 0, 0, 0},  {"d", KC_FLOAT64, 0, 0, 0}, {"e", KC_BOOL, 0, 0, 0},
+    {"f", KC_FLOAT32, 0, 0, 0}};
 
 static kc_module *table_module(kc_context *ctx) {
   kcc_kernel t[2];

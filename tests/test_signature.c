@@ -156,7 +156,7 @@ END_TEST
 
 START_TEST(format_type) {
   char buf[64];
-  sig_type t = {KC_FLOAT32, 2, 0};
+  sig_type t = {KC_FLOAT32, 2, 0, 0};
   sig_format_type(t, buf, sizeof buf);
   ck_assert_str_eq(buf, "float32[:, :]");
   t.dtype = KC_UINT16;
