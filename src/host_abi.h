@@ -5,7 +5,9 @@
  * Arguments are passed exactly as CUDA's kernelParams: an array of pointers, one per
  * *flattened* parameter. A scalar parameter is one entry (pointer to the value, of the
  * parameter's own type). An array parameter of rank n is 1 + n entries: a pointer to the
- * data pointer, then pointers to its n extents (int64_t each). Arrays are C-contiguous.
+ * data pointer, then pointers to its n extents (int64_t each); one declared in any
+ * layout (Numba's 'A') has n more, its strides in elements (int64_t each). Others are
+ * C-contiguous.
  *
  * For each kernel K the host module defines two entry points:
  *   void K__block(void **args, kc_cpu_block *blk);
