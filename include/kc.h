@@ -193,9 +193,10 @@ KC_API kc_status kc_context_device_info(kc_context *ctx, kc_device_info *info);
 KC_API kc_status kc_detect(char *buf, size_t len, size_t *needed);
 
 /* ---- Arrays ---------------------------------------------------------------------- */
-#define KC_MAX_DIMS 3
+#define KC_MAX_DIMS 8
 
-/* A new uninitialised C-contiguous array of ndim (1..3) dimensions on the device. */
+/* A new uninitialised C-contiguous array of ndim (1..KC_MAX_DIMS) dimensions on the
+ * device. */
 KC_API kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim,
                               const int64_t *shape, kc_array **out);
 /* A new array holding a copy of host data (Numba's cuda.to_device). */
@@ -207,6 +208,23 @@ KC_API kc_status kc_array_like(const kc_array *a, kc_array **out);
 /* A view of rows [start, stop) of a's first axis; shares a's memory and must be
  * freed before a. */
 KC_API kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out);
+/* A view selecting, on each axis d, the Python slice start[d]:stop[d]:step[d] (NumPy's
+ * a[1:7:2, ::-1]): negative bounds count from the end, bounds are clamped, a negative
+ * step walks backwards; KC_SLICE_NONE stands for a bound left out (a[:3], a[::2]).
+ *   start, stop: ndim bounds each, or NULL for all left out
+ *   step:        ndim steps (not 0), or NULL for all 1
+ * The view shares a's memory and must be freed before a. Unless it is still
+ * C-contiguous (kc_array_is_contiguous) it can be passed only to a kernel parameter
+ * declared in any layout (Numba's 'A': "array(float32, 1d, A)"); a kernel taking
+ * float32[:] (compiled for C-contiguous arrays) refuses it at launch, and copies and
+ * fills of it are KC_ERR_INVALID. */
+#define KC_SLICE_NONE INT64_MIN
+KC_API kc_status kc_array_slice(kc_array *a, const int64_t *start, const int64_t *stop,
+                                const int64_t *step, kc_array **out);
+/* 1 when a is C-contiguous (every array kc_array_new makes; views may not be). */
+KC_API int kc_array_is_contiguous(const kc_array *a);
+/* a's strides in elements, one per dimension (NumPy's strides divided by the itemsize). */
+KC_API const int64_t *kc_array_strides(const kc_array *a);
 /* Copy the whole array to host memory of exactly `bytes` bytes, and back. */
 KC_API kc_status kc_array_to_host(kc_array *a, void *host, size_t bytes);
 KC_API kc_status kc_array_copy_from_host(kc_array *a, const void *host, size_t bytes);

@@ -62,7 +62,9 @@ kc_status rt_array_alloc(kc_context *ctx, kc_dtype dtype, const char *record,
   a->bytes = bytes;
   a->refs = 1;
   a->magic = RT_ARRAY_LIVE;
+  a->contiguous = 1;
   for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
+  for (int i = ndim - 1; i >= 0; i--) a->step[i] = i == ndim - 1 ? 1 : a->step[i + 1] * shape[i + 1];
   if (ctx->device == KC_DEVICE_CUDA) {
     s = rt_cuda_mem_alloc(ctx, bytes, &a->data.dev);
   } else {
@@ -127,8 +129,9 @@ kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out
     return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   }
   size_t row = a->shape[0] ? a->bytes / (size_t)a->shape[0] : 0;
-  if (ctx->device == KC_DEVICE_CUDA) v->data.dev = a->data.dev + (uint64_t)start * row;
-  else v->data.host = (char *)a->data.host + (size_t)start * row;
+  int64_t skip = start * a->step[0] * (int64_t)kc_dtype_size(a->dtype);   /* bytes */
+  if (ctx->device == KC_DEVICE_CUDA) v->data.dev = a->data.dev + (uint64_t)skip;
+  else v->data.host = (char *)a->data.host + skip;
   v->shape[0] = stop - start;
   v->bytes = (size_t)(stop - start) * row;
   v->base = owner;
@@ -139,8 +142,16 @@ kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out
   return KC_OK;
 }
 
+/* Copies and fills move the bytes of contiguous memory: a strided view has gaps. */
+static kc_status need_contiguous(const kc_array *a, const char *what) {
+  if (a->contiguous) return KC_OK;
+  return rt_error(a->ctx, KC_ERR_INVALID, "%s: the array is a non-contiguous view "
+                  "(kc_array_slice); copy through a kernel, or use the array it views", what);
+}
+
 static kc_status check_host_copy(kc_array *a, const void *host, size_t bytes) {
   if (rt_array_check(a, "array copy") != KC_OK) return KC_ERR_INVALID;
+  if (need_contiguous(a, "array copy") != KC_OK) return KC_ERR_INVALID;
   if (!host) return rt_error(a->ctx, KC_ERR_INVALID, "array copy: host pointer is NULL");
   if (bytes != a->bytes)
     return rt_error(a->ctx, KC_ERR_INVALID,
@@ -175,6 +186,8 @@ kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
     return KC_ERR_INVALID;
   if (src->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "array copy: the arrays belong to two contexts");
+  if (need_contiguous(dst, "array copy") != KC_OK || need_contiguous(src, "array copy") != KC_OK)
+    return KC_ERR_INVALID;
   if (src->dtype != dst->dtype || src->bytes != dst->bytes ||
       (src->record && strcmp(src->record, dst->record) != 0))
     return rt_error(ctx, KC_ERR_INVALID,
@@ -189,7 +202,8 @@ kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
 
 kc_status kc_array_fill(kc_array *a, const void *value) {
   if (!a) return KC_ERR_INVALID;
-  if (rt_array_check(a, "array fill") != KC_OK) return KC_ERR_INVALID;
+  if (rt_array_check(a, "array fill") != KC_OK || need_contiguous(a, "array fill") != KC_OK)
+    return KC_ERR_INVALID;
   if (!value) return rt_error(a->ctx, KC_ERR_INVALID, "array fill: value is NULL");
   if (a->record)
     return rt_error(a->ctx, KC_ERR_INVALID, "array fill: an array of records is filled "
@@ -203,7 +217,8 @@ kc_status kc_array_fill(kc_array *a, const void *value) {
 
 kc_status kc_array_zero(kc_array *a) {
   if (!a) return KC_ERR_INVALID;
-  if (rt_array_check(a, "array zero") != KC_OK) return KC_ERR_INVALID;
+  if (rt_array_check(a, "array zero") != KC_OK || need_contiguous(a, "array zero") != KC_OK)
+    return KC_ERR_INVALID;
   if (a->ctx->device == KC_DEVICE_CUDA) {
     uint8_t zero = 0;
     return rt_cuda_fill(a->ctx, a->data.dev, a->bytes, 1, &zero);

@@ -18,8 +18,9 @@
  *   kcc-cache 2 <hash0> <hash1>
  *   counts <nkernels> <nuntyped> <ptx bytes>
  *   kernel <flags: 1 uses a barrier, 2 cooperative> <static_shared> <nparams> <name> <symbol> <signature...>
- *   param <dtype> <ndim> <written> <tuple> <name...>  (nparams lines per kernel; tuple
- *                                        is "-", or a tuple's element dtypes "9,9,10")
+ *   param <dtype> <ndim> <flags> <tuple> <name...>   (nparams lines per kernel; flags:
+ *                                        1 written, 2 strided ('A'); tuple is "-", or a
+ *                                        tuple's element dtypes "9,9,10")
  *   untyped <name>
  *   <ptx>
  */
@@ -37,7 +38,7 @@
 
 #define CACHE_FORMAT 4   /* 2: @guvectorize loop kernels take the broadcast parameters;
                             3: the kernel line's flags say cooperative (2);
-                            4: tuple parameters */
+                            4: tuple parameters, param flags (2 strided) */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -216,7 +217,8 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
       return -1;
     p->dtype = (kc_dtype)dtype;
     p->ndim = ndim;
-    p->written = atoi(w[3]) != 0;
+    p->written = atoi(w[3]) & 1;
+    p->strided = (atoi(w[3]) >> 1) & 1;
     if (!(p->name = dup_str(w[5])) || parse_tuple(w[4], p) != 0) return -1;
   }
   return 0;
@@ -291,7 +293,8 @@ static int write_entry(FILE *f, const rt_cache_key *key, const kcc_output *out) 
       const kcc_param *p = &k->params[j];
       const char *name = p->name ? p->name : "";
       if (bad_word(name, 0)) return -1;
-      fprintf(f, "param %d %d %d ", (int)p->dtype, p->ndim, p->written != 0);
+      fprintf(f, "param %d %d %d ", (int)p->dtype, p->ndim,
+              (p->written != 0) | (p->strided != 0) << 1);
       for (int e = 0; e < p->nelems; e++) fprintf(f, "%s%d", e ? "," : "", (int)p->elems[e]);
       fprintf(f, "%s %s\n", p->nelems ? "" : "-", name);
     }

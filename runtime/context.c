@@ -14,6 +14,7 @@
 
 #include "kc_config.h"
 #include "rt.h"
+#include "signature.h"
 
 /* ---- Names ----------------------------------------------------------------------- */
 const char *kc_status_name(kc_status s) {
@@ -71,8 +72,7 @@ int rt_dtype_is_signed(kc_dtype t) { return t >= KC_INT8 && t <= KC_INT64; }
 
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len) {
   /* Numba prints bool as "bool"; the array spelling matches sig_format_type */
-  static const char *const dims[] = {"", "[:]", "[:, :]", "[:, :, :]"};
-  snprintf(buf, len, "%s%s", kc_dtype_name(t), ndim >= 0 && ndim <= 3 ? dims[ndim] : "[?]");
+  snprintf(buf, len, "%s%s", kc_dtype_name(t), sig_dims(ndim));
 }
 
 /* ---- Errors and allocation ---------------------------------------------------------- */

@@ -69,7 +69,8 @@ typedef enum bad_arg {
   ARG_FREED,     /* an array passed to kc_array_free */
   ARG_TYPE,      /* dtype or rank differ */
   ARG_RANGE,     /* a scalar does not fit the parameter's type */
-  ARG_ALIAS      /* a written array overlaps a read-only (noalias) one */
+  ARG_ALIAS,     /* a written array overlaps a read-only (noalias) one */
+  ARG_LAYOUT     /* a non-contiguous view for a parameter compiled C-contiguous */
 } bad_arg;
 
 static int fits_signed(int64_t v, kc_dtype t) {
@@ -159,10 +160,24 @@ static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot) {
   return ARG_OK;
 }
 
+/* The bytes [lo, hi) an array's elements lie in (a strided view spans its gaps too). */
+static void span(const kc_array *a, uint64_t *lo, uint64_t *hi) {
+  int64_t down = 0, up = 0, es = (int64_t)kc_dtype_size(a->dtype);
+  for (int d = 0; d < a->ndim; d++) {
+    int64_t far = (a->shape[d] - 1) * a->step[d];
+    if (far < 0) down += far;
+    else up += far;
+  }
+  *lo = a->data.dev + (uint64_t)(down * es);   /* same bits as the host pointer */
+  *hi = a->data.dev + (uint64_t)((up + 1) * es);
+}
+
 static int overlap(const kc_array *a, const kc_array *b) {
   if (!a->bytes || !b->bytes) return 0;
-  uint64_t a0 = a->data.dev, b0 = b->data.dev;   /* same bits as the host pointer */
-  return a0 < b0 + b->bytes && b0 < a0 + a->bytes;
+  uint64_t a0, a1, b0, b1;
+  span(a, &a0, &a1);
+  span(b, &b0, &b1);
+  return a0 < b1 && b0 < a1;
 }
 
 /* The compiler marked read-only arrays noalias: a written array must not overlap one.
@@ -224,8 +239,11 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
       if (arr->ctx != k->mod->ctx) return ARG_CONTEXT;
       if (arr->dtype != p->dtype || arr->ndim != p->ndim) return ARG_TYPE;
       if (p->record && (!arr->record || strcmp(arr->record, p->record) != 0)) return ARG_TYPE;
+      if (!p->strided && !arr->contiguous) return ARG_LAYOUT;
       params[p->flat] = &arr->data;
       for (int d = 0; d < p->ndim; d++) params[p->flat + 1 + d] = &arr->shape[d];
+      if (p->strided)   /* an 'A' parameter: the strides follow the extents */
+        for (int d = 0; d < p->ndim; d++) params[p->flat + 1 + p->ndim + d] = &arr->step[d];
     } else if (p->dtype == KC_RECORD) {
       if (a->is_array || a->dtype != KC_RECORD || !a->v.r.data ||
           strcmp(kc_record_spelling(a->v.r.record), p->record) != 0)
@@ -307,6 +325,13 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
   }
   describe_param(p, want, sizeof want);
   describe_arg(a, got, sizeof got);
+  if (why == ARG_LAYOUT)
+    return rt_error(ctx, KC_ERR_LAUNCH,
+                    "%s: a non-contiguous view, and the kernel was compiled for C-contiguous "
+                    "%s (kcc compiles float32[:] for contiguous arrays); declare the parameter "
+                    "in any layout, 'array(%s, %dd, A)' or types.Array(%s, %d, 'A'), or pass a "
+                    "contiguous array", where, want, kc_dtype_name(p->dtype), p->ndim,
+                    kc_dtype_name(p->dtype), p->ndim);
   switch (why) {
   case ARG_NULL:
     return rt_error(ctx, KC_ERR_LAUNCH, "%s: expected %s, got a NULL array", where, want);
@@ -374,7 +399,7 @@ static void format_raise(char *buf, size_t len, const char *where, const char *k
 
 void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
                             const kc_kernel_error *e) {
-  char where[512], index[32], shape[96];
+  char where[512], index[32], shape[32 * KC_MAX_DIMS];
   if (file) snprintf(where, sizeof where, "%s:%u:%u", file, e->line, e->col);
   else snprintf(where, sizeof where, "line %u:%u", e->line, e->col);
   if (e->kind == KC_KERNEL_ERROR_RAISE) {
@@ -383,16 +408,25 @@ void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const cha
   }
   if (e->is_unsigned) snprintf(index, sizeof index, "%llu", (unsigned long long)e->index);
   else snprintf(index, sizeof index, "%lld", (long long)e->index);
-  unsigned nd = e->ndim >= 1 && e->ndim <= 3 ? e->ndim : 1;
+  unsigned nd = e->ndim >= 1 && e->ndim <= KC_MAX_DIMS ? e->ndim : 1;
   int n = snprintf(shape, sizeof shape, "(");
   for (unsigned k = 0; k < nd; k++)
     n += snprintf(shape + n, sizeof shape - (size_t)n, k ? ", %lld" : "%lld",
                   (long long)e->shape[k]);
   snprintf(shape + n, sizeof shape - (size_t)n, nd == 1 ? ",)" : ")");
+  if (e->is_unsigned == KC_KERNEL_ERROR_SHAPE_MISMATCH) {   /* a[1:] = b (cg_slices.c) */
+    snprintf(buf, len,
+             "%s: error: kernel '%s': cannot assign an array of extent %lld to axis %u of a "
+             "slice of shape %s (the extents must be equal or 1), in block (%u, %u, %u), "
+             "thread (%u, %u, %u)",
+             where, kernel, (long long)e->index, e->axis, shape, e->block[0], e->block[1],
+             e->block[2], e->thread[0], e->thread[1], e->thread[2]);
+    return;
+  }
   snprintf(buf, len,
            "%s: error: kernel '%s': index %s is out of bounds for axis %u with size %lld "
            "(array of shape %s), in block (%u, %u, %u), thread (%u, %u, %u)",
-           where, kernel, index, e->axis, (long long)e->shape[e->axis < 3 ? e->axis : 0],
+           where, kernel, index, e->axis, (long long)e->shape[e->axis < nd ? e->axis : 0],
            shape, e->block[0], e->block[1], e->block[2], e->thread[0], e->thread[1],
            e->thread[2]);
 }

@@ -72,6 +72,7 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
     rt_param *p = &k->params[i];
     p->dtype = params[i].dtype;
     p->ndim = params[i].ndim;
+    p->strided = p->ndim > 0 && params[i].strided;
     p->flat = flat;
     p->written = p->ndim > 0 && params[i].written;
     p->name = rt_strdup(ctx, params[i].name ? params[i].name : "");
@@ -86,8 +87,8 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
       return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': parameter %d has a bad type",
                       name, i + 1);
     p->nelems = params[i].nelems;
-    /* a tuple takes a slot per element (host_abi.h) */
-    flat += p->ndim > 0 ? 1 + p->ndim : p->nelems > 0 ? p->nelems : 1;
+    /* a tuple takes a slot per element, an 'A' array its strides too (host_abi.h) */
+    flat += p->ndim > 0 ? 1 + p->ndim * (p->strided ? 2 : 1) : p->nelems > 0 ? p->nelems : 1;
   }
   kc_status rs = rt_param_records(ctx, k);
   if (rs != KC_OK) return rs;
@@ -541,6 +542,7 @@ static kc_status table_kernel(kc_module *m, kc_kernel *k, const char *line, size
     params[i].nelems = sig.params[i].nelems;
     params[i].elems = sig.params[i].elems;
     if (params[i].nelems) params[i].dtype = sig.params[i].elems[0];
+    params[i].strided = sig.params[i].strided;
     params[i].written = (int)((written >> i) & 1);
   }
   kc_status s = kernel_init(m, k, sig.name, sym, p, sig.nparams, params);
@@ -746,8 +748,14 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
     if (args[i].is_array == KC_ARG_TUPLE) {
       if (tuple_arg_type(&args[i], t, sizeof t) != 0) return -1 - i;
     } else if (args[i].is_array) {
-      if (!args[i].v.array) return -1 - i;
-      rt_format_array_type(args[i].v.array, t, sizeof t);
+      const kc_array *a = args[i].v.array;
+      if (!a) return -1 - i;
+      /* a non-contiguous view makes the parameter 'A', as Numba's typeof does */
+      if (a->record) rt_format_array_type(a, t, sizeof t);
+      else {
+        sig_type st = {.dtype = a->dtype, .ndim = a->ndim, .strided = !a->contiguous};
+        sig_format_type(st, t, sizeof t);
+      }
     } else if (args[i].dtype == KC_RECORD) {
       if (!args[i].v.r.data || !args[i].v.r.record) return -1 - i;
       snprintf(t, sizeof t, "%s", kc_record_spelling(args[i].v.r.record));
@@ -761,10 +769,13 @@ static int arg_signature(const kc_kernel *k, const kc_arg *args, int nargs, char
   return at < len ? 0 : -1000;
 }
 
-/* The arguments' types as bytes (an array: 0x80 | rank << 4 | dtype; a scalar: its
- * dtype; a tuple: 0x40, its length, its elements' dtypes), so that a launch of an
- * untyped kernel finds its specialisation without formatting text. The key's length,
- * or -1 when an argument is invalid or there are too many. */
+/* The arguments' types as bytes (an array: 16 + (2 * (rank - 1) + non-contiguous) *
+ * KC_DTYPE_COUNT + dtype, at most 239; a scalar: its dtype; a tuple: KEY_TUPLE, its
+ * length, its elements' dtypes), so that a launch of an untyped kernel finds its
+ * specialisation without formatting text. The key's length, or -1 when an argument is
+ * invalid or there are too many. */
+#define KEY_TUPLE 255   /* above every array's and scalar's key byte */
+
 static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
   if (nargs < 0 || nargs > SIG_MAX_PARAMS || (nargs > 0 && !args)) return -1;
   int n = 0;
@@ -772,7 +783,7 @@ static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
     const kc_arg *a = &args[i];
     if (a->is_array == KC_ARG_TUPLE) {
       if (a->v.tuple.n < 1 || a->v.tuple.n > SIG_MAX_TUPLE || !a->v.tuple.elems) return -1;
-      key[n++] = 0x40;
+      key[n++] = KEY_TUPLE;
       key[n++] = (unsigned char)a->v.tuple.n;
       for (int e = 0; e < a->v.tuple.n; e++) {
         const kc_arg *x = &a->v.tuple.elems[e];
@@ -784,7 +795,10 @@ static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
     if (a->is_array && !a->v.array) return -1;
     kc_dtype t = a->is_array ? a->v.array->dtype : a->dtype;
     if ((unsigned)t >= KC_DTYPE_COUNT) return -1;   /* records: found by signature */
-    key[n++] = (unsigned char)(a->is_array ? 0x80 | a->v.array->ndim << 4 | t : t);
+    _Static_assert(16 + 2 * KC_MAX_DIMS * KC_DTYPE_COUNT <= KEY_TUPLE, "an argument's key is a byte");
+    key[n++] = (unsigned char)(a->is_array ? 16 + (2 * (a->v.array->ndim - 1) + !a->v.array->contiguous) *
+                                                 KC_DTYPE_COUNT + t
+                                           : t);
   }
   return n;
 }

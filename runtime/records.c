@@ -157,20 +157,22 @@ kc_status rt_param_records(kc_context *ctx, kc_kernel *k) {
   return KC_OK;
 }
 
-static void format_type(kc_dtype t, const char *record, int ndim, char *buf, size_t len) {
-  if (t != KC_RECORD) {
-    rt_format_type(t, ndim, buf, len);
+/* A type as a signature spells it: a record by its spelling, an array of any layout
+ * (strided) as Numba prints it, array(float32, 2d, A). */
+static void format_type(kc_dtype t, const char *record, int ndim, int strided, char *buf,
+                        size_t len) {
+  sig_type st = {.dtype = t, .ndim = ndim, .strided = strided && ndim > 0};
+  if (t == KC_RECORD) {
+    snprintf(buf, len, "%s%s", record ? record : "Record(?)", sig_dims(ndim));
     return;
   }
-  static const char *const dims[] = {"", "[:]", "[:, :]", "[:, :, :]"};
-  snprintf(buf, len, "%s%s", record ? record : "Record(?)",
-           ndim >= 0 && ndim <= 3 ? dims[ndim] : "[?]");
+  sig_format_type(st, buf, len);
 }
 
 void rt_format_array_type(const kc_array *a, char *buf, size_t len) {
-  format_type(a->dtype, a->record, a->ndim, buf, len);
+  format_type(a->dtype, a->record, a->ndim, !a->contiguous, buf, len);
 }
 
 void rt_format_param_type(const rt_param *p, char *buf, size_t len) {
-  format_type(p->dtype, p->record, p->ndim, buf, len);
+  format_type(p->dtype, p->record, p->ndim, p->strided, buf, len);
 }

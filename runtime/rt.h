@@ -73,13 +73,15 @@ struct kc_array {
   /* data comes first and shape right after: kernel parameters point into them */
   union { void *host; uint64_t dev; } data;
   int64_t shape[KC_MAX_DIMS];
+  int64_t step[KC_MAX_DIMS];    /* strides in elements: what an 'A' parameter is passed */
   kc_context *ctx;
   kc_array *base;               /* the array a view looks into; NULL for an owner */
   int refs;                     /* owner: 1 + live views; memory freed at 0 */
   int freed;                    /* owner: kc_array_free was called, views remain */
   kc_dtype dtype;
   int ndim;
-  size_t bytes;
+  int contiguous;               /* C-contiguous: a 'C' parameter (float32[:]) takes it */
+  size_t bytes;                 /* of the elements (a strided view's span is larger) */
   uint32_t magic;               /* RT_ARRAY_LIVE, or RT_ARRAY_FREED once freed */
   char *record;                 /* KC_RECORD: the record's spelling (each handle its own
                                    copy); NULL for numbers */
@@ -92,6 +94,7 @@ typedef struct rt_param {
   kc_dtype dtype;
   char *record;                 /* KC_RECORD: the record's spelling, else NULL */
   int ndim;                     /* 0: scalar (or tuple) */
+  int strided;                  /* an 'A' array: passed with its strides after its extents */
   int nelems;                   /* a tuple of scalars: its length (flat slots), 0 if none */
   kc_dtype elems[SIG_MAX_TUPLE];/* ... its elements' dtypes (dtype is elems[0]) */
   int flat;                     /* index of its first kernelParams entry */

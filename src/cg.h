@@ -119,7 +119,11 @@ void cg_set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi);
  * extents; a scalar parameter's LLVM type as passed (bool as a byte) and its value
  * from one; the enum attribute name on fn's index idx (-1 the function, 0 the return,
  * 1.. the parameters); a debug subprogram for fn, an entry point of f. */
-LLVMValueRef cg_build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef *ext);
+LLVMValueRef cg_build_array(cg_ctx *g, const type *t, LLVMValueRef data, LLVMValueRef *ext);
+/* The flattened parameters an array parameter of type t takes (host_abi.h). */
+static inline int cg_array_param_words(const type *t) {
+  return 1 + t->ndim * (t->strided ? 2 : 1);
+}
 LLVMTypeRef cg_param_scalar_type(cg_ctx *g, const type *t);
 LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t);
 void cg_add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name);
@@ -158,5 +162,10 @@ void cg_check_stmt(cg_ctx *g, node *s);
 void cg_option_attrs(cg_ctx *g, fn_instance *f, LLVMValueRef fn);
 bool cg_wants_lines(cg_ctx *g, const fn_instance *f);
 bool cg_any_kernel_option(cg_ctx *g, bool debug);
+/* cg_slices.c: t = v where t (an N_INDEX) is a view: v, of type vt, a scalar stored to
+ * every element or an array broadcast and copied onto it */
+void cg_store_slice(cg_ctx *g, node *t, LLVMValueRef v, const type *vt);
+/* builtins/arrays.c: a.strides, a.itemsize, a.nbytes, a.T of the array value arr */
+LLVMValueRef cg_array_attr(cg_ctx *g, node *e, LLVMValueRef arr);
 
 #endif

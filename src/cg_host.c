@@ -167,17 +167,17 @@ static void unpack_host_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMV
       out[i] = v;
       continue;
     }
-    int parts = t->kind == TY_ARRAY ? 1 + t->ndim : 1;
-    LLVMValueRef vals[1 + KC_MAX_DIMS];
+    int parts = t->kind == TY_ARRAY ? cg_array_param_words(t) : 1;
+    LLVMValueRef vals[1 + 2 * KC_MAX_DIMS];
     for (int k = 0; k < parts; k++) {
       LLVMValueRef idx = ci64(g, slot++);
       LLVMValueRef pp = LLVMBuildInBoundsGEP2(g->b, g->ptr, argv, &idx, 1, "");
       LLVMValueRef p = LLVMBuildLoad2(g->b, g->ptr, pp, "");
       LLVMTypeRef vt = t->kind != TY_ARRAY ? cg_param_scalar_type(g, t) : k == 0 ? g->ptr : g->i64;
       vals[k] = LLVMBuildLoad2(g->b, vt, p, "");
-      if (t->kind == TY_ARRAY && k > 0) mark_nonnegative_i64(g, vals[k]);
+      if (t->kind == TY_ARRAY && k > 0 && k <= t->ndim) mark_nonnegative_i64(g, vals[k]);
     }
-    out[i] = t->kind == TY_ARRAY ? cg_build_array(g, t->ndim, vals[0], vals + 1)
+    out[i] = t->kind == TY_ARRAY ? cg_build_array(g, t, vals[0], vals + 1)
                                  : cg_param_scalar_value(g, vals[0], t);
   }
 }

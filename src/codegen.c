@@ -56,7 +56,9 @@ LLVMTypeRef cg_mem_type(cg_ctx *g, const type *t) {
 }
 
 LLVMTypeRef cg_array_struct(cg_ctx *g, int ndim) {
-  LLVMTypeRef f[1 + KC_MAX_DIMS] = {g->ptr, g->i64, g->i64, g->i64};
+  LLVMTypeRef f[1 + KC_MAX_DIMS];
+  f[0] = g->ptr;
+  for (int k = 0; k < ndim; k++) f[1 + k] = g->i64;
   return LLVMStructTypeInContext(g->c, f, (unsigned)(1 + ndim), 0);
 }
 
@@ -262,9 +264,9 @@ void cg_bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
   for (int k = 0; k < 3; k++) {
     record_field(g, rec, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k, cg_special_reg(g, 1, k));
     record_field(g, rec, KC_KERNEL_ERROR_OFF_THREAD + 4 * k, cg_special_reg(g, 0, k));
-    record_field(g, rec, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k,
-                 k < at->ndim ? cg_array_extent(g, arr, k) : ci64(g, 0));
   }
+  for (int k = 0; k < at->ndim; k++)
+    record_field(g, rec, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k, cg_array_extent(g, arr, k));
   record_field(g, rec, KC_KERNEL_ERROR_OFF_INDEX, index);
   LLVMBuildBr(g->b, done);
   LLVMPositionBuilderAtEnd(g->b, done);
@@ -588,9 +590,11 @@ static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
   if (bt->kind == TY_VECTOR) return cg_vector_attr(g, e);
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
-  if (e->ty->kind == TY_ARRAY) return cx_array_part(g, e, arr);   /* z.real, z.imag */
+  if (e->ty->kind == TY_ARRAY && strcmp(e->str, "T") != 0)
+    return cx_array_part(g, e, arr);   /* z.real, z.imag */
   if (strcmp(e->str, "size") == 0) return cg_array_size(g, arr, bt->ndim);
   if (strcmp(e->str, "ndim") == 0) return ci64(g, bt->ndim);
+  if (strcmp(e->str, "shape") != 0) return cg_array_attr(g, e, arr);   /* builtins/arrays.c */
   LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
   for (int k = 0; k < bt->ndim; k++)
     agg = LLVMBuildInsertValue(g->b, agg, cg_array_extent(g, arr, k), (unsigned)k, "");
@@ -750,6 +754,10 @@ static void store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt) {
     cg_record_store(g, t, v, vt);
     return;
   case N_INDEX: {
+    if (t->ty->kind == TY_ARRAY) {   /* a[1:] = v */
+      cg_store_slice(g, t, v, vt);
+      return;
+    }
     const type *el = t->a->ty->elem;
     if (el->kind == TY_RECORD) {
       cg_record_copy(g, cg_element_ptr(g, t), v, el);
@@ -1024,11 +1032,14 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
 
 /* ---- pieces of kernel entry points (the target's: gen_entries) ---------------------------------- */
 
-/* Reassemble array values from flattened parameters (data pointer + extents). */
-LLVMValueRef cg_build_array(cg_ctx *g, int ndim, LLVMValueRef data, LLVMValueRef *ext) {
-  LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, ndim));
+/* Reassemble an array value of type t from flattened parameters: a data pointer, the
+ * extents, then for a strided ('A') parameter the strides in elements; the value's
+ * fields are in that order. */
+LLVMValueRef cg_build_array(cg_ctx *g, const type *t, LLVMValueRef data, LLVMValueRef *ext) {
+  LLVMValueRef v = LLVMGetUndef(cg_type(g, t));
   v = LLVMBuildInsertValue(g->b, v, data, 0, "");
-  for (int k = 0; k < ndim; k++) v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(k + 1), "");
+  for (int k = 0; k < cg_array_param_words(t) - 1; k++)
+    v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(k + 1), "");
   return v;
 }
 

@@ -128,6 +128,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
       k->params[j].dtype = el->kind == TY_RECORD ? KC_RECORD : type_to_dtype(el);
       k->params[j].ndim = t->kind == TY_ARRAY ? t->ndim : 0;
       if (t->kind == TY_TUPLE && !describe_tuple(out, t, &k->params[j])) return false;
+      k->params[j].strided = t->kind == TY_ARRAY && t->strided;
       k->params[j].written = param_written(f, j);
     }
     k->uses_barrier = f->uses_barrier;

@@ -57,13 +57,15 @@ void kcc_options_init(kcc_options *o);
 typedef struct kcc_param {
   const char *name;
   kc_dtype dtype;
-  int ndim;               /* 0 for a scalar, 1..3 for an array */
+  int ndim;               /* 0 for a scalar, 1..KC_MAX_DIMS for an array */
   int written;            /* an array the kernel stores to (others are read-only and
                              marked noalias: the runtime must not let a written array
                              alias them) */
   int nelems;             /* a tuple of scalars (ndim 0, dtype its first element's): its length, at
                              most SIG_MAX_TUPLE; 0 otherwise */
   const kc_dtype *elems;  /* ... and its elements' dtypes */
+  int strided;            /* an array of any layout (Numba's 'A'): passed with its strides
+                             (in elements) after its extents; others are C-contiguous */
 } kcc_param;
 
 typedef struct kcc_kernel {

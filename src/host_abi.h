@@ -5,8 +5,10 @@
  * Arguments are passed exactly as CUDA's kernelParams: an array of pointers, one per
  * *flattened* parameter. A scalar parameter is one entry (pointer to the value, of the
  * parameter's own type). An array parameter of rank n is 1 + n entries: a pointer to the
- * data pointer, then pointers to its n extents (int64_t each). Arrays are C-contiguous.
- * A tuple parameter of n scalars is n entries, one per element, each as a scalar's.
+ * data pointer, then pointers to its n extents (int64_t each); one declared in any
+ * layout (Numba's 'A') has n more, its strides in elements (int64_t each). Others are
+ * C-contiguous. A tuple parameter of n scalars is n entries, one per element, each as a
+ * scalar's.
  *
  * For each kernel K the host module defines two entry points:
  *   void K__block(void **args, kc_cpu_block *blk);
@@ -21,6 +23,8 @@
 #define KCC_HOST_ABI_H
 
 #include <stdint.h>
+
+#include "kc.h"
 
 typedef struct kc_cpu_block kc_cpu_block;
 
@@ -87,7 +91,7 @@ typedef struct kc_kernel_error {
   uint32_t thread[3];      /* threadIdx */
   uint32_t is_unsigned;    /* the index had an unsigned type */
   int64_t index;           /* the index as written (before a negative one wraps) */
-  int64_t shape[3];        /* the array's extents */
+  int64_t shape[KC_MAX_DIMS]; /* the array's extents */
   /* KC_KERNEL_ERROR_RAISE: a failed assert or a raise in a debug kernel (the index
      fields above unused), with its text ("AssertionError: n > 0"), NUL-terminated */
   uint32_t kind;           /* KC_KERNEL_ERROR_BOUNDS (0) or KC_KERNEL_ERROR_RAISE */
@@ -106,9 +110,12 @@ typedef struct kc_kernel_error {
 #define KC_KERNEL_ERROR_OFF_UNSIGNED 44
 #define KC_KERNEL_ERROR_OFF_INDEX 48
 #define KC_KERNEL_ERROR_OFF_SHAPE 56
-#define KC_KERNEL_ERROR_OFF_KIND 80
-#define KC_KERNEL_ERROR_OFF_MESSAGE 88
-#define KC_KERNEL_ERROR_SIZE 208
+#define KC_KERNEL_ERROR_OFF_KIND (56 + 8 * KC_MAX_DIMS)
+#define KC_KERNEL_ERROR_OFF_MESSAGE (KC_KERNEL_ERROR_OFF_KIND + 8)
+#define KC_KERNEL_ERROR_SIZE (KC_KERNEL_ERROR_OFF_MESSAGE + KC_KERNEL_ERROR_MSG_LEN)
+/* is_unsigned holds this instead of 0/1 when the record is a slice assignment's shape
+ * mismatch (cg_slices.c): axis is the view's axis, index the source's extent there. */
+#define KC_KERNEL_ERROR_SHAPE_MISMATCH 2
 
 /* Byte offsets the code generator uses to read kc_cpu_block fields. */
 #define KC_CPU_BLOCK_OFF_BLOCK_IDX 0

@@ -294,11 +294,14 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
       return ix_set_type(e, type_array_layout(ic->ar, type_complex_part(bt->elem), bt->ndim, true), false);
     }
     if (strcmp(e->str, "shape") == 0) {
-      const type *el[KC_MAX_DIMS] = {&ty_i64, &ty_i64, &ty_i64};
+      const type *el[KC_MAX_DIMS];
+      for (int k = 0; k < bt->ndim; k++) el[k] = &ty_i64;
       return ix_set_type(e, type_tuple(ic->ar, el, bt->ndim), false);
     }
     if (strcmp(e->str, "size") == 0) return ix_set_type(e, &ty_i64, false);
     if (strcmp(e->str, "ndim") == 0) return ix_set_type(e, &ty_i64, false);
+    const type *t;
+    if (ix_array_attr(ic, e, bt, &t)) return t;
   }
   ix_error(ic, e->sp, "%s has no attribute '%s'", ix_tname(ic, bt), e->str);
   return NULL;
@@ -364,11 +367,22 @@ static void module_array_written(infer_ctx *ic, const node *n, span where) {
 }
 
 /* Slicing a parameter can write through the view: the parameter loses the read-only
- * (noalias, non-coherent cache) treatment. */
-static void mark_sliced_param(infer_ctx *ic, node *e) {
+ * (noalias, non-coherent cache) treatment. The view may be of a view: a[1:][::2],
+ * a.T[0], a.view(t)[1:]. */
+bool ix_mark_view_of(infer_ctx *ic, node *e) {
   node *root = e;
-  while (root->kind == N_INDEX) root = root->a;
+  for (;;) {
+    if (root->kind == N_INDEX || root->kind == N_ATTR) root = root->a;
+    else if (root->kind == N_CALL && root->a->kind == N_ATTR) root = root->a->a;
+    else break;
+  }
   mark_written(ic, root);
+  if (is_module_array(root)) {   /* a view could be written, and the data is constant */
+    ix_error(ic, e->sp, "views of module array '%s' are not supported: index every "
+         "dimension (%s[i%s])", root->sym->name, root->sym->name, root->ty->ndim > 1 ? ", j" : "");
+    return false;
+  }
+  return true;
 }
 
 /* a[...] with a slice, or with fewer indices than dimensions (the rest are full
@@ -390,12 +404,7 @@ static const type *ix_view(infer_ctx *ic, node *e, const type *bt, node_list *id
     if (seen_slice && it && (it->a || it->b || it->c)) contiguous = false;
     seen_slice = true;
   }
-  mark_sliced_param(ic, e);
-  if (is_module_array(e->a)) {   /* a view could be written, and the data is constant */
-    ix_error(ic, e->sp, "views of module array '%s' are not supported: index every "
-         "dimension (%s[i%s])", e->a->sym->name, e->a->sym->name, bt->ndim > 1 ? ", j" : "");
-    return NULL;
-  }
+  if (!ix_mark_view_of(ic, e)) return NULL;
   return ix_set_type(e, type_array_layout(ic->ar, bt->elem, nd, !contiguous), false);
 }
 
@@ -764,12 +773,17 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
 }
 
 /* z.conjugate(): methods are the registry's rows whose path starts with '.'; only
- * numbers have them (arrays have none), and cooperative groups theirs (BF_GROUP). */
+ * numbers have them, cooperative groups theirs (BF_GROUP), and arrays those flagged
+ * BF_ARRAY_METHOD (builtins/arrays.c). */
 static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
   node *callee = e->a;
   const builtin *b = builtin_find(arena_printf(ic->ar, ".%s", callee->str));
-  if (b && ((b->flags & BF_GROUP) ? bt->kind == TY_GROUP : type_is_numeric(bt)))
+  bool on_array = bt->kind == TY_ARRAY;
+  if (b && ((b->flags & BF_GROUP)         ? bt->kind == TY_GROUP
+            : (b->flags & BF_ARRAY_METHOD) ? on_array
+                                           : type_is_numeric(bt)))
     return ix_builtin_call(ic, e, b);
+  if (on_array && ix_array_method_refused(ic, callee, bt)) return NULL;
   ix_error(ic, callee->sp, "methods are not supported: %s has no method '%s'", ix_tname(ic, bt),
        callee->str);
   return NULL;
@@ -1004,9 +1018,13 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
   if (base->sym && base->sym->is_shared && base->sym->value &&
       (base->sym->value->bi->flags & BF_READ_ONLY))
     ix_error(ic, t->sp, "'%s' is a constant array and cannot be modified", base->sym->name);
-  if (et && et->kind == TY_ARRAY) {
-    ix_error(ic, t->sp, "assignment to a slice is not supported: this index gives a %s view of "
-         "%s; index every dimension to store an element", ix_tname(ic, et), ix_tname(ic, base->ty));
+  if (et && et->kind == TY_ARRAY) {   /* a[1:] = v: broadcast or copied (cg_slices.c) */
+    if (vt && vt->kind == TY_ARRAY && vt->ndim > et->ndim)
+      ix_error(ic, t->sp, "cannot assign %s to a slice of %d dimension%s (%s): the source has "
+           "more dimensions than the view", ix_tname(ic, vt), et->ndim, et->ndim == 1 ? "" : "s",
+           ix_tname(ic, et));
+    else if (vt && vt->kind != TY_ARRAY && !type_is_scalar(vt))
+      ix_error(ic, t->sp, "cannot store %s into a slice of %s", ix_tname(ic, vt), ix_tname(ic, base->ty));
     return;
   }
   if (et && vt && et->kind == TY_RECORD && !type_equal(et, vt))

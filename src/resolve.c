@@ -330,7 +330,7 @@ static bool gu_group(infer_ctx *ic, const char **pp, gu_layout *l, const char **
            (p > start && *p >= '0' && *p <= '9'))
       p++;
     if (p == start) { *err = "expected a dimension name"; return false; }
-    if (l->ndim[k] >= KC_MAX_DIMS - 1) { *err = "at most 2 core dimensions per argument"; return false; }
+    if (l->ndim[k] >= 2) { *err = "at most 2 core dimensions per argument"; return false; }
     l->dim[k][l->ndim[k]++] = arena_strndup(ic->ar, start, (size_t)(p - start));
     p = skip_ws(p);
     if (*p == ',') p = skip_ws(p + 1);

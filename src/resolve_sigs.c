@@ -61,8 +61,9 @@ static const type *array_type_expr(infer_ctx *ic, node *e, const type *el) {
   return type_array(ic->ar, el, dims->len);
 }
 
-/* numba.types.Array(float32, 2, 'C'): layouts 'C' and 'A' (any: kcc's arguments are
- * C-contiguous, which 'A' admits); 'F' is refused as above. */
+/* numba.types.Array(float32, 2, 'C'): layouts 'C' and 'A' (any layout: the argument
+ * carries its strides, so a non-contiguous view can be passed); 'F' is refused as
+ * above, except with one dimension, where it is 'C'. */
 static const type *array_call_type(infer_ctx *ic, node *e) {
   int64_t ndim = 0;
   node *lay = e->list.len == 3 ? e->list.items[2] : NULL;
@@ -88,7 +89,7 @@ static const type *array_call_type(infer_ctx *ic, node *e) {
          "are C-contiguous (use 'C' or 'A')");
     return NULL;
   }
-  return type_array(ic->ar, el, (int)ndim);
+  return type_array_layout(ic->ar, el, (int)ndim, lay->str[0] == 'A');
 }
 
 /* A parsed signature type's element: a number, or a record in Numba's spelling. */
@@ -164,7 +165,7 @@ static const type *sig_type_to_type(infer_ctx *ic, const sig_type *st, span sp) 
   }
   const type *el = sig_elem(ic, st, sp);
   if (!el) return NULL;
-  return st->ndim ? type_array(ic->ar, el, st->ndim) : el;
+  return st->ndim ? type_array_layout(ic->ar, el, st->ndim, st->strided) : el;
 }
 
 /* A call that is a type rather than a signature: types.Array(...), types.UniTuple(...). */

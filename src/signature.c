@@ -139,8 +139,8 @@ static int sig_parse_dims(const char *t, size_t *pos, int *ndim, char *err, size
     at = *pos;
     if (sig_parse_dim(t, pos, &contig, err, errlen))
       return -1;
-    if (++*ndim > 3)
-      return sig_fail(err, errlen, at, "arrays have at most 3 dimensions");
+    if (++*ndim > KC_MAX_DIMS)
+      return sig_fail(err, errlen, at, "arrays have at most %d dimensions", KC_MAX_DIMS);
     sig_skip_space(t, pos);
     if (t[*pos] == ']') {
       (*pos)++;
@@ -257,6 +257,44 @@ static int sig_parse_tuple(const char *t, size_t *pos, sig_type *out, char *err,
   return sig_expect(t, pos, ')', "')'", err, errlen);
 }
 
+/* Numba's printed array type, after "array": '(' dtype ',' N 'd' ',' layout ')', layout
+ * 'C' or 'A' ('F' only with one dimension, where it is 'C'). */
+static int sig_parse_array_call(const char *t, size_t *pos, sig_type *out, char *err,
+                                size_t errlen) {
+  char buf[64];
+  if (sig_expect(t, pos, '(', "'(' after 'array'", err, errlen))
+    return -1;
+  sig_skip_space(t, pos);
+  size_t at = *pos, n = sig_ident_len(t, at);
+  int d = n ? sig_dtype_from_name(t + at, n) : -1;
+  if (d < 0)
+    return sig_fail(err, errlen, at, "expected a dtype, found %s", sig_found(t, at, buf, sizeof buf));
+  *pos += n;
+  out->dtype = (kc_dtype)d;
+  if (sig_expect(t, pos, ',', "','", err, errlen))
+    return -1;
+  sig_skip_space(t, pos);
+  at = *pos;
+  int nd = 0;
+  while (isdigit((unsigned char)t[*pos]) && nd <= KC_MAX_DIMS)
+    nd = nd * 10 + (t[(*pos)++] - '0');
+  if (t[*pos] != 'd' || nd < 1 || nd > KC_MAX_DIMS)
+    return sig_fail(err, errlen, at, "expected the number of dimensions, 1d to %dd", KC_MAX_DIMS);
+  (*pos)++;
+  out->ndim = nd;
+  if (sig_expect(t, pos, ',', "','", err, errlen))
+    return -1;
+  sig_skip_space(t, pos);
+  at = *pos;
+  char lay = t[*pos];
+  if (!(lay == 'C' || lay == 'A' || (lay == 'F' && nd == 1)) || isalnum((unsigned char)t[*pos + 1]))
+    return sig_fail(err, errlen, at, "expected the layout 'C' or 'A' (kcc has no Fortran-ordered "
+                    "arrays of 2 or more dimensions)");
+  (*pos)++;
+  out->strided = lay == 'A';
+  return sig_expect(t, pos, ')', "')'", err, errlen);
+}
+
 int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size_t errlen) {
   char buf[64];
   memset(out, 0, sizeof *out);
@@ -283,6 +321,8 @@ int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size
     return uni ? sig_parse_unituple(text, pos, out, err, errlen)
                : sig_parse_tuple(text, pos, out, err, errlen);
   }
+  if (n == 5 && memcmp(text + start, "array", 5) == 0)
+    return sig_parse_array_call(text, pos, out, err, errlen);
   int d = sig_dtype_from_name(text + start, n);
   if (d < 0)
     return sig_fail(err, errlen, start, "unknown type '%.*s'", (int)(n > 60 ? 60 : n),
@@ -373,8 +413,16 @@ int sig_parse(const char *text, sig_parsed *out, char *err, size_t errlen) {
   return 0;
 }
 
+const char *sig_dims(int ndim) {
+  static const char *const dims[] = {
+    "", "[:]", "[:, :]", "[:, :, :]", "[:, :, :, :]", "[:, :, :, :, :]", "[:, :, :, :, :, :]",
+    "[:, :, :, :, :, :, :]", "[:, :, :, :, :, :, :, :]",
+  };
+  _Static_assert(sizeof dims / sizeof dims[0] == KC_MAX_DIMS + 1, "a spelling per rank");
+  return ndim >= 0 && ndim <= KC_MAX_DIMS ? dims[ndim] : "[?]";
+}
+
 void sig_format_type(sig_type t, char *buf, size_t len) {
-  static const char *const dims[] = {"", "[:]", "[:, :]", "[:, :, :]"};
   if (!len)
     return;
   if (t.is_void) {
@@ -397,8 +445,9 @@ void sig_format_type(sig_type t, char *buf, size_t len) {
     return;
   }
   if (t.dtype == KC_RECORD)
-    snprintf(buf, len, "%.*s%s", (int)t.rec_len, t.rec, t.ndim >= 0 && t.ndim <= 3 ? dims[t.ndim] : "[?]");
+    snprintf(buf, len, "%.*s%s", (int)t.rec_len, t.rec, sig_dims(t.ndim));
+  else if (t.strided && t.ndim > 0)
+    snprintf(buf, len, "array(%s, %dd, A)", sig_dtype_name(t.dtype), t.ndim);
   else
-    snprintf(buf, len, "%s%s", sig_dtype_name(t.dtype),
-             t.ndim >= 0 && t.ndim <= 3 ? dims[t.ndim] : "[?]");
+    snprintf(buf, len, "%s%s", sig_dtype_name(t.dtype), sig_dims(t.ndim));
 }

@@ -2,6 +2,7 @@
  * signature.h — Numba type signatures as text, shared by the compiler (decorator
  * strings, --sig) and the runtime (the "// kcc-kernel:" lines in PTX):
  *   "float32[:, ::1]"                   one type
+ *   "array(float32, 2d, A)"             an array of any layout (Numba's printed form)
  *   "void(float32[:], float32[:])"      a kernel signature, return type first
  *   "add(float32[:], int32)"            a named signature (--sig)
  *   "float32(float32, float32)"         a vectorize signature
@@ -21,8 +22,10 @@
 
 typedef struct sig_type {
   kc_dtype dtype;    /* KC_RECORD for a record (Numba's Record(...) spelling) */
-  int ndim;          /* 0 = scalar, 1..3 = array */
+  int ndim;          /* 0 = scalar, 1..KC_MAX_DIMS = array */
   int is_void;       /* the `void` return type */
+  int strided;       /* an array of any layout, "array(float32, 1d, A)"; others are
+                        C-contiguous ("float32[:]") */
   const char *rec;   /* KC_RECORD: the record's spelling, inside the parsed text */
   size_t rec_len;
   int nelems;        /* a tuple of scalars (ndim 0, dtype unused): its element count,
@@ -51,6 +54,9 @@ int sig_dtype_from_name(const char *name, size_t len);
 const char *sig_dtype_name(kc_dtype d);
 /* The length of the Record(...) spelling at text (its parentheses balanced), or 0. */
 size_t sig_record_len(const char *text);
+/* The dimensions of an array of rank ndim as Numba writes them: "[:, :]" ("" for 0,
+ * "[?]" out of range). */
+const char *sig_dims(int ndim);
 /* Write "float32[:, :]" / "int32" / "UniTuple(float32, 3)" into buf. */
 void sig_format_type(sig_type t, char *buf, size_t len);
 

@@ -156,7 +156,6 @@ static const char *type_tuple_name(arena *a, const type *t) {
 }
 
 const char *type_name(arena *a, const type *t) {
-  static const char *const dims[] = {"", "[:]", "[:, :]", "[:, :, :]"};
   if (!t)
     return "<unknown>";
   switch (t->kind) {
@@ -169,9 +168,9 @@ const char *type_name(arena *a, const type *t) {
   case TY_ARRAY:
     if (t->strided) /* Numba's spelling of a non-contiguous view */
       return arena_printf(a, "array(%s, %dd, A)", type_name(a, t->elem), t->ndim);
-    if (t->ndim < 1 || t->ndim > 3)
+    if (t->ndim < 1 || t->ndim > KC_MAX_DIMS)
       return arena_printf(a, "%s[%d dims]", type_name(a, t->elem), t->ndim);
-    return arena_printf(a, "%s%s", type_name(a, t->elem), dims[t->ndim]);
+    return arena_printf(a, "%s%s", type_name(a, t->elem), sig_dims(t->ndim));
   case TY_TUPLE:
     return type_tuple_name(a, t);
   case TY_FUNCVAL: /* Numba's names: class(float32), Function(...), type(CUDADispatcher) */

@@ -1,6 +1,6 @@
 /*
  * types.h — the types of the kernel language: scalars (bool, ints, floats), arrays of
- * a scalar dtype with 1..3 dimensions, tuples, and a few compile-time-only kinds
+ * a scalar dtype with 1..KC_MAX_DIMS (8) dimensions, tuples, and a few compile-time-only kinds
  * (modules like `cuda`, functions, the None of a bare `return`). Scalar types are
  * static constants; arrays and tuples are made in the compilation's arena.
  */
@@ -18,7 +18,7 @@ typedef enum type_kind {
   TY_INT,    /* bits 8/16/32/64, is_signed */
   TY_FLOAT,  /* bits 16/32/64 */
   TY_COMPLEX,/* bits 64/128 (the whole number, as Numba names it): two floats */
-  TY_ARRAY,  /* elem (a scalar type), ndim 1..3 */
+  TY_ARRAY,  /* elem (a scalar type), ndim 1..KC_MAX_DIMS */
   TY_TUPLE,  /* nelems elements, each a type */
   TY_STRING, /* a string constant (print, docstrings) */
   TY_GROUP,  /* a cooperative group: cuda.cg.this_grid() (Numba's GridGroup) */

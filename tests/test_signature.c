@@ -83,8 +83,13 @@ START_TEST(errors_name_the_column) {
   ck_assert_str_eq(err, "column 17: expected ',' or ')', found 'int32'");
   ck_assert_int_eq(sig_parse("void(float32[:]", &s, err, sizeof err), -1);
   ck_assert_str_eq(err, "column 16: expected ',' or ')', found end of text");
-  ck_assert_int_eq(sig_parse("void(float32[:, :, :, :])", &s, err, sizeof err), -1);
-  ck_assert_str_eq(err, "column 23: arrays have at most 3 dimensions");
+  ck_assert_int_eq(sig_parse("void(float32[:, :, :, :, :, :, :, :])", &s, err, sizeof err), 0);
+  ck_assert_int_eq(s.params[0].ndim, 8);
+  char buf[64];
+  sig_format_type(s.params[0], buf, sizeof buf);
+  ck_assert_str_eq(buf, "float32[:, :, :, :, :, :, :, :]");
+  ck_assert_int_eq(sig_parse("void(float32[:, :, :, :, :, :, :, :, :])", &s, err, sizeof err), -1);
+  ck_assert_str_eq(err, "column 38: arrays have at most 8 dimensions");
   ck_assert_int_eq(sig_parse("void(float32[1])", &s, err, sizeof err), -1);
   ck_assert_str_eq(err, "column 14: expected ':', found '1'");
   ck_assert_int_eq(sig_parse("float32", &s, err, sizeof err), -1);

@@ -50,6 +50,7 @@ enum {
                                 (np.array, np.arange ...: numpy.c's np_fold_call) */
   BF_GROUP = 1 << 9,         /* BK_METHOD: a method of a cooperative group (g.sync()),
                                 not of numbers */
+  BF_ARRAY_METHOD = 1 << 10, /* BK_METHOD: called on an array (a.view); others on numbers */
 };
 
 /* Typing: check e's arguments, type them, return e's type (NULL after an error).
@@ -94,7 +95,7 @@ builtin_lowering builtin_lowering_for(const builtin *b, bool host);
 extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
     builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
     builtins_math[], builtins_complex[], builtins_fp16[], builtins_python[],
-    builtins_print[], builtins_numpy[], builtins_coop[], builtins_dtypes[];
+    builtins_print[], builtins_numpy[], builtins_coop[], builtins_dtypes[], builtins_arrays[];
 
 /* math.c: the typing and lowering of a float64 constant row (math.pi; np.pi too) */
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);

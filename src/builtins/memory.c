@@ -51,7 +51,7 @@ static bool is_dynamic_shape(infer_ctx *ic, node *s) {
 static bool const_shape(infer_ctx *ic, node *s, int64_t *dims, int *ndim) {
   node *f = ix_fold(ic, s);
   if (f && f->kind == N_INT) { dims[0] = f->ival; *ndim = 1; return dims[0] > 0; }
-  if (!f || f->kind != N_TUPLE || f->list.len < 1 || f->list.len > 3) return false;
+  if (!f || f->kind != N_TUPLE || f->list.len < 1 || f->list.len > KC_MAX_DIMS) return false;
   for (int i = 0; i < f->list.len; i++) {
     node *d = f->list.items[i];
     if (d->kind != N_INT || d->ival <= 0) return false;
@@ -76,7 +76,7 @@ static bool mem_array_fits(infer_ctx *ic, node *shape, const type *el, const int
 }
 
 /* cuda.shared.array(shape, dtype), cuda.local.array(shape, dtype): the shape's extents
- * go to e->aux_ptr (int64_t[3]) for code generation. */
+ * go to e->aux_ptr (int64_t[KC_MAX_DIMS]) for code generation. */
 static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
   const char *fname = builtin_user_name(b);
   bool shared = b->op == MEM_SHARED;
@@ -85,14 +85,14 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
     ix_error(ic, e->sp, "%s takes a shape and a dtype", fname);
     return NULL;
   }
-  int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * 3);
+  int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * KC_MAX_DIMS);
   int ndim;
   if (shared && is_dynamic_shape(ic, shape)) {
     dims[0] = 0;   /* dynamic shared memory: sized at launch */
     ndim = 1;
   } else if (!const_shape(ic, shape, dims, &ndim)) {
     ix_error(ic, shape->sp, "the shape of %s must be a positive constant integer or a tuple "
-         "of 1 to 3 of them%s", fname, shared ? " (or 0: dynamic shared "
+         "of 1 to %d of them%s", fname, KC_MAX_DIMS, shared ? " (or 0: dynamic shared "
          "memory, sized at launch)" : "");
     return NULL;
   }
@@ -106,14 +106,14 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
   return ix_set_type(e, type_array(ic->ar, el, ndim), false);
 }
 
-/* The extents of a module constant tuple, nested 1 to 3 deep and rectangular. */
+/* The extents of a module constant tuple, nested 1 to KC_MAX_DIMS deep and rectangular. */
 static bool const_tuple_shape(const node *v, int depth, int64_t *dims, int *ndim) {
   if (v->kind != N_TUPLE) {
     if (depth == 0) return false;
     if (*ndim == 0) *ndim = depth;
     return *ndim == depth;
   }
-  if (depth >= 3 || v->list.len == 0) return false;
+  if (depth >= KC_MAX_DIMS || v->list.len == 0) return false;
   if (dims[depth] == 0) dims[depth] = v->list.len;
   if (dims[depth] != v->list.len) return false;
   for (int i = 0; i < v->list.len; i++)
@@ -153,12 +153,12 @@ static const type *ix_const_array(infer_ctx *ic, node *e, const builtin *b) {
     return NULL;
   }
   symbol *s = src->kind == N_NAME ? ix_find_const(ic, src->str) : NULL;
-  int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * 3);
-  dims[0] = dims[1] = dims[2] = 0;
+  int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * KC_MAX_DIMS);
+  for (int k = 0; k < KC_MAX_DIMS; k++) dims[k] = 0;
   int ndim = 0;
   if (!s || !s->value || !const_tuple_shape(s->value, 0, dims, &ndim)) {
     ix_error(ic, src->sp, "%s needs the name of a module constant holding a tuple of numbers "
-         "(nested, with equal lengths, for 2 or 3 dimensions)", fname);
+         "(nested, with equal lengths, for 2 or more dimensions)", fname);
     return NULL;
   }
   if (const_has_complex(s->value)) {
@@ -251,7 +251,7 @@ static void flatten_const(cg_ctx *g, const node *v, const type *el, LLVMValueRef
  * cuda.const.array_like and module arrays (np.array ..., read in a kernel) share it. */
 LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,
                                   const type *t) {
-  int64_t dims[3] = {0, 0, 0};
+  int64_t dims[KC_MAX_DIMS] = {0};
   int ndim = 0;
   const_tuple_shape(value, 0, dims, &ndim);
   int64_t n = 1;

@@ -492,7 +492,7 @@ static const type *np_promote(const type *a, const type *b) {
   return &ty_f64;
 }
 
-/* The shape argument: an integer or a tuple of 1 to 3 positive ones. */
+/* The shape argument: an integer or a tuple of 1 to KC_MAX_DIMS positive ones. */
 static int np_shape(np_call *c, node *a, int64_t *dims) {
   node *v = np_const(c, a, false);
   if (!v) return 0;
@@ -505,8 +505,8 @@ static int np_shape(np_call *c, node *a, int64_t *dims) {
     if (ok) dims[i] = d->ival;
   }
   if (!ok) {
-    ix_error(c->ic, a->sp, "the shape of %s must be a positive integer or a tuple of 1 to 3 "
-         "of them", c->fname);
+    ix_error(c->ic, a->sp, "the shape of %s must be a positive integer or a tuple of 1 to %d "
+         "of them", c->fname, KC_MAX_DIMS);
     return 0;
   }
   return l->len;
@@ -562,13 +562,13 @@ static bool np_leaves(np_call *c, node *a, int depth, int64_t *dims, int *ndim, 
       if (!np_leaves(c, a->list.items[i], depth + 1, dims, ndim, out)) return false;
     return true;
   }
-  ix_error(c->ic, a->sp, "numpy.array needs nested lists of numbers of equal lengths, 1 to 3 "
-       "deep and not empty");
+  ix_error(c->ic, a->sp, "numpy.array needs nested lists of numbers of equal lengths, 1 to %d "
+       "deep and not empty", KC_MAX_DIMS);
   return false;
 }
 
 static node *np_array(np_call *c, const type *t) {
-  int64_t dims[KC_MAX_DIMS] = {0, 0, 0};
+  int64_t dims[KC_MAX_DIMS] = {0};
   int ndim = 0;
   ptr_vec leaves = {0};
   if (!c->arg[0]) {
@@ -577,7 +577,7 @@ static node *np_array(np_call *c, const type *t) {
   }
   if (!np_leaves(c, c->arg[0], 0, dims, &ndim, &leaves)) return NULL;
   if (ndim == 0) {
-    ix_error(c->ic, c->arg[0]->sp, "np.array needs a list: module arrays have 1 to 3 dimensions");
+    ix_error(c->ic, c->arg[0]->sp, "np.array needs a list: module arrays have 1 to %d dimensions", KC_MAX_DIMS);
     return NULL;
   }
   if (!t) {   /* NumPy's default: the leaves' types promoted */

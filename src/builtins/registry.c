@@ -14,7 +14,7 @@ static const builtin_family families[] = {
   {"memory", builtins_memory},   {"math", builtins_math},       {"complex", builtins_complex},
   {"fp16", builtins_fp16},       {"python", builtins_python},   {"print", builtins_print},
   {"numpy", builtins_numpy},     {"coop", builtins_coop},       {"dtypes", builtins_dtypes},
-  {NULL, NULL},
+  {"arrays", builtins_arrays},   {NULL, NULL},
 };
 
 const builtin *builtin_find(const char *path) {

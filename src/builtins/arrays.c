@@ -1,0 +1,180 @@
+/*
+ * arrays.c — the attributes and methods of arrays that Numba-CUDA has in kernels and
+ * that make no new array: .strides, .itemsize, .nbytes, .T (the transposed view) and
+ * .view(dtype) (the same memory read as another dtype). (.shape, .size, .ndim and the
+ * complex parts .real/.imag stay with infer.c's and complex.c's attribute code.)
+ * Methods that would allocate (a.copy(), a.sum(), a.reshape(...) ...) are refused here,
+ * as Numba-CUDA refuses them, with what to write instead.
+ *
+ * An array value is {ptr data, i64 extent...} when C-contiguous, and a view
+ * {ptr data, i64 extent..., i64 stride...} (strides in elements) otherwise (codegen.c).
+ */
+#include <string.h>
+
+#include "builtin.h"
+#include "cg.h"
+#include "typing.h"
+
+/* The bytes of one element (a bool is a byte in memory, as in NumPy). */
+static int64_t itemsize(const type *el) {
+  return el->kind == TY_BOOL ? 1 : el->bits / 8;
+}
+
+/* ---- attributes ---- */
+
+bool ix_array_attr(infer_ctx *ic, node *e, const type *at, const type **out) {
+  const char *n = e->str;
+  if (strcmp(n, "itemsize") == 0 || strcmp(n, "nbytes") == 0) {
+    *out = ix_set_type(e, &ty_i64, false);
+    return true;
+  }
+  if (strcmp(n, "strides") == 0) {
+    const type **el = arena_alloc(ic->ar, sizeof *el * (size_t)at->ndim);
+    for (int k = 0; k < at->ndim; k++) el[k] = &ty_i64;
+    *out = ix_set_type(e, type_tuple(ic->ar, el, at->ndim), false);
+    return true;
+  }
+  if (strcmp(n, "T") == 0) {
+    if (!ix_mark_view_of(ic, e)) return *out = NULL, true;
+    /* a 1-D array is its own transpose; otherwise the axes reversed, which is no
+       longer C-contiguous (Numba's 'F' layout, kcc's strided view) */
+    *out = ix_set_type(e, at->ndim == 1 ? at : type_array_layout(ic->ar, at->elem, at->ndim, true),
+                       false);
+    return true;
+  }
+  return false;
+}
+
+/* A view value of type vt from data, extents and strides (in elements). */
+static LLVMValueRef make_view(cg_ctx *g, const type *vt, LLVMValueRef data, LLVMValueRef *ext,
+                              LLVMValueRef *str) {
+  LLVMValueRef v = LLVMBuildInsertValue(g->b, LLVMGetUndef(cg_type(g, vt)), data, 0, "");
+  for (int k = 0; k < vt->ndim; k++) {
+    v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(1 + k), "");
+    if (vt->strided) v = LLVMBuildInsertValue(g->b, v, str[k], (unsigned)(1 + vt->ndim + k), "");
+  }
+  return v;
+}
+
+static LLVMValueRef transpose(cg_ctx *g, node *e, LLVMValueRef arr) {
+  const type *at = e->a->ty;
+  if (at->ndim == 1) return arr;
+  LLVMValueRef *ext = arena_alloc(g->ar, sizeof *ext * (size_t)at->ndim);
+  LLVMValueRef *str = arena_alloc(g->ar, sizeof *str * (size_t)at->ndim);
+  for (int k = 0; k < at->ndim; k++) {
+    ext[at->ndim - 1 - k] = cg_array_extent(g, arr, k);
+    str[at->ndim - 1 - k] = cg_array_stride(g, arr, at, k);
+  }
+  return make_view(g, e->ty, LLVMBuildExtractValue(g->b, arr, 0, "data"), ext, str);
+}
+
+LLVMValueRef cg_array_attr(cg_ctx *g, node *e, LLVMValueRef arr) {
+  const type *at = e->a->ty;
+  int64_t size = itemsize(at->elem);
+  if (strcmp(e->str, "itemsize") == 0) return ci64(g, size);
+  if (strcmp(e->str, "nbytes") == 0)
+    return LLVMBuildMul(g->b, cg_array_size(g, arr, at->ndim), ci64(g, size), "nbytes");
+  if (strcmp(e->str, "T") == 0) return transpose(g, e, arr);
+  /* strides: in bytes, as NumPy gives them */
+  LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
+  for (int k = 0; k < at->ndim; k++)
+    agg = LLVMBuildInsertValue(g->b, agg, LLVMBuildMul(g->b, cg_array_stride(g, arr, at, k),
+                                                       ci64(g, size), ""), (unsigned)k, "");
+  return agg;
+}
+
+/* ---- methods ---- */
+
+/* The scalar dtype an argument names: float32, np.int8, 'f4', b.dtype. */
+static const type *dtype_of(infer_ctx *ic, node *d) {
+  if (d->kind == N_STR) return type_from_name(d->str);
+  const char *p = ix_dotted_path(ic, d);
+  if (!p && d->kind == N_ATTR && strcmp(d->str, "dtype") == 0) {
+    const type *bt = ix_expr(ic, d->a);
+    return bt && bt->kind == TY_ARRAY ? bt->elem : NULL;
+  }
+  return p ? ix_type_from_path(p) : NULL;
+}
+
+/* a.view(dtype): the same memory as dtype. With another itemsize the last axis is
+ * rescaled, as NumPy does; kcc does that for C-contiguous arrays only (a strided view's
+ * other strides need not be whole elements of the new dtype). */
+static const type *ix_array_view(infer_ctx *ic, node *e, const builtin *row) {
+  (void)row;
+  node *recv = e->a->a;
+  const type *at = recv->ty;
+  const type *dt = dtype_of(ic, e->list.items[0]);
+  if (!dt || !type_is_scalar(dt)) {
+    ix_error(ic, e->list.items[0]->sp, "a.view takes a scalar dtype (float32, np.int32, 'f4')");
+    return NULL;
+  }
+  if (at->strided && itemsize(dt) != itemsize(at->elem)) {
+    ix_error(ic, e->sp, "a.view(%s) of a non-contiguous %s changes the itemsize, which kcc "
+             "supports on C-contiguous arrays only; view the whole array first, then slice",
+             ix_tname(ic, dt), ix_tname(ic, at));
+    return NULL;
+  }
+  if (!ix_mark_view_of(ic, e)) return NULL;
+  return ix_set_type(e, type_array_layout(ic->ar, dt, at->ndim, at->strided), false);
+}
+
+/* The last axis holds ext * old / new elements of the new dtype. When its bytes are not a
+ * whole number of them NumPy and Numba raise ValueError; kcc gives an empty last axis
+ * (so a bounds-checked kernel reports the first access). */
+static LLVMValueRef cg_array_view(cg_ctx *g, node *e, const builtin *row) {
+  (void)row;
+  const type *at = e->a->a->ty;
+  LLVMValueRef arr = cg_expr(g, e->a->a);
+  int64_t from = itemsize(at->elem), to = itemsize(e->ty->elem);
+  if (from == to) return arr;
+  unsigned last = (unsigned)at->ndim;
+  LLVMValueRef bytes = LLVMBuildMul(g->b, cg_array_extent(g, arr, at->ndim - 1), ci64(g, from), "");
+  LLVMValueRef n = LLVMBuildUDiv(g->b, bytes, ci64(g, to), "");
+  if (from % to != 0) {
+    LLVMValueRef whole = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildURem(g->b, bytes, ci64(g, to), ""),
+                                       ci64(g, 0), "");
+    n = LLVMBuildSelect(g->b, whole, n, ci64(g, 0), "");
+  }
+  return LLVMBuildInsertValue(g->b, arr, n, last, "");
+}
+
+/* Methods of NumPy arrays that kernels do not have. Those that make a new array (or
+ * reduce one; Numba-CUDA loads no lowering for the reductions) Numba-CUDA refuses too;
+ * reshape it has, as a view of a C-contiguous array, and kcc does not yet. Each says what
+ * to write instead. */
+static const struct { const char *name; bool numba_has; const char *instead; } refused[] = {
+  {"copy", false, "copy element by element into a cuda.local.array or an output array"},
+  {"astype", false, "convert element by element (float32(a[i])) into another array"},
+  {"ravel", false, "index the array directly, or pass a 1-D array"},
+  {"flatten", false, "index the array directly, or pass a 1-D array"},
+  {"sum", false, "add the elements in a loop (or reduce across threads with cuda.reduce)"},
+  {"mean", false, "add the elements in a loop and divide by a.size"},
+  {"prod", false, "multiply the elements in a loop"},
+  {"min", false, "take min() in a loop over the elements"},
+  {"max", false, "take max() in a loop over the elements"},
+  {"argmin", false, "keep the index of the smallest element in a loop"},
+  {"argmax", false, "keep the index of the largest element in a loop"},
+  {"tolist", false, "index the array"},
+  {"reshape", true, "index with the shape you want (a[i * n + j]) or pass the array in that shape"},
+  {"transpose", true, "write a.T, the transposed view"},
+};
+
+bool ix_array_method_refused(infer_ctx *ic, node *callee, const type *at) {
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    if (strcmp(callee->str, refused[i].name) != 0) continue;
+    if (refused[i].numba_has)
+      ix_error(ic, callee->sp, "%s.%s() is not supported by kcc; %s", ix_tname(ic, at),
+               callee->str, refused[i].instead);
+    else
+      ix_error(ic, callee->sp, "%s.%s() is not supported in kernels: it makes a new array or "
+               "a reduction, which Numba-CUDA kernels do not have either; %s",
+               ix_tname(ic, at), callee->str, refused[i].instead);
+    return true;
+  }
+  return false;
+}
+
+const builtin builtins_arrays[] = {
+  {".view", BK_METHOD, 1, 1, 0, 0, BF_ARRAY_METHOD, 0, NULL, 0, ix_array_view, cg_array_view, NULL},
+  {NULL},
+};
