@@ -44,7 +44,7 @@ LLVMValueRef cg_record_field(cg_ctx *g, node *e) {
   if (f->ty->kind == TY_ARRAY) {
     LLVMValueRef ext[KC_MAX_DIMS];
     for (int k = 0; k < f->ndim; k++) ext[k] = ci64(g, f->shape[k]);
-    return cg_build_array(g, f->ndim, p, ext);
+    return cg_build_array(g, f->ty, p, ext);
   }
   return load_field(g, p, e->a->ty, f);
 }

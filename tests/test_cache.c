@@ -181,11 +181,11 @@ static void fake_output(kcc_output *out) {
   k->signature = strdup("add(float32[:], int32, Tuple(int32, float64))");
   k->nparams = 3;
   k->params = calloc(3, sizeof *k->params);
-  k->params[0] = (kcc_param){strdup("out"), KC_FLOAT32, 1, 1, 0, NULL};
-  k->params[1] = (kcc_param){strdup(""), KC_INT32, 0, 0, 0, NULL};
+  k->params[0] = (kcc_param){strdup("out"), KC_FLOAT32, 1, 1, 0, NULL, 1};   /* 'A' */
+  k->params[1] = (kcc_param){strdup(""), KC_INT32, 0, 0, 0, NULL, 0};
   kc_dtype *el = calloc(2, sizeof *el);
   el[0] = KC_INT32, el[1] = KC_FLOAT64;
-  k->params[2] = (kcc_param){strdup("t"), KC_INT32, 0, 0, 2, el};
+  k->params[2] = (kcc_param){strdup("t"), KC_INT32, 0, 0, 2, el, 0};
   k = &out->kernels[1];
   k->name = strdup("red"), k->symbol = strdup("red__f64"), k->signature = strdup("red()");
   k->uses_barrier = 1;
@@ -222,6 +222,8 @@ START_TEST(store_and_load) {
   ck_assert_int_eq(back.kernels[0].params[0].dtype, KC_FLOAT32);
   ck_assert_int_eq(back.kernels[0].params[0].ndim, 1);
   ck_assert_int_eq(back.kernels[0].params[0].written, 1);
+  ck_assert_int_eq(back.kernels[0].params[0].strided, 1);
+  ck_assert_int_eq(back.kernels[0].params[1].strided, 0);
   ck_assert_str_eq(back.kernels[0].params[1].name, "");
   ck_assert_int_eq(back.kernels[0].params[1].dtype, KC_INT32);
   ck_assert_int_eq(back.kernels[0].params[1].ndim, 0);

@@ -372,8 +372,8 @@ static void saxpy_block(void **args, kc_cpu_block *blk) {
 START_TEST(kc_launch_table_kernel) {
   kc_context *ctx = cpu_context(2);
   kcc_param params[] = {
-      {"a", KC_FLOAT32, 0, 0, 0, NULL}, {"x", KC_FLOAT32, 1, 0, 0, NULL},
-      {"y", KC_FLOAT32, 1, 1, 0, NULL}};
+      {"a", KC_FLOAT32, 0, 0, 0, NULL, 0}, {"x", KC_FLOAT32, 1, 0, 0, NULL, 0},
+      {"y", KC_FLOAT32, 1, 1, 0, NULL, 0}};
   kcc_kernel t;
   memset(&t, 0, sizeof t);
   t.name = "saxpy";

@@ -322,13 +322,13 @@ static void scalars_block(void **args, kc_cpu_block *blk) {
 }
 
 static kcc_param add_params[] = {
-    {"a", KC_FLOAT32, 1, 1, 0, NULL}, {"b", KC_FLOAT32, 1, 0, 0, NULL},
-    {"n", KC_INT32, 0, 0, 0, NULL}};
+    {"a", KC_FLOAT32, 1, 1, 0, NULL, 0}, {"b", KC_FLOAT32, 1, 0, 0, NULL, 0},
+    {"n", KC_INT32, 0, 0, 0, NULL, 0}};
 static kcc_param sc_params[] = {
-    {"out", KC_INT64, 1, 1, 0, NULL}, {"a", KC_INT8, 0, 0, 0, NULL},
-    {"b", KC_UINT16, 0, 0, 0, NULL},  {"c", KC_UINT64, 0, 0, 0, NULL},
-    {"d", KC_FLOAT64, 0, 0, 0, NULL}, {"e", KC_BOOL, 0, 0, 0, NULL},
-    {"f", KC_FLOAT32, 0, 0, 0, NULL}};
+    {"out", KC_INT64, 1, 1, 0, NULL, 0}, {"a", KC_INT8, 0, 0, 0, NULL, 0},
+    {"b", KC_UINT16, 0, 0, 0, NULL, 0},  {"c", KC_UINT64, 0, 0, 0, NULL, 0},
+    {"d", KC_FLOAT64, 0, 0, 0, NULL, 0}, {"e", KC_BOOL, 0, 0, 0, NULL, 0},
+    {"f", KC_FLOAT32, 0, 0, 0, NULL, 0}};
 
 static kc_module *table_module(kc_context *ctx) {
   kcc_kernel t[2];
