@@ -99,6 +99,12 @@ LLVMValueRef cg_tuple_index(cg_ctx *g, node *e);
 /* A failed bounds check of ix (--bounds-check) into the kernel error record: the axis,
  * the index as written (i64), whether it is unsigned (i32 0/1); shape from arr, an
  * array value of type at. */
+/* The launch's error record (host_abi.h): claimed by the first failing thread, which
+ * fills the source position, its block and thread (cg_error_claim), then the fields of
+ * its kind (cg_error_field, a byte offset) and closes with cg_error_done. */
+LLVMValueRef cg_error_claim(cg_ctx *g, span sp, LLVMBasicBlockRef *done);
+void cg_error_field(cg_ctx *g, LLVMValueRef rec, int off, LLVMValueRef v);
+void cg_error_done(cg_ctx *g, LLVMBasicBlockRef done);
 void cg_bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
                       LLVMValueRef axis, LLVMValueRef index, LLVMValueRef is_unsigned);
 

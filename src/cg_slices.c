@@ -114,34 +114,14 @@ static void choose_directions(cg_ctx *g, slice_copy *c, LLVMValueRef *sext) {
  * the view has extent ext, the source's extent there is got. */
 static void report_mismatch(cg_ctx *g, node *t, int nd, LLVMValueRef axis, LLVMValueRef got,
                             LLVMValueRef *ext) {
-  LLVMValueRef rec = g->target->error_record(g);
-  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(g->b, rec, ci32(g, 0), ci32(g, 1),
-      LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
-  LLVMBasicBlockRef fill = cg_new_bb(g, "mismatch.fill"), done = cg_new_bb(g, "mismatch.done");
-  LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, cas, 1, ""), fill, done);
-  LLVMPositionBuilderAtEnd(g->b, fill);
-  struct { int off; LLVMValueRef v; } f[] = {
-    {KC_KERNEL_ERROR_OFF_LINE, ci32(g, t->sp.line)}, {KC_KERNEL_ERROR_OFF_COL, ci32(g, t->sp.col)},
-    {KC_KERNEL_ERROR_OFF_AXIS, axis}, {KC_KERNEL_ERROR_OFF_NDIM, ci32(g, nd)},
-    {KC_KERNEL_ERROR_OFF_UNSIGNED, ci32(g, KC_KERNEL_ERROR_SHAPE_MISMATCH)},
-    {KC_KERNEL_ERROR_OFF_INDEX, got},
-  };
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-    LLVMValueRef at = ci64(g, f[i].off);
-    LLVMBuildStore(g->b, f[i].v, LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at, 1, ""));
-  }
-  for (int k = 0; k < 3; k++) {
-    LLVMValueRef at[2] = {ci64(g, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k),
-                          ci64(g, KC_KERNEL_ERROR_OFF_THREAD + 4 * k)};
-    LLVMBuildStore(g->b, cg_special_reg(g, 1, k), LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at[0], 1, ""));
-    LLVMBuildStore(g->b, cg_special_reg(g, 0, k), LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at[1], 1, ""));
-  }
-  for (int k = 0; k < nd; k++) {
-    LLVMValueRef at = ci64(g, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k);
-    LLVMBuildStore(g->b, ext[k], LLVMBuildInBoundsGEP2(g->b, g->i8, rec, &at, 1, ""));
-  }
-  LLVMBuildBr(g->b, done);
-  LLVMPositionBuilderAtEnd(g->b, done);
+  LLVMBasicBlockRef done;
+  LLVMValueRef rec = cg_error_claim(g, t->sp, &done);
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_AXIS, axis);
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_NDIM, ci32(g, nd));
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_UNSIGNED, ci32(g, KC_KERNEL_ERROR_SHAPE_MISMATCH));
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_INDEX, got);
+  for (int k = 0; k < nd; k++) cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k, ext[k]);
+  cg_error_done(g, done);
 }
 
 /* The source's strides on the view's axes (0 where it broadcasts), and whether its

@@ -242,34 +242,48 @@ LLVMValueRef cg_array_extent(cg_ctx *g, LLVMValueRef arr, int k) {
  * scratch slot, so the thread runs on without touching memory outside the array. Both
  * are the target's: the launch's on the host, module globals on the GPU. */
 
-static void record_field(cg_ctx *g, LLVMValueRef rec, int off, LLVMValueRef v) {
+void cg_error_field(cg_ctx *g, LLVMValueRef rec, int off, LLVMValueRef v) {
   LLVMValueRef idx[1] = {ci64(g, off)};
   LLVMBuildStore(g->b, v, LLVMBuildInBoundsGEP2(g->b, g->i8, rec, idx, 1, ""));
 }
 
-/* Claim the record (the first failing thread wins) and fill it. */
-void cg_bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
-                          LLVMValueRef axis, LLVMValueRef index, LLVMValueRef is_unsigned) {
+/* Claim the launch's error record (an atomic compare-and-swap of its flag: the first
+ * failing thread wins) and, in the winner's branch, fill the position sp and the
+ * failing block and thread. The caller fills the rest and ends with cg_error_done. */
+LLVMValueRef cg_error_claim(cg_ctx *g, span sp, LLVMBasicBlockRef *done) {
   LLVMValueRef rec = g->target->error_record(g);
   LLVMValueRef cas = LLVMBuildAtomicCmpXchg(g->b, rec, ci32(g, 0), ci32(g, 1),
       LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
-  LLVMBasicBlockRef fill = cg_new_bb(g, "bounds.fill"), done = cg_new_bb(g, "bounds.done");
-  LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, cas, 1, ""), fill, done);
+  LLVMBasicBlockRef fill = cg_new_bb(g, "error.fill");
+  *done = cg_new_bb(g, "error.done");
+  LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, cas, 1, ""), fill, *done);
   LLVMPositionBuilderAtEnd(g->b, fill);
-  record_field(g, rec, KC_KERNEL_ERROR_OFF_LINE, ci32(g, ix->sp.line));
-  record_field(g, rec, KC_KERNEL_ERROR_OFF_COL, ci32(g, ix->sp.col));
-  record_field(g, rec, KC_KERNEL_ERROR_OFF_AXIS, axis);
-  record_field(g, rec, KC_KERNEL_ERROR_OFF_NDIM, ci32(g, at->ndim));
-  record_field(g, rec, KC_KERNEL_ERROR_OFF_UNSIGNED, is_unsigned);
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_LINE, ci32(g, sp.line));
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_COL, ci32(g, sp.col));
   for (int k = 0; k < 3; k++) {
-    record_field(g, rec, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k, cg_special_reg(g, 1, k));
-    record_field(g, rec, KC_KERNEL_ERROR_OFF_THREAD + 4 * k, cg_special_reg(g, 0, k));
+    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k, cg_special_reg(g, 1, k));
+    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_THREAD + 4 * k, cg_special_reg(g, 0, k));
   }
-  for (int k = 0; k < at->ndim; k++)
-    record_field(g, rec, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k, cg_array_extent(g, arr, k));
-  record_field(g, rec, KC_KERNEL_ERROR_OFF_INDEX, index);
+  return rec;
+}
+
+void cg_error_done(cg_ctx *g, LLVMBasicBlockRef done) {
   LLVMBuildBr(g->b, done);
   LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* Report index out of range in the error record (cg_error_claim). */
+void cg_bounds_report(cg_ctx *g, node *ix, const type *at, LLVMValueRef arr,
+                          LLVMValueRef axis, LLVMValueRef index, LLVMValueRef is_unsigned) {
+  LLVMBasicBlockRef done;
+  LLVMValueRef rec = cg_error_claim(g, ix->sp, &done);
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_AXIS, axis);
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_NDIM, ci32(g, at->ndim));
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_UNSIGNED, is_unsigned);
+  for (int k = 0; k < at->ndim; k++)
+    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_SHAPE + 8 * k, cg_array_extent(g, arr, k));
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_INDEX, index);
+  cg_error_done(g, done);
 }
 
 /* The element pointer p of a[idx], checked: every wrapped index must lie in

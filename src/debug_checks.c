@@ -174,11 +174,6 @@ void ix_check_stmt(infer_ctx *ic, node *s) {
 
 /* ---- code ---------------------------------------------------------------------------- */
 
-static void store_at(cg_ctx *g, LLVMValueRef rec, int off, LLVMValueRef v) {
-  LLVMValueRef idx[1] = {ci64(g, off)};
-  LLVMBuildStore(g->b, v, LLVMBuildInBoundsGEP2(g->b, g->i8, rec, idx, 1, ""));
-}
-
 /* The text into the record: its bytes (cut to fit, NUL-terminated and zero-padded) as
  * constant little-endian 8-byte words, so no string needs to live on the device. */
 static void store_message(cg_ctx *g, LLVMValueRef rec, const char *text) {
@@ -189,28 +184,17 @@ static void store_message(cg_ctx *g, LLVMValueRef rec, const char *text) {
   for (size_t w = 0; w < (n + 8) / 8; w++) {
     unsigned long long word = 0;
     for (int k = 7; k >= 0; k--) word = word << 8 | buf[w * 8 + (size_t)k];
-    store_at(g, rec, KC_KERNEL_ERROR_OFF_MESSAGE + (int)(w * 8), LLVMConstInt(g->i64, word, 0));
+    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_MESSAGE + (int)(w * 8), LLVMConstInt(g->i64, word, 0));
   }
 }
 
 /* Claim the launch's error record (the first thread to fail wins) and fill it. */
 static void record_raise(cg_ctx *g, node *s) {
-  LLVMValueRef rec = g->target->error_record(g);
-  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(g->b, rec, ci32(g, 0), ci32(g, 1),
-      LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
-  LLVMBasicBlockRef fill = cg_new_bb(g, "raise.fill"), done = cg_new_bb(g, "raise.done");
-  LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, cas, 1, ""), fill, done);
-  LLVMPositionBuilderAtEnd(g->b, fill);
-  store_at(g, rec, KC_KERNEL_ERROR_OFF_LINE, ci32(g, s->sp.line));
-  store_at(g, rec, KC_KERNEL_ERROR_OFF_COL, ci32(g, s->sp.col));
-  store_at(g, rec, KC_KERNEL_ERROR_OFF_KIND, ci32(g, KC_KERNEL_ERROR_RAISE));
-  for (int k = 0; k < 3; k++) {
-    store_at(g, rec, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k, cg_special_reg(g, 1, k));
-    store_at(g, rec, KC_KERNEL_ERROR_OFF_THREAD + 4 * k, cg_special_reg(g, 0, k));
-  }
+  LLVMBasicBlockRef done;
+  LLVMValueRef rec = cg_error_claim(g, s->sp, &done);
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_KIND, ci32(g, KC_KERNEL_ERROR_RAISE));
   store_message(g, rec, s->str ? s->str : "Exception");
-  LLVMBuildBr(g->b, done);
-  LLVMPositionBuilderAtEnd(g->b, done);
+  cg_error_done(g, done);
 }
 
 /* The thread raised: reported when checked, then ended. Leaves the builder in a block
