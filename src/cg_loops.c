@@ -95,13 +95,15 @@ static LLVMValueRef tuple_select(cg_ctx *g, LLVMValueRef tup, const type *tt, LL
   return v;
 }
 
-/* Row or element k of array value arr (type at): the element, or a view of one
- * dimension fewer (type rt) laid out as the array is. */
+/* Row or element k of array value arr (type at): the element (a record's address), or
+ * a view of one dimension fewer (type rt) laid out as the array is. */
 static LLVMValueRef array_item(cg_ctx *g, LLVMValueRef arr, const type *at, const type *rt,
                                LLVMValueRef k) {
   LLVMValueRef off = LLVMBuildMul(g->b, k, cg_array_stride(g, arr, at, 0), "");
   LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, cg_mem_type(g, at->elem),
                                          LLVMBuildExtractValue(g->b, arr, 0, "data"), &off, 1, "");
+  if (at->ndim == 1 && at->elem->kind == TY_RECORD)
+    return p;   /* a record element is a reference to it, as a[i] is (cg_records.c) */
   if (at->ndim == 1) {
     LLVMValueRef v = LLVMBuildLoad2(g->b, cg_mem_type(g, at->elem), p, "");
     return at->elem->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
