@@ -177,6 +177,13 @@ static void grid_sync(kc_cpu_block *blk, uint32_t site) {
   blk->collective(blk, KC_COLL_GRID_SYNC, 0xffffffffu, 0, 0, site);
 }
 
+static void grid_early_exit_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,
+                                   uint32_t tz) {
+  (void)args, (void)tx, (void)ty, (void)tz;
+  if (blk->block_idx[0] == 2) return;   /* block 2 never reaches the grid barrier */
+  grid_sync(blk, SITE(21, 7));
+}
+
 /* Each thread writes its slot, the grid meets, each reads the slot of the thread one
  * block further on (written by another block), rounds times. */
 static void grid_rotate_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,
@@ -211,19 +218,14 @@ START_TEST(cooperative_grid_barrier) {
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(2048), kc_dim(1), 0, args), KC_ERR_LAUNCH);
   ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "at most 1024 blocks of 1 threads"));
   ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "'grid_rotate'"));
-  /* not marked cooperative: the grid barrier is an internal error, not a hang */
-  k.cooperative = 0;
-  ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(2), kc_dim(2), 0, args), KC_ERR_INTERNAL);
+  /* not marked cooperative: the grid barrier is an internal error, not a hang (a
+   * kernel that touches no memory: past the failed barrier its blocks are not ordered) */
+  rt_cpu_kernel plain = {"grid_plain", NULL, grid_early_exit_thread, 1, 0, NULL, 0};
+  ck_assert_int_eq(rt_cpu_launch(ctx, &plain, kc_dim(2), kc_dim(2), 0, NULL), KC_ERR_INTERNAL);
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "was not launched cooperatively"));
   kc_context_free(ctx);
 }
 END_TEST
-
-static void grid_early_exit_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,
-                                   uint32_t tz) {
-  (void)args, (void)tx, (void)ty, (void)tz;
-  if (blk->block_idx[0] == 2) return;   /* block 2 never reaches the grid barrier */
-  grid_sync(blk, SITE(21, 7));
-}
 
 START_TEST(cooperative_deadlock) {
   kc_context *ctx = cpu_context(2);
