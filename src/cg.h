@@ -138,6 +138,8 @@ void cg_entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f);
 /* Lowerings other code shares (defined in their families, src/builtins/). */
 LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
                           unsigned n);                         /* math.c: libm's name */
+LLVMValueRef cg_math_unary_value(cg_ctx *g, const struct builtin *b, LLVMValueRef v,
+                                 const type *t);   /* math.c: math.isnan ... on a value */
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);     /* memory.c */
 /* memory.c: the constant array (addrspace(4) on the GPU) named name holding the
  * folded nested tuple value, as an array value of type t; made once per name. */
