@@ -119,6 +119,22 @@ static void mismatch_case(void) {
   kc_array_free(da), kc_array_free(dout);
 }
 
+static void shared_case(void) {
+  float a[R * C], out[R * C], want[R * C];
+  for (int n = 0; n < R * C; n++) {
+    a[n] = 0.5f * (float)n - 3.0f;
+    out[n] = -1.0f;
+    want[n] = n % C % 2 ? -1.0f : 2.0f * a[n] + a[n];   /* odd columns untouched */
+  }
+  int64_t sa[] = {R, C};
+  kc_array *da = h_array(KC_FLOAT32, 2, sa, a), *dout = h_array(KC_FLOAT32, 2, sa, out);
+  kc_arg args[] = {kc_arg_array(da), kc_arg_array(dout)};
+  h_launch(h_kernel("shared"), kc_dim(1), kc_dim(1), args, 2);
+  h_fetch(dout, out);
+  h_check_f32("multiply into shared, add on every other column", want, out, R * C, 0, 0);
+  kc_array_free(da), kc_array_free(dout);
+}
+
 int main(int argc, char **argv) {
   h_begin("numpy_ufunc_arrays", argc, argv);
   rows_case();
@@ -126,5 +142,6 @@ int main(int argc, char **argv) {
   cast_case();
   inplace_case();
   mismatch_case();
+  shared_case();
   return h_end();
 }
