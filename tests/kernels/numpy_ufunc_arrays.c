@@ -129,7 +129,7 @@ static void shared_case(void) {
   int64_t sa[] = {R, C};
   kc_array *da = h_array(KC_FLOAT32, 2, sa, a), *dout = h_array(KC_FLOAT32, 2, sa, out);
   kc_arg args[] = {kc_arg_array(da), kc_arg_array(dout)};
-  h_launch(h_kernel("shared"), kc_dim(1), kc_dim(1), args, 2);
+  h_launch(h_kernel("into_shared"), kc_dim(1), kc_dim(1), args, 2);
   h_fetch(dout, out);
   h_check_f32("multiply into shared, add on every other column", want, out, R * C, 0, 0);
   kc_array_free(da), kc_array_free(dout);
