@@ -138,6 +138,8 @@ void cg_entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f);
 /* Lowerings other code shares (defined in their families, src/builtins/). */
 LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
                           unsigned n);                         /* math.c: libm's name */
+LLVMValueRef cg_math_unary_value(cg_ctx *g, const struct builtin *b, LLVMValueRef v,
+                                 const type *t);   /* math.c: math.isnan ... on a value */
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);     /* memory.c */
 /* memory.c: the constant array (addrspace(4) on the GPU) named name holding the
  * folded nested tuple value, as an array value of type t; made once per name. */
@@ -171,6 +173,28 @@ bool cg_any_kernel_option(cg_ctx *g, bool debug);
 /* cg_slices.c: t = v where t (an N_INDEX) is a view: v, of type vt, a scalar stored to
  * every element or an array broadcast and copied onto it */
 void cg_store_slice(cg_ctx *g, node *t, LLVMValueRef v, const type *vt);
+/* cg_elementwise.c: every element of an array, for cg_slices.c and ufuncs on arrays. A
+ * loop nest over nd axes of extents ext (walking axis k backwards where back, if set,
+ * has back[k] true) calls body with idx[] (allocated when NULL) at each element's
+ * indices; cg_strided_elem_ptr is the element at sum(idx[k] * str[k]) of data. */
+typedef struct cg_loop_nest {
+  int nd;
+  LLVMValueRef *ext, *back, *idx;
+  void (*body)(cg_ctx *g, struct cg_loop_nest *n);
+  void *user;
+} cg_loop_nest;
+void cg_loop_nest_build(cg_ctx *g, cg_loop_nest *n);
+LLVMValueRef cg_strided_elem_ptr(cg_ctx *g, const type *el, LLVMValueRef data, LLVMValueRef *idx,
+                                 LLVMValueRef *str, int nd);
+/* NumPy's broadcasting of sources onto nd axes of extents ext: each source array src of
+ * type st gives its strides on those axes (0 where it repeats) to sstr and its own
+ * extents to sext (may be NULL); cg_broadcast_check reports the first mismatch at sp
+ * when bounds-checking and returns whether all fit (i1). */
+typedef struct cg_broadcast { LLVMValueRef ok, axis, got; } cg_broadcast;
+void cg_broadcast_init(cg_ctx *g, cg_broadcast *bc);
+void cg_broadcast_source(cg_ctx *g, cg_broadcast *bc, int nd, LLVMValueRef *ext, LLVMValueRef src,
+                         const type *st, LLVMValueRef *sstr, LLVMValueRef *sext);
+LLVMValueRef cg_broadcast_check(cg_ctx *g, cg_broadcast *bc, span sp, int nd, LLVMValueRef *ext);
 /* builtins/arrays.c: a.strides, a.itemsize, a.nbytes, a.T of the array value arr */
 LLVMValueRef cg_array_attr(cg_ctx *g, node *e, LLVMValueRef arr);
 

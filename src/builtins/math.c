@@ -171,13 +171,23 @@ static LLVMValueRef cg_cbrt(cg_ctx *g, node *e, const builtin *b) {
 /* degrees(x) = x / (2 pi) * 360 and radians(x) = x / 360 * (2 pi), in x's float type,
  * as Numba computes them (its constants rounded to the type first; CPython multiplies
  * by 180/pi, which can differ in the last bit). op: 1 for degrees. */
-static LLVMValueRef cg_angle(cg_ctx *g, node *e, const builtin *b) {
-  LLVMValueRef x = cg_expr_as(g, e->list.items[0], e->ty);
-  LLVMTypeRef ft = cg_scalar_type(g, e->ty);
+static LLVMValueRef angle_value(cg_ctx *g, int op, LLVMValueRef x, const type *t) {
+  LLVMTypeRef ft = cg_scalar_type(g, t);
   LLVMValueRef two_pi = LLVMBuildFMul(g->b, LLVMConstReal(ft, 3.14159265358979323846), LLVMConstReal(ft, 2), "");
   LLVMValueRef full = LLVMConstReal(ft, 360);
-  if (b->op) return LLVMBuildFMul(g->b, LLVMBuildFDiv(g->b, x, two_pi, ""), full, "");
+  if (op) return LLVMBuildFMul(g->b, LLVMBuildFDiv(g->b, x, two_pi, ""), full, "");
   return LLVMBuildFMul(g->b, LLVMBuildFDiv(g->b, x, full, ""), two_pi, "");
+}
+
+static LLVMValueRef cg_angle(cg_ctx *g, node *e, const builtin *b) {
+  return angle_value(g, b->op, cg_expr_as(g, e->list.items[0], e->ty), e->ty);
+}
+
+/* For np.isnan ... and np.degrees ... (numpy.c), on a value v of type t: the row b's
+ * math.isnan/isinf/isfinite (a bool) or math.degrees/radians (in t, a float type). */
+LLVMValueRef cg_math_unary_value(cg_ctx *g, const builtin *b, LLVMValueRef v, const type *t) {
+  if (b->lower == cg_angle) return angle_value(g, b->op, v, t);
+  return float_class(g, b->op, v, t);
 }
 
 /* libdevice's __nv_<name>[f] on the GPU, the C library's <name>[f] on the CPU, for a

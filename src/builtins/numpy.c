@@ -174,53 +174,171 @@ static bool can_cast_safe(const type *from, const type *to, bool mixed) {
   return !from->is_signed && to->bits > from->bits;
 }
 
-/* The first loop of u that takes the inputs ts; its input types to in[], its output
- * type returned (NULL: none). */
-static const type *match_loop(const ufunc *u, const type **ts, const type **in) {
+/* NumPy's 'same_kind' casting of a loop's result to an out array's dtype: the safe
+ * casts, and any cast that keeps or raises the kind, bool < unsigned < signed < float
+ * (float64 into float32, uint64 into int8; never float into int, int into unsigned). */
+static int kind_rank(const type *t) {
+  return t->kind == TY_BOOL ? 0 : t->kind == TY_FLOAT ? 3 : t->is_signed ? 2 : 1;
+}
+
+static bool can_cast_same_kind(const type *from, const type *to, bool mixed) {
+  return can_cast_safe(from, to, mixed) || kind_rank(to) >= kind_rank(from);
+}
+
+/* The first loop of u that takes the inputs ts and, with an out array of dtype to (NULL:
+ * none), whose result casts to it ('same_kind'; Numba's strict_ufunc_typing skips the
+ * loops that do not); its input types to in[], its output type returned (NULL: none). */
+static const type *match_loop(const ufunc *u, const type **ts, const type **in, const type *to) {
   bool has_int = false, has_float = false, has_half = false;
   for (int k = 0; k < u->nin; k++) {
     has_int |= ts[k]->kind == TY_INT;
     has_float |= ts[k]->kind == TY_FLOAT;
     has_half |= ts[k] == &ty_f16;
   }
+  bool mixed = has_int && has_float;
   for (const char *p = u->loops; *p; p += u->nin + 4) {   /* "ab->c " */
     bool ok = true;
     for (int k = 0; k < u->nin && ok; k++) {
       in[k] = type_of_char(p[k]);
-      ok = can_cast_safe(ts[k], in[k], has_int && has_float) && (p[k] != 'e' || has_half);
+      ok = can_cast_safe(ts[k], in[k], mixed) && (p[k] != 'e' || has_half);
     }
-    if (ok) return type_of_char(p[u->nin + 2]);
+    const type *res = type_of_char(p[u->nin + 2]);
+    if (ok && (!to || can_cast_same_kind(res, to, mixed))) return res;
   }
   return NULL;
 }
 
-/* np.sin(x), np.add(x, y) ...: scalars only (Numba's kernels take ufuncs on arrays
- * only with the output array passed, which kcc does not support). */
-static const type *ix_ufunc(infer_ctx *ic, node *e, const builtin *b) {
-  const ufunc *u = ufunc_of(b);
-  const char *fname = builtin_user_name(b);
-  if (!ix_args(ic, e)) return NULL;
+/* The types of a ufunc call's inputs (an array's dtype), checked; NULL after an error. */
+static const type **input_types(infer_ctx *ic, node *e, const ufunc *u, const char *fname) {
   const type **ts = arena_alloc(ic->ar, sizeof *ts * (size_t)u->nin);
   for (int k = 0; k < u->nin; k++) {
     node *a = e->list.items[k];
     if (a->ty->kind == TY_ARRAY) {
-      ix_error(ic, a->sp, "%s on arrays is not supported in kernels: call it on elements "
-           "(%s(a[i]))", fname, fname);
-      return NULL;
+      ts[k] = a->ty->elem;
+      if (ts[k]->kind == TY_COMPLEX || !type_is_scalar(ts[k])) {
+        ix_error(ic, a->sp, "%s needs an array of real numbers, not %s", fname, ix_tname(ic, a->ty));
+        return NULL;
+      }
+      continue;
     }
     if (!ix_need_real(ic, a, fname)) return NULL;
     ts[k] = a->ty;   /* a Python literal is int64 or float64: no value-based casting */
   }
+  return ts;
+}
+
+static void no_loop(infer_ctx *ic, node *e, const ufunc *u, const char *fname, const type **ts) {
+  ix_error(ic, e->sp, "%s is not supported for %s%s%s: no loop of NumPy's (%.*s) takes "
+       "them safely", fname, ix_tname(ic, ts[0]), u->nin == 2 ? " and " : "",
+       u->nin == 2 ? ix_tname(ic, ts[1]) : "", (int)strlen(u->loops) - 1, u->loops);
+}
+
+/* A ufunc on arrays, np.add(a, b, out) or np.sin(a, out=out): what Numba-CUDA compiles,
+ * each thread running the whole loop. The output array is required (a kernel cannot
+ * allocate one); the inputs broadcast onto its shape; the call's value is out. */
+typedef struct ufunc_call {
+  const type **in;    /* the loop's input types */
+  const type *res;    /* the loop's output type, cast to out's dtype */
+  node *out;
+} ufunc_call;
+
+/* The out array of a call, positional (last) or out=; NULL if none (after an error if
+ * the call is malformed). */
+static node *out_arg(infer_ctx *ic, node *e, const ufunc *u, const char *fname, bool *bad) {
+  int n = e->list.len;
+  *bad = true;
+  for (int k = 0; k < e->kwargs.len; k++) {
+    node *kw = e->kwargs.items[k];
+    if (strcmp(kw->str, "out") != 0 || e->kwargs.len > 1 || n != u->nin) {
+      ix_error(ic, kw->sp, "%s takes only out= as a keyword here, with %d input%s before it",
+           fname, u->nin, u->nin == 1 ? "" : "s");
+      return NULL;
+    }
+  }
+  if (n < u->nin || n > u->nin + 1) {
+    ix_error(ic, e->sp, "%s takes %d input%s and an optional output array, %d argument%s given",
+         fname, u->nin, u->nin == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    return NULL;
+  }
+  *bad = false;
+  if (e->kwargs.len) return ((node *)e->kwargs.items[0])->a;
+  return n > u->nin ? e->list.items[u->nin] : NULL;
+}
+
+static bool check_out(infer_ctx *ic, node *e, node *out, const ufunc *u, const char *fname) {
+  const type *ot = out->ty;
+  if (ot->kind != TY_ARRAY || ot->elem->kind == TY_COMPLEX || !type_is_scalar(ot->elem)) {
+    ix_error(ic, out->sp, "%s's output must be an array of real numbers, not %s", fname, ix_tname(ic, ot));
+    return false;
+  }
+  if (out->kind == N_NAME && out->sym && out->sym->kind == SYM_CONST) {
+    ix_error(ic, out->sp, "module array '%s' is read-only in kernels and cannot be %s's "
+         "output (a global NumPy array is frozen into the kernel as a constant, as in Numba)",
+         out->sym->name, fname);
+    return false;
+  }
+  for (int k = 0; k < u->nin; k++) {
+    node *a = e->list.items[k];
+    if (a->ty->kind == TY_ARRAY && a->ty->ndim > ot->ndim) {
+      ix_error(ic, a->sp, "%s's input has %d dimensions, more than its output array's %d: "
+           "NumPy cannot broadcast it onto the output", fname, a->ty->ndim, ot->ndim);
+      return false;
+    }
+  }
+  return ix_mark_view_of(ic, out);   /* the array out is (a view of) is written */
+}
+
+static const type *ix_ufunc_arrays(infer_ctx *ic, node *e, const ufunc *u, const char *fname,
+                                   node *out, const type **ts) {
+  if (!check_out(ic, e, out, u, fname)) return NULL;
+  const type *ot = out->ty, **in = arena_alloc(ic->ar, sizeof *in * (size_t)u->nin);
+  if (!match_loop(u, ts, in, NULL)) {
+    no_loop(ic, e, u, fname, ts);
+    return NULL;
+  }
+  const type *res = match_loop(u, ts, in, ot->elem);
+  if (!res) {
+    const type *first = match_loop(u, ts, in, NULL);
+    ix_error(ic, out->sp, "%s computes %s here, which NumPy's 'same_kind' casting does not "
+         "store into an output array of %s (use an output array of %s, or convert the "
+         "inputs first)", fname, ix_tname(ic, first), ix_tname(ic, ot->elem), ix_tname(ic, first));
+    return NULL;
+  }
+  ufunc_call *c = arena_alloc(ic->ar, sizeof *c);
+  *c = (ufunc_call){in, res, out};
+  e->aux_ptr = c;
+  return ix_set_type(e, ot, false);
+}
+
+/* np.sin(x), np.add(x, y) ... on numbers: the loop's output type; with an output array
+ * (np.sin(a, out)), on arrays and numbers broadcast onto it. */
+static const type *ix_ufunc(infer_ctx *ic, node *e, const builtin *b) {
+  const ufunc *u = ufunc_of(b);
+  const char *fname = builtin_user_name(b);
+  bool bad;
+  node *out = out_arg(ic, e, u, fname, &bad);
+  if (bad || !ix_args(ic, e)) return NULL;
+  const type **ts = input_types(ic, e, u, fname);
+  if (!ts || (out && !out->ty)) return NULL;
+  if (out) return ix_ufunc_arrays(ic, e, u, fname, out, ts);
+  for (int k = 0; k < u->nin; k++) {
+    node *a = e->list.items[k];
+    if (a->ty->kind == TY_ARRAY) {
+      ix_error(ic, a->sp, "%s on arrays needs the output array as its last argument, as "
+           "Numba-CUDA does (%s(%sout); kernels cannot allocate the result), or call it "
+           "on elements (%s(%s))", fname, fname, u->nin == 1 ? "a, " : "a, b, ", fname,
+           u->nin == 1 ? "a[i]" : "a[i], b[i]");
+      return NULL;
+    }
+  }
   const type **in = arena_alloc(ic->ar, sizeof *in * (size_t)u->nin);
-  const type *out = match_loop(u, ts, in);
-  if (!out) {
-    ix_error(ic, e->sp, "%s is not supported for %s%s%s: no loop of NumPy's (%.*s) takes "
-         "them safely", fname, ix_tname(ic, ts[0]), u->nin == 2 ? " and " : "",
-         u->nin == 2 ? ix_tname(ic, ts[1]) : "", (int)strlen(u->loops) - 1, u->loops);
+  const type *res = match_loop(u, ts, in, NULL);
+  if (!res) {
+    no_loop(ic, e, u, fname, ts);
     return NULL;
   }
   e->aux_ptr = in;
-  return ix_set_type(e, out, false);
+  return ix_set_type(e, res, false);
 }
 
 /* np.zeros ... inside a kernel: Numba allocates no arrays there. */
@@ -350,17 +468,10 @@ static LLVMValueRef ufunc_signbit(cg_ctx *g, LLVMValueRef x, const type *t) {
   return LLVMBuildICmp(g->b, LLVMIntSLT, bits, LLVMConstNull(it), "");
 }
 
-static LLVMValueRef cg_ufunc(cg_ctx *g, node *e, const builtin *b) {
-  const ufunc *u = ufunc_of(b);
-  const type **in = e->aux_ptr, *t = in[0], *out = e->ty;
-  if (u->kind == UK_CLASS || u->kind == UK_ANGLE) {
-    /* math.c's lowering of math.isnan, math.degrees ...: it reads the argument itself
-       (degrees computing in the call's type, which is the loop's) */
-    const builtin *m = builtin_find(u->lib);
-    return m->lower(g, e, m);
-  }
-  LLVMValueRef v[2];
-  for (int k = 0; k < u->nin; k++) v[k] = cg_expr_as(g, e->list.items[k], in[k]);
+/* u on the values v, already of the loop's input types in[], to its output type out. */
+static LLVMValueRef ufunc_compute(cg_ctx *g, const ufunc *u, LLVMValueRef *v, const type **in,
+                                  const type *out) {
+  const type *t = in[0];
   switch (u->kind) {
   case UK_MATH: return ufunc_math(g, u, v, t);
   case UK_ARITH: return ufunc_arith(g, u->op, v[0], v[1], t);
@@ -381,8 +492,100 @@ static LLVMValueRef cg_ufunc(cg_ctx *g, node *e, const builtin *b) {
     return ufunc_extremum(g, u->kind, v[0], v[1], t);
   case UK_SIGNBIT: return ufunc_signbit(g, v[0], t);
   case UK_ROUND: return ufunc_round(g, u, v[0], t);
-  default: return NULL;   /* UK_CLASS, UK_ANGLE: above */
+  case UK_CLASS: case UK_ANGLE:
+    /* math.c's math.isnan, math.degrees ... (degrees computing in the loop's type) */
+    return cg_math_unary_value(g, builtin_find(u->lib), v[0], t);
   }
+  return NULL;
+}
+
+/* ---- ufuncs on arrays: a loop nest over the output array (cg_elementwise.c) ---- */
+
+typedef struct ufunc_loop {
+  cg_loop_nest loops;   /* first: the loop body gets it back as a ufunc_loop */
+  const ufunc *u;
+  const ufunc_call *c;
+  const type *const *at;       /* per input: its array type, or NULL for a number */
+  LLVMValueRef v[2], data[2];  /* per input: the number (converted), or the array's data */
+  LLVMValueRef *str[2], *ostr, odata;   /* strides on out's axes (0: broadcast) */
+} ufunc_loop;
+
+/* One element: each input read (in the loop's type), computed, cast to out's dtype and
+ * stored; an input that is out itself is read before the store. */
+static void ufunc_element(cg_ctx *g, cg_loop_nest *n) {
+  ufunc_loop *l = (ufunc_loop *)n;
+  const ufunc_call *c = l->c;
+  LLVMValueRef v[2];
+  for (int k = 0; k < l->u->nin; k++) {
+    v[k] = l->v[k];
+    if (!l->at[k]) continue;
+    const type *el = l->at[k]->elem;
+    v[k] = LLVMBuildLoad2(g->b, cg_mem_type(g, el), cg_strided_elem_ptr(g, el, l->data[k], n->idx, l->str[k], n->nd), "");
+    if (el->kind == TY_BOOL) v[k] = LLVMBuildICmp(g->b, LLVMIntNE, v[k], LLVMConstInt(g->i8, 0, 0), "");
+    v[k] = cg_convert(g, v[k], el, c->in[k]);
+  }
+  const type *oel = c->out->ty->elem;
+  LLVMValueRef r = cg_convert(g, ufunc_compute(g, l->u, v, c->in, c->res), c->res, oel);
+  if (oel->kind == TY_BOOL) r = LLVMBuildZExt(g->b, r, g->i8, "");
+  LLVMBuildStore(g->b, r, cg_strided_elem_ptr(g, oel, l->odata, n->idx, l->ostr, n->nd));
+}
+
+/* The arguments, left to right; the arrays' strides on out's axes and whether their
+ * extents broadcast onto out's (i1; a mismatch is reported when bounds-checking). */
+static LLVMValueRef ufunc_operands(cg_ctx *g, node *e, ufunc_loop *l, LLVMValueRef *out) {
+  const ufunc_call *c = l->c;
+  int nd = l->loops.nd;
+  size_t sz = sizeof(LLVMValueRef) * (size_t)nd;
+  LLVMValueRef arr[2];
+  const type **at = arena_alloc(g->ar, sizeof *at * 2);
+  for (int k = 0; k < l->u->nin; k++) {
+    node *a = e->list.items[k];
+    at[k] = a->ty->kind == TY_ARRAY ? a->ty : NULL;
+    if (at[k]) arr[k] = cg_expr(g, a);
+    else l->v[k] = cg_expr_as(g, a, c->in[k]);
+  }
+  l->at = at;
+  *out = cg_expr(g, c->out);
+  l->odata = LLVMBuildExtractValue(g->b, *out, 0, "out.data");
+  l->loops.ext = arena_alloc(g->ar, sz), l->ostr = arena_alloc(g->ar, sz);
+  for (int k = 0; k < nd; k++) {
+    l->loops.ext[k] = cg_array_extent(g, *out, k);
+    l->ostr[k] = cg_array_stride(g, *out, c->out->ty, k);
+  }
+  cg_broadcast bc;
+  cg_broadcast_init(g, &bc);
+  for (int k = 0; k < l->u->nin; k++) {
+    if (!at[k]) continue;
+    l->data[k] = LLVMBuildExtractValue(g->b, arr[k], 0, "in.data");
+    l->str[k] = arena_alloc(g->ar, sz);
+    cg_broadcast_source(g, &bc, nd, l->loops.ext, arr[k], at[k], l->str[k], NULL);
+  }
+  return cg_broadcast_check(g, &bc, e->sp, nd, l->loops.ext);
+}
+
+static LLVMValueRef cg_ufunc_arrays(cg_ctx *g, node *e, const ufunc *u) {
+  ufunc_loop l = {0};
+  l.u = u;
+  l.c = e->aux_ptr;
+  l.loops.nd = l.c->out->ty->ndim;
+  l.loops.body = ufunc_element;
+  LLVMValueRef out, ok = ufunc_operands(g, e, &l, &out);
+  LLVMBasicBlockRef run = cg_new_bb(g, "ufunc.run"), done = cg_new_bb(g, "ufunc.end");
+  LLVMBuildCondBr(g->b, ok, run, done);
+  LLVMPositionBuilderAtEnd(g->b, run);
+  cg_loop_nest_build(g, &l.loops);
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+  return out;
+}
+
+static LLVMValueRef cg_ufunc(cg_ctx *g, node *e, const builtin *b) {
+  const ufunc *u = ufunc_of(b);
+  if (e->ty->kind == TY_ARRAY) return cg_ufunc_arrays(g, e, u);
+  const type **in = e->aux_ptr;
+  LLVMValueRef v[2];
+  for (int k = 0; k < u->nin; k++) v[k] = cg_expr_as(g, e->list.items[k], in[k]);
+  return ufunc_compute(g, u, v, in, e->ty);
 }
 
 /* ---- module arrays: np.array, np.arange ... folded at module level ---- */
@@ -727,7 +930,7 @@ node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
 }
 
 #define UFUNC_ROW(n, nin, kind, op, lib, loops) \
-  {"numpy." #n, BK_FUNCTION, nin, nin, 0, 0, 0, UF_##n, NULL, 0, ix_ufunc, cg_ufunc, NULL},
+  {"numpy." #n, BK_FUNCTION, nin, -1, 0, 0, 0, UF_##n, NULL, 0, ix_ufunc, cg_ufunc, NULL},
 /* math.c's typing and lowering of a float64 constant (math.pi ...) */
 #define CONST(path, v) \
   {path, BK_VALUE, -1, -1, 0, 0, BF_CONSTANT, 0, NULL, v, ix_math_constant, cg_math_constant, NULL}
