@@ -59,10 +59,12 @@ static LLVMValueRef nvptx_generic_ptr(cg_ctx *g, LLVMValueRef gv) {
   return LLVMBuildAddrSpaceCast(g->b, gv, g->ptr, "");
 }
 
-/* One addrspace(3) global per shared array. */
+/* One addrspace(3) global per shared array, named in kcc's reserved __kcc_ space: a
+ * kernel named like it (def shared(a)) would otherwise be renamed shared.1, which PTX
+ * does not accept as a name. */
 static LLVMValueRef nvptx_shared_array(cg_ctx *g, LLVMTypeRef at, size_t bytes) {
   (void)bytes;
-  LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, at, "shared", NVPTX_AS_SHARED);
+  LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, at, "__kcc_shared", NVPTX_AS_SHARED);
   LLVMSetLinkage(gv, LLVMInternalLinkage);
   LLVMSetInitializer(gv, LLVMGetUndef(at));
   LLVMSetAlignment(gv, 16);
@@ -79,11 +81,11 @@ static LLVMValueRef dynamic_smem_size(cg_ctx *g) {
   return tgt_pure_asm(g->b, g->i32, "mov.u32 $0, %dynamic_smem_size;", "=r", NULL, 0);
 }
 
-/* The extern, zero-sized kc_dynamic_shared: PTX places it after the static arrays. */
+/* The extern, zero-sized __kcc_dynamic_shared: PTX places it after the static arrays. */
 static void nvptx_dynamic_shared(cg_ctx *g, LLVMValueRef *data, LLVMValueRef *bytes) {
-  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, "kc_dynamic_shared");
+  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, "__kcc_dynamic_shared");
   if (!gv) {
-    gv = LLVMAddGlobalInAddressSpace(g->m, LLVMArrayType2(g->i8, 0), "kc_dynamic_shared",
+    gv = LLVMAddGlobalInAddressSpace(g->m, LLVMArrayType2(g->i8, 0), "__kcc_dynamic_shared",
                                      NVPTX_AS_SHARED);
     LLVMSetLinkage(gv, LLVMExternalLinkage);
     LLVMSetAlignment(gv, 16);

@@ -93,11 +93,22 @@ static void check_shape_walk(void) {
   kc_array_free(da), kc_array_free(dout);
 }
 
+static void check_named_shared(void) {
+  float a[4] = {1, 2, 3, 4}, want[4] = {4, 3, 2, 1};
+  kc_array *da = h_array1(KC_FLOAT32, 4, a);
+  kc_arg args[] = {kc_arg_array(da)};
+  h_launch(h_kernel("shared"), kc_dim(1), kc_dim(4), args, 1);
+  h_fetch(da, a);
+  h_check_f32("a kernel named 'shared' with a shared array", want, a, 4, 0, 0);
+  kc_array_free(da);
+}
+
 int main(int argc, char **argv) {
   h_begin("parity_mix", argc, argv);
   check_rows_closure();
   check_records_loop();
   check_debug_libdevice();
   check_shape_walk();
+  check_named_shared();
   return h_end();
 }
