@@ -6,10 +6,35 @@
  * modf, remquo and integers; float64 functions within 1e-15 relative (libdevice's are
  * within 1-2 ulp); erfcx 1e-13 (two exponentials and erfc); float32 functions 3e-7,
  * fast_expf 2e-6 (the GPU's approximation); half round trips exact. */
+#include <fenv.h>
+
 #include "harness.h"
 
 __extension__ typedef _Float16 half; /* GCC >= 12 and clang on x86-64 and arm64 */
 enum { ND = 29, NDC = 20, NF = 61, NFC = 10, NI = 12, NIC = 10 };
+
+/* Whether this machine rounds as fesetround says. Valgrind does not (its SSE
+ * arithmetic always rounds to nearest), so under it the directed-rounding columns are
+ * skipped, said on stdout; everywhere else they are checked exactly. */
+static int directed_rounding_works(void) {
+  volatile double one = 1.0, tiny = 1e-30, up;
+  fesetround(FE_UPWARD);
+  up = one + tiny;
+  fesetround(FE_TONEAREST);
+  return up > 1.0;
+}
+
+/* The checked columns: all, or only those not rounded toward a direction. */
+static int column_checked(const char *name) {
+  static int works = -1;
+  if (works < 0) works = directed_rounding_works();
+  if (works) return 1;
+  size_t n = strlen(name);
+  int directed = n > 3 && (strcmp(name + n - 3, "_ru") == 0 || strcmp(name + n - 3, "_rd") == 0 ||
+                           strcmp(name + n - 3, "_rz") == 0);
+  if (directed) printf("note: %s not checked: this machine ignores fesetround (valgrind)\n", name);
+  return !directed;
+}
 
 /* column c of row i of want/got, checked one at a time for a clear message */
 static void check_col_f64(const char *what, const double *want, const double *got, int ncols,
@@ -17,6 +42,14 @@ static void check_col_f64(const char *what, const double *want, const double *go
   double w[64], g[64];
   for (int i = 0; i < n; i++) w[i] = want[i * ncols + c], g[i] = got[i * ncols + c];
   h_check_f64(what, w, g, n, rtol, atol);
+}
+
+/* sin(k * pi / 4), exactly: 0, +-1, or +-sqrt(1/2) rounded (the inputs of sinpi and
+ * cospi below are multiples of 1/4, so no long double, which valgrind computes in
+ * double precision, is needed). */
+static double quarter_turn(int k) {
+  static const double s[8] = {0.0, M_SQRT1_2, 1.0, M_SQRT1_2, 0.0, -M_SQRT1_2, -1.0, -M_SQRT1_2};
+  return s[((k % 8) + 8) % 8];
 }
 
 static void doubles(void) {
@@ -30,7 +63,7 @@ static void doubles(void) {
     w[1] = pow(10.0, v);
     w[2] = v / 4.0;                       /* erf of the result, below */
     w[3] = (double)(expl((long double)v * v) * erfcl((long double)v));
-    w[4] = (double)cosl(3.14159265358979323846264338327950288L * v);
+    w[4] = quarter_turn(i - 14 + 2);      /* cos(pi v) = sin(pi v + pi/2) */
     w[5] = 1.0 / sqrt(fabs(v) + 1.0);
     w[6] = v == 0 ? 1e-30 : nextafter(v, INFINITY);
     w[7] = v == 0 ? 1e-30 : v;
@@ -46,7 +79,7 @@ static void doubles(void) {
     w[15] = 2.0 * (signbit(v) != 0);
     w[16] = 9007199254740994.0;           /* 2**53 + 1 rounded up */
     w[17] = v == 0 ? 1e-20 : v > 0 ? v * 3.0 : nextafter(v * 3.0, 0.0);
-    w[18] = (double)sinl(3.14159265358979323846264338327950288L * v);
+    w[18] = quarter_turn(i - 14);
     w[19] = 0.01 + (v + 4.0) / 10.0;      /* normcdf of the result, below */
   }
   h_poison_f64(out, ND * NDC);
@@ -68,7 +101,7 @@ static void doubles(void) {
   static const double atol[NDC] = {0, 0, 1e-16, 0, 1e-16, 0, 0, 0, 0, 0, 1e-15, 0, 0, 0, 0,
                                    0, 0, 0, 1e-16, 1e-16};
   for (int c = 0; c < NDC; c++)
-    check_col_f64(names[c], want, out, NDC, c, ND, rtol[c], atol[c]);
+    if (column_checked(names[c])) check_col_f64(names[c], want, out, NDC, c, ND, rtol[c], atol[c]);
   kc_array_free(dx), kc_array_free(dout);
 }
 
@@ -110,6 +143,7 @@ static void floats(void) {
   static const double rtol[NFC] = {3e-7, 3e-7, 2e-6, 3e-7, 0, 0, 1e-6, 0, 0, 0};
   static const double atol[NFC] = {1e-7, 0, 0, 1e-7, 0, 0, 1e-6, 0, 0, 0};
   for (int c = 0; c < NFC; c++) {
+    if (!column_checked(names[c])) continue;
     float w[NF], g[NF];
     for (int i = 0; i < NF; i++) w[i] = want[i * NFC + c], g[i] = out[i * NFC + c];
     h_check_f32(names[c], w, g, NF, rtol[c], atol[c]);
