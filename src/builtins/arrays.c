@@ -85,17 +85,6 @@ LLVMValueRef cg_array_attr(cg_ctx *g, node *e, LLVMValueRef arr) {
 
 /* ---- methods ---- */
 
-/* The scalar dtype an argument names: float32, np.int8, 'f4', b.dtype. */
-static const type *dtype_of(infer_ctx *ic, node *d) {
-  if (d->kind == N_STR) return type_from_name(d->str);
-  const char *p = ix_dotted_path(ic, d);
-  if (!p && d->kind == N_ATTR && strcmp(d->str, "dtype") == 0) {
-    const type *bt = ix_expr(ic, d->a);
-    return bt && bt->kind == TY_ARRAY ? bt->elem : NULL;
-  }
-  return p ? ix_type_from_path(p) : NULL;
-}
-
 /* a.view(dtype): the same memory as dtype. With another itemsize the last axis is
  * rescaled, as NumPy does; kcc does that for C-contiguous arrays only (a strided view's
  * other strides need not be whole elements of the new dtype). */
@@ -103,7 +92,7 @@ static const type *ix_array_view(infer_ctx *ic, node *e, const builtin *row) {
   (void)row;
   node *recv = e->a->a;
   const type *at = recv->ty;
-  const type *dt = dtype_of(ic, e->list.items[0]);
+  const type *dt = ix_dtype_arg(ic, e->list.items[0]);
   if (!dt || !type_is_scalar(dt)) {
     ix_error(ic, e->list.items[0]->sp, "a.view takes a scalar dtype (float32, np.int32, 'f4')");
     return NULL;

@@ -106,6 +106,10 @@ LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b);
 const builtin *libdevice_find(const char *path);
 const builtin *libdevice_rows_all(void);
 
+/* memory.c: the dtype an argument names (float32, np.int8, 'f4', a.dtype, a local
+ * holding a type), or NULL; shared by the array makers and a.view(dtype). */
+const type *ix_dtype_arg(infer_ctx *ic, node *d);
+
 /* Rows the language reaches other than by a path. */
 extern const builtin builtin_type_cast;  /* float32(x): a type called as a cast */
 extern const builtin builtin_vector_ctor; /* float32x4(...): vectors.c */

@@ -24,7 +24,7 @@ static node *call_arg(node *e, int pos, const char *kw) {
   return NULL;
 }
 
-static const type *dtype_arg(infer_ctx *ic, node *d) {
+const type *ix_dtype_arg(infer_ctx *ic, node *d) {
   if (d->kind == N_STR) return type_from_name(d->str);
   const char *p = ix_dotted_path(ic, d);
   if (!p && d->kind == N_ATTR && strcmp(d->str, "dtype") == 0) {
@@ -96,7 +96,7 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
          "memory, sized at launch)" : "");
     return NULL;
   }
-  const type *el = dtype_arg(ic, dt);
+  const type *el = ix_dtype_arg(ic, dt);
   if (!el) {
     ix_error(ic, dt->sp, "unknown dtype for %s", fname);
     return NULL;
@@ -167,7 +167,7 @@ static const type *ix_const_array(infer_ctx *ic, node *e, const builtin *b) {
   }
   src->sym = s;
   src->ty = s->ty;
-  const type *el = dt ? dtype_arg(ic, dt)
+  const type *el = dt ? ix_dtype_arg(ic, dt)
                      : s->ty->kind == TY_ARRAY ? s->ty->elem   /* a module array's dtype */
                      : const_tuple_dtype(s->value);
   if (!el) {
