@@ -22,7 +22,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdatomic.h>
-#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +102,7 @@ _Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE
                offsetof(kc_cpu_block, dyn_shared) == KC_CPU_BLOCK_OFF_DYN_SHARED &&
                offsetof(kc_cpu_block, dyn_shared_bytes) == KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES,
                "host ABI");
+_Static_assert(offsetof(kc_cpu_block, frame) == KC_CPU_BLOCK_OFF_FRAME, "host ABI");
 
 #define FIBER_STACK (128u * 1024u)   /* per thread of a barrier kernel */
 #define SHARED_ALIGN 64
@@ -157,6 +158,8 @@ typedef struct rt_worker {
   pthread_t thread;
   void *shared;                 /* shared memory of the block being run */
   size_t shared_cap;
+  void *frame;                  /* a region-form kernel's per-thread values (cpu_frame) */
+  size_t frame_cap;
   rt_fiber *fibers;             /* fibers made so far (stacks reused) */
   unsigned nfibers;
   rt_ctx main;                  /* the scheduler's context */
@@ -656,6 +659,26 @@ static int ensure_shared(rt_worker *w, size_t bytes) {
   return 1;
 }
 
+/* blk->frame: the worker's buffer for a region-form kernel's per-thread values, grown
+ * as needed and kept across blocks and launches. */
+static void *cpu_frame(kc_cpu_block *blk, uint64_t bytes) {
+  rt_worker *w = blk->exec;
+  if (bytes > w->frame_cap) {
+    void *p = NULL;
+    size_t cap = (size_t)(bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
+    if (bytes > SIZE_MAX / 2 || posix_memalign(&p, SHARED_ALIGN, cap) != 0) {
+      job_fail(w->job, KC_ERR_NOMEM, "kernel '%s': out of memory for %llu bytes of "
+               "per-thread values kept across barriers", w->job->k->name,
+               (unsigned long long)bytes);
+      return NULL;
+    }
+    free(w->frame);
+    w->frame = p;
+    w->frame_cap = cap;
+  }
+  return w->frame;
+}
+
 /* w's block record for job j, with its shared memory; 0 when that is out of memory. */
 static int block_setup(rt_worker *w, rt_job *j) {
   w->job = j;
@@ -675,6 +698,7 @@ static int block_setup(rt_worker *w, rt_job *j) {
   blk->exit_thread = cpu_exit_thread;
   blk->error = &j->error;
   blk->collective = cpu_collective;
+  blk->frame = cpu_frame;
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_cpu_launch */
   blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
   blk->dyn_shared_bytes = j->shared > dyn_off ? j->shared - dyn_off : 0;
@@ -782,6 +806,7 @@ void rt_pool_free(rt_pool *p) {
   for (int i = 0; i < p->n; i++) {
     free_fibers(&p->w[i]);
     free(p->w[i].shared);
+    free(p->w[i].frame);
   }
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->wake);

@@ -36,6 +36,7 @@ struct cg_ctx {
   LLVMValueRef ret_slot;
   loop_targets *loop;
   size_t shared_bytes;              /* host: static shared layout of the module */
+  struct host_regions *regions;     /* host: generating a region-form K__block */
   /* debug info */
   LLVMDIBuilderRef dib;
   LLVMMetadataRef di_file, di_sp;
@@ -94,6 +95,10 @@ LLVMValueRef cg_array_size(cg_ctx *g, LLVMValueRef arr, int ndim);
 void cg_store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt);
 void cg_loop_block(cg_ctx *g, node_list *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont);
 void cg_else_block(cg_ctx *g, node_list *orelse, LLVMBasicBlockRef done);
+/* One statement where the builder is (in a fresh block after a break or return); a
+ * fast-math function's flags (fn_instance.fastmath) on every instruction of fn. */
+void cg_statement(cg_ctx *g, node *s);
+void cg_set_fast_math_flags(LLVMValueRef fn);
 void cg_for_iter(cg_ctx *g, node *s);
 LLVMValueRef cg_tuple_index(cg_ctx *g, node *e);
 /* A failed bounds check of ix (--bounds-check) into the kernel error record: the axis,

@@ -13,6 +13,7 @@
 #include "builtins/builtin.h"
 #include "cg.h"
 #include "host_abi.h"
+#include "host_regions.h"
 
 /* ---- kc_cpu_block ---- */
 
@@ -156,7 +157,7 @@ static LLVMValueRef load_scalar_arg(cg_ctx *g, LLVMValueRef argv, unsigned slot,
 }
 
 /* Load the kernel's arguments from a kernelParams-style void** array. */
-static void unpack_host_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef *out) {
+void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef *out) {
   unsigned slot = 0;
   for (int i = 0; i < f->nparams; i++) {
     const type *t = f->param_types[i];
@@ -192,10 +193,45 @@ static void host_thread_entry(cg_ctx *g, fn_instance *f) {
   cg_entry_debug(g, fn, f);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 4));
   for (unsigned k = 0; k < 4; k++) args[k] = LLVMGetParam(fn, 1 + k);
-  unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
+  host_unpack_args(g, f, LLVMGetParam(fn, 0), args + 4);
   LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
   LLVMBuildRetVoid(g->b);
   LLVMSetCurrentDebugLocation2(g->b, NULL);
+}
+
+void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3]) {
+  for (int k = 0; k < 3; k++) {
+    LLVMValueRef idx = ci64(g, KC_CPU_BLOCK_OFF_BLOCK_DIM + 4 * k);
+    dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""), "");
+    cg_set_range(g, dims[k], 1, 1025);
+  }
+}
+
+/* Three nested loops, z outermost; each runs at least once (dims are >= 1). An inner
+ * loop's phi restarts at 0 each time the outer head branches into it. */
+void host_thread_loops_open(cg_ctx *g, host_thread_loops *l) {
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
+  for (int k = 2; k >= 0; k--) {
+    l->head[k] = cg_new_bb(g, "loop");
+    LLVMBuildBr(g->b, l->head[k]);
+    LLVMPositionBuilderAtEnd(g->b, l->head[k]);
+    l->iv[k] = LLVMBuildPhi(g->b, g->i32, "t");
+    LLVMValueRef zero = ci32(g, 0);
+    LLVMAddIncoming(l->iv[k], &zero, &pre, 1);
+    pre = l->head[k];
+  }
+}
+
+void host_thread_loops_close(cg_ctx *g, host_thread_loops *l) {
+  for (int k = 0; k < 3; k++) {
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
+    LLVMValueRef next = LLVMBuildNUWAdd(g->b, l->iv[k], ci32(g, 1), "");
+    LLVMSetNSW(next, 1);
+    LLVMAddIncoming(l->iv[k], &next, &latch, 1);
+    LLVMBasicBlockRef after = cg_new_bb(g, "after");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, l->dims[k], ""), l->head[k], after);
+    LLVMPositionBuilderAtEnd(g->b, after);
+  }
 }
 
 /* K__block(args, blk): for tz, ty, tx in the block: body(...). */
@@ -211,44 +247,21 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   LLVMValueRef blk = LLVMGetParam(fn, 1);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 4));
   args[0] = blk;
-  unpack_host_args(g, f, LLVMGetParam(fn, 0), args + 4);
-  LLVMValueRef dims[3];
-  for (int k = 0; k < 3; k++) {
-    LLVMValueRef idx = ci64(g, KC_CPU_BLOCK_OFF_BLOCK_DIM + 4 * k);
-    dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""), "");
-    cg_set_range(g, dims[k], 1, 1025);
-  }
-  /* three nested loops, z outermost; each runs at least once (dims are >= 1). An inner
-     loop's phi restarts at 0 each time the outer head branches into it. */
-  LLVMBasicBlockRef pre = entry;
-  LLVMValueRef ivs[3];
-  LLVMBasicBlockRef heads[3];
-  for (int k = 2; k >= 0; k--) {
-    heads[k] = cg_new_bb(g, "loop");
-    LLVMBuildBr(g->b, heads[k]);
-    LLVMPositionBuilderAtEnd(g->b, heads[k]);
-    ivs[k] = LLVMBuildPhi(g->b, g->i32, "t");
-    LLVMValueRef zero = ci32(g, 0);
-    LLVMAddIncoming(ivs[k], &zero, &pre, 1);
-    pre = heads[k];
-  }
-  args[1] = ivs[0]; args[2] = ivs[1]; args[3] = ivs[2];
+  host_unpack_args(g, f, LLVMGetParam(fn, 0), args + 4);
+  host_thread_loops l;
+  host_block_dims(g, blk, l.dims);
+  host_thread_loops_open(g, &l);
+  args[1] = l.iv[0]; args[2] = l.iv[1]; args[3] = l.iv[2];
   LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
-  for (int k = 0; k < 3; k++) {
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
-    LLVMValueRef next = LLVMBuildNUWAdd(g->b, ivs[k], ci32(g, 1), "");
-    LLVMSetNSW(next, 1);
-    LLVMAddIncoming(ivs[k], &next, &latch, 1);
-    LLVMBasicBlockRef after = cg_new_bb(g, "after");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, dims[k], ""), heads[k], after);
-    LLVMPositionBuilderAtEnd(g->b, after);
-  }
+  host_thread_loops_close(g, &l);
   LLVMBuildRetVoid(g->b);
   LLVMSetCurrentDebugLocation2(g->b, NULL);
   g->fn = saved_fn;
 }
 
+/* A kernel in region form has its K__block already (codegen.c: host_region_kernel). */
 static void host_gen_entries(cg_ctx *g, fn_instance *f) {
+  if (f->host_regions) return;
   host_thread_entry(g, f);
   host_block_entry(g, f);
 }

@@ -23,6 +23,7 @@
 #include "cg_records.h"
 #include "codegen.h"
 #include "host_abi.h"
+#include "host_regions.h"
 #include "kc_config.h"
 #include "loops.h"
 #include "target.h"
@@ -935,6 +936,10 @@ static void cg_stmt(cg_ctx *g, node *s) {
 }
 
 static void cg_block(cg_ctx *g, node_list *body) {
+  if (host_regions_at_block_level(g)) {   /* a region-form kernel: host_regions.c */
+    host_regions_block(g, body);
+    return;
+  }
   for (int i = 0; i < body->len; i++) {
     if (terminated(g)) {
       /* code after break/continue/return: give it a block of its own (unreachable) */
@@ -942,6 +947,11 @@ static void cg_block(cg_ctx *g, node_list *body) {
     }
     cg_stmt(g, body->items[i]);
   }
+}
+
+void cg_statement(cg_ctx *g, node *s) {
+  if (terminated(g)) LLVMPositionBuilderAtEnd(g->b, cg_new_bb(g, "dead"));
+  cg_stmt(g, s);
 }
 
 /* ---- functions -------------------------------------------------------------------------------------- */
@@ -965,7 +975,7 @@ void cg_add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name) {
   (LLVMFastMathAllowReassoc | LLVMFastMathNoSignedZeros | LLVMFastMathAllowReciprocal |  \
    LLVMFastMathAllowContract | LLVMFastMathApproxFunc)
 
-static void set_fast_math_flags(LLVMValueRef fn) {
+void cg_set_fast_math_flags(LLVMValueRef fn) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMCanValueUseFastMathFlags(i)) LLVMSetFastMathFlags(i, CG_FAST_MATH_FLAGS);
@@ -1109,6 +1119,18 @@ static void cg_dispose_builders(cg_ctx *g) {
   LLVMDisposeBuilder(g->b);
 }
 
+/* A kernel with barriers that the CPU runs in region form (host_regions.c): its
+ * K__block holds the whole body, so it needs no function of its own (one would also
+ * lay out its shared arrays a second time). */
+static bool host_region_kernel(cg_ctx *g, fn_instance *f) {
+  if (!g->target->host || !f->is_kernel || !f->uses_barrier || LLVMGetFirstUse(f->cg)) return false;
+  if (!host_regions_entry(g, f)) return false;
+  f->host_regions = true;
+  LLVMDeleteFunction(f->cg);
+  f->cg = NULL;
+  return true;
+}
+
 int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
                LLVMContextRef ctx, const char *module_name, LLVMModuleRef *out,
                size_t *static_shared) {
@@ -1135,8 +1157,9 @@ int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
   for (int i = 0; i < p->instances.len; i++) declare_instance(g, p->instances.items[i]);
   for (int i = 0; i < p->instances.len; i++) {
     fn_instance *f = p->instances.items[i];
+    if (host_region_kernel(g, f)) continue;
     gen_body(g, f);
-    if (f->fastmath) set_fast_math_flags(f->cg);
+    if (f->fastmath) cg_set_fast_math_flags(f->cg);
   }
   for (int i = 0; i < p->kernels.len; i++) g->target->gen_entries(g, p->kernels.items[i]);
   if (g->dib) LLVMDIBuilderFinalize(g->dib);

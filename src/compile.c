@@ -131,7 +131,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
       k->params[j].strided = t->kind == TY_ARRAY && t->strided;
       k->params[j].written = param_written(f, j);
     }
-    k->uses_barrier = f->uses_barrier;
+    k->uses_barrier = f->uses_barrier && !f->host_regions;
     k->cooperative = f->uses_grid_sync;
     k->static_shared = shared;
     k->max_threads = f->fn->opts.max_threads;
@@ -257,7 +257,8 @@ static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ct
     k->block_fn = host_lookup(out->host, name);
     snprintf(name, sizeof name, "%s__thread", k->symbol);
     k->thread_fn = host_lookup(out->host, name);
-    if (!k->block_fn || !k->thread_fn) {
+    /* a kernel in region form (host_regions.c) has no K__thread */
+    if (!(k->uses_barrier ? k->thread_fn : k->block_fn)) {
       diag_error(d, span_none(), "JIT: kernel entry point not found");
       return KC_ERR_INTERNAL;
     }

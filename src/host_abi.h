@@ -13,9 +13,10 @@
  * For each kernel K the host module defines two entry points:
  *   void K__block(void **args, kc_cpu_block *blk);
  *       runs every thread of one block, as a loop over threadIdx (z, y, x) — used for
- *       kernels that never reach a barrier;
+ *       kernels that never reach a barrier, and for those whose barriers the compiler
+ *       could split the kernel at (host_regions.c: a loop over the threads per region);
  *   void K__thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty, uint32_t tz);
- *       runs one thread — used by the fiber scheduler for kernels with barriers.
+ *       runs one thread — used by the fiber scheduler for other kernels with barriers.
  * Generated code calls back into the executor through the function pointers in
  * kc_cpu_block (so no symbols need resolving across the JIT boundary).
  */
@@ -60,6 +61,10 @@ struct kc_cpu_block {
      checked); the other threads run on. Never returns. Only kernels run as fibers call
      it (the compiler makes a kernel that can raise one: fn_instance.uses_barrier) */
   void (*exit_thread)(kc_cpu_block *blk);
+  /* a kernel in region form (host_regions.c) keeps the values its threads carry across
+     a barrier in arrays, one element per thread: this returns the worker's buffer of at
+     least `bytes` bytes (64-aligned, kept across blocks), or NULL when out of memory */
+  void *(*frame)(kc_cpu_block *blk, uint64_t bytes);
 };
 
 /* collective operations (kc_cpu_block.collective). A warp is 32 consecutive
@@ -131,6 +136,7 @@ typedef struct kc_kernel_error {
 #define KC_CPU_BLOCK_OFF_DYN_SHARED 104
 #define KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES 112
 #define KC_CPU_BLOCK_OFF_EXIT_THREAD 120
+#define KC_CPU_BLOCK_OFF_FRAME 128
 
 typedef void (*kc_cpu_block_fn)(void **args, kc_cpu_block *blk);
 typedef void (*kc_cpu_thread_fn)(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,

@@ -103,6 +103,8 @@ typedef struct fn_instance {
   const char *symbol_name;/* the LLVM / PTX name */
   bool is_kernel;
   bool uses_barrier;      /* this function or one it calls reaches a barrier */
+  bool host_regions;      /* CPU: its barriers split it into regions (host_regions.c), so
+                             it runs as a block function, not as fibers */
   bool uses_grid_sync;    /* it or one it calls synchronises the grid (g.sync()): the
                              kernel must be launched cooperatively */
   bool in_fast_kernel;    /* compiled for a fastmath kernel (the kernel itself, or a

@@ -8,6 +8,7 @@
 
 #include "builtin.h"
 #include "cg.h"
+#include "host_regions.h"
 #include "typing.h"
 
 /* op of this family's rows */
@@ -206,7 +207,8 @@ static LLVMValueRef cg_mem_array(cg_ctx *g, node *e, const builtin *b) {
   LLVMTypeRef at = LLVMArrayType2(cg_mem_type(g, t->elem), (uint64_t)n);
   LLVMValueRef data;
   if (b->op == MEM_LOCAL) {
-    data = cg_entry_alloca(g, at, "local");
+    /* a region-form kernel keeps one per thread (host_regions.c) */
+    data = g->regions ? host_regions_local_array(g, e, at) : cg_entry_alloca(g, at, "local");
   } else {
     size_t bytes = (size_t)n * (t->elem->kind == TY_BOOL ? 1 : (size_t)t->elem->bits / 8);
     data = g->target->shared_array(g, at, bytes);

@@ -1,0 +1,911 @@
+/*
+ * host_regions.c — kernels with barriers on the CPU without fibers: the region form,
+ * as MCUDA, POCL's work-group loops and CuPBoP build it.
+ *
+ * A kernel whose cuda.syncthreads() calls all sit where every thread of the block gets
+ * alike is split at its barriers into regions, and K__block runs each region as a loop
+ * over the block's threads, one region after the other: a barrier is the end of one
+ * thread loop and the start of the next, and the thread loops vectorise as a
+ * barrier-free kernel's does. The control flow around barriers (if, while, and for
+ * over range() whose condition or bounds are *uniform*: the same for every thread)
+ * runs once, outside the thread loops, as do assignments to uniform locals.
+ *
+ * Uniform values: constants, parameters, blockIdx/blockDim/gridDim, cuda.gridsize,
+ * array shapes, pure builtins (math, len, min, casts ...) of uniform values, and
+ * locals whose every assignment is of a uniform value at a uniform position (not under
+ * a thread-dependent condition, not after a thread-dependent break, continue or
+ * return). A fixpoint finds them: a local starts uniform and loses it for good.
+ *
+ * Locals in regions: one that a region reads before assigning it (the value came from
+ * an earlier region, or from this region's previous run in a loop) is kept per
+ * thread, in an array of one element per thread (a structure of arrays, so that the
+ * thread loops still load and store them as vectors) in a buffer the executor lends
+ * (blk->frame, host_abi.h); one that every region using it assigns first stays an
+ * ordinary local, as do uniform locals. cuda.local.array storage is per thread in the
+ * same buffer.
+ *
+ * Whatever this cannot express leaves the kernel to fibers (runtime/cpu_exec.c), which
+ * run any kernel and report a barrier that some threads never reach: a barrier under a
+ * thread-dependent condition (undefined behaviour in CUDA) or in a device function,
+ * warp collectives and syncthreads_count/and/or (they exchange values mid-region), a
+ * raise or a debug assert (they end one thread), a return that a later barrier
+ * follows, inner functions, record locals, and more than REGION_FRAME_MAX bytes per
+ * thread.
+ *
+ * Why this is one of the executions CUDA allows: threads of a block are ordered only by
+ * barriers, so running a region's threads one after another is a legal interleaving.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtins/builtin.h"
+#include "host_abi.h"
+#include "host_regions.h"
+
+enum { REGION_FRAME_MAX = 8192 };   /* per thread: 8 MiB a worker at 1024 threads */
+
+enum { JUMP_RET = 1, JUMP_BRK = 2, JUMP_CONT = 4 };
+
+/* A statement of a list at the block's level: part of a region, a barrier, or run once
+ * for the whole block (control flow holding a barrier, an assignment to uniform locals,
+ * a jump). */
+typedef enum stmt_class { ST_REGION, ST_BARRIER, ST_BLOCK } stmt_class;
+
+typedef struct host_regions {
+  arena *ar;
+  fn_instance *f;
+  int n;                  /* f's locals */
+  symbol **syms;
+  int *hash, hcap;        /* symbol -> index */
+  bool *uniform;
+  const builtin *pure[8][2];  /* families of pure builtins: [first, end) rows */
+  int npure;
+  /* one walk of the body (repeated until the uniform locals settle) */
+  bool changed;
+  const char *why;        /* the first reason the kernel keeps fibers */
+  int *region;            /* the region a local is referenced in: -1 none, -2 several */
+  bool *killed;           /* every region referencing it assigns it first */
+  bool *written;          /* assigned inside a region */
+  int *stamp;             /* region + 1 where last seen */
+  int nregions;
+  int loop_depth;         /* block-level loops around the statement being walked */
+  bool region_returns;    /* the region being walked has a return */
+  bool returned;          /* some region walked so far has a return */
+  ptr_vec local_arrays;   /* cuda.local.array calls in regions (N_CALL nodes) */
+  int *nassign;           /* assignments to each local */
+  node **def;             /* its assignment at the function's top level, if any */
+  int *def_region;        /* the region holding that assignment */
+  /* Locals recomputed rather than kept per thread: assigned once, at the top level,
+     from uniform values and the thread's index (tx = cuda.threadIdx.x, i =
+     cuda.grid(1)); each later region recomputes them as its threads start, which keeps
+     their ranges in view of LLVM (a reload from memory loses them) and saves memory */
+  bool remat_mode;        /* uniform_expr accepts the thread's index and these */
+  bool *settled;          /* a uniform local that keeps one value from here on */
+  bool *remat;
+  ptr_vec remat_order;    /* their definitions, in program order */
+  int emitted;            /* regions generated so far */
+  /* code generation */
+  bool block_level;
+  LLVMValueRef dims[3], lin;
+  LLVMValueRef *base;     /* per local kept per thread: its array */
+  LLVMValueRef *arr_base; /* per local array: its storage for thread 0 */
+} host_regions;
+
+static void refuse(host_regions *R, const char *why) {
+  if (!R->why) R->why = why;
+}
+
+/* ---- symbols ---- */
+
+static size_t sym_hash(const symbol *s, int cap) {
+  return (size_t)(((uintptr_t)s >> 4) * 0x9e3779b97f4a7c15ull) & (size_t)(cap - 1);
+}
+
+static void index_locals(host_regions *R) {
+  R->hcap = 8;
+  while (R->hcap < 2 * R->n) R->hcap *= 2;
+  R->hash = arena_alloc(R->ar, sizeof *R->hash * (size_t)R->hcap);
+  for (int h = 0; h < R->hcap; h++) R->hash[h] = -1;
+  for (int i = 0; i < R->n; i++) {
+    size_t h = sym_hash(R->syms[i], R->hcap);
+    while (R->hash[h] >= 0) h = (h + 1) & (size_t)(R->hcap - 1);
+    R->hash[h] = i;
+  }
+}
+
+static int local_of(const host_regions *R, const node *e) {
+  if (!e || e->kind != N_NAME || !e->sym || e->sym->kind != SYM_LOCAL) return -1;
+  for (size_t h = sym_hash(e->sym, R->hcap); R->hash[h] >= 0; h = (h + 1) & (size_t)(R->hcap - 1))
+    if (R->syms[R->hash[h]] == e->sym) return R->hash[h];
+  return -1;
+}
+
+/* ---- the tree ---- */
+
+static bool is_plain_barrier(const node *e) {
+  return e && e->kind == N_CALL && e->bi && strcmp(e->bi->path, "numba.cuda.syncthreads") == 0;
+}
+
+static bool is_barrier_stmt(const node *s) {
+  return s->kind == N_EXPR_STMT && is_plain_barrier(s->a);
+}
+
+/* Calls visit(n, ud) for n and every node below it (not into inner functions); stops
+ * early when visit returns true, and returns whether it did. */
+typedef bool (*visit_fn)(const node *n, void *ud);
+
+static bool visit_list(const node_list *l, visit_fn visit, void *ud);
+
+static bool visit_tree(const node *n, visit_fn visit, void *ud) {
+  if (!n) return false;
+  if (visit(n, ud)) return true;
+  if (n->kind == N_FUNCDEF) return false;
+  return visit_tree(n->a, visit, ud) || visit_tree(n->b, visit, ud) ||
+         visit_tree(n->c, visit, ud) || visit_list(&n->list, visit, ud) ||
+         visit_list(&n->kwargs, visit, ud) || visit_list(&n->body, visit, ud) ||
+         visit_list(&n->orelse, visit, ud);
+}
+
+static bool visit_list(const node_list *l, visit_fn visit, void *ud) {
+  for (int i = 0; i < l->len; i++)
+    if (visit_tree(l->items[i], visit, ud)) return true;
+  return false;
+}
+
+static bool barrier_here(const node *n, void *ud) {
+  (void)ud;
+  return is_plain_barrier(n);
+}
+
+static bool contains_barrier(const node *s) { return visit_tree(s, barrier_here, NULL); }
+
+typedef struct ref_query { const host_regions *R; int v; } ref_query;
+
+static bool ref_here(const node *n, void *ud) {
+  const ref_query *q = ud;
+  return local_of(q->R, n) == q->v;
+}
+
+static bool refers_to(const host_regions *R, const node *n, int v) {
+  ref_query q = {R, v};
+  return visit_tree(n, ref_here, &q);
+}
+
+/* The jumps in s that leave it: return always, break and continue when no loop inside
+ * s takes them. */
+static int jumps_out(const node *s) {
+  switch (s->kind) {
+  case N_RETURN: return JUMP_RET;
+  case N_BREAK: return JUMP_BRK;
+  case N_CONTINUE: return JUMP_CONT;
+  case N_IF: {
+    int bits = 0;
+    for (int i = 0; i < s->body.len; i++) bits |= jumps_out(s->body.items[i]);
+    for (int i = 0; i < s->orelse.len; i++) bits |= jumps_out(s->orelse.items[i]);
+    return bits;
+  }
+  case N_WHILE: case N_FOR: {
+    int bits = 0;
+    for (int i = 0; i < s->body.len; i++) bits |= jumps_out(s->body.items[i]) & JUMP_RET;
+    for (int i = 0; i < s->orelse.len; i++) bits |= jumps_out(s->orelse.items[i]);
+    return bits;
+  }
+  default: return 0;
+  }
+}
+
+/* What fibers alone can run, anywhere in the kernel. */
+static bool refusal_here(const node *n, void *ud) {
+  host_regions *R = ud;
+  switch (n->kind) {
+  case N_RAISE: refuse(R, "a raise ends one thread"); return true;
+  case N_ASSERT:
+    if (R->f->debug) refuse(R, "a debug assert ends one thread");
+    return R->f->debug;
+  case N_FUNCDEF: refuse(R, "an inner function"); return true;
+  case N_CALL:
+    if (n->bi) {
+      unsigned fl = n->bi->flags;
+      if ((fl & (BF_WARP | BF_GROUP)) || ((fl & BF_BARRIER) && !is_plain_barrier(n))) {
+        refuse(R, "a warp or block collective");
+        return true;
+      }
+      return false;
+    }
+    if (!n->aux_ptr || ((fn_instance *)n->aux_ptr)->uses_barrier) {
+      refuse(R, "a call of a device function with a barrier, a warp collective or a raise");
+      return true;
+    }
+    return false;
+  default: return false;
+  }
+}
+
+/* Every barrier must be a statement of its own. */
+static bool count_barrier_calls(const node *n, void *ud) {
+  if (is_plain_barrier(n)) ++*(int *)ud;
+  return false;
+}
+
+static bool count_barrier_stmts(const node *n, void *ud) {
+  if (n->kind == N_EXPR_STMT && is_plain_barrier(n->a)) ++*(int *)ud;
+  return false;
+}
+
+/* ---- uniform values ---- */
+
+static void find_pure_families(host_regions *R) {
+  static const char *const names[] = {"math", "python", "bits", "complex", "fp16", "dtypes"};
+  for (const builtin_family *fam = builtin_families(); fam->name; fam++)
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+      if (strcmp(fam->name, names[k]) != 0 || R->npure >= 8) continue;
+      const builtin *end = fam->rows;
+      while (end->path) end++;
+      R->pure[R->npure][0] = fam->rows;
+      R->pure[R->npure++][1] = end;
+    }
+}
+
+static bool thread_index(const builtin *b) {
+  return strncmp(b->path, "numba.cuda.threadIdx.", 21) == 0 ||
+         strcmp(b->path, "numba.cuda.grid") == 0 || strcmp(b->path, "numba.cuda.laneid") == 0;
+}
+
+static bool builtin_uniform(const host_regions *R, const builtin *b) {
+  if (R->remat_mode && thread_index(b)) return true;
+  static const char *const uniform_values[] = {
+    "numba.cuda.blockIdx.", "numba.cuda.blockDim.", "numba.cuda.gridDim.",
+    "numba.cuda.warpsize", "numba.cuda.gridsize"};
+  for (size_t k = 0; k < sizeof uniform_values / sizeof uniform_values[0]; k++)
+    if (strncmp(b->path, uniform_values[k], strlen(uniform_values[k])) == 0) return true;
+  for (int k = 0; k < R->npure; k++)
+    if (b >= R->pure[k][0] && b < R->pure[k][1]) return true;
+  return false;
+}
+
+static bool uniform_expr(const host_regions *R, const node *e);
+
+static bool uniform_all(const host_regions *R, const node_list *l) {
+  for (int i = 0; i < l->len; i++)
+    if (!uniform_expr(R, l->items[i])) return false;
+  return true;
+}
+
+/* A pure builtin of uniform arguments; an array argument only to len() (the others
+   would read its elements). */
+static bool uniform_call(const host_regions *R, const node *e) {
+  if (!e->bi) return false;
+  /* one array for the whole block; its arguments are known at compile time */
+  if (strcmp(e->bi->path, "numba.cuda.shared.array") == 0 ||
+      strcmp(e->bi->path, "numba.cuda.const.array_like") == 0)
+    return true;
+  if (!builtin_uniform(R, e->bi)) return false;
+  bool len = strcmp(e->bi->path, "len") == 0;
+  for (int i = 0; i < e->list.len; i++) {
+    const node *a = e->list.items[i];
+    if ((!len && a->ty && a->ty->kind == TY_ARRAY) || !uniform_expr(R, a)) return false;
+  }
+  for (int i = 0; i < e->kwargs.len; i++)
+    if (!uniform_expr(R, ((node *)e->kwargs.items[i])->a)) return false;
+  return true;
+}
+
+static bool uniform_expr(const host_regions *R, const node *e) {
+  if (!e) return true;
+  switch (e->kind) {
+  case N_INT: case N_FLOAT: case N_IMAG: case N_COMPLEX: case N_BOOL: case N_STR: case N_NONE:
+    return true;
+  case N_NAME: {
+    if (e->bi) return builtin_uniform(R, e->bi);
+    if (!e->sym) return false;
+    if (e->sym->kind != SYM_LOCAL) return true;
+    int v = local_of(R, e);
+    if (v >= 0 && R->remat_mode) return R->remat[v] || (R->uniform[v] && R->settled[v]);
+    return v >= 0 && R->uniform[v];
+  }
+  case N_ATTR:
+    if (e->bi) return builtin_uniform(R, e->bi);
+    if (e->aux == FV_CAPTURE || !e->a->ty) return false;
+    /* an array's shape, size, strides ...; a complex number's parts */
+    if (e->a->ty->kind == TY_ARRAY || e->a->ty->kind == TY_COMPLEX) return uniform_expr(R, e->a);
+    return false;
+  case N_CALL: return uniform_call(R, e);
+  case N_INDEX:   /* a tuple's element (an array's would read memory) */
+    return e->a->ty && e->a->ty->kind == TY_TUPLE && uniform_expr(R, e->a) && uniform_expr(R, e->b);
+  case N_BINOP: return uniform_expr(R, e->a) && uniform_expr(R, e->b);
+  case N_UNARY: return uniform_expr(R, e->a);
+  case N_IFEXP: return uniform_expr(R, e->a) && uniform_expr(R, e->b) && uniform_expr(R, e->c);
+  case N_COMPARE: case N_BOOLOP: case N_TUPLE: return uniform_all(R, &e->list);
+  default: return false;
+  }
+}
+
+/* for's iterable: range(...) of uniform bounds */
+static bool uniform_range(const host_regions *R, const node *s) {
+  return !s->aux_ptr && uniform_all(R, &s->b->list);
+}
+
+/* ---- the walk: uniform locals, regions, and which locals each region keeps ---- */
+
+static void assign_local(host_regions *R, int v, bool uniform, int level) {
+  if (v < 0) return;
+  R->nassign[v]++;
+  if (!uniform && R->uniform[v]) {
+    R->uniform[v] = false;
+    R->changed = true;
+  }
+  if (level >= 0) R->written[v] = true;
+}
+
+static void assign_target(host_regions *R, const node *t, bool uniform, int level) {
+  if (t->kind == N_NAME) {
+    assign_local(R, local_of(R, t), uniform, level);
+  } else if (t->kind == N_TUPLE) {
+    for (int i = 0; i < t->list.len; i++) assign_target(R, t->list.items[i], uniform, level);
+  } else if (t->kind == N_ATTR) {   /* a record's field: the record changes */
+    const node *base = t->a;
+    while (base->kind == N_ATTR || base->kind == N_INDEX) base = base->a;
+    assign_local(R, local_of(R, base), false, level);
+  }
+}
+
+/* An assignment to uniform locals only (runs once for the block). */
+static bool uniform_assignment(const host_regions *R, const node *s) {
+  const node *single = s->kind == N_AUGASSIGN || s->kind == N_ANNASSIGN ? s->a : NULL;
+  if (s->kind == N_ANNASSIGN && !s->c) return false;
+  if (single) {
+    int v = local_of(R, single);
+    return v >= 0 && R->uniform[v];
+  }
+  if (s->kind != N_ASSIGN) return false;
+  for (int i = 0; i < s->list.len; i++) {
+    const node *t = s->list.items[i];
+    int v = local_of(R, t);
+    if (v < 0 || !R->uniform[v]) return false;
+  }
+  return true;
+}
+
+static stmt_class classify(const host_regions *R, const node *s) {
+  if (is_barrier_stmt(s)) return ST_BARRIER;
+  if (contains_barrier(s)) return ST_BLOCK;
+  switch (s->kind) {
+  case N_BREAK: case N_CONTINUE: case N_RETURN: return ST_BLOCK;
+  default: return uniform_assignment(R, s) ? ST_BLOCK : ST_REGION;
+  }
+}
+
+static int walk_block_list(host_regions *R, node_list *l, bool pos);
+static int walk_stmt(host_regions *R, node *s, bool pos, int level);
+
+static int walk_nested(host_regions *R, node_list *l, bool pos, int level) {
+  int bits = 0;
+  for (int i = 0; i < l->len; i++) {
+    int b = walk_stmt(R, l->items[i], pos, level);
+    if (b) pos = false;
+    bits |= b;
+  }
+  return bits;
+}
+
+static int walk_body(host_regions *R, node_list *l, bool pos, int level) {
+  return level < 0 ? walk_block_list(R, l, pos) : walk_nested(R, l, pos, level);
+}
+
+static int walk_loop(host_regions *R, node *s, bool pos, int level) {
+  bool c = s->kind == N_WHILE ? uniform_expr(R, s->a) : uniform_range(R, s);
+  if (level < 0) R->loop_depth++;
+  int b = walk_body(R, &s->body, pos && c, level);
+  if (b & JUMP_BRK) walk_body(R, &s->body, false, level);   /* some threads left early */
+  if (level < 0) R->loop_depth--;
+  bool together = pos && c && !(b & JUMP_BRK);
+  if (s->kind == N_FOR) assign_target(R, s->a, together, level);
+  /* the body's break and continue are the loop's own; the else block's leave it */
+  int out = (b & JUMP_RET) | walk_body(R, &s->orelse, together, level);
+  return c ? out : out | jumps_out(s);
+}
+
+/* Walks s at a uniform position or not (pos), at the block's level (level -1) or in
+ * region `level`; returns the jumps in it that some threads take and others not. */
+static int walk_stmt(host_regions *R, node *s, bool pos, int level) {
+  switch (s->kind) {
+  case N_EXPR_STMT:
+    if (is_barrier_stmt(s)) {
+      if (!pos || level >= 0) refuse(R, "a barrier under a thread-dependent condition");
+      if (R->returned) refuse(R, "a barrier after a thread's return");
+    }
+    return 0;
+  case N_ASSIGN: {
+    bool u = pos && uniform_expr(R, s->a);
+    for (int i = 0; i < s->list.len; i++) assign_target(R, s->list.items[i], u, level);
+    return 0;
+  }
+  case N_AUGASSIGN: {
+    int v = local_of(R, s->a);
+    if (v >= 0) assign_local(R, v, pos && R->uniform[v] && uniform_expr(R, s->b), level);
+    else assign_target(R, s->a, false, level);
+    return 0;
+  }
+  case N_ANNASSIGN:
+    if (s->c) assign_target(R, s->a, pos && uniform_expr(R, s->c), level);
+    return 0;
+  case N_IF: {
+    bool c = uniform_expr(R, s->a);
+    int b = walk_body(R, &s->body, pos && c, level) | walk_body(R, &s->orelse, pos && c, level);
+    return c ? b : b | jumps_out(s);
+  }
+  case N_WHILE: case N_FOR: return walk_loop(R, s, pos, level);
+  case N_RETURN:
+    if (level >= 0) R->region_returns = true;
+    return 0;
+  default: return 0;
+  }
+}
+
+/* The region's statement k: the locals it refers to that the region has not referred
+ * to before; whether it kills each (assigns it before reading it). */
+static bool kills(const host_regions *R, node **items, int k, int n, int v) {
+  const node *s = items[k];
+  if (s->kind == N_ASSIGN) {
+    if (refers_to(R, s->a, v)) return false;
+    bool hit = false;
+    for (int i = 0; i < s->list.len; i++) {
+      const node *t = s->list.items[i];
+      if (local_of(R, t) == v) hit = true;
+      else if (t->kind == N_TUPLE) {
+        for (int j = 0; j < t->list.len; j++)
+          if (local_of(R, t->list.items[j]) == v) hit = true;
+          else if (refers_to(R, t->list.items[j], v)) return false;
+      } else if (refers_to(R, t, v)) return false;
+    }
+    return hit;
+  }
+  if (s->kind == N_ANNASSIGN) return s->c && local_of(R, s->a) == v && !refers_to(R, s->c, v);
+  if (s->kind == N_FOR && local_of(R, s->a) == v && !refers_to(R, s->b, v)) {
+    for (int i = 0; i < s->orelse.len; i++)
+      if (refers_to(R, s->orelse.items[i], v)) return false;
+    for (int i = k + 1; i < n; i++)   /* an empty range leaves it as it was */
+      if (refers_to(R, items[i], v)) return false;
+    return true;
+  }
+  return false;
+}
+
+typedef struct note_ctx { host_regions *R; node **items; int k, n, r; } note_ctx;
+
+static bool note_ref(const node *e, void *ud) {
+  note_ctx *c = ud;
+  host_regions *R = c->R;
+  int v = local_of(R, e);
+  if (v < 0 || R->stamp[v] == c->r + 1) return false;
+  R->stamp[v] = c->r + 1;
+  bool k = kills(R, c->items, c->k, c->n, v);
+  if (R->region[v] == -1) {
+    R->region[v] = c->r;
+    R->killed[v] = k;
+  } else {
+    R->region[v] = -2;
+    R->killed[v] = R->killed[v] && k;
+  }
+  return false;
+}
+
+/* items[k] at the function's top level, as a candidate for recomputing (see remat) */
+static void note_definition(host_regions *R, node *s, int r) {
+  if (s->kind != N_ASSIGN || s->list.len != 1) return;
+  int v = local_of(R, s->list.items[0]);
+  if (v < 0) return;
+  R->def[v] = s;
+  R->def_region[v] = r;
+}
+
+static int walk_region(host_regions *R, node **items, int n, bool *pos) {
+  int r = R->nregions++, bits = 0;
+  node_list *top = &R->f->def->body;
+  bool at_top = items >= top->items && items < top->items + top->len;
+  R->region_returns = false;
+  for (int k = 0; k < n; k++) {
+    if (at_top) note_definition(R, items[k], r);
+    note_ctx c = {R, items, k, n, r};
+    visit_tree(items[k], note_ref, &c);
+    int b = walk_stmt(R, items[k], *pos, r);
+    if (b) *pos = false;
+    bits |= b;
+  }
+  if (R->region_returns) {
+    if (R->loop_depth > 0) refuse(R, "a return in a loop with a barrier");
+    R->returned = true;
+  }
+  return bits;
+}
+
+static int region_end(const host_regions *R, node_list *l, int i) {
+  while (i < l->len && classify(R, l->items[i]) == ST_REGION) i++;
+  return i;
+}
+
+static int walk_block_list(host_regions *R, node_list *l, bool pos) {
+  int bits = 0;
+  for (int i = 0; i < l->len;) {
+    node *s = l->items[i];
+    int b;
+    if (classify(R, s) == ST_REGION) {
+      int j = region_end(R, l, i);
+      b = walk_region(R, l->items + i, j - i, &pos);
+      i = j;
+    } else {
+      b = walk_stmt(R, s, pos, -1);
+      i++;
+    }
+    if (b) pos = false;
+    bits |= b;
+  }
+  return bits;
+}
+
+static void walk_once(host_regions *R) {
+  size_t n = (size_t)R->n;
+  for (size_t v = 0; v < n; v++) {
+    R->region[v] = -1;
+    R->killed[v] = R->written[v] = false;
+    R->stamp[v] = R->nassign[v] = 0;
+    R->def[v] = NULL;
+  }
+  R->changed = false;
+  R->nregions = 0;
+  R->loop_depth = 0;
+  R->returned = false;
+  walk_block_list(R, &R->f->def->body, true);
+  /* a uniform local that a region updates (rather than assigns) is not: every thread
+     would update the one copy in turn */
+  for (size_t v = 0; v < n; v++)
+    if (R->uniform[v] && R->written[v] && !R->killed[v]) {
+      R->uniform[v] = false;
+      R->changed = true;
+    }
+}
+
+/* ---- which locals live where ---- */
+
+static void choose_remat(host_regions *R) {
+  node_list *top = &R->f->def->body;
+  for (int v = 0; v < R->n; v++) R->settled[v] = R->uniform[v] && R->nassign[v] == 0;
+  R->remat_mode = true;
+  for (int i = 0; i < top->len; i++) {
+    node *s = top->items[i];
+    int v = s->kind == N_ASSIGN && s->list.len == 1 ? local_of(R, s->list.items[0]) : -1;
+    if (v < 0 || R->nassign[v] != 1 || R->def[v] != s) continue;
+    if (R->uniform[v]) {
+      R->settled[v] = true;
+    } else if (uniform_expr(R, s->a)) {
+      R->remat[v] = true;
+      vec_push(R->ar, &R->remat_order, s);
+    }
+  }
+  R->remat_mode = false;
+}
+
+static bool per_thread(const host_regions *R, int v) {
+  return !R->uniform[v] && !R->remat[v] && R->region[v] != -1 && !(R->region[v] >= 0 && R->killed[v]);
+}
+
+/* A value type the thread arrays can hold; an upper bound of its bytes. */
+static bool plain_value(const type *t, size_t *bytes) {
+  switch (t->kind) {
+  case TY_BOOL: case TY_INT: case TY_FLOAT: case TY_COMPLEX: case TY_VECTOR:
+    *bytes += 32;
+    return true;
+  case TY_ARRAY:
+    *bytes += 8 + 16 * (size_t)t->ndim;
+    return true;
+  case TY_TUPLE:
+    for (int i = 0; i < t->nelems; i++)
+      if (!plain_value(t->elems[i], bytes)) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static bool collect_local_arrays(const node *e, void *ud) {
+  host_regions *R = ud;
+  if (e->kind == N_CALL && e->bi && strcmp(e->bi->path, "numba.cuda.local.array") == 0)
+    vec_push(R->ar, &R->local_arrays, (void *)e);
+  return false;
+}
+
+static size_t local_array_bytes(const node *e) {
+  const int64_t *dims = e->aux_ptr;
+  const type *el = e->ty->elem;
+  size_t n = el->kind == TY_BOOL ? 1 : (size_t)el->bits / 8;
+  for (int k = 0; k < e->ty->ndim; k++) n *= (size_t)dims[k];
+  return n;
+}
+
+static bool check_frame(host_regions *R) {
+  size_t bytes = 0;
+  for (int v = 0; v < R->n; v++) {
+    const type *t = R->syms[v]->ty;
+    if (t && t->kind == TY_RECORD) refuse(R, "a record local");
+    if (t && per_thread(R, v) && !plain_value(t, &bytes)) refuse(R, "a local of this type kept across a barrier");
+  }
+  visit_list(&R->f->def->body, collect_local_arrays, R);
+  for (int k = 0; k < R->local_arrays.len; k++) {
+    bytes += local_array_bytes(R->local_arrays.items[k]);
+    if (bytes > REGION_FRAME_MAX) break;
+  }
+  if (bytes > REGION_FRAME_MAX) refuse(R, "too much kept per thread");
+  return !R->why;
+}
+
+static host_regions *plan(arena *a, fn_instance *f) {
+  host_regions *R = arena_alloc(a, sizeof *R);
+  memset(R, 0, sizeof *R);
+  R->ar = a;
+  R->f = f;
+  R->n = f->locals.len;
+  R->syms = (symbol **)f->locals.items;
+  size_t n = (size_t)R->n + 1;
+  R->uniform = arena_alloc(a, n * sizeof *R->uniform);
+  R->killed = arena_alloc(a, n * sizeof *R->killed);
+  R->written = arena_alloc(a, n * sizeof *R->written);
+  R->region = arena_alloc(a, n * sizeof *R->region);
+  R->stamp = arena_alloc(a, n * sizeof *R->stamp);
+  R->nassign = arena_alloc(a, n * sizeof *R->nassign);
+  R->def = arena_alloc(a, n * sizeof *R->def);
+  R->def_region = arena_alloc(a, n * sizeof *R->def_region);
+  R->settled = arena_alloc(a, n * sizeof *R->settled);
+  R->remat = arena_alloc(a, n * sizeof *R->remat);
+  for (int v = 0; v < R->n; v++) R->uniform[v] = true;
+  index_locals(R);
+  find_pure_families(R);
+  int calls = 0, stmts = 0;
+  visit_list(&f->def->body, count_barrier_calls, &calls);
+  visit_list(&f->def->body, count_barrier_stmts, &stmts);
+  if (calls != stmts) refuse(R, "a barrier inside an expression");
+  visit_list(&f->def->body, refusal_here, R);
+  if (R->why) return R;
+  /* each walk only removes locals from the uniform set, so this ends */
+  do walk_once(R); while (R->changed && !R->why);
+  if (!R->why) choose_remat(R);
+  if (!R->why) check_frame(R);
+  return R;
+}
+
+/* KC_CPU_EXPLAIN=1: say on stderr which kernels keep fibers, and why (for tuning) */
+static void explain(const fn_instance *f, const char *why) {
+  const char *want = getenv("KC_CPU_EXPLAIN");
+  if (want && *want && strcmp(want, "0") != 0)
+    fprintf(stderr, "kcc: kernel '%s' runs its threads as fibers on the CPU: %s\n",
+            f->symbol_name, why);
+}
+
+/* ---- code generation ---- */
+
+static bool terminated(cg_ctx *g) {
+  return LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)) != NULL;
+}
+
+bool host_regions_at_block_level(const cg_ctx *g) {
+  return g->regions && g->regions->block_level;
+}
+
+/* thread (x, y, z)'s index in the block, x fastest */
+static LLVMValueRef linear_thread(cg_ctx *g, host_regions *R, LLVMValueRef *iv) {
+  LLVMValueRef lin = LLVMBuildZExt(g->b, iv[2], g->i64, "");
+  for (int k = 1; k >= 0; k--) {
+    LLVMValueRef d = LLVMBuildZExt(g->b, R->dims[k], g->i64, "");
+    lin = LLVMBuildNUWAdd(g->b, LLVMBuildNUWMul(g->b, lin, d, ""),
+                          LLVMBuildZExt(g->b, iv[k], g->i64, ""), "");
+  }
+  return lin;
+}
+
+/* Point every local kept per thread at this thread's element. */
+static void enter_thread(cg_ctx *g, host_regions *R, host_thread_loops *l) {
+  R->lin = linear_thread(g, R, l->iv);
+  for (int v = 0; v < R->n; v++)
+    if (R->base[v]) {
+      symbol *s = R->syms[v];
+      s->cg = LLVMBuildInBoundsGEP2(g->b, cg_type(g, s->ty), R->base[v], &R->lin, 1, s->name);
+    }
+  for (int k = 0; k < 3; k++) g->tid[k] = l->iv[k];
+}
+
+static void emit_region(cg_ctx *g, host_regions *R, node **items, int n) {
+  if (terminated(g)) LLVMPositionBuilderAtEnd(g->b, cg_new_bb(g, "dead"));
+  host_thread_loops l;
+  memcpy(l.dims, R->dims, sizeof l.dims);
+  host_thread_loops_open(g, &l);
+  enter_thread(g, R, &l);
+  loop_targets *saved_loop = g->loop;
+  LLVMBasicBlockRef saved_ret = g->ret_bb, next = cg_new_bb(g, "thread.next");
+  g->loop = NULL;
+  g->ret_bb = next;   /* a return ends this thread (no barrier follows: plan) */
+  R->block_level = false;
+  int r = R->emitted++;
+  for (int k = 0; k < R->remat_order.len; k++) {   /* the recomputed locals (remat) */
+    node *def = R->remat_order.items[k];
+    if (R->def_region[local_of(R, def->list.items[0])] < r) cg_statement(g, def);
+  }
+  for (int k = 0; k < n; k++) cg_statement(g, items[k]);
+  if (!terminated(g)) LLVMBuildBr(g->b, next);
+  LLVMPositionBuilderAtEnd(g->b, next);
+  host_thread_loops_close(g, &l);
+  R->block_level = true;
+  g->loop = saved_loop;
+  g->ret_bb = saved_ret;
+  for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
+}
+
+void host_regions_block(cg_ctx *g, node_list *body) {
+  host_regions *R = g->regions;
+  for (int i = 0; i < body->len;) {
+    node *s = body->items[i];
+    switch (classify(R, s)) {
+    case ST_BARRIER: i++; break;
+    case ST_BLOCK: cg_statement(g, s); i++; break;
+    case ST_REGION: {
+      int j = region_end(R, body, i);
+      emit_region(g, R, body->items + i, j - i);
+      i = j;
+      break;
+    }
+    }
+  }
+}
+
+LLVMValueRef host_regions_local_array(cg_ctx *g, node *e, LLVMTypeRef at) {
+  host_regions *R = g->regions;
+  for (int k = 0; k < R->local_arrays.len; k++)
+    if (R->local_arrays.items[k] == e && R->arr_base[k])
+      return LLVMBuildInBoundsGEP2(g->b, at, R->arr_base[k], &R->lin, 1, "local");
+  return cg_entry_alloca(g, at, "local");
+}
+
+static LLVMTypeRef local_array_type(cg_ctx *g, const node *e) {
+  const int64_t *dims = e->aux_ptr;
+  uint64_t n = 1;
+  for (int k = 0; k < e->ty->ndim; k++) n *= (uint64_t)dims[k];
+  return LLVMArrayType2(cg_mem_type(g, e->ty->elem), n);
+}
+
+/* bytes rounded up to a multiple of 64 */
+static LLVMValueRef round64(cg_ctx *g, LLVMValueRef bytes) {
+  return LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, bytes, ci64(g, 63), ""), ci64(g, -64), "");
+}
+
+/* The buffer for what is kept per thread, one array per local, zeroed (a local read
+ * before any assignment is 0, as elsewhere); false when there is none to be had (the
+ * executor has failed the launch). */
+static void lay_out_frame(cg_ctx *g, host_regions *R, LLVMValueRef nthreads) {
+  R->base = arena_alloc(g->ar, sizeof *R->base * ((size_t)R->n + 1));
+  R->arr_base = arena_alloc(g->ar, sizeof *R->arr_base * ((size_t)R->local_arrays.len + 1));
+  LLVMTypeRef *types = arena_alloc(g->ar, sizeof *types * ((size_t)R->n + (size_t)R->local_arrays.len + 1));
+  int nt = 0;
+  for (int v = 0; v < R->n; v++)
+    if (R->syms[v]->ty && per_thread(R, v)) types[nt++] = cg_type(g, R->syms[v]->ty);
+  for (int k = 0; k < R->local_arrays.len; k++) types[nt++] = local_array_type(g, R->local_arrays.items[k]);
+  if (nt == 0) return;
+  LLVMValueRef *offs = arena_alloc(g->ar, sizeof *offs * (size_t)nt);
+  LLVMValueRef total = ci64(g, 0);
+  for (int i = 0; i < nt; i++) {
+    offs[i] = total;
+    total = LLVMBuildAdd(g->b, total, round64(g, LLVMBuildMul(g->b, nthreads, LLVMSizeOf(types[i]), "")), "");
+  }
+  LLVMTypeRef pt[2] = {g->ptr, g->i64};
+  LLVMTypeRef ft = LLVMFunctionType(g->ptr, pt, 2, 0);
+  LLVMValueRef fp = cg_blk_load(g, KC_CPU_BLOCK_OFF_FRAME, g->ptr, "frame_fn");
+  LLVMValueRef args[2] = {g->blk, total};
+  LLVMValueRef frame = LLVMBuildCall2(g->b, ft, fp, args, 2, "frame");
+  LLVMBasicBlockRef ok = cg_new_bb(g, "frame.ok");
+  LLVMBuildCondBr(g->b, LLVMBuildIsNull(g->b, frame, ""), g->ret_bb, ok);
+  LLVMPositionBuilderAtEnd(g->b, ok);
+  LLVMBuildMemSet(g->b, frame, LLVMConstInt(g->i8, 0, 0), total, 64);
+  int i = 0;
+  for (int v = 0; v < R->n; v++)
+    if (R->syms[v]->ty && per_thread(R, v))
+      R->base[v] = LLVMBuildInBoundsGEP2(g->b, g->i8, frame, &offs[i++], 1, "");
+  for (int k = 0; k < R->local_arrays.len; k++)
+    R->arr_base[k] = LLVMBuildInBoundsGEP2(g->b, g->i8, frame, &offs[i++], 1, "");
+}
+
+/* Locals that are not kept per thread: one each for the block; parameters take their
+ * arguments (every thread's copy of a parameter kept per thread, in a first thread
+ * loop). */
+static void init_locals(cg_ctx *g, host_regions *R, LLVMValueRef *args) {
+  fn_instance *f = R->f;
+  bool any_thread_param = false;
+  for (int v = 0; v < R->n; v++) {
+    symbol *s = R->syms[v];
+    if (!s->ty) continue;
+    if (R->base[v]) {
+      any_thread_param |= s->is_param;
+      continue;
+    }
+    LLVMTypeRef lt = cg_type(g, s->ty);
+    s->cg = cg_entry_alloca(g, lt, s->name);
+    LLVMValueRef init = s->is_param
+        ? cg_convert(g, args[s->param_index], f->param_types[s->param_index], s->ty)
+        : LLVMConstNull(lt);
+    LLVMBuildStore(g->b, init, s->cg);
+  }
+  if (!any_thread_param) return;
+  host_thread_loops l;
+  memcpy(l.dims, R->dims, sizeof l.dims);
+  host_thread_loops_open(g, &l);
+  enter_thread(g, R, &l);
+  for (int v = 0; v < R->n; v++) {
+    symbol *s = R->syms[v];
+    if (R->base[v] && s->is_param)
+      LLVMBuildStore(g->b, cg_convert(g, args[s->param_index], f->param_types[s->param_index], s->ty), s->cg);
+  }
+  host_thread_loops_close(g, &l);
+}
+
+typedef struct saved_state {
+  fn_instance *fi;
+  LLVMValueRef fn, blk, tid[3], ret_slot;
+  LLVMBasicBlockRef entry, ret_bb;
+  loop_targets *loop;
+} saved_state;
+
+static void save_state(const cg_ctx *g, saved_state *s) {
+  *s = (saved_state){g->fi, g->fn, g->blk, {g->tid[0], g->tid[1], g->tid[2]}, g->ret_slot,
+                     g->entry, g->ret_bb, g->loop};
+}
+
+static void restore_state(cg_ctx *g, const saved_state *s) {
+  g->fi = s->fi; g->fn = s->fn; g->blk = s->blk; g->ret_slot = s->ret_slot;
+  g->entry = s->entry; g->ret_bb = s->ret_bb; g->loop = s->loop;
+  for (int k = 0; k < 3; k++) g->tid[k] = s->tid[k];
+  g->regions = NULL;
+}
+
+/* K__block(args, blk) in region form. */
+bool host_regions_entry(cg_ctx *g, fn_instance *f) {
+  const char *off = getenv("KC_CPU_REGIONS");   /* 0: fibers for every barrier kernel */
+  if (off && strcmp(off, "0") == 0) return false;
+  if (f->noopt || f->uses_grid_sync) {
+    explain(f, f->noopt ? "opt=False" : "a grid barrier");
+    return false;
+  }
+  host_regions *R = plan(g->ar, f);
+  if (!R || R->why) {
+    explain(f, R ? R->why : "");
+    return false;
+  }
+  saved_state saved;
+  save_state(g, &saved);
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  const char *name = arena_printf(g->ar, "%s__block", f->symbol_name);
+  g->fn = LLVMAddFunction(g->m, name, LLVMFunctionType(g->voidt, pt, 2, 0));
+  g->fi = f;
+  g->entry = cg_new_bb(g, "entry");
+  g->ret_bb = cg_new_bb(g, "return");
+  g->ret_slot = NULL;
+  g->loop = NULL;
+  LLVMPositionBuilderAtEnd(g->b, g->entry);
+  cg_entry_debug(g, g->fn, f);
+  g->blk = LLVMGetParam(g->fn, 1);
+  for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
+  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * ((size_t)f->nparams + 1));
+  host_unpack_args(g, f, LLVMGetParam(g->fn, 0), args);
+  host_block_dims(g, g->blk, R->dims);
+  LLVMValueRef nthreads = ci64(g, 1);
+  for (int k = 0; k < 3; k++)
+    nthreads = LLVMBuildNUWMul(g->b, nthreads, LLVMBuildZExt(g->b, R->dims[k], g->i64, ""), "");
+  lay_out_frame(g, R, nthreads);
+  init_locals(g, R, args);
+  g->regions = R;
+  R->block_level = true;
+  host_regions_block(g, &f->def->body);
+  if (!terminated(g)) LLVMBuildBr(g->b, g->ret_bb);
+  LLVMPositionBuilderAtEnd(g->b, g->ret_bb);
+  LLVMBuildRetVoid(g->b);
+  LLVMSetCurrentDebugLocation2(g->b, NULL);
+  if (f->fastmath) cg_set_fast_math_flags(g->fn);
+  restore_state(g, &saved);
+  return true;
+}
