@@ -1119,11 +1119,12 @@ static void cg_dispose_builders(cg_ctx *g) {
   LLVMDisposeBuilder(g->b);
 }
 
-/* A kernel with barriers that the CPU runs in region form (host_regions.c): its
+/* A kernel with barriers or grid-stride loops that the CPU runs in region form
+ * (host_regions.c): its
  * K__block holds the whole body, so it needs no function of its own (one would also
  * lay out its shared arrays a second time). */
 static bool host_region_kernel(cg_ctx *g, fn_instance *f) {
-  if (!g->target->host || !f->is_kernel || !f->uses_barrier || LLVMGetFirstUse(f->cg)) return false;
+  if (!g->target->host || !f->is_kernel || LLVMGetFirstUse(f->cg)) return false;
   if (!host_regions_entry(g, f)) return false;
   f->host_regions = true;
   LLVMDeleteFunction(f->cg);

@@ -51,7 +51,7 @@ enum { JUMP_RET = 1, JUMP_BRK = 2, JUMP_CONT = 4 };
 /* A statement of a list at the block's level: part of a region, a barrier, or run once
  * for the whole block (control flow holding a barrier, an assignment to uniform locals,
  * a jump). */
-typedef enum stmt_class { ST_REGION, ST_BARRIER, ST_BLOCK } stmt_class;
+typedef enum stmt_class { ST_REGION, ST_BARRIER, ST_BLOCK, ST_STRIDED } stmt_class;
 
 typedef struct host_regions {
   arena *ar;
@@ -86,6 +86,11 @@ typedef struct host_regions {
   bool *remat;
   ptr_vec remat_order;    /* their definitions, in program order */
   int emitted;            /* regions generated so far */
+  /* Grid-stride loops (for i in range(cuda.grid(1), n, cuda.gridsize(1))) at the
+     function's top level: run step by step for the whole block, each step a loop over
+     the threads, so that a step's threads touch neighbouring elements (see
+     emit_strided) */
+  ptr_vec strided;
   /* code generation */
   bool block_level;
   LLVMValueRef dims[3], lin;
@@ -368,8 +373,15 @@ static bool uniform_assignment(const host_regions *R, const node *s) {
   return true;
 }
 
+static bool is_strided(const host_regions *R, const node *s) {
+  for (int i = 0; i < R->strided.len; i++)
+    if (R->strided.items[i] == s) return true;
+  return false;
+}
+
 static stmt_class classify(const host_regions *R, const node *s) {
   if (is_barrier_stmt(s)) return ST_BARRIER;
+  if (is_strided(R, s)) return ST_STRIDED;
   if (contains_barrier(s)) return ST_BLOCK;
   switch (s->kind) {
   case N_BREAK: case N_CONTINUE: case N_RETURN: return ST_BLOCK;
@@ -521,6 +533,27 @@ static int walk_region(host_regions *R, node **items, int n, bool *pos) {
   return bits;
 }
 
+/* A grid-stride loop: its body a region whose threads each assign the loop's target
+ * first; a thread's steps are its own, so no position in it is uniform. */
+static int walk_strided(host_regions *R, node *s) {
+  int r = R->nregions++, v = local_of(R, s->a);
+  R->stamp[v] = r + 1;
+  if (R->region[v] == -1) {
+    R->region[v] = r;
+    R->killed[v] = true;
+  } else {
+    R->region[v] = -2;
+  }
+  assign_local(R, v, false, r);
+  node **items = s->body.items;
+  for (int k = 0; k < s->body.len; k++) {
+    note_ctx c = {R, items, k, s->body.len, r};
+    visit_tree(items[k], note_ref, &c);
+    walk_stmt(R, items[k], false, r);
+  }
+  return 0;
+}
+
 static int region_end(const host_regions *R, node_list *l, int i) {
   while (i < l->len && classify(R, l->items[i]) == ST_REGION) i++;
   return i;
@@ -531,10 +564,14 @@ static int walk_block_list(host_regions *R, node_list *l, bool pos) {
   for (int i = 0; i < l->len;) {
     node *s = l->items[i];
     int b;
-    if (classify(R, s) == ST_REGION) {
+    stmt_class c = classify(R, s);
+    if (c == ST_REGION) {
       int j = region_end(R, l, i);
       b = walk_region(R, l->items + i, j - i, &pos);
       i = j;
+    } else if (c == ST_STRIDED) {
+      b = walk_strided(R, s);
+      i++;
     } else {
       b = walk_stmt(R, s, pos, -1);
       i++;
@@ -569,12 +606,38 @@ static void walk_once(host_regions *R) {
 
 /* ---- which locals live where ---- */
 
+/* for i in range(start, stop[, step]) with stop and step uniform, start made of the
+ * thread's index and values fixed by then (remat_mode), a signed counter, and no
+ * break, return, else or barrier; the thread-dependent start is what makes it worth
+ * interchanging (a uniform one is a plain loop in a region). */
+static bool strided_candidate(host_regions *R, node *s) {
+  if (s->kind != N_FOR || s->aux_ptr || s->orelse.len || local_of(R, s->a) < 0 ||
+      !s->b->ty || s->b->ty->kind != TY_INT || !s->b->ty->is_signed || contains_barrier(s))
+    return false;
+  for (int i = 0; i < s->body.len; i++)
+    if (jumps_out(s->body.items[i]) & (JUMP_BRK | JUMP_RET)) return false;
+  const node_list *args = &s->b->list;
+  int n = args->len;
+  bool start_ok = n >= 2 && uniform_expr(R, args->items[0]);
+  R->remat_mode = false;
+  bool uniform_start = n < 2 || uniform_expr(R, args->items[0]);
+  bool rest = uniform_expr(R, args->items[n >= 2 ? 1 : 0]) && (n < 3 || uniform_expr(R, args->items[2]));
+  R->remat_mode = true;
+  return start_ok && !uniform_start && rest;
+}
+
 static void choose_remat(host_regions *R) {
   node_list *top = &R->f->def->body;
-  for (int v = 0; v < R->n; v++) R->settled[v] = R->uniform[v] && R->nassign[v] == 0;
+  for (int v = 0; v < R->n; v++) {
+    R->settled[v] = R->uniform[v] && R->nassign[v] == 0;
+    R->remat[v] = false;
+  }
+  R->remat_order.len = 0;
+  R->strided.len = 0;
   R->remat_mode = true;
   for (int i = 0; i < top->len; i++) {
     node *s = top->items[i];
+    if (strided_candidate(R, s)) vec_push(R->ar, &R->strided, s);
     int v = s->kind == N_ASSIGN && s->list.len == 1 ? local_of(R, s->list.items[0]) : -1;
     if (v < 0 || R->nassign[v] != 1 || R->def[v] != s) continue;
     if (R->uniform[v]) {
@@ -667,8 +730,15 @@ static host_regions *plan(arena *a, fn_instance *f) {
   visit_list(&f->def->body, refusal_here, R);
   if (R->why) return R;
   /* each walk only removes locals from the uniform set, so this ends */
-  do walk_once(R); while (R->changed && !R->why);
-  if (!R->why) choose_remat(R);
+  /* grid-stride loops are found once the uniform locals are known, and change the walk
+     (their bodies become regions of their own): walk again until both settle */
+  for (int round = 0; round < 4 && !R->why; round++) {
+    do walk_once(R); while (R->changed && !R->why);
+    int before = R->strided.len;
+    if (!R->why) choose_remat(R);
+    if (R->strided.len == before && (round > 0 || before == 0)) break;
+    if (round == 3) refuse(R, "grid-stride loops did not settle");
+  }
   if (!R->why) check_frame(R);
   return R;
 }
@@ -713,22 +783,169 @@ static void enter_thread(cg_ctx *g, host_regions *R, host_thread_loops *l) {
   for (int k = 0; k < 3; k++) g->tid[k] = l->iv[k];
 }
 
-static void emit_region(cg_ctx *g, host_regions *R, node **items, int n) {
+/* Open a region's thread loops: each thread's locals, and the recomputed ones (remat)
+ * that region r comes after. */
+static void open_region(cg_ctx *g, host_regions *R, host_thread_loops *l, int r) {
   if (terminated(g)) LLVMPositionBuilderAtEnd(g->b, cg_new_bb(g, "dead"));
+  memcpy(l->dims, R->dims, sizeof l->dims);
+  host_thread_loops_open(g, l);
+  enter_thread(g, R, l);
+  R->block_level = false;
+  for (int k = 0; k < R->remat_order.len; k++) {
+    node *def = R->remat_order.items[k];
+    if (R->def_region[local_of(R, def->list.items[0])] < r) cg_statement(g, def);
+  }
+}
+
+/* blk->trap(blk, message): the launch fails with it (KC_ERR_LAUNCH) */
+static void host_trap(cg_ctx *g, const char *message) {
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  LLVMValueRef fn = cg_blk_load(g, KC_CPU_BLOCK_OFF_TRAP, g->ptr, "trap");
+  LLVMValueRef args[2] = {g->blk, LLVMBuildGlobalStringPtr(g->b, message, "kc.msg")};
+  LLVMBuildCall2(g->b, LLVMFunctionType(g->voidt, pt, 2, 0), fn, args, 2, "");
+}
+
+/* How many steps a thread takes through range(lo, stop, step), step != 0: as unsigned
+ * 64-bit arithmetic, which is exact for every signed lo, stop and step. */
+static LLVMValueRef trip_count(cg_ctx *g, LLVMValueRef lo, LLVMValueRef stop, LLVMValueRef step) {
+  LLVMValueRef zero = ci64(g, 0), one = ci64(g, 1);
+  LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, zero, "");
+  LLVMValueRef dist = LLVMBuildSelect(g->b, up, LLVMBuildSub(g->b, stop, lo, ""),
+                                      LLVMBuildSub(g->b, lo, stop, ""), "");
+  LLVMValueRef mag = LLVMBuildSelect(g->b, up, step, LLVMBuildNeg(g->b, step, ""), "");
+  LLVMValueRef some = LLVMBuildSelect(g->b, up, LLVMBuildICmp(g->b, LLVMIntSLT, lo, stop, ""),
+                                      LLVMBuildICmp(g->b, LLVMIntSGT, lo, stop, ""), "");
+  LLVMValueRef n = LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, LLVMBuildSub(g->b, dist, one, ""), mag, ""), one, "");
+  return LLVMBuildSelect(g->b, some, n, zero, "trips");
+}
+
+/* Whether the thread's iteration i = lo + c * step (step != 0) is before stop. */
+static LLVMValueRef before_stop(cg_ctx *g, LLVMValueRef i, LLVMValueRef stop, LLVMValueRef step) {
+  return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), ""),
+                         LLVMBuildICmp(g->b, LLVMIntSLT, i, stop, ""),
+                         LLVMBuildICmp(g->b, LLVMIntSGT, i, stop, ""), "");
+}
+
+static LLVMValueRef overflows(cg_ctx *g, const char *op, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef args[2] = {a, b};
+  LLVMValueRef r = cg_call_intrinsic(g, op, g->i64, args, 2);
+  return LLVMBuildExtractValue(g->b, r, 1, "");
+}
+
+/* Every lo + c * step of the block's threads (c below the most steps any takes) fits
+ * in int64, so that `i < stop` alone is exact and the arithmetic can say nsw: the one
+ * with the most steps stays before stop, the others within the spread of lo beyond
+ * it, and c * step below 2^63. Only ranges within that much of the int64 limits fail. */
+static LLVMValueRef strided_fits(cg_ctx *g, LLVMValueRef stop, LLVMValueRef step, LLVMValueRef steps,
+                                 LLVMValueRef lo_min, LLVMValueRef lo_max) {
+  LLVMValueRef spread = LLVMBuildSub(g->b, lo_max, lo_min, "");
+  LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), "");
+  LLVMValueRef mag = LLVMBuildSelect(g->b, up, step, LLVMBuildNeg(g->b, step, ""), "");
+  LLVMValueRef bad = overflows(g, "llvm.ssub.with.overflow", lo_max, lo_min);
+  bad = LLVMBuildOr(g->b, bad, LLVMBuildICmp(g->b, LLVMIntSLT, mag, ci64(g, 0), ""), "");
+  bad = LLVMBuildOr(g->b, bad, overflows(g, "llvm.smul.with.overflow", steps, mag), "");
+  bad = LLVMBuildOr(g->b, bad, LLVMBuildSelect(g->b, up,
+      overflows(g, "llvm.sadd.with.overflow", stop, spread),
+      overflows(g, "llvm.ssub.with.overflow", stop, spread), ""), "");
+  return LLVMBuildNot(g->b, bad, "fits");
+}
+
+/* lo + c * step, which fits (strided_fits): as lo + c * |step| or lo - c * |step|, with
+ * both factors' sign bits cleared (they are clear), so LLVM sees that the product is
+ * not negative and, for a step it knows is positive, that the index is not negative
+ * where lo is not: no negative-index wrap is left for the vectoriser. */
+static LLVMValueRef strided_index(cg_ctx *g, LLVMValueRef lo, LLVMValueRef c, LLVMValueRef step) {
+  LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), "");
+  LLVMValueRef mag = LLVMBuildSelect(g->b, up, step, LLVMBuildNeg(g->b, step, ""), "");
+  LLVMValueRef low63 = ci64(g, INT64_MAX);
+  LLVMValueRef k = LLVMBuildNSWMul(g->b, LLVMBuildAnd(g->b, c, low63, ""),
+                                   LLVMBuildAnd(g->b, mag, low63, ""), "");
+  return LLVMBuildSelect(g->b, up, LLVMBuildNSWAdd(g->b, lo, k, ""), LLVMBuildNSWSub(g->b, lo, k, ""), "i");
+}
+
+static void update_extreme(cg_ctx *g, LLVMValueRef slot, LLVMValueRef v, LLVMIntPredicate keep) {
+  LLVMValueRef cur = LLVMBuildLoad2(g->b, g->i64, slot, "");
+  LLVMBuildStore(g->b, LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, keep, v, cur, ""), v, cur, ""), slot);
+}
+
+/* A grid-stride loop, interchanged: the block takes step c = 0, 1, ... while some
+ * thread has one left, and at each step every thread that has takes its iteration
+ * i = start + c * step, so the threads of a step touch neighbouring elements and the
+ * thread loop vectorises. A first thread loop finds the most steps a thread takes.
+ * Threads of a block are independent where no barrier is, so this order is one of
+ * those CUDA allows; each thread still takes its own iterations, in order. */
+static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
+  const type *t = s->b->ty;
+  const node_list *a = &s->b->list;
+  int n = a->len, r = R->emitted++;
+  LLVMValueRef stop = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[1], t), g->i64, "stop");
+  LLVMValueRef step = n == 3 ? LLVMBuildSExt(g->b, cg_expr_as(g, a->items[2], t), g->i64, "step") : ci64(g, 1);
+  LLVMBasicBlockRef bad = cg_new_bb(g, "step.zero"), ok = cg_new_bb(g, "step.ok");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, step, ci64(g, 0), ""), bad, ok);
+  LLVMPositionBuilderAtEnd(g->b, bad);
+  host_trap(g, "ValueError: range() arg 3 must not be zero");
+  LLVMBuildBr(g->b, g->ret_bb);
+  LLVMPositionBuilderAtEnd(g->b, ok);
+  LLVMValueRef most = cg_entry_alloca(g, g->i64, "steps");
+  LLVMValueRef lo_min = cg_entry_alloca(g, g->i64, "lo.min"), lo_max = cg_entry_alloca(g, g->i64, "lo.max");
+  LLVMBuildStore(g->b, ci64(g, 0), most);
+  LLVMBuildStore(g->b, ci64(g, INT64_MAX), lo_min);
+  LLVMBuildStore(g->b, ci64(g, INT64_MIN), lo_max);
   host_thread_loops l;
-  memcpy(l.dims, R->dims, sizeof l.dims);
-  host_thread_loops_open(g, &l);
-  enter_thread(g, R, &l);
+  open_region(g, R, &l, r);
+  LLVMValueRef lo = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[0], t), g->i64, "");
+  update_extreme(g, most, trip_count(g, lo, stop, step), LLVMIntUGT);
+  update_extreme(g, lo_min, lo, LLVMIntSLT);
+  update_extreme(g, lo_max, lo, LLVMIntSGT);
+  host_thread_loops_close(g, &l);
+  R->block_level = true;
+  LLVMValueRef steps = LLVMBuildLoad2(g->b, g->i64, most, "");
+  LLVMBasicBlockRef wide = cg_new_bb(g, "range.wide"), fits = cg_new_bb(g, "range.fits");
+  LLVMBuildCondBr(g->b, strided_fits(g, stop, step, steps, LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
+                                     LLVMBuildLoad2(g->b, g->i64, lo_max, "")), fits, wide);
+  LLVMPositionBuilderAtEnd(g->b, wide);
+  host_trap(g, "a grid-stride range() this close to the int64 limits is not supported "
+               "by the CPU back end");
+  LLVMBuildBr(g->b, g->ret_bb);
+  LLVMPositionBuilderAtEnd(g->b, fits);
+  /* for c in range(steps): for each thread: i = start + c * step; if in range: body */
+  LLVMValueRef ctr = cg_entry_alloca(g, g->i64, "step.c");
+  LLVMBuildStore(g->b, ci64(g, 0), ctr);
+  LLVMBasicBlockRef head = cg_new_bb(g, "steps"), body = cg_new_bb(g, "step"), done = cg_new_bb(g, "steps.end");
+  LLVMBuildBr(g->b, head);
+  LLVMPositionBuilderAtEnd(g->b, head);
+  LLVMValueRef c = LLVMBuildLoad2(g->b, g->i64, ctr, "c");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, c, steps, ""), body, done);
+  LLVMPositionBuilderAtEnd(g->b, body);
+  open_region(g, R, &l, r);
+  lo = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[0], t), g->i64, "");
+  LLVMValueRef i = strided_index(g, lo, c, step);
+  LLVMValueRef mine = before_stop(g, i, stop, step);
+  LLVMBasicBlockRef take = cg_new_bb(g, "step.take"), next = cg_new_bb(g, "thread.next");
+  LLVMBuildCondBr(g->b, mine, take, next);
+  LLVMPositionBuilderAtEnd(g->b, take);
+  cg_store_target(g, s->a, LLVMBuildTrunc(g->b, i, cg_scalar_type(g, t), ""), t);
+  loop_targets lt = {next, next}, *saved_loop = g->loop;
+  g->loop = &lt;   /* continue: this thread's next step (break was ruled out) */
+  for (int k = 0; k < s->body.len; k++) cg_statement(g, s->body.items[k]);
+  if (!terminated(g)) LLVMBuildBr(g->b, next);
+  LLVMPositionBuilderAtEnd(g->b, next);
+  host_thread_loops_close(g, &l);
+  g->loop = saved_loop;
+  R->block_level = true;
+  for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
+  LLVMBuildStore(g->b, LLVMBuildNUWAdd(g->b, c, ci64(g, 1), ""), ctr);
+  LLVMBuildBr(g->b, head);
+  LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void emit_region(cg_ctx *g, host_regions *R, node **items, int n) {
+  host_thread_loops l;
+  open_region(g, R, &l, R->emitted++);
   loop_targets *saved_loop = g->loop;
   LLVMBasicBlockRef saved_ret = g->ret_bb, next = cg_new_bb(g, "thread.next");
   g->loop = NULL;
   g->ret_bb = next;   /* a return ends this thread (no barrier follows: plan) */
-  R->block_level = false;
-  int r = R->emitted++;
-  for (int k = 0; k < R->remat_order.len; k++) {   /* the recomputed locals (remat) */
-    node *def = R->remat_order.items[k];
-    if (R->def_region[local_of(R, def->list.items[0])] < r) cg_statement(g, def);
-  }
   for (int k = 0; k < n; k++) cg_statement(g, items[k]);
   if (!terminated(g)) LLVMBuildBr(g->b, next);
   LLVMPositionBuilderAtEnd(g->b, next);
@@ -746,6 +963,7 @@ void host_regions_block(cg_ctx *g, node_list *body) {
     switch (classify(R, s)) {
     case ST_BARRIER: i++; break;
     case ST_BLOCK: cg_statement(g, s); i++; break;
+    case ST_STRIDED: emit_strided(g, R, s); i++; break;
     case ST_REGION: {
       int j = region_end(R, body, i);
       emit_region(g, R, body->items + i, j - i);
@@ -844,6 +1062,13 @@ static void init_locals(cg_ctx *g, host_regions *R, LLVMValueRef *args) {
   host_thread_loops_close(g, &l);
 }
 
+/* a for loop among the function's top-level statements: perhaps a grid-stride one */
+static bool top_level_loop(const fn_instance *f) {
+  for (int i = 0; i < f->def->body.len; i++)
+    if (((node *)f->def->body.items[i])->kind == N_FOR) return true;
+  return false;
+}
+
 typedef struct saved_state {
   fn_instance *fi;
   LLVMValueRef fn, blk, tid[3], ret_slot;
@@ -866,12 +1091,14 @@ static void restore_state(cg_ctx *g, const saved_state *s) {
 /* K__block(args, blk) in region form. */
 bool host_regions_entry(cg_ctx *g, fn_instance *f) {
   const char *off = getenv("KC_CPU_REGIONS");   /* 0: fibers for every barrier kernel */
-  if (off && strcmp(off, "0") == 0) return false;
+  if ((off && strcmp(off, "0") == 0) || (!f->uses_barrier && !top_level_loop(f))) return false;
   if (f->noopt || f->uses_grid_sync) {
     explain(f, f->noopt ? "opt=False" : "a grid barrier");
     return false;
   }
   host_regions *R = plan(g->ar, f);
+  if (!f->uses_barrier && (!R || R->why || R->strided.len == 0))
+    return false;   /* no barrier and no grid-stride loop: the plain K__block */
   if (!R || R->why) {
     explain(f, R ? R->why : "");
     return false;
