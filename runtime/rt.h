@@ -334,8 +334,9 @@ kc_status rt_check_coop_grid(kc_context *ctx, const char *kernel, kc_dim3 grid, 
                              uint64_t max_blocks, const char *where);
 /* The 1-D launch of a grid-stride kernel k over n elements (the @vectorize and
  * @guvectorize loop kernels): the block from the occupancy API, enough blocks for n
- * but at most a few device-filling waves (the loop strides over the rest) and the
- * device's limit; at least one block. */
+ * but on CUDA at most a few device-filling waves (the loop strides over the rest; on
+ * the CPU one element per thread is fastest), and the device's limit; at least one
+ * block. */
 kc_status rt_grid_stride_shape(kc_kernel *k, int64_t n, unsigned *grid, unsigned *block);
 
 /* ---- stream.c --------------------------------------------------------------------- */
