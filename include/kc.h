@@ -435,25 +435,76 @@ KC_API kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int 
                                          int *min_grid);
 
 /* Call a @vectorize function on arrays, as a Numba CUDA ufunc is called: out[i] =
- * f(inputs[0][i], inputs[1][i], ...) for every i. The launch shape is picked with
- * kc_kernel_suggest_block (the occupancy API on CUDA); the launch goes on the default
- * stream and is asynchronous on CUDA.
+ * f(inputs[0][i], inputs[1][i], ...) for every i. The same as kc_vectorize_args (below)
+ * with each input passed as kc_arg_array and the default options: inputs of any shape
+ * broadcast together, inputs of another dtype cast into the signature, the output of
+ * the broadcast shape. The launch goes on the default stream and is asynchronous on
+ * CUDA (unless an argument had to be copied).
  *   k:       the kernel of the @vectorize function (kc_module_get_kernel with its
- *            name); with several signatures, the one whose input dtypes match the
- *            inputs' is used. A kernel that is not a @vectorize one is not detected
- *            when its parameters are all 1-D arrays: do not pass one.
- *   inputs:  ninputs 1-D arrays of the context, all of the same length, with the
- *            dtypes of the signature; may be NULL when ninputs is 0
+ *            name); with several signatures, the one picked as kc_vectorize_args says.
+ *            A kernel that is not a @vectorize one is not detected when its parameters
+ *            are all 1-D arrays: do not pass one.
+ *   inputs:  ninputs arrays of the context; may be NULL when ninputs is 0
  *   ninputs: the number of inputs (the function's arity)
- *   out:     in: NULL to have the output allocated, or a 1-D array of the signature's
- *            result dtype and the inputs' length (it may not be one of the inputs);
- *            out: the output array (the caller frees an allocated one with
- *            kc_array_free). Left unchanged on failure.
+ *   out:     in: NULL to have the output allocated, or an array of the broadcast shape
+ *            (it may not overlap an input the kernel reads in place); out: the output
+ *            array (the caller frees an allocated one with kc_array_free). Left
+ *            unchanged on failure.
  * Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the input, its
- * dtype or length and what the signature wants), KC_ERR_NOMEM, or what kc_launch
+ * dtype or shape and what the signature wants), KC_ERR_NOMEM, or what kc_launch
  * returns. */
 KC_API kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
                               kc_array **out);
+
+/* How far a ufunc call may convert dtypes (NumPy's casting= argument). Inputs are
+ * always converted only safely (np.can_cast(from, to, 'safe'): int32 into float64,
+ * float32 into complex64, never int32 into float32); the setting says what else may
+ * be converted. */
+typedef enum kc_casting {
+  KC_CASTING_SAME_KIND = 0, /* the default, NumPy's: the result converts into a given
+                               output of its kind or a higher one (float64 into a float32
+                               output, int64 into int8; not float into int) */
+  KC_CASTING_SAFE,          /* the result converts into the output only safely */
+  KC_CASTING_NO             /* nothing converts: inputs of the signature's dtypes exactly
+                               (as Numba's CUDA ufuncs want) and an output of its result
+                               dtype */
+} kc_casting;
+
+/* Options of kc_vectorize_args; a zero-initialised struct (or NULL) gives the defaults. */
+typedef struct kc_ufunc_options {
+  kc_casting casting;       /* KC_CASTING_SAME_KIND (0) unless set */
+} kc_ufunc_options;
+
+/* Call a @vectorize function as NumPy calls a ufunc: f(a, b, out=o, casting=...).
+ *   k:     as for kc_vectorize
+ *   args:  nargs inputs, each an array of the context (kc_arg_array: any shape, any
+ *          strides, e.g. a kc_array_slice view) or a number scalar (kc_arg_f64(0.5),
+ *          kc_arg_i64(3), ...; no tuples or records); may be NULL when nargs is 0.
+ *          Shapes broadcast as NumPy's: aligned at the right, a missing or size-1
+ *          dimension stretched to the others' extent, a scalar taking every position.
+ *          The signature is the first whose input dtypes equal the arguments' (a
+ *          scalar's as given), else, unless casting is KC_CASTING_NO, the first into
+ *          which every argument casts safely; a scalar casts by its value when arrays
+ *          are present and it is of no higher kind (bool < integer < float < complex)
+ *          than they are (NumPy 1.x: 2.5 goes into a float32 loop, 300 into int16 but
+ *          not int8).
+ *   nargs: the number of inputs (the function's arity)
+ *   out:   in: NULL to have the output allocated (C-contiguous, the broadcast shape, or
+ *          (1,) when every input is a scalar; the signature's result dtype), or an
+ *          array whose shape is the broadcast shape (it may widen it, as NumPy's out=
+ *          does, but is never broadcast itself), of a dtype the result converts to
+ *          under opts->casting, any strides; out: the output (the caller frees an
+ *          allocated one). Left unchanged on failure.
+ *   opts:  NULL or a kc_ufunc_options (zero-initialised fields mean defaults)
+ * Contiguous inputs of the loop's dtype and the broadcast shape, and a contiguous
+ * output of the result dtype, are used in place; any other input is first copied into
+ * a contiguous array of the loop's dtype, and any other output receives the result
+ * through one (on CUDA such copies go through host memory, and the call then waits).
+ * Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the input and axis,
+ * or the input's dtype and the signature's), KC_ERR_NOMEM, or what kc_launch
+ * returns. */
+KC_API kc_status kc_vectorize_args(kc_kernel *k, const kc_arg *args, int nargs,
+                                   kc_array **out, const kc_ufunc_options *opts);
 
 /* ---- Generalised ufuncs (@guvectorize) ------------------------------------------------- */
 /* Call a @guvectorize function on arrays, as a Numba CUDA gufunc is called. With the

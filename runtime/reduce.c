@@ -9,7 +9,8 @@
 
 #include "rt.h"
 
-#define REDUCE_BLOCKS_PER_SM 8  /* stage-1 grid cap: blocks per multiprocessor (core) */
+#define REDUCE_BLOCKS_PER_SM 8     /* CUDA grid cap: blocks per multiprocessor */
+#define REDUCE_CPU_PER_THREAD 256  /* CPU, fiber kernels: elements each thread folds */
 
 /* init (one element of dtype t, or NULL for 0) as a launch argument of that dtype. */
 static kc_arg scalar_arg(kc_dtype t, const void *init) {
@@ -63,12 +64,25 @@ static kc_status check_args(kc_context *ctx, const kc_kernel *k, const kc_array 
                   kc_dtype_name(arr->dtype), kc_dtype_name(arr->dtype));
 }
 
-/* Stage-1 blocks: enough for n, at most REDUCE_BLOCKS_PER_SM per multiprocessor. */
-static unsigned stage1_blocks(kc_context *ctx, int64_t n) {
-  kc_device_info info;
-  int sms = kc_context_device_info(ctx, &info) == KC_OK ? info.multiprocessors : 1;
-  uint64_t cap = (uint64_t)(sms > 0 ? sms : 1) * REDUCE_BLOCKS_PER_SM;
-  uint64_t want = ((uint64_t)n + KCC_REDUCE_BLOCK - 1) / KCC_REDUCE_BLOCK;
+/* Blocks for a stage over n elements. On CUDA: enough for n, at most
+ * REDUCE_BLOCKS_PER_SM per multiprocessor. On the CPU the grid decides how far apart a
+ * thread's elements lie (a grid of blocks apart), and the block function runs a block's
+ * threads one after another. A barrier kernel runs as fibers there (cpu_exec.c), each
+ * barrier a switch per thread, so a block should fold enough elements to pay for its
+ * nine barriers, but few enough that its threads' cache lines stay in L1 between
+ * neighbouring threads (REDUCE_CPU_PER_THREAD, measured: docs/runtime.md). A kernel run
+ * as a block function (no fibers) takes one element per thread, as kc_vectorize does. */
+static unsigned stage_blocks(const kc_kernel *k, int64_t n) {
+  kc_context *ctx = k->mod->ctx;
+  uint64_t per_block = KCC_REDUCE_BLOCK, cap = UINT64_MAX;
+  if (ctx->device == KC_DEVICE_CPU) {
+    if (k->uses_barrier) per_block *= REDUCE_CPU_PER_THREAD;
+  } else {
+    kc_device_info info;
+    int sms = kc_context_device_info(ctx, &info) == KC_OK ? info.multiprocessors : 1;
+    cap = (uint64_t)(sms > 0 ? sms : 1) * REDUCE_BLOCKS_PER_SM;
+  }
+  uint64_t want = ((uint64_t)n + per_block - 1) / per_block;
   if (want > cap) want = cap;
   if (want > ctx->limits.max_grid[0]) want = ctx->limits.max_grid[0];
   return want > 0 ? (unsigned)want : 1;
@@ -81,6 +95,25 @@ static kc_status reduce_launch(kc_kernel *k, unsigned blocks, kc_array *src, kc_
   kc_arg args[4] = {kc_arg_array(src), kc_arg_array(dst), scalar_arg(t, init),
                     kc_arg_bool(init != NULL)};
   return kc_launch(k, kc_dim(blocks), kc_dim(KCC_REDUCE_BLOCK), 0, NULL, args, 4);
+}
+
+/* Fold arr into out[0] (with init), then wait: one launch when one block covers arr,
+ * else a stage of partials, one per block, folded by a single block (its grid-stride loop
+ * takes any number of them). */
+static kc_status reduce_stages(kc_kernel *k, kc_array *arr, kc_array *out, const void *init) {
+  kc_context *ctx = k->mod->ctx;
+  unsigned blocks = stage_blocks(k, arr->shape[0]);
+  int64_t nb = blocks;
+  kc_array *partials = NULL;
+  kc_status s = KC_OK;
+  if (blocks == 1) s = reduce_launch(k, 1, arr, out, init);
+  else if ((s = kc_array_new(ctx, arr->dtype, 1, &nb, &partials)) == KC_OK) {
+    s = reduce_launch(k, blocks, arr, partials, NULL);
+    if (s == KC_OK) s = reduce_launch(k, 1, partials, out, init);
+  }
+  if (s == KC_OK) s = kc_synchronize(ctx);
+  kc_array_free(partials);
+  return s;
 }
 
 kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result) {
@@ -100,19 +133,16 @@ kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result)
     memcpy(result, init, esize);
     return KC_OK;
   }
-  unsigned blocks = stage1_blocks(ctx, n);
-  int64_t one = 1, nb = blocks;
-  kc_array *out = NULL, *partials = NULL;
+  kc_array *out = NULL;
+  int64_t one = 1;
   s = kc_array_new(ctx, arr->dtype, 1, &one, &out);
-  if (s == KC_OK && blocks > 1) s = kc_array_new(ctx, arr->dtype, 1, &nb, &partials);
-  if (s == KC_OK && blocks == 1) s = reduce_launch(k, 1, arr, out, init);
-  if (s == KC_OK && blocks > 1) {
-    s = reduce_launch(k, blocks, arr, partials, NULL);
-    if (s == KC_OK) s = reduce_launch(k, 1, partials, out, init);
+  if (s == KC_OK && k->nparams < 0) {   /* its launch shape depends on the compiled code */
+    kc_arg args[4] = {kc_arg_array(arr), kc_arg_array(out), scalar_arg(arr->dtype, init),
+                      kc_arg_bool(init != NULL)};
+    s = rt_module_specialise(k, args, 4, &k);
   }
-  if (s == KC_OK) s = kc_synchronize(ctx);
+  if (s == KC_OK) s = reduce_stages(k, arr, out, init);
   if (s == KC_OK) s = kc_array_to_host(out, result, esize);
-  kc_array_free(partials);
   kc_array_free(out);
   return s;
 }

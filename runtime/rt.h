@@ -10,6 +10,7 @@
  *   stream.c    streams and events
  *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
+ *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
  *   cache.c     the on-disk compile cache of PTX and kernel tables
  * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
  * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
@@ -334,9 +335,44 @@ kc_status rt_check_coop_grid(kc_context *ctx, const char *kernel, kc_dim3 grid, 
                              uint64_t max_blocks, const char *where);
 /* The 1-D launch of a grid-stride kernel k over n elements (the @vectorize and
  * @guvectorize loop kernels): the block from the occupancy API, enough blocks for n
- * but at most a few device-filling waves (the loop strides over the rest) and the
- * device's limit; at least one block. */
+ * but on CUDA at most a few device-filling waves (the loop strides over the rest; on
+ * the CPU one element per thread is fastest), and the device's limit; at least one
+ * block. */
 kc_status rt_grid_stride_shape(kc_kernel *k, int64_t n, unsigned *grid, unsigned *block);
+
+/* ---- ufunc_cast.c ----------------------------------------------------------------- */
+/* np.can_cast(from, to, casting) for number dtypes. */
+int rt_ufunc_can_cast(kc_dtype from, kc_dtype to, kc_casting casting);
+const char *rt_casting_name(kc_casting c);            /* "same_kind", "safe", "no" */
+/* NumPy's category of a dtype for value-based casting: 0 bool, 1 integer, 2 float,
+ * 3 complex. */
+int rt_ufunc_category(kc_dtype t);
+/* Whether scalar a casts safely to `to` by its value (np.min_scalar_type's rules). */
+int rt_ufunc_scalar_fits(const kc_arg *a, kc_dtype to);
+/* Scalar a as one element of dtype `to` at out. */
+void rt_ufunc_scalar_elem(const kc_arg *a, kc_dtype to, void *out);
+/* n elements from src (dtype st, every ss-th element; 0 repeats one) converted into
+ * dst (dtype dt, every ds-th), as C converts (the casting rules keep it defined). */
+void rt_convert_run(void *dst, kc_dtype dt, int64_t ds, const void *src, kc_dtype st,
+                    int64_t ss, int64_t n);
+
+/* ---- ufunc_layout.c --------------------------------------------------------------- */
+/* Broadcast the shape (*nd dimensions) with a's, in place, as NumPy does: -1, or the
+ * axis of a whose extent does not broadcast (the shape is then unchanged). */
+int rt_broadcast_merge(int *nd, int64_t *shape, const kc_array *a);
+/* a's element strides over the broadcast shape (nd dimensions): 0 along the axes a
+ * lacks or stretches. */
+void rt_broadcast_strides(const kc_array *a, int nd, const int64_t *shape, int64_t *strides);
+/* Over the C-order flat indices [start, start + count) of shape: fill the contiguous
+ * dst (its dtype, from its first element) from src viewed with these element strides
+ * over shape, converted. */
+kc_status rt_ufunc_gather(kc_context *ctx, kc_array *dst, const kc_array *src, int nd,
+                          const int64_t *shape, const int64_t *strides, int64_t start,
+                          int64_t count);
+/* ... and store the contiguous src's first count elements into dst (of this shape, its
+ * own strides) at those indices, converted. */
+kc_status rt_ufunc_scatter(kc_context *ctx, kc_array *dst, const kc_array *src, int nd,
+                           const int64_t *shape, int64_t start, int64_t count);
 
 /* ---- stream.c --------------------------------------------------------------------- */
 double rt_now_ms(void);                               /* monotonic clock */

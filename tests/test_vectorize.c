@@ -1,8 +1,9 @@
 /*
  * test_vectorize.c — kc_vectorize on the CPU device: samples/gaussian.k's gaussian_pdf
  * against a C reference (with an output allocated for us and with a poisoned one we
- * pass), grid-stride coverage past the capped grid, the pick among several signatures,
- * and the errors that name the argument (length, dtype, rank, count, context).
+ * pass), grid-stride coverage, the pick among several signatures, and the errors that
+ * name the argument (shape, dtype, count, context). Broadcasting, strides and casts:
+ * test_ufunc_broadcast.c.
  */
 #include <check.h>
 #include <math.h>
@@ -172,17 +173,19 @@ START_TEST(picks_signature) {
   for (int64_t i = 0; i < n; i++) ck_assert_int_eq(ir[i], 3 * (int64_t)ia[i]);
   kc_array_free(out), kc_array_free(in[0]);
 
-  /* int32 and uint8: no signature takes it; the first signature's complaint */
-  kc_array *u8 = NULL;
-  ck_assert_int_eq(kc_array_new(ctx, KC_UINT8, 1, &n, &u8), KC_OK);
-  kc_array *mixed[2] = {in[1], u8};
+  /* int32 and complex64: no signature takes complex; the first signature's complaint
+     names the first input it refuses (int32 does not cast safely to float32) */
+  kc_array *c64 = NULL;
+  ck_assert_int_eq(kc_array_new(ctx, KC_COMPLEX64, 1, &n, &c64), KC_OK);
+  kc_array *mixed[2] = {in[1], c64};
   out = NULL;
   ck_assert_int_eq(kc_vectorize(k, mixed, 2, &out), KC_ERR_INVALID);
   ck_assert_ptr_null(out);
   ck_assert_str_eq(kc_last_error(ctx),
                    "vectorize 'axpy': input 1 ('in0') is int32[:]; the signature wants "
-                   "float32[:] (nor does any other signature)");
-  kc_array_free(u8), kc_array_free(in[1]);
+                   "float32[:], and int32 does not cast safely to float32 (nor does any "
+                   "other signature)");
+  kc_array_free(c64), kc_array_free(in[1]);
   free(a), free(b), free(r), free(ia), free(ir);
   kc_module_free(m);
 }
@@ -204,12 +207,14 @@ START_TEST(length_mismatch) {
   make_inputs(&short_in, 99);
   kc_array *args[3] = {in.a[0], short_in.a[1], in.a[2]};
   expect_error(args, 3, NULL, KC_ERR_INVALID,
-               "vectorize 'gaussian_pdf': input 2 ('in1') has 99 elements, input 1 has 100");
+               "vectorize 'gaussian_pdf': input 2 ('in1') of shape (99,) does not broadcast "
+               "against (100,), the shape of the inputs before it (extents broadcast when "
+               "equal or 1, aligned at the right)");
   kc_array *out = NULL;
   ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 1, &short_in.n, &out), KC_OK);
   expect_error(in.a, 3, out, KC_ERR_INVALID,
-               "vectorize 'gaussian_pdf': the output ('out') has 99 elements, the inputs "
-               "have 100");
+               "vectorize 'gaussian_pdf': the output ('out') has shape (99,); the inputs "
+               "broadcast to (100,) (an output is not broadcast)");
   kc_array_free(out);
   free_inputs(&short_in);
   free_inputs(&in);
@@ -224,7 +229,7 @@ START_TEST(dtype_rank_count) {
   kc_array *args[3] = {in.a[0], in.a[1], d};
   expect_error(args, 3, NULL, KC_ERR_INVALID,
                "vectorize 'gaussian_pdf': input 3 ('in2') is float64[:]; the signature "
-               "wants float32[:]");
+               "wants float32[:], and float64 does not cast safely to float32");
   expect_error(in.a, 2, NULL, KC_ERR_INVALID,
                "vectorize 'gaussian_pdf': 2 inputs given; gaussian_pdf(float32[:], "
                "float32[:], float32[:], float32[:]) takes 3");
@@ -232,13 +237,17 @@ START_TEST(dtype_rank_count) {
   ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 2, shape, &two), KC_OK);
   kc_array *args2[3] = {two, in.a[1], in.a[2]};
   expect_error(args2, 3, NULL, KC_ERR_INVALID,
-               "vectorize 'gaussian_pdf': input 1 is a 2-D array; @vectorize kernels take "
-               "1-D arrays");
+               "vectorize 'gaussian_pdf': input 2 ('in1') of shape (64,) does not broadcast "
+               "against (8, 8), the shape of the inputs before it (extents broadcast when "
+               "equal or 1, aligned at the right)");
   kc_array *args3[3] = {in.a[0], NULL, in.a[2]};
   expect_error(args3, 3, NULL, KC_ERR_INVALID, "vectorize 'gaussian_pdf': input 2 is NULL");
-  expect_error(in.a, 3, d, KC_ERR_INVALID,
-               "vectorize 'gaussian_pdf': the output ('out') is float64[:]; the signature "
-               "wants float32[:]");
+  kc_array *i32 = NULL;
+  ck_assert_int_eq(kc_array_new(ctx, KC_INT32, 1, &in.n, &i32), KC_OK);
+  expect_error(in.a, 3, i32, KC_ERR_INVALID,
+               "vectorize 'gaussian_pdf': the output ('out') is int32[:]; the result is "
+               "float32, which does not cast to int32 (casting 'same_kind')");
+  kc_array_free(i32);
   /* the output is one of the inputs, which the kernel reads as not aliased */
   out = in.a[0];
   ck_assert_int_eq(kc_vectorize(pdf, in.a, 3, &out), KC_ERR_LAUNCH);
