@@ -67,17 +67,19 @@ set +x
 
 # ---- the python3 that has numba, if any ------------------------------------------------
 PY=
-NUMBA_WHY="no python3 found"
+TRIED=()
 for p in ${PYTHON:-} /usr/bin/python3 python3; do
   command -v "$p" >/dev/null 2>&1 || continue
   if "$p" -c 'import numba, numpy' >/dev/null 2>&1; then PY=$p; break; fi
-  NUMBA_WHY="$p cannot import numba (Debian: apt-get install python3-numba; make bench does)"
+  TRIED+=("$p")
 done
+NUMBA_WHY="no python3 here imports numba and numpy (tried: ${TRIED[*]:-none found}; Debian: apt-get install python3-numba, which make bench does)"
 
 # ---- run: C and kcc, then Numba on the same data, then compile time ------------------
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
-DATA="$OUT/data"
+DATA="$OUT/data"  # the inputs and C results for Numba: about 700 MB, removed at exit
 rm -rf "$DATA"
+trap 'rm -rf "$DATA"' EXIT
 DUMP=()
 if [[ -n "$PY" ]]; then mkdir -p "$DATA"; DUMP=(--dump "$DATA"); fi
 CMD="$OUT/cpu_bench bench/cpu_kernels.k $REPS"
