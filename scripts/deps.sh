@@ -20,8 +20,14 @@ have valgrind || need+=(valgrind)
 have clang || need+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||
   need+=(libclang-rt-dev)
-# gnuplot: the charts of `make bench` (KC_DEPS_BENCH=1), not needed to build or test
-[ "${KC_DEPS_BENCH:-0}" = 0 ] || have gnuplot || need+=(gnuplot-nox)
+# For `make bench` only (KC_DEPS_BENCH=1), not needed to build or test: gnuplot (the
+# charts) and Debian's python3-numba (the Numba columns of bench/run.sh, run by
+# /usr/bin/python3). bench/run.sh skips what is missing, so a failed install only warns.
+bench_need=()
+if [ "${KC_DEPS_BENCH:-0}" != 0 ]; then
+  have gnuplot || bench_need+=(gnuplot-nox)
+  /usr/bin/python3 -c 'import numba' >/dev/null 2>&1 || bench_need+=(python3-numba)
+fi
 
 llvm_found=""
 for v in "${want_llvm[@]}"; do
@@ -45,6 +51,11 @@ fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "deps: installing ${need[*]}"
   apt_install "${need[@]}" >/dev/null
+fi
+if [ ${#bench_need[@]} -gt 0 ]; then
+  echo "deps: installing ${bench_need[*]} (for make bench)"
+  apt_install "${bench_need[@]}" >/dev/null 2>&1 ||
+    echo "deps: could not install ${bench_need[*]}: make bench goes on without them" >&2
 fi
 if [ ! -f /usr/local/cuda/include/cuda.h ]; then
   echo "deps: no CUDA toolkit under /usr/local/cuda: kcc builds CPU-only, ptxas checks are skipped"
