@@ -871,7 +871,8 @@ static void update_extreme(cg_ctx *g, LLVMValueRef slot, LLVMValueRef v, LLVMInt
 /* A grid-stride loop, interchanged: the block takes step c = 0, 1, ... while some
  * thread has one left, and at each step every thread that has takes its iteration
  * i = start + c * step, so the threads of a step touch neighbouring elements and the
- * thread loop vectorises. A first thread loop finds the most steps a thread takes.
+ * thread loop vectorises. A first thread loop finds the threads' smallest and largest
+ * start, and so the most steps a thread takes.
  * Threads of a block are independent where no barrier is, so this order is one of
  * those CUDA allows; each thread still takes its own iterations, in order. */
 static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
@@ -886,20 +887,22 @@ static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
   host_trap(g, "ValueError: range() arg 3 must not be zero");
   LLVMBuildBr(g->b, g->ret_bb);
   LLVMPositionBuilderAtEnd(g->b, ok);
-  LLVMValueRef most = cg_entry_alloca(g, g->i64, "steps");
   LLVMValueRef lo_min = cg_entry_alloca(g, g->i64, "lo.min"), lo_max = cg_entry_alloca(g, g->i64, "lo.max");
-  LLVMBuildStore(g->b, ci64(g, 0), most);
   LLVMBuildStore(g->b, ci64(g, INT64_MAX), lo_min);
   LLVMBuildStore(g->b, ci64(g, INT64_MIN), lo_max);
   host_thread_loops l;
   open_region(g, R, &l, r);
   LLVMValueRef lo = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[0], t), g->i64, "");
-  update_extreme(g, most, trip_count(g, lo, stop, step), LLVMIntUGT);
   update_extreme(g, lo_min, lo, LLVMIntSLT);
   update_extreme(g, lo_max, lo, LLVMIntSGT);
   host_thread_loops_close(g, &l);
   R->block_level = true;
-  LLVMValueRef steps = LLVMBuildLoad2(g->b, g->i64, most, "");
+  /* the thread starting furthest back (for a positive step, the smallest start) takes
+     the most steps: one division for the block */
+  LLVMValueRef first = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), ""),
+                                       LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
+                                       LLVMBuildLoad2(g->b, g->i64, lo_max, ""), "");
+  LLVMValueRef steps = trip_count(g, first, stop, step);
   LLVMBasicBlockRef wide = cg_new_bb(g, "range.wide"), fits = cg_new_bb(g, "range.fits");
   LLVMBuildCondBr(g->b, strided_fits(g, stop, step, steps, LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
                                      LLVMBuildLoad2(g->b, g->i64, lo_max, "")), fits, wide);
