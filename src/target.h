@@ -94,6 +94,26 @@ int host_optimize(LLVMModuleRef m, int opt_level, char **err);
  * change. */
 void host_prepare_guards(LLVMModuleRef m);
 
+/* Compile time that grows roughly linearly with a kernel's size (host_budget.c): LLVM's
+ * vectorisers and machine schedulers are superlinear in the size of a loop or a block,
+ * and a kernel's body, inlined into both entry points and copied by IRCE and the
+ * vectoriser, was compiled up to six times over. Sizes are counted in instructions;
+ * none of these changes a result.
+ *  - before the first round, an always-inline function bigger than HOST_OUTLINE_BUDGET
+ *    that is used more than once (a kernel's body, from K__block and K__thread) is made
+ *    noinline, so it is compiled once and called;
+ *  - between the rounds, a loop bigger than HOST_LOOP_BUDGET is marked not to be
+ *    vectorised, unrolled or split by IRCE (what a big body gains from those is small
+ *    next to what they cost);
+ *  - after the second round, a block bigger than HOST_BLOCK_BUDGET is cut into
+ *    scheduling regions of half that (llvm.fake.use, LLVM 20 and later, ends a region
+ *    and emits nothing) and its function is scheduled for a generic CPU (this CPU's
+ *    model may ask for post-RA scheduling, quadratic in a region's size). */
+enum { HOST_OUTLINE_BUDGET = 8000, HOST_LOOP_BUDGET = 2000, HOST_BLOCK_BUDGET = 2000 };
+void host_outline_big_functions(LLVMModuleRef m, size_t budget);
+void host_limit_big_loops(LLVMModuleRef m, size_t budget);
+void host_split_big_blocks(LLVMModuleRef m, size_t budget);
+
 /* m as LLVM IR text (malloc'd, NUL-terminated), or NULL when out of memory. */
 char *host_emit_llvm(LLVMModuleRef m);
 

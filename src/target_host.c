@@ -156,7 +156,8 @@ static void host_on_diagnostic(LLVMDiagnosticInfoRef di, void *p) {
  * then inductive range check elimination (IRCE, which the standard pipeline lacks)
  * splits the loop's range where the guard holds throughout (all of every block but
  * the last, usually) from the rest, and the standard pipeline vectorises the guard-free
- * loop with plain loads and stores. */
+ * loop with plain loads and stores. Around the rounds, host_budget.c keeps big kernels'
+ * compile time in check (target.h says how). */
 static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRef tm,
                              char **err) {
   /* default<On> is thinlto-pre-link<On> followed by the passes of VECTORISE (LLVM's
@@ -190,8 +191,12 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
   LLVMPassBuilderOptionsSetLoopInterleaving(opts, opt_level >= 2);
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, opt_level >= 2);
   LLVMErrorRef e = NULL;
+  host_outline_big_functions(m, HOST_OUTLINE_BUDGET);
   for (int r = 0; r < 2 && !e && rounds[opt_level][r]; r++) {
-    if (r == 1) host_prepare_guards(m);  /* lower bounds in IRCE's form, see there */
+    if (r == 1) {
+      host_prepare_guards(m);  /* lower bounds in IRCE's form, see there */
+      host_limit_big_loops(m, HOST_LOOP_BUDGET);
+    }
     e = LLVMRunPasses(m, rounds[opt_level][r], tm, opts);
   }
   LLVMDisposePassBuilderOptions(opts);
@@ -216,6 +221,7 @@ int host_optimize(LLVMModuleRef m, int opt_level, char **err) {
   if (!tm) return 1;
   tgt_set_stage("optimising for the CPU back end", m);
   int rc = host_run_pipeline(m, opt_level, tm, err);
+  if (rc == 0 && opt_level >= 1) host_split_big_blocks(m, HOST_BLOCK_BUDGET);
   tgt_set_stage(NULL, NULL);
   LLVMDisposeTargetMachine(tm);
   return rc;
