@@ -120,9 +120,9 @@ typedef struct kc_config {
   int cpu_threads;       /* default 0: worker threads of the CPU back end, 0 = all cores */
   int verbose;           /* default 0 (or KC_VERBOSE=1): say which device was picked */
   int lineinfo;          /* default 0: emit source line info into PTX */
-  int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache of
-                            PTX in $XDG_CACHE_HOME/kcc (~/.cache/kcc); CUDA only, the
-                            CPU back end's JIT code is not cached */
+  int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache in
+                            $XDG_CACHE_HOME/kcc (~/.cache/kcc): PTX on CUDA, machine
+                            code on the CPU */
   int bounds_check;      /* default 0 (KC_BOUNDS_CHECK=1 enables): check every array
                             index of every kernel compiled on this context; an index
                             out of range makes the launch (or the next synchronisation,
@@ -132,6 +132,13 @@ typedef struct kc_config {
                             math"): approximate division, square root and float32 maths,
                             fused multiply-adds, reassociation; on CUDA, float32 denormals
                             flushed to zero. Results may differ in the last bits */
+  const char *cpu_target;/* default NULL: the CPU the CPU back end compiles for. NULL or
+                            "" defer to KC_CPU_TARGET (else KC_HOST_CPU, its older
+                            name); unset, or "host": this CPU with all its features;
+                            "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4": that
+                            baseline (code for other machines; valgrind). Another name
+                            makes kc_context_new fail with KC_ERR_INVALID, and a level
+                            this CPU cannot run makes compiling fail */
   kc_alloc_fn alloc;     /* default NULL: realloc/free */
   kc_diag_fn diag;       /* default NULL: print diagnostics to stderr */
   void *user_data;       /* passed to alloc and diag */

@@ -1,28 +1,33 @@
 /*
  * cache.c — the on-disk compile cache, so a second process skips compilation. An entry
- * is the output of one PTX compilation (the PTX text and the kernel table: names,
- * parameter types and names, which arrays are written, barriers, static shared memory,
- * the untyped kernels) in $XDG_CACHE_HOME/kcc (default ~/.cache/kcc), named by a hash
- * of everything the output depends on: the source and its name, the signatures, the
- * target, arch, optimisation level, line and debug info, bounds checking, fast math,
- * libdevice's path, the versions of kcc and LLVM, and a fingerprint of the compiler's
- * sources (KC_BUILD_ID, scripts/build_id.py), so a rebuilt compiler misses old entries.
+ * is the output of one compilation: the kernel table (names, parameter types and names,
+ * which arrays are written, barriers, static shared memory, the untyped kernels) and
+ * the code: PTX text for CUDA, an object file of machine code for the CPU back end (the
+ * JIT links it instead of compiling, kcc_load_object). Entries live in
+ * $XDG_CACHE_HOME/kcc (default ~/.cache/kcc), named by a hash of everything the output
+ * depends on: the source and its name, the signatures, the target, arch, optimisation
+ * level, line and debug info, bounds checking, fast math, libdevice's path, the CPU
+ * (its name and, for this machine's own, its features), the versions of kcc and LLVM,
+ * and a fingerprint of the compiler's sources (KC_BUILD_ID, scripts/build_id.py), so a
+ * rebuilt compiler misses old entries.
  *
- * Only the CUDA path uses it: the CPU back end's output is machine code in a JIT
- * session, which is not written to disk. The cache is an optimisation, so every
- * failure to read or write it is silent and falls back to compiling. Entries are
- * written to a temporary file and renamed into place, so a reader never sees half an
- * entry and two processes storing the same entry at once do no harm.
+ * The cache is an optimisation, so every failure to read or write it is silent and
+ * falls back to compiling. Entries are written to a temporary file and renamed into
+ * place, so a reader never sees half an entry and two processes storing the same entry
+ * at once do no harm. An entry is used only when its header names the key's two hashes
+ * and its code has the length and the checksum the header gives: damaged machine code
+ * must never run.
  *
- * Entry format (text header, then the PTX bytes):
- *   kcc-cache 2 <hash0> <hash1>
- *   counts <nkernels> <nuntyped> <ptx bytes>
+ * Entry format (text header, then the code's bytes; <h0>.ptxc for PTX, <h0>.cpuc for
+ * object code):
+ *   kcc-cache 5 <hash0> <hash1>
+ *   counts <nkernels> <nuntyped> <code bytes> <code checksum: FNV-1a 64, hex>
  *   kernel <flags: 1 uses a barrier, 2 cooperative> <static_shared> <nparams> <name> <symbol> <signature...>
  *   param <dtype> <ndim> <flags> <tuple> <name...>   (nparams lines per kernel; flags:
  *                                        1 written, 2 strided ('A'); tuple is "-", or a
  *                                        tuple's element dtypes "9,9,10")
  *   untyped <name>
- *   <ptx>
+ *   <code>
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +41,10 @@
 #include "kc_config.h"
 #include "rt.h"
 
-#define CACHE_FORMAT 4   /* 2: @guvectorize loop kernels take the broadcast parameters;
+#define CACHE_FORMAT 5   /* 2: @guvectorize loop kernels take the broadcast parameters;
                             3: the kernel line's flags say cooperative (2);
-                            4: tuple parameters, param flags (2 strided) */
+                            4: tuple parameters, param flags (2 strided);
+                            5: the code's checksum; CPU entries (object code) */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -85,11 +91,22 @@ rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char 
   key_int(&k, o->debug);
   key_int(&k, o->bounds_check);
   key_int(&k, o->fastmath);
+  char *cpu = o->target == KCC_TARGET_HOST ? kcc_cpu_id(o->cpu) : NULL;
+  key_str(&k, cpu ? cpu : "");  /* an unknown CPU: the compilation fails, nothing stored */
+  free(cpu);
+  k.host = o->target == KCC_TARGET_HOST;
   key_int(&k, o->nsigs);
   for (int i = 0; i < o->nsigs; i++) key_str(&k, o->sigs[i]);
   key_str(&k, name);
   key_field(&k, source, len);
   return k;
+}
+
+/* The checksum of an entry's code. */
+static uint64_t code_sum(const void *code, size_t len) {
+  uint64_t h = FNV_OFFSET;
+  fnv_bytes(&h, code, len);
+  return h;
 }
 
 /* ---- Where entries live ---------------------------------------------------------------- */
@@ -103,13 +120,14 @@ int rt_cache_dir(char *buf, size_t len) {
 }
 
 int rt_cache_enabled(const kc_context *ctx, kcc_target target) {
-  return ctx->cfg.cache && target == KCC_TARGET_NVPTX;
+  return ctx->cfg.cache && (target == KCC_TARGET_NVPTX || target == KCC_TARGET_HOST);
 }
 
 static int entry_path(const rt_cache_key *key, char *buf, size_t len) {
   char dir[4096];
   if (rt_cache_dir(dir, sizeof dir) != 0) return -1;
-  int n = snprintf(buf, len, "%s/%016llx.ptxc", dir, (unsigned long long)key->h[0]);
+  int n = snprintf(buf, len, "%s/%016llx.%s", dir, (unsigned long long)key->h[0],
+                   key->host ? "cpuc" : "ptxc");
   return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -230,10 +248,11 @@ static int parse_entry(const rt_cache_key *key, char *buf, size_t len, kcc_outpu
   snprintf(want, sizeof want, "kcc-cache %d %016llx %016llx", CACHE_FORMAT,
            (unsigned long long)key->h[0], (unsigned long long)key->h[1]);
   if (!line || strcmp(line, want) != 0) return -1;
-  if (!(line = next_line(&at, end)) || split(line, w, 4) != 4 || strcmp(w[0], "counts") != 0)
+  if (!(line = next_line(&at, end)) || split(line, w, 5) != 5 || strcmp(w[0], "counts") != 0)
     return -1;
   int nk = atoi(w[1]), nu = atoi(w[2]);
-  size_t ptx_len = (size_t)strtoull(w[3], NULL, 10);
+  size_t code_len = (size_t)strtoull(w[3], NULL, 10);
+  uint64_t sum = strtoull(w[4], NULL, 16);
   if (nk < 0 || nu < 0 || nk > 100000 || nu > 100000) return -1;
   out->kernels = calloc((size_t)nk + 1, sizeof *out->kernels);
   out->untyped = calloc((size_t)nu + 1, sizeof *out->untyped);
@@ -248,10 +267,18 @@ static int parse_entry(const rt_cache_key *key, char *buf, size_t len, kcc_outpu
       return -1;
     out->nuntyped = i + 1;
   }
-  if ((size_t)(end - at) != ptx_len || !(out->text = malloc(ptx_len + 1))) return -1;
-  memcpy(out->text, at, ptx_len);
-  out->text[ptx_len] = '\0';
-  out->text_len = ptx_len;
+  if ((size_t)(end - at) != code_len || code_sum(at, code_len) != sum) return -1;
+  char *code = malloc(code_len + 1);
+  if (!code) return -1;
+  memcpy(code, at, code_len);
+  code[code_len] = '\0';
+  if (key->host) {
+    out->object = code;
+    out->object_len = code_len;
+  } else {
+    out->text = code;
+    out->text_len = code_len;
+  }
   return 0;
 }
 
@@ -277,10 +304,19 @@ static int bad_word(const char *s, int spaces_ok) {
   return 0;
 }
 
+/* The code an output holds for the key's target (NULL: none to store). */
+static const char *entry_code(const rt_cache_key *key, const kcc_output *out, size_t *len) {
+  *len = key->host ? out->object_len : out->text_len;
+  if (key->host) return out->object;
+  return out->host ? NULL : out->text;
+}
+
 static int write_entry(FILE *f, const rt_cache_key *key, const kcc_output *out) {
-  fprintf(f, "kcc-cache %d %016llx %016llx\ncounts %d %d %zu\n", CACHE_FORMAT,
+  size_t code_len;
+  const char *code = entry_code(key, out, &code_len);
+  fprintf(f, "kcc-cache %d %016llx %016llx\ncounts %d %d %zu %016llx\n", CACHE_FORMAT,
           (unsigned long long)key->h[0], (unsigned long long)key->h[1], out->nkernels,
-          out->nuntyped, out->text_len);
+          out->nuntyped, code_len, (unsigned long long)code_sum(code, code_len));
   for (int i = 0; i < out->nkernels; i++) {
     const kcc_kernel *k = &out->kernels[i];
     if (bad_word(k->name, 0) || bad_word(k->symbol, 0) || bad_word(k->signature, 1) ||
@@ -303,13 +339,14 @@ static int write_entry(FILE *f, const rt_cache_key *key, const kcc_output *out) 
     if (bad_word(out->untyped[i], 0)) return -1;
     fprintf(f, "untyped %s\n", out->untyped[i]);
   }
-  if (out->text_len && fwrite(out->text, 1, out->text_len, f) != out->text_len) return -1;
+  if (code_len && fwrite(code, 1, code_len, f) != code_len) return -1;
   return 0;
 }
 
 int rt_cache_store(const rt_cache_key *key, const kcc_output *out) {
   char dir[4096], tmp[4200], path[4200];
-  if (!out->text || out->host || rt_cache_dir(dir, sizeof dir) != 0 ||
+  size_t code_len;
+  if (!entry_code(key, out, &code_len) || rt_cache_dir(dir, sizeof dir) != 0 ||
       entry_path(key, path, sizeof path) != 0 || make_dirs(dir) != 0)
     return -1;
   snprintf(tmp, sizeof tmp, "%s/.%016llx.XXXXXX", dir, (unsigned long long)key->h[0]);

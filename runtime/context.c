@@ -196,6 +196,17 @@ static void use_cpu(kc_context *ctx, const char *why) {
             why ? ": " : "", why ? why : "");
 }
 
+/* The CPU back end's target CPU, from the config or the environment, checked now and
+ * kept by its static name, so a bad name fails here and the environment is read once. */
+static kc_status resolve_cpu_target(kc_context *ctx) {
+  const char *name;
+  char msg[RT_ERR_LEN];
+  if (kcc_cpu_check(ctx->cfg.cpu_target, &name, msg, sizeof msg) != KC_OK)
+    return rt_error(ctx, KC_ERR_INVALID, "config: %s", msg);
+  ctx->cfg.cpu_target = name;
+  return KC_OK;
+}
+
 kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
   if (!out) return KC_ERR_INVALID;
   *out = NULL;
@@ -212,7 +223,8 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
   ctx->err[0] = '\0';
 
   kc_device_kind want;
-  kc_status s = requested_device(ctx, &want);
+  kc_status s = resolve_cpu_target(ctx);
+  if (s == KC_OK) s = requested_device(ctx, &want);
   if (s != KC_OK) {
     *out = ctx;
     return broken_context(ctx, s);

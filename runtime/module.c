@@ -319,6 +319,14 @@ static void spec_diag_fn(void *user_data, const kc_diagnostic *d) {
   else if (d->text) fputs(d->text, stderr);
 }
 
+/* A cached CPU entry holds object code, linked here into a JIT; a PTX entry is ready.
+ * When the object cannot be linked the entry is dropped (and replaced once compiled). */
+static int link_cached(const kcc_options *o, kcc_output *res) {
+  if (o->target != KCC_TARGET_HOST || kcc_load_object(o, res) == KC_OK) return 1;
+  kcc_output_free(res);
+  return 0;
+}
+
 static kc_status compile(kc_context *ctx, const char *name, const char *source, size_t len,
                          const char *const *sigs, int nsigs, int opt_level, int lineinfo,
                          int bounds_check, int fastmath, int debug, int specialising,
@@ -352,14 +360,17 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   } else {
     o.target = KCC_TARGET_HOST;
     o.emit = KCC_EMIT_JIT;
+    o.cpu = ctx->cfg.cpu_target;
   }
-  /* the on-disk cache (CUDA only); an output with warnings is not stored, so a cache
-     hit never hides a diagnostic */
+  /* the on-disk cache; an output with warnings is not stored, so a cache hit never
+     hides a diagnostic */
   rt_cache_key key;
   int cacheable = rt_cache_enabled(ctx, o.target), cached = 0;
   if (cacheable) {
     key = rt_cache_key_of(&o, name, source, len);
-    cached = rt_cache_load(&key, &res);
+    cached = rt_cache_load(&key, &res) && link_cached(&o, &res);
+    ctx->cache_hits += (unsigned)cached;
+    o.keep_object = o.target == KCC_TARGET_HOST && !cached;
   }
   kc_status s = cached ? KC_OK : kcc_compile(&o, name, source, len, &res);
   if (s != KC_OK || res.nerrors > 0) {
@@ -367,6 +378,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
     return fail_compile(ctx, &res, name);
   }
   if (cacheable && !cached && res.nwarnings == 0) rt_cache_store(&key, &res);
+  kcc_output_drop_object(&res);   /* linked into the JIT: not needed again */
   kc_module *m;
   s = rt_module_from_kernels(ctx, res.kernels, res.nkernels, res.untyped, res.nuntyped, &m);
   if (s != KC_OK) {

@@ -11,7 +11,7 @@
  *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
  *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
- *   cache.c     the on-disk compile cache of PTX and kernel tables
+ *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
  * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
  * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
  */
@@ -63,6 +63,7 @@ struct kc_context {
   kc_status pending;            /* CPU: a kernel fault not yet reported by a sync */
   char pending_msg[RT_ERR_LEN];
   char err[RT_ERR_LEN];         /* kc_last_error */
+  unsigned cache_hits;          /* compilations the on-disk cache answered (for tests) */
   /* the last RT_GRAVEYARD freed array handles (their memory released, the handle kept,
      marked RT_ARRAY_FREED), so a use after kc_array_free is an error and not a read of
      freed memory; a ring: older handles are really freed */
@@ -378,24 +379,26 @@ kc_status rt_ufunc_scatter(kc_context *ctx, kc_array *dst, const kc_array *src, 
 double rt_now_ms(void);                               /* monotonic clock */
 
 /* ---- cache.c ---------------------------------------------------------------------- */
-/* The on-disk compile cache (CUDA only: the CPU back end's JIT code stays in memory).
+/* The on-disk compile cache: PTX for CUDA, object code for the CPU back end.
  * Two 64-bit FNV-1a hashes of everything a compilation's output depends on: the first
- * names the entry's file, both are checked when it is read. */
-typedef struct rt_cache_key { uint64_t h[2]; } rt_cache_key;
+ * names the entry's file, both are checked when it is read; host says which target. */
+typedef struct rt_cache_key { uint64_t h[2]; int host; } rt_cache_key;
 rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char *source,
                              size_t len);
 /* "$XDG_CACHE_HOME/kcc" (an absolute XDG_CACHE_HOME only), else "$HOME/.cache/kcc",
  * into buf; -1 when neither is set or buf is too small. */
 int rt_cache_dir(char *buf, size_t len);
 /* The context wants the cache (cfg.cache; KC_CACHE=0 clears it) and the target is one
- * whose output can be stored (PTX). */
+ * whose output can be stored (both are). */
 int rt_cache_enabled(const kc_context *ctx, kcc_target target);
-/* Fill *out as kcc_compile would (the PTX text, the kernel table, the untyped names;
- * free it with kcc_output_free) from the entry for key: 1 on a hit, 0 on a miss or an
- * unreadable entry (*out is then empty). */
+/* Fill *out as kcc_compile would (the kernel table, the untyped names, and the PTX text
+ * or, for a host key, the object code; free it with kcc_output_free) from the entry for
+ * key: 1 on a hit, 0 on a miss or an unreadable or damaged entry (*out is then empty).
+ * A host entry still has to be linked (kcc_load_object). */
 int rt_cache_load(const rt_cache_key *key, kcc_output *out);
-/* Store a PTX compilation's output under key: a temporary file renamed into place.
- * 0, or -1 on any failure (ignored by callers: the cache is only an optimisation). */
+/* Store a compilation's output under key (its PTX, or its object code for a host key):
+ * a temporary file renamed into place. 0, or -1 on any failure (ignored by callers: the
+ * cache is only an optimisation). */
 int rt_cache_store(const rt_cache_key *key, const kcc_output *out);
 
 #endif

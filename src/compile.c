@@ -232,24 +232,8 @@ static kc_status emit_nvptx(const kcc_options *o, diag_sink *d, LLVMModuleRef m,
   return out->text ? KC_OK : KC_ERR_NOMEM;
 }
 
-/* *owned is the LLVM context the compilation must dispose of: emit_host clears it when
- * it disposes of ctx or hands it to the JIT. */
-static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ctx,
-                           LLVMModuleRef m, LLVMContextRef *owned, kcc_output *out) {
-  char *err = NULL;
-  if (host_prepare_module(m, &err)) return fail(d, KC_ERR_INTERNAL, "host target", err);
-  /* the IR passes run here for both outputs: what --emit=llvm shows is what runs */
-  if (host_optimize(m, o->opt_level, &err)) return fail(d, KC_ERR_INTERNAL, "optimiser", err);
-  if (o->emit == KCC_EMIT_LLVM) {
-    char *text = host_emit_llvm(m);
-    *owned = NULL;
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-    return out_take_text(out, text, text ? strlen(text) : 0);
-  }
-  *owned = NULL;
-  if (host_jit(ctx, m, o->opt_level, &out->host, &err))
-    return fail(d, KC_ERR_INTERNAL, "JIT", err);
+/* Each kernel's two entry points in the JIT'd code; false when one is missing. */
+static bool find_entries(kcc_output *out) {
   for (int i = 0; i < out->nkernels; i++) {
     kcc_kernel *k = &out->kernels[i];
     char name[512];
@@ -258,10 +242,46 @@ static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ct
     snprintf(name, sizeof name, "%s__thread", k->symbol);
     k->thread_fn = host_lookup(out->host, name);
     /* a kernel in region form (host_regions.c) has no K__thread */
-    if (!(k->uses_barrier ? k->thread_fn : k->block_fn)) {
-      diag_error(d, span_none(), "JIT: kernel entry point not found");
-      return KC_ERR_INTERNAL;
-    }
+    if (!(k->uses_barrier ? k->thread_fn : k->block_fn)) return false;
+  }
+  return true;
+}
+
+/* The object code host_jit kept, moved into the caller's memory. */
+static kc_status out_take_object(kcc_output *out, host_object *kept) {
+  out->object = kept->data ? out_alloc(out, kept->len ? kept->len : 1) : NULL;
+  if (out->object) memcpy(out->object, kept->data, kept->len);
+  out->object_len = out->object ? kept->len : 0;
+  free(kept->data);
+  return out->object || !kept->data ? KC_OK : KC_ERR_NOMEM;
+}
+
+/* *owned is the LLVM context the compilation must dispose of: emit_host clears it when
+ * it disposes of ctx or hands it to the JIT. */
+static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ctx,
+                           LLVMModuleRef m, LLVMContextRef *owned, kcc_output *out) {
+  char *err = NULL;
+  if (o->emit == KCC_EMIT_JIT && host_cpu_usable(o->cpu, &err))
+    return fail(d, KC_ERR_INVALID, "CPU target", err);   /* the code is to run here */
+  if (host_prepare_module(m, o->cpu, &err)) return fail(d, KC_ERR_INVALID, "host target", err);
+  /* the IR passes run here for both outputs: what --emit=llvm shows is what runs */
+  if (host_optimize(m, o->opt_level, o->cpu, &err))
+    return fail(d, KC_ERR_INTERNAL, "optimiser", err);
+  if (o->emit == KCC_EMIT_LLVM) {
+    char *text = host_emit_llvm(m);
+    *owned = NULL;
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    return out_take_text(out, text, text ? strlen(text) : 0);
+  }
+  *owned = NULL;
+  host_object kept = {NULL, 0};
+  if (host_jit(ctx, m, o->opt_level, o->cpu, o->keep_object ? &kept : NULL, &out->host, &err))
+    return fail(d, KC_ERR_INTERNAL, "JIT", err);
+  if (out_take_object(out, &kept) != KC_OK) return KC_ERR_NOMEM;
+  if (!find_entries(out)) {
+    diag_error(d, span_none(), "JIT: kernel entry point not found");
+    return KC_ERR_INTERNAL;
   }
   return KC_OK;
 }
@@ -382,6 +402,46 @@ void kcc_output_free(kcc_output *out) {
   for (int i = 0; out->untyped && i < out->nuntyped; i++) out_free_str(out, out->untyped[i]);
   out_free(out, out->untyped, ((size_t)out->nuntyped + 1) * sizeof *out->untyped);
   host_code_free(out->host);
+  out_free(out, out->object, out->object_len ? out->object_len : 1);
   out_free_str(out, out->first_error);
   memset(out, 0, sizeof *out);
+}
+
+/* ---- Host code from a kept object (the runtime's disk cache) ----------------------- */
+
+kc_status kcc_load_object(const kcc_options *opts, kcc_output *out) {
+  char *err = NULL, probe[512];
+  if (out->nkernels > 0) snprintf(probe, sizeof probe, "%s__block", out->kernels[0].symbol);
+  if (!out->object ||
+      host_jit_object(out->object, out->object_len, opts->opt_level, opts->cpu,
+                      out->nkernels > 0 ? probe : NULL, &out->host, &err)) {
+    out->first_error = out_strdup(out, err ? err : "no object code");
+    free(err);
+    return KC_ERR_INTERNAL;
+  }
+  if (find_entries(out)) return KC_OK;
+  host_code_free(out->host);
+  out->host = NULL;
+  out->first_error = out_strdup(out, "JIT: kernel entry point not found");
+  return KC_ERR_INTERNAL;
+}
+
+void kcc_output_drop_object(kcc_output *out) {
+  out_free(out, out->object, out->object_len ? out->object_len : 1);
+  out->object = NULL;
+  out->object_len = 0;
+}
+
+kc_status kcc_cpu_check(const char *cpu, const char **name, char *msg, size_t len) {
+  char *err = NULL;
+  if (host_cpu_check(cpu, name, &err) == 0) return KC_OK;
+  snprintf(msg, len, "%s", err ? err : "unknown CPU target");
+  free(err);
+  return KC_ERR_INVALID;
+}
+
+char *kcc_cpu_id(const char *cpu) {
+  char *id = NULL, *err = NULL;
+  if (host_target_id(cpu, &id, &err)) free(err);
+  return id;
 }

@@ -41,6 +41,10 @@ typedef struct kcc_options {
                              is compiled for the usual number types, as kc_reduce would
                              compile it per dtype at run time */
   const char *libdevice;  /* NULL: KC_LIBDEVICE_PATH or $KC_LIBDEVICE */
+  const char *cpu;        /* host target: the CPU to compile for; NULL, "" or "host": this
+                             one ($KC_CPU_TARGET or $KC_HOST_CPU when set), or x86-64,
+                             x86-64-v2, -v3, -v4 (target.h, host_cpu_check) */
+  int keep_object;        /* KCC_EMIT_JIT: also keep the object code (kcc_output.object) */
   int color;              /* colour in diagnostic text */
   kc_alloc_fn alloc;      /* NULL = realloc/free */
   kc_diag_fn diag;        /* NULL = print to stderr */
@@ -94,6 +98,9 @@ typedef struct kcc_output {
   int nuntyped;           /* kernels skipped for lack of types */
   const char **untyped;
   kcc_host_code *host;    /* KCC_EMIT_JIT */
+  char *object;           /* KCC_EMIT_JIT with keep_object: the machine code as an object
+                             file (alloc), for kcc_load_object */
+  size_t object_len;
   int nerrors, nwarnings;
   char *first_error;      /* formatted text of the first error, or NULL */
   kc_status status;
@@ -109,5 +116,22 @@ typedef struct kcc_output {
 kc_status kcc_compile(const kcc_options *opts, const char *name, const char *source,
                       size_t len, kcc_output *out);
 void kcc_output_free(kcc_output *out);
+
+/* The host target's code from an object kept by an earlier compilation with the same
+ * options: out holds the kernels' descriptions and the object (out->object), as the
+ * runtime's cache reads them back; this links the object in a new JIT (out->host) and
+ * finds each kernel's entry points. On failure out->host stays NULL and the message is
+ * in out->first_error (alloc). */
+kc_status kcc_load_object(const kcc_options *opts, kcc_output *out);
+/* Free out->object (once stored, it is not needed again). */
+void kcc_output_drop_object(kcc_output *out);
+
+/* Whether cpu names a CPU the host target knows (kcc_options.cpu, with the environment
+ * variables it defers to): KC_OK and *name its name ("host", "x86-64-v2"…; static), or
+ * KC_ERR_INVALID with the reason in msg. */
+kc_status kcc_cpu_check(const char *cpu, const char **name, char *msg, size_t len);
+/* What host code for cpu depends on, for cache keys (malloc'd; NULL when cpu is
+ * unknown or out of memory): its name and, for this CPU, its features. */
+char *kcc_cpu_id(const char *cpu);
 
 #endif

@@ -80,12 +80,29 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
 
 /* ---- Host (the CPU back end) ------------------------------------------------------- */
 
-/* Give m the host's triple and data layout (for this CPU's name and features). */
-int host_prepare_module(LLVMModuleRef m, char **err);
+/* The CPU the host target compiles for, `cpu` below: NULL, "" or "host" for this CPU
+ * (its name and all its features), or on x86-64 a baseline: "x86-64", "x86-64-v2",
+ * "x86-64-v3", "x86-64-v4". NULL or "" defer to $KC_CPU_TARGET, then to $KC_HOST_CPU
+ * (its older name). Any other name fails with a message naming the known ones. */
 
-/* Verify m and optimise it with LLVM's standard pipeline at opt_level 0..3 for this
+/* Fails when cpu (or the variable it defers to) names no CPU kcc knows; else *name is
+ * the CPU's name as above, a static string ("host" for this CPU). */
+int host_cpu_check(const char *cpu, const char **name, char **err);
+
+/* Fails when cpu is unknown, or names a baseline this CPU lacks a feature of (the
+ * message names it): its code could not run here. */
+int host_cpu_usable(const char *cpu, char **err);
+
+/* What code for cpu depends on, for a cache key (malloc'd): the CPU's name and, for
+ * this CPU, its features. */
+int host_target_id(const char *cpu, char **id, char **err);
+
+/* Give m the host's triple and data layout (for the CPU's name and features). */
+int host_prepare_module(LLVMModuleRef m, const char *cpu, char **err);
+
+/* Verify m and optimise it with LLVM's standard pipeline at opt_level 0..3 for the
  * CPU, loop and SLP vectorisation on. */
-int host_optimize(LLVMModuleRef m, int opt_level, char **err);
+int host_optimize(LLVMModuleRef m, int opt_level, const char *cpu, char **err);
 
 /* Between the two rounds of host_optimize's pipeline (host_guards.c): rewrite each
  * lower-bound compare on a provably non-negative value (`i != 0`, `i >u k`, which
@@ -94,16 +111,51 @@ int host_optimize(LLVMModuleRef m, int opt_level, char **err);
  * change. */
 void host_prepare_guards(LLVMModuleRef m);
 
+/* Compile time that grows roughly linearly with a kernel's size (host_budget.c): LLVM's
+ * vectorisers and machine schedulers are superlinear in the size of a loop or a block,
+ * and a kernel's body, inlined into both entry points and copied by IRCE and the
+ * vectoriser, was compiled up to six times over. Sizes are counted in instructions;
+ * none of these changes a result.
+ *  - before the first round, an always-inline function bigger than HOST_OUTLINE_BUDGET
+ *    that is used more than once (a kernel's body, from K__block and K__thread) is made
+ *    noinline, so it is compiled once and called;
+ *  - between the rounds, a loop bigger than HOST_LOOP_BUDGET is marked not to be
+ *    vectorised, unrolled or split by IRCE (what a big body gains from those is small
+ *    next to what they cost);
+ *  - after the second round, a block bigger than HOST_BLOCK_BUDGET is cut into
+ *    scheduling regions of half that (llvm.fake.use, LLVM 20 and later, ends a region
+ *    and emits nothing) and its function is scheduled for a generic CPU (this CPU's
+ *    model may ask for post-RA scheduling, quadratic in a region's size). */
+enum { HOST_OUTLINE_BUDGET = 8000, HOST_LOOP_BUDGET = 2000, HOST_BLOCK_BUDGET = 2000 };
+void host_outline_big_functions(LLVMModuleRef m, size_t budget);
+void host_limit_big_loops(LLVMModuleRef m, size_t budget);
+void host_split_big_blocks(LLVMModuleRef m, size_t budget);
+
 /* m as LLVM IR text (malloc'd, NUL-terminated), or NULL when out of memory. */
 char *host_emit_llvm(LLVMModuleRef m);
 
-/* Compile m to machine code for this CPU at opt_level, in memory, with LLJIT. Takes
- * ownership of ctx and m (both are disposed of, on failure too); m must be the only
- * module in ctx. Calls from the code to the C maths library (sinf, expf, …) and to the
- * C library resolve to this process's. On success *out owns the code until
- * host_code_free. */
-int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, kcc_host_code **out,
-             char **err);
+/* Object code the JIT was given, kept for later (malloc'd). */
+typedef struct host_object {
+  char *data;
+  size_t len;
+} host_object;
+
+/* Compile m to machine code for the CPU at opt_level, in memory (an ELF object made with
+ * the CPU's target machine, then linked by LLJIT). Takes ownership of ctx and m (both
+ * are disposed of, on failure too); m must be the only module in ctx. Calls from the
+ * code to the C maths library (sinf, expf, …) and to the C library resolve to this
+ * process's. When keep is not NULL it receives a copy of the object code, for
+ * host_jit_object. Fails when the CPU is unknown or its code cannot run on this one
+ * (x86-64-v4 without AVX-512). On success *out owns the code until host_code_free. */
+int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, const char *cpu,
+             host_object *keep, kcc_host_code **out, char **err);
+
+/* The same from object code host_jit kept (len bytes at data, copied), for the same
+ * cpu; probe, a symbol it defines, is looked up to link it now (NULL: at the first
+ * lookup). Nothing checks the code itself: a damaged object may fail here or run wrong,
+ * so a store of objects must check what it hands back (the runtime's cache does). */
+int host_jit_object(const void *data, size_t len, int opt_level, const char *cpu,
+                    const char *probe, kcc_host_code **out, char **err);
 
 /* The address of a function defined by the module (its LLVM name), or NULL. The first
  * lookup compiles the module. Safe to call from several threads. */

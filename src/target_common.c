@@ -37,7 +37,10 @@ int tgt_fail_llvm(char **err, const char *what, char *llvm_msg) {
 }
 
 int tgt_fail_error(char **err, const char *what, LLVMErrorRef e) {
-  return tgt_fail_llvm(err, what, LLVMGetErrorMessage(e));
+  char *msg = LLVMGetErrorMessage(e);   /* LLVM's new[]: not for LLVMDisposeMessage */
+  tgt_fail(err, "%s: %s", what, msg ? msg : "unknown error");
+  if (msg) LLVMDisposeErrorMessage(msg);
+  return 1;
 }
 
 LLVMValueRef tgt_pure_asm(LLVMBuilderRef b, LLVMTypeRef ret, const char *text,

@@ -22,8 +22,6 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
-#include <llvm-c/BitReader.h>
-#include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
@@ -71,32 +69,116 @@ static LLVMCodeGenOptLevel host_codegen_level(int opt_level) {
   }
 }
 
-/* KC_HOST_CPU=x86-64, x86-64-v2, -v3 or -v4 (on x86-64) compiles for that baseline
- * instead of this CPU's own features: for code that must run on other machines, or
- * under valgrind, which mis-emulates BMI2's bzhi that LLVM picks for this CPU. Other
- * values are ignored: LLVM cannot be asked whether it knows a CPU, and an unknown one
- * stops it fatally. */
-static const char *host_cpu_override(void) {
-  static const char *const levels[] = {"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
-  const char *want = getenv("KC_HOST_CPU");
-  if (!want) return NULL;
-#if defined(__x86_64__)
-  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
-    if (strcmp(want, levels[i]) == 0) return levels[i];
-#else
-  (void)levels;
-#endif
+/* ---- The CPU to compile for --------------------------------------------------------- */
+
+/* Besides this CPU with all its features, x86-64's baselines (for code that must run on
+ * other machines, or under valgrind, which mis-emulates BMI2's bzhi that LLVM picks for
+ * this CPU), with the features the CPU that runs their code must have (the newest each
+ * level adds). LLVM cannot be asked whether it knows a CPU (an unknown one is ignored
+ * with a message on stderr, the code then built for a generic one), so only these
+ * names are taken. */
+static const struct { const char *name, *needs; } host_levels[] = {
+  {"x86-64", ""},
+  {"x86-64-v2", "sse4.2,popcnt"},
+  {"x86-64-v3", "avx2,bmi2,fma"},
+  {"x86-64-v4", "avx512f,avx512bw,avx512dq,avx512vl"},
+};
+enum { HOST_NLEVELS = sizeof host_levels / sizeof host_levels[0] };
+
+/* The setting in force: cpu (kcc_options.cpu, kc_config.cpu_target), else
+ * $KC_CPU_TARGET, else $KC_HOST_CPU (its older name); *from says which. NULL: none. */
+static const char *host_cpu_setting(const char *cpu, const char **from) {
+  static const char *const vars[] = {"KC_CPU_TARGET", "KC_HOST_CPU"};
+  *from = "the CPU target";
+  if (cpu && *cpu) return cpu;
+  for (int i = 0; i < 2; i++) {
+    const char *v = getenv(vars[i]);
+    *from = vars[i];
+    if (v && *v) return v;
+  }
   return NULL;
 }
 
-/* A target machine for this CPU, with its name and features (AVX…), position
- * independent as the JIT prefers. */
-static LLVMTargetMachineRef host_target_machine(int opt_level, char **err) {
+/* *level: the index in host_levels of the CPU asked for, or -1 for this CPU. */
+static int host_cpu_level(const char *cpu, int *level, char **err) {
+  const char *from, *want = host_cpu_setting(cpu, &from);
+  *level = -1;
+  if (!want || strcmp(want, "host") == 0) return 0;
+#if defined(__x86_64__)
+  for (int i = 0; i < HOST_NLEVELS; i++)
+    if (strcmp(want, host_levels[i].name) == 0) {
+      *level = i;
+      return 0;
+    }
+  return tgt_fail(err, "%s '%s' is not one of host, x86-64, x86-64-v2, x86-64-v3, "
+                  "x86-64-v4", from, want);
+#else
+  return tgt_fail(err, "%s '%s': only 'host' is known on this machine", from, want);
+#endif
+}
+
+int host_cpu_check(const char *cpu, const char **name, char **err) {
+  int level;
+  *name = NULL;
+  if (host_cpu_level(cpu, &level, err)) return 1;
+  *name = level < 0 ? "host" : host_levels[level].name;
+  return 0;
+}
+
+/* Whether feature f (len bytes) is on in LLVM's list of this CPU's features,
+ * "+sse4.2,-avx512fp16,…". */
+static bool host_has_feature(const char *features, const char *f, size_t len) {
+  for (const char *p = features; *p; p += *p == ',') {
+    size_t n = strcspn(p, ",");
+    if (n == len + 1 && p[0] == '+' && strncmp(p + 1, f, len) == 0) return true;
+    p += n;
+  }
+  return false;
+}
+
+/* Code for level can run here: this CPU has every feature the level needs. */
+static int host_level_runs_here(int level, char **err) {
+  if (level < 0) return 0;
+  char *features = LLVMGetHostCPUFeatures();
+  const char *need = host_levels[level].needs;
+  int rc = 0;
+  while (*need && !rc) {
+    size_t len = strcspn(need, ",");
+    if (!host_has_feature(features ? features : "", need, len))
+      rc = tgt_fail(err, "code for %s cannot run on this CPU: it lacks %.*s",
+                    host_levels[level].name, (int)len, need);
+    need += len + (need[len] == ',');
+  }
+  if (features) LLVMDisposeMessage(features);
+  return rc;
+}
+
+int host_target_id(const char *cpu, char **id, char **err) {
+  int level;
+  *id = NULL;
+  if (host_cpu_level(cpu, &level, err)) return 1;
+  pthread_once(&host_init_once, host_init_llvm);
+  char *name = level < 0 ? LLVMGetHostCPUName() : NULL;
+  char *features = level < 0 ? LLVMGetHostCPUFeatures() : NULL;
+  const char *n = level < 0 ? name : host_levels[level].name, *f = features ? features : "";
+  size_t len = strlen(n) + strlen(f) + 2;
+  *id = malloc(len);
+  if (*id) snprintf(*id, len, "%s %s", n, f);
+  if (name) LLVMDisposeMessage(name);
+  if (features) LLVMDisposeMessage(features);
+  return *id ? 0 : tgt_fail(err, "out of memory");
+}
+
+/* A target machine for the CPU asked for (cpu, see host_cpu_setting): this one, with
+ * its name and features (AVX…), or a baseline; position independent as the JIT prefers. */
+static LLVMTargetMachineRef host_target_machine(int opt_level, const char *cpu, char **err) {
   pthread_once(&host_init_once, host_init_llvm);
   if (host_init_failed) {
     tgt_fail(err, "LLVM has no code generator for this machine");
     return NULL;
   }
+  int level;
+  if (host_cpu_level(cpu, &level, err)) return NULL;
   char *triple = LLVMGetDefaultTargetTriple();
   LLVMTargetRef target;
   char *msg = NULL;
@@ -104,24 +186,22 @@ static LLVMTargetMachineRef host_target_machine(int opt_level, char **err) {
   if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
     tgt_fail_llvm(err, "no LLVM target for this machine", msg);
   } else {
-    const char *want = host_cpu_override();
-    bool named = want != NULL;
-    char *cpu = named ? NULL : LLVMGetHostCPUName();
-    char *features = named ? NULL : LLVMGetHostCPUFeatures();
-    const char *cpu_name = named ? want : cpu;
-    tm = LLVMCreateTargetMachine(target, triple, cpu_name, named ? "" : features,
+    char *host_cpu = level < 0 ? LLVMGetHostCPUName() : NULL;
+    char *features = level < 0 ? LLVMGetHostCPUFeatures() : NULL;
+    const char *cpu_name = level < 0 ? host_cpu : host_levels[level].name;
+    tm = LLVMCreateTargetMachine(target, triple, cpu_name, features ? features : "",
                                  host_codegen_level(opt_level), LLVMRelocPIC,
                                  LLVMCodeModelJITDefault);
     if (!tm) tgt_fail(err, "cannot create a target machine for %s (%s)", triple, cpu_name);
-    if (cpu) LLVMDisposeMessage(cpu);
+    if (host_cpu) LLVMDisposeMessage(host_cpu);
     if (features) LLVMDisposeMessage(features);
   }
   LLVMDisposeMessage(triple);
   return tm;
 }
 
-int host_prepare_module(LLVMModuleRef m, char **err) {
-  LLVMTargetMachineRef tm = host_target_machine(3, err);
+int host_prepare_module(LLVMModuleRef m, const char *cpu, char **err) {
+  LLVMTargetMachineRef tm = host_target_machine(3, cpu, err);
   if (!tm) return 1;
   char *triple = LLVMGetTargetMachineTriple(tm);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
@@ -156,7 +236,8 @@ static void host_on_diagnostic(LLVMDiagnosticInfoRef di, void *p) {
  * then inductive range check elimination (IRCE, which the standard pipeline lacks)
  * splits the loop's range where the guard holds throughout (all of every block but
  * the last, usually) from the rest, and the standard pipeline vectorises the guard-free
- * loop with plain loads and stores. */
+ * loop with plain loads and stores. Around the rounds, host_budget.c keeps big kernels'
+ * compile time in check (target.h says how). */
 static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRef tm,
                              char **err) {
   /* default<On> is thinlto-pre-link<On> followed by the passes of VECTORISE (LLVM's
@@ -190,8 +271,12 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
   LLVMPassBuilderOptionsSetLoopInterleaving(opts, opt_level >= 2);
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, opt_level >= 2);
   LLVMErrorRef e = NULL;
+  host_outline_big_functions(m, HOST_OUTLINE_BUDGET);
   for (int r = 0; r < 2 && !e && rounds[opt_level][r]; r++) {
-    if (r == 1) host_prepare_guards(m);  /* lower bounds in IRCE's form, see there */
+    if (r == 1) {
+      host_prepare_guards(m);  /* lower bounds in IRCE's form, see there */
+      host_limit_big_loops(m, HOST_LOOP_BUDGET);
+    }
     e = LLVMRunPasses(m, rounds[opt_level][r], tm, opts);
   }
   LLVMDisposePassBuilderOptions(opts);
@@ -205,17 +290,18 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
   return 0;
 }
 
-int host_optimize(LLVMModuleRef m, int opt_level, char **err) {
+int host_optimize(LLVMModuleRef m, int opt_level, const char *cpu, char **err) {
   if (opt_level < 0) opt_level = 0;
   if (opt_level > 3) opt_level = 3;
   char *msg = NULL;
   if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg))
     return tgt_fail_llvm(err, "internal error: invalid LLVM IR", msg);
   if (msg) LLVMDisposeMessage(msg);
-  LLVMTargetMachineRef tm = host_target_machine(opt_level, err);
+  LLVMTargetMachineRef tm = host_target_machine(opt_level, cpu, err);
   if (!tm) return 1;
   tgt_set_stage("optimising for the CPU back end", m);
   int rc = host_run_pipeline(m, opt_level, tm, err);
+  if (rc == 0 && opt_level >= 1) host_split_big_blocks(m, HOST_BLOCK_BUDGET);
   tgt_set_stage(NULL, NULL);
   LLVMDisposeTargetMachine(tm);
   return rc;
@@ -360,16 +446,11 @@ static void host_on_session_error(void *p, LLVMErrorRef e) {
   LLVMDisposeErrorMessage(msg);
 }
 
-static void host_on_jit_diagnostic(LLVMDiagnosticInfoRef di, void *p) {
-  if (LLVMGetDiagInfoSeverity(di) != LLVMDSError) return;
-  char *msg = LLVMGetDiagInfoDescription(di);
-  host_keep_error(p, msg);
-  LLVMDisposeMessage(msg);
-}
-
-/* The JIT, its code generated by a target machine for this CPU at opt_level. */
-static LLVMErrorRef host_new_jit(int opt_level, LLVMOrcLLJITRef *out, char **err) {
-  LLVMTargetMachineRef tm = host_target_machine(opt_level, err);
+/* The JIT, linking code for the CPU asked for at opt_level: it is handed object code
+ * (host_jit makes it), but LLJIT wants a target machine builder all the same. */
+static LLVMErrorRef host_new_jit(int opt_level, const char *cpu, LLVMOrcLLJITRef *out,
+                                 char **err) {
+  LLVMTargetMachineRef tm = host_target_machine(opt_level, cpu, err);
   if (!tm) return NULL;
   LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
   LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
@@ -402,60 +483,30 @@ static LLVMErrorRef host_add_symbols(LLVMOrcLLJITRef jit) {
   return e;
 }
 
-#if LLVM_VERSION_MAJOR >= 21
-/* Wrap m and its context (both taken over) for the JIT; the JIT's diagnostics go to h. */
-static LLVMErrorRef host_thread_safe_module(kcc_host_code *h, LLVMContextRef ctx,
-                                            LLVMModuleRef m,
-                                            LLVMOrcThreadSafeModuleRef *out) {
-  LLVMContextSetDiagnosticHandler(ctx, host_on_jit_diagnostic, h);
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
-  *out = LLVMOrcCreateNewThreadSafeModule(m, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc);
-  return NULL;
-}
-#else
-/* Before LLVM 21 the C API cannot wrap an existing context, only make a new one: m is
- * copied into that one through bitcode (an exact copy), and m and ctx are freed. */
-static LLVMErrorRef host_thread_safe_module(kcc_host_code *h, LLVMContextRef ctx,
-                                            LLVMModuleRef m,
-                                            LLVMOrcThreadSafeModuleRef *out) {
-  LLVMMemoryBufferRef bitcode = LLVMWriteBitcodeToMemoryBuffer(m);
-  LLVMDisposeModule(m);
-  LLVMContextDispose(ctx);
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-  LLVMContextRef jit_ctx = LLVMOrcThreadSafeContextGetContext(tsc);
-  LLVMContextSetDiagnosticHandler(jit_ctx, host_on_jit_diagnostic, h);
-  LLVMModuleRef copy = NULL;
-  int failed = !bitcode || LLVMParseBitcodeInContext2(jit_ctx, bitcode, &copy);
-  if (bitcode) LLVMDisposeMemoryBuffer(bitcode);
-  *out = failed ? NULL : LLVMOrcCreateNewThreadSafeModule(copy, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc);
-  return failed ? LLVMCreateStringError("could not move the module into the JIT's context")
-                : NULL;
-}
-#endif
-
-/* Hand the module (and its context) to the JIT, then compile it by looking up one of
- * its functions, so that errors (an unresolved symbol) are reported here rather than
- * at a lookup. */
-static LLVMErrorRef host_add_module(kcc_host_code *h, LLVMContextRef ctx,
-                                    LLVMModuleRef m) {
-  char *probe = host_some_definition(m);
+/* Machine code for m, an object file in memory, made as LLJIT would make it (the same
+ * target machine) but here, so that it can be kept (the runtime's disk cache, which
+ * LLJIT's C API has no hook for). LLVM's errors are kept, as in host_run_pipeline. */
+static int host_emit_object(LLVMModuleRef m, int opt_level, const char *cpu,
+                            LLVMMemoryBufferRef *out, char **err) {
+  *out = NULL;
+  LLVMTargetMachineRef tm = host_target_machine(opt_level, cpu, err);
+  if (!tm) return 1;
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  host_diag_capture cap = {LLVMContextGetDiagnosticHandler(ctx),
+                           LLVMContextGetDiagnosticContext(ctx), NULL};
+  LLVMContextSetDiagnosticHandler(ctx, host_on_diagnostic, &cap);
   tgt_set_stage("generating machine code for the CPU back end", m);
-  LLVMOrcThreadSafeModuleRef tsm;
-  LLVMErrorRef e = host_thread_safe_module(h, ctx, m, &tsm);
-  if (!e) {
-    e = LLVMOrcLLJITAddLLVMIRModule(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit), tsm);
-    if (e) {
-      LLVMOrcDisposeThreadSafeModule(tsm);
-    } else if (probe) {
-      LLVMOrcExecutorAddress addr;
-      e = LLVMOrcLLJITLookup(h->jit, &addr, probe);
-    }
-  }
+  char *msg = NULL;
+  LLVMBool bad = LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, out);
   tgt_set_stage(NULL, NULL);
-  free(probe);
-  return e;
+  LLVMContextSetDiagnosticHandler(ctx, cap.saved, cap.saved_ctx);
+  LLVMDisposeTargetMachine(tm);
+  if (!bad && !cap.first_error) return 0;
+  if (!bad) LLVMDisposeMemoryBuffer(*out);
+  *out = NULL;
+  if (bad && cap.first_error) LLVMDisposeMessage(cap.first_error);
+  return tgt_fail_llvm(err, "internal error: code generation failed",
+                       bad ? msg : cap.first_error);
 }
 
 /* Fail with the JIT's own first report when it has one (it names the symbol that was
@@ -471,35 +522,80 @@ static int host_fail_jit(kcc_host_code *h, LLVMErrorRef e, char **err) {
   return 1;
 }
 
-int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, kcc_host_code **out,
-             char **err) {
-  *out = NULL;
-  if (opt_level < 0) opt_level = 0;
-  if (opt_level > 3) opt_level = 3;
+/* A JIT holding object code obj (taken over), linked: the lookup of probe resolves its
+ * symbols, so that errors (an unresolved symbol) are reported here. */
+static int host_load(LLVMMemoryBufferRef obj, int opt_level, const char *cpu,
+                     const char *probe, kcc_host_code **out, char **err) {
   kcc_host_code *h = calloc(1, sizeof *h);
   if (!h) {
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
+    LLVMDisposeMemoryBuffer(obj);
     return tgt_fail(err, "out of memory");
   }
   pthread_mutex_init(&h->lock, NULL);
-  LLVMErrorRef e = host_new_jit(opt_level, &h->jit, err);
+  LLVMErrorRef e = host_new_jit(opt_level, cpu, &h->jit, err);
   if (!e && h->jit) {
     LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(h->jit),
                                             host_on_session_error, h);
     e = host_add_symbols(h->jit);
   }
-  if (e || !h->jit) {
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-    if (e) return host_fail_jit(h, e, err);
+  if (!e && h->jit) {
+    e = LLVMOrcLLJITAddObjectFile(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit), obj);
+    obj = NULL;  /* the JIT's now, added or not */
+    LLVMOrcExecutorAddress addr;
+    if (!e && probe) e = LLVMOrcLLJITLookup(h->jit, &addr, probe);
+  }
+  if (obj) LLVMDisposeMemoryBuffer(obj);
+  if (e) return host_fail_jit(h, e, err);
+  if (!h->jit) {
     host_code_free(h);
     return 1;  /* host_new_jit said why */
   }
-  e = host_add_module(h, ctx, m);  /* the JIT owns ctx and m from here */
-  if (e) return host_fail_jit(h, e, err);
   *out = h;
   return 0;
+}
+
+int host_cpu_usable(const char *cpu, char **err) {
+  int level;
+  return host_cpu_level(cpu, &level, err) || host_level_runs_here(level, err);
+}
+
+static int host_clamp_level(int opt_level) {
+  return opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level;
+}
+
+int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, const char *cpu,
+             host_object *keep, kcc_host_code **out, char **err) {
+  *out = NULL;
+  opt_level = host_clamp_level(opt_level);
+  char *probe = NULL;
+  LLVMMemoryBufferRef obj = NULL;
+  int rc = host_cpu_usable(cpu, err);
+  if (!rc) {
+    probe = host_some_definition(m);
+    rc = host_emit_object(m, opt_level, cpu, &obj, err);
+  }
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  if (!rc && keep) {
+    keep->len = LLVMGetBufferSize(obj);
+    keep->data = malloc(keep->len ? keep->len : 1);
+    if (keep->data) memcpy(keep->data, LLVMGetBufferStart(obj), keep->len);
+    else rc = tgt_fail(err, "out of memory");
+  }
+  if (!rc) rc = host_load(obj, opt_level, cpu, probe, out, err);
+  else if (obj) LLVMDisposeMemoryBuffer(obj);
+  free(probe);
+  return rc;
+}
+
+int host_jit_object(const void *data, size_t len, int opt_level, const char *cpu,
+                    const char *probe, kcc_host_code **out, char **err) {
+  *out = NULL;
+  if (host_cpu_usable(cpu, err)) return 1;
+  LLVMMemoryBufferRef obj =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len, "kcc cached object");
+  if (!obj) return tgt_fail(err, "out of memory");
+  return host_load(obj, host_clamp_level(opt_level), cpu, probe, out, err);
 }
 
 void *host_lookup(kcc_host_code *h, const char *symbol) {

@@ -2,11 +2,15 @@
  * test_cache.c — the on-disk compile cache (runtime/cache.c) without a GPU: the key
  * (every input changes it, fields cannot run into each other), the directory from
  * XDG_CACHE_HOME / HOME, entries stored and read back field by field (atomically: no
- * temporary file left), damaged or foreign entries read as misses, and a CPU context
- * that never touches the cache. Each test runs under its own temporary XDG_CACHE_HOME.
+ * temporary file left), damaged or foreign entries read as misses, and the CPU back
+ * end's object code: a second compilation (a second context, as a second process would)
+ * found in the cache and run, a changed source, option or CPU missing it, a damaged
+ * entry refused and compiled again. Each test runs under its own temporary
+ * XDG_CACHE_HOME.
  */
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +109,15 @@ START_TEST(key_covers_every_input) {
   v = o;
   v.target = KCC_TARGET_HOST;
   ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+#if defined(__x86_64__)
+  v = o;   /* the CPU: this one (its name and features) or a baseline */
+  v.target = KCC_TARGET_HOST;
+  v.cpu = "host";   /* not KC_HOST_CPU's, which tests/run_valgrind.py sets */
+  rt_cache_key host = rt_cache_key_of(&v, "a.k", src, strlen(src));
+  ck_assert(host.host);
+  v.cpu = "x86-64-v2";
+  ck_assert(!same(host, rt_cache_key_of(&v, "a.k", src, strlen(src))));
+#endif
   v = o;
   v.libdevice = "/elsewhere/libdevice.10.bc";
   ck_assert(!same(base, rt_cache_key_of(&v, "a.k", src, strlen(src))));
@@ -145,13 +158,13 @@ START_TEST(directory_from_environment) {
 }
 END_TEST
 
-START_TEST(enabled_only_for_ptx) {
+START_TEST(enabled_for_both_targets) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
   kc_context *ctx = NULL;
   ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
-  ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_HOST), 0);
+  ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_HOST), 1);
   ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_NVPTX), 1);
   kc_context_free(ctx);
   cfg.cache = 0;
@@ -316,26 +329,161 @@ START_TEST(real_compilation_round_trip) {
 }
 END_TEST
 
-/* The CPU back end's JIT code is not cached: compiling leaves no cache directory. */
-START_TEST(cpu_context_does_not_use_the_cache) {
-  static const char src[] =
-    "from numba import cuda, float32\n"
-    "@cuda.jit\n"
-    "def k(a: float32[:]):\n"
-    "    a[0] = 1.0\n";
+/* ---- the CPU back end's object code ------------------------------------------------ */
+/* It calls the C library's expf, which the JIT is given by address (target_host.c):
+ * resolved in an object read back from the cache as in one just compiled. */
+static const char scale_src[] =
+  "import math\n"
+  "from numba import cuda, float32\n"
+  "@cuda.jit\n"
+  "def scale(a: float32[:], out: float32[:], s: float32):\n"
+  "    i = cuda.grid(1)\n"
+  "    if i < out.size:\n"
+  "        out[i] = a[i] * s + math.exp(a[i])\n";
+
+/* A CPU context (a new one per call: as a second process would see the cache). */
+static kc_context *cpu_context(int fastmath, const char *cpu) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
-  ck_assert_int_eq(cfg.cache, 1);
+  cfg.fastmath = fastmath;
+  cfg.cpu_target = cpu;
   kc_context *ctx = NULL;
-  kc_module *m = NULL;
   ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
-  ck_assert_int_eq(kc_compile_source(ctx, "k.k", src, sizeof src - 1, NULL, &m), KC_OK);
+  return ctx;
+}
+
+/* Compile src on ctx and check its scale kernel on 1000 elements against C: returns
+ * whether the cache answered. */
+static int compile_and_run(kc_context *ctx, const char *src, float s) {
+  enum { N = 1000 };
+  unsigned hits = ctx->cache_hits;
+  kc_module *m = NULL;
+  kc_kernel *k = NULL;
+  ck_assert_msg(kc_compile_source(ctx, "scale.k", src, strlen(src), NULL, &m) == KC_OK, "%s",
+                kc_last_error(ctx));
+  ck_assert_int_eq(kc_module_get_kernel(m, "scale", &k), KC_OK);
+  float a[N], got[N];
+  for (int i = 0; i < N; i++) a[i] = (float)i * 0.01f - 5.0f;
+  int64_t shape[1] = {N};
+  kc_array *da, *dout;
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, a, &da), KC_OK);
+  ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 1, shape, &dout), KC_OK);
+  kc_arg args[] = {kc_arg_array(da), kc_arg_array(dout), kc_arg_f32(s)};
+  ck_assert_int_eq(kc_launch(k, kc_dim(8), kc_dim(128), 0, NULL, args, 3), KC_OK);
+  ck_assert_int_eq(kc_array_to_host(dout, got, sizeof got), KC_OK);
+  for (int i = 0; i < N; i++) {   /* within fast math's error (one run uses it) */
+    float want = a[i] * s + expf(a[i]);
+    ck_assert_float_eq_tol(got[i], want, 1e-5f * fabsf(want) + 1e-6f);
+  }
+  kc_array_free(da);
+  kc_array_free(dout);
   kc_module_free(m);
-  ck_assert_int_eq(kc_compile_source(ctx, "k.k", src, sizeof src - 1, NULL, &m), KC_OK);
-  kc_module_free(m);
+  return ctx->cache_hits != hits;
+}
+
+/* Compile and run on a fresh context; whether the cache answered. */
+static int fresh_run(const char *src, float s, int fastmath, const char *cpu) {
+  kc_context *ctx = cpu_context(fastmath, cpu);
+  int hit = compile_and_run(ctx, src, s);
+  kc_context_free(ctx);
+  return hit;
+}
+
+START_TEST(cpu_code_is_cached) {
   int tmp = 0;
-  ck_assert_int_eq(count_entries(&tmp), -1);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 0);
+  ck_assert_int_eq(count_entries(&tmp), 1);
+  ck_assert_int_eq(tmp, 0);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 1);   /* a second process */
+  ck_assert_int_eq(fresh_run(scale_src, -0.5f, 0, NULL), 1);  /* arguments are not code */
+  /* in one context too: each compilation looks */
+  kc_context *ctx = cpu_context(0, NULL);
+  ck_assert_int_eq(compile_and_run(ctx, scale_src, 2.0f), 1);
+  ck_assert_int_eq(compile_and_run(ctx, scale_src, 2.0f), 1);
+  ck_assert_uint_eq(ctx->cache_hits, 2);
+  kc_context_free(ctx);
+  ck_assert_int_eq(count_entries(&tmp), 1);
+}
+END_TEST
+
+START_TEST(cpu_cache_misses_on_changes) {
+  char other[sizeof scale_src + 8];
+  snprintf(other, sizeof other, "%s\n", scale_src);   /* one more byte */
+  int tmp = 0;
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 0);
+  ck_assert_int_eq(fresh_run(other, 3.0f, 0, NULL), 0);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 1, NULL), 0);    /* fast math */
+  int entries = 3;
+#if defined(__x86_64__)
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, "x86-64"), 0);  /* another CPU */
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, "x86-64"), 1);
+  entries++;
+#endif
+  ck_assert_int_eq(count_entries(&tmp), entries);
+  ck_assert_int_eq(fresh_run(other, 3.0f, 0, NULL), 1);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 1, NULL), 1);
+}
+END_TEST
+
+/* The one .cpuc entry's path. */
+static void cpu_entry(char *path, size_t len) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/kcc", tmpdir);
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  struct dirent *e;
+  path[0] = '\0';
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".cpuc")) snprintf(path, len, "%s/%s", dir, e->d_name);
+  closedir(d);
+  ck_assert_msg(path[0], "no .cpuc entry");
+}
+
+/* Flip one bit of the file at offset from its end. */
+static void flip_bit(const char *path, long from_end) {
+  FILE *f = fopen(path, "r+b");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fseek(f, -from_end, SEEK_END), 0);
+  int c = fgetc(f);
+  ck_assert_int_eq(fseek(f, -from_end, SEEK_END), 0);
+  fputc(c ^ 0x10, f);
+  fclose(f);
+}
+
+START_TEST(damaged_cpu_entry_is_compiled_again) {
+  char path[1024];
+  struct stat st;
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 0);
+  cpu_entry(path, sizeof path);
+  ck_assert_int_eq(stat(path, &st), 0);
+  /* a bit of the machine code changed: refused (the checksum), compiled, stored again */
+  flip_bit(path, st.st_size / 3);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 0);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 1);
+  /* the code cut short */
+  ck_assert_int_eq(truncate(path, st.st_size - 100), 0);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 0);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 1);
+  /* object code that passes the checksum but is no object: refused by the linker */
+  kcc_options o;
+  kcc_options_init(&o);
+  o.target = KCC_TARGET_HOST;
+  o.emit = KCC_EMIT_JIT;
+  kcc_output out;
+  memset(&out, 0, sizeof out);
+  ck_assert_int_eq(kcc_compile(&o, "scale.k", scale_src, strlen(scale_src), &out), KC_OK);
+  out.object = strdup("not an object file");
+  out.object_len = strlen(out.object);
+  kc_context *ctx = cpu_context(0, NULL);
+  o.cpu = ctx->cfg.cpu_target;   /* the key the context computes */
+  rt_cache_key key = rt_cache_key_of(&o, "scale.k", scale_src, strlen(scale_src));
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+  kcc_output_free(&out);
+  int tmp = 0;
+  ck_assert_int_eq(compile_and_run(ctx, scale_src, 3.0f), 0);
+  ck_assert_int_eq(count_entries(&tmp), 1);   /* the same entry, replaced */
+  ck_assert_int_eq(compile_and_run(ctx, scale_src, 3.0f), 1);
   kc_context_free(ctx);
 }
 END_TEST
@@ -347,11 +495,13 @@ static Suite *cache_suite(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, key_covers_every_input);
   tcase_add_test(t, directory_from_environment);
-  tcase_add_test(t, enabled_only_for_ptx);
+  tcase_add_test(t, enabled_for_both_targets);
   tcase_add_test(t, store_and_load);
   tcase_add_test(t, damaged_entries_are_misses);
   tcase_add_test(t, real_compilation_round_trip);
-  tcase_add_test(t, cpu_context_does_not_use_the_cache);
+  tcase_add_test(t, cpu_code_is_cached);
+  tcase_add_test(t, cpu_cache_misses_on_changes);
+  tcase_add_test(t, damaged_cpu_entry_is_compiled_again);
   suite_add_tcase(s, t);
   return s;
 }

@@ -26,7 +26,7 @@ static void verified(LLVMModuleRef m, const char *what) {
 
 static void prepared(LLVMModuleRef m, kcc_target target) {
   char *err = NULL;
-  int bad = target == KCC_TARGET_HOST ? host_prepare_module(m, &err)
+  int bad = target == KCC_TARGET_HOST ? host_prepare_module(m, NULL, &err)
                                       : nvptx_prepare_module(m, 80, &err);
   if (bad) {
     fprintf(stderr, "fuzz_codegen: preparing the module failed: %s\n", err ? err : "");
