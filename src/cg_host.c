@@ -259,10 +259,12 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   g->fn = saved_fn;
 }
 
-/* A kernel in region form has its K__block already (codegen.c: host_region_kernel). */
+/* A kernel in region form has its K__block already (codegen.c: host_region_kernel);
+ * K__thread only for a kernel the executor runs as fibers (barriers, collectives, a
+ * raise, a grid barrier), which is all it is used for. */
 static void host_gen_entries(cg_ctx *g, fn_instance *f) {
   if (f->host_regions) return;
-  host_thread_entry(g, f);
+  if (f->uses_barrier || f->uses_grid_sync) host_thread_entry(g, f);
   host_block_entry(g, f);
 }
 

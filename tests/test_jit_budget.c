@@ -103,7 +103,10 @@ static char *optimised_ir(int nstmt) {
 
 START_TEST(big_kernel_is_compiled_once_in_small_regions) {
   char *ir = optimised_ir(BIG);
-  ck_assert_int_eq(count(ir, "@big__body("), 3);   /* its definition and two calls */
+  /* without barriers the kernel has one entry, K__block (cg_host.c), so its body is
+     compiled once whether it is inlined or called */
+  ck_assert_int_eq(count(ir, "@big__thread("), 0);
+  ck_assert_int_le(count(ir, "@big__body("), 2);
   ck_assert_ptr_nonnull(strstr(ir, "\"tune-cpu\"=\"generic\""));
   if (atoi(KC_LLVM_VERSION) >= 20)  /* llvm.fake.use is LLVM 20's */
     ck_assert_ptr_nonnull(strstr(ir, "call void (...) @llvm.fake.use("));
