@@ -10,7 +10,7 @@
 #include "rt.h"
 
 #define REDUCE_BLOCKS_PER_SM 8     /* CUDA grid cap: blocks per multiprocessor */
-#define REDUCE_CPU_PER_THREAD 256  /* CPU, fiber kernels: elements each thread folds */
+#define REDUCE_CPU_PER_THREAD 256  /* CPU: elements each thread folds */
 
 /* init (one element of dtype t, or NULL for 0) as a launch argument of that dtype. */
 static kc_arg scalar_arg(kc_dtype t, const void *init) {
@@ -65,18 +65,16 @@ static kc_status check_args(kc_context *ctx, const kc_kernel *k, const kc_array 
 }
 
 /* Blocks for a stage over n elements. On CUDA: enough for n, at most
- * REDUCE_BLOCKS_PER_SM per multiprocessor. On the CPU the grid decides how far apart a
- * thread's elements lie (a grid of blocks apart), and the block function runs a block's
- * threads one after another. A barrier kernel runs as fibers there (cpu_exec.c), each
- * barrier a switch per thread, so a block should fold enough elements to pay for its
- * nine barriers, but few enough that its threads' cache lines stay in L1 between
- * neighbouring threads (REDUCE_CPU_PER_THREAD, measured: docs/runtime.md). A kernel run
- * as a block function (no fibers) takes one element per thread, as kc_vectorize does. */
+ * REDUCE_BLOCKS_PER_SM per multiprocessor. On the CPU each thread folds
+ * REDUCE_CPU_PER_THREAD elements: the kernel's grid-stride loop runs step by step
+ * across the block's threads (host_regions.c), so a step reads neighbouring elements
+ * wherever they lie, and that many steps pay for the tree and its barriers at the end
+ * (measured: docs/runtime.md). */
 static unsigned stage_blocks(const kc_kernel *k, int64_t n) {
   kc_context *ctx = k->mod->ctx;
   uint64_t per_block = KCC_REDUCE_BLOCK, cap = UINT64_MAX;
   if (ctx->device == KC_DEVICE_CPU) {
-    if (k->uses_barrier) per_block *= REDUCE_CPU_PER_THREAD;
+    per_block *= REDUCE_CPU_PER_THREAD;
   } else {
     kc_device_info info;
     int sms = kc_context_device_info(ctx, &info) == KC_OK ? info.multiprocessors : 1;

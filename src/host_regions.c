@@ -259,7 +259,7 @@ static bool thread_index(const builtin *b) {
 }
 
 static bool builtin_uniform(const host_regions *R, const builtin *b) {
-  if (R->remat_mode && thread_index(b)) return true;
+  if (b == &builtin_type_cast || (R->remat_mode && thread_index(b))) return true;
   static const char *const uniform_values[] = {
     "numba.cuda.blockIdx.", "numba.cuda.blockDim.", "numba.cuda.gridDim.",
     "numba.cuda.warpsize", "numba.cuda.gridsize"};
@@ -639,10 +639,10 @@ static void choose_remat(host_regions *R) {
     node *s = top->items[i];
     if (strided_candidate(R, s)) vec_push(R->ar, &R->strided, s);
     int v = s->kind == N_ASSIGN && s->list.len == 1 ? local_of(R, s->list.items[0]) : -1;
-    if (v < 0 || R->nassign[v] != 1 || R->def[v] != s) continue;
-    if (R->uniform[v]) {
+    if (v < 0 || R->nassign[v] != 1) continue;
+    if (R->uniform[v]) {   /* its one assignment, run for the block (hoisted) */
       R->settled[v] = true;
-    } else if (uniform_expr(R, s->a)) {
+    } else if (R->def[v] == s && uniform_expr(R, s->a)) {
       R->remat[v] = true;
       vec_push(R->ar, &R->remat_order, s);
     }
