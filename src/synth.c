@@ -45,11 +45,10 @@ static node *template_def(arena *a, diag_sink *d, const char *text, const char *
 }
 
 /* One block: each thread folds its grid-stride elements with OP (a thread without
- * elements holds nothing; the first element starts the fold, as OP may have no
- * identity, and _kc_acc's first value, read from shared memory, is never used: it only
- * gives the local its type). The loop is a plain grid-stride for without branches
- * (OP's value is dropped on the first step), which the CPU back end runs step by step
- * across the block's threads and vectorises (host_regions.c). The block's threads that hold a value are a prefix of
+ * elements holds nothing; its first element starts the fold, as OP may have no
+ * identity, and a thread without one takes a value from shared memory only to give the
+ * local its type). The rest is a plain grid-stride for, which the CPU back end runs
+ * step by step across the block's threads and vectorises (host_regions.c). The block's threads that hold a value are a prefix of
  * length count, combined by a shared-memory tree (pairs t, t + s while t + s < count).
  * Warp shuffles would replace the last five tree steps and their barriers. */
 static const char reduce_template[] =
@@ -59,13 +58,11 @@ static const char reduce_template[] =
   "    _kc_n = _kc_arr.size\n"
   "    _kc_first = int64(cuda.blockIdx.x) * %d\n"
   "    _kc_stride = int64(cuda.gridDim.x) * %d\n"
-  "    _kc_acc = _kc_vals[_kc_t]\n"
-  "    _kc_have = False\n"
-  "    for _kc_i in range(_kc_first + _kc_t, _kc_n, _kc_stride):\n"
-  "        _kc_x = _kc_arr[_kc_i]\n"
-  "        _kc_acc = %s(_kc_acc, _kc_x) if _kc_have else _kc_x\n"
-  "        _kc_have = True\n"
-  "    if _kc_have:\n"
+  "    _kc_start = _kc_first + _kc_t\n"
+  "    _kc_acc = _kc_arr[_kc_start] if _kc_start < _kc_n else _kc_vals[_kc_t]\n"
+  "    for _kc_i in range(_kc_start + _kc_stride, _kc_n, _kc_stride):\n"
+  "        _kc_acc = %s(_kc_acc, _kc_arr[_kc_i])\n"
+  "    if _kc_start < _kc_n:\n"
   "        _kc_vals[_kc_t] = _kc_acc\n"
   "    cuda.syncthreads()\n"
   "    _kc_count = min(_kc_n - _kc_first, %d)\n"
