@@ -249,6 +249,16 @@ static unsigned uses_up_to_two(LLVMValueRef f) {
   return n;
 }
 
+bool host_has_big_block(LLVMModuleRef m, size_t budget) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      size_t n = 0;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+        if (++n > budget) return true;
+    }
+  return false;
+}
+
 void host_outline_big_functions(LLVMModuleRef m, size_t budget) {
   LLVMContextRef c = LLVMGetModuleContext(m);
   unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);

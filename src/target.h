@@ -12,6 +12,7 @@
 #ifndef KCC_TARGET_H
 #define KCC_TARGET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <llvm-c/Core.h>
@@ -121,7 +122,10 @@ void host_prepare_guards(LLVMModuleRef m);
  *    noinline, so it is compiled once and called;
  *  - between the rounds, a loop bigger than HOST_LOOP_BUDGET is marked not to be
  *    vectorised, unrolled or split by IRCE (what a big body gains from those is small
- *    next to what they cost);
+ *    next to what they cost); and where a block is bigger than HOST_BLOCK_BUDGET
+ *    (host_has_big_block: straight-line code, if/else turned to selects) the second
+ *    round leaves out the SLP vectoriser and float2int, which scan a block's
+ *    instructions against each other;
  *  - after the second round, a block bigger than HOST_BLOCK_BUDGET is cut into
  *    scheduling regions of half that (llvm.fake.use, LLVM 20 and later, ends a region
  *    and emits nothing) and its function is scheduled for a generic CPU (this CPU's
@@ -129,6 +133,7 @@ void host_prepare_guards(LLVMModuleRef m);
 enum { HOST_OUTLINE_BUDGET = 8000, HOST_LOOP_BUDGET = 2000, HOST_BLOCK_BUDGET = 2000 };
 void host_outline_big_functions(LLVMModuleRef m, size_t budget);
 void host_limit_big_loops(LLVMModuleRef m, size_t budget);
+bool host_has_big_block(LLVMModuleRef m, size_t budget);
 void host_split_big_blocks(LLVMModuleRef m, size_t budget);
 
 /* m as LLVM IR text (malloc'd, NUL-terminated), or NULL when out of memory. */

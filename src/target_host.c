@@ -242,13 +242,15 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
                              char **err) {
   /* default<On> is thinlto-pre-link<On> followed by the passes of VECTORISE (LLVM's
      module optimisation pipeline, less what only matters for PGO or coroutines) */
-#define VECTORISE(n)                                                                     \
-  "function(irce,simplifycfg," IC ",float2int,lower-constant-intrinsics,"                \
+#define VECTORISE_(n, f2i, slp)                                                          \
+  "function(irce,simplifycfg," IC "," f2i "lower-constant-intrinsics,"                   \
   "loop(loop-rotate,loop-deletion),"                                                     \
   "loop-distribute,inject-tli-mappings,loop-vectorize,infer-alignment,loop-load-elim,"   \
-  IC ",simplifycfg,slp-vectorizer,vector-combine," IC ",loop-unroll<" n ">,"             \
+  IC ",simplifycfg," slp "vector-combine," IC ",loop-unroll<" n ">,"                     \
   "sroa,infer-alignment," IC ",loop-mssa(licm),alignment-from-assumptions,"              \
   "loop-sink,instsimplify,div-rem-pairs,tailcallelim,simplifycfg),globaldce"
+#define VECTORISE(n) VECTORISE_(n, "float2int,", "slp-vectorizer,")
+#define VECTORISE_BIG(n) VECTORISE_(n, "", "")   /* see host_has_big_block */
   /* instcombine as the standard pipelines run it: spelled bare in a pipeline string it
      checks that one run reached a fixpoint and stops the process when not (a check
      meant for LLVM's own tests, which some loops with compare-and-swap trip) */
@@ -259,7 +261,10 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
     {"thinlto-pre-link<O2>", VECTORISE("O2")},
     {"thinlto-pre-link<O3>", VECTORISE("O3")},
   };
+  static const char *const big_rounds[4] = {NULL, NULL, VECTORISE_BIG("O2"), VECTORISE_BIG("O3")};
 #undef VECTORISE
+#undef VECTORISE_BIG
+#undef VECTORISE_
 #undef IC
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   host_diag_capture cap = {LLVMContextGetDiagnosticHandler(ctx),
@@ -273,11 +278,13 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
   LLVMErrorRef e = NULL;
   host_outline_big_functions(m, HOST_OUTLINE_BUDGET);
   for (int r = 0; r < 2 && !e && rounds[opt_level][r]; r++) {
+    const char *passes = rounds[opt_level][r];
     if (r == 1) {
       host_prepare_guards(m);  /* lower bounds in IRCE's form, see there */
       host_limit_big_loops(m, HOST_LOOP_BUDGET);
+      if (host_has_big_block(m, HOST_BLOCK_BUDGET)) passes = big_rounds[opt_level];
     }
-    e = LLVMRunPasses(m, rounds[opt_level][r], tm, opts);
+    e = LLVMRunPasses(m, passes, tm, opts);
   }
   LLVMDisposePassBuilderOptions(opts);
   LLVMContextSetDiagnosticHandler(ctx, cap.saved, cap.saved_ctx);
