@@ -127,7 +127,7 @@ static void make_inputs(void) {
 }
 
 /* ---- the benchmark cases, in table order ------------------------------------------- */
-typedef enum launch_kind { L_GRID, L_STRIDE_SHAPE, L_VECTORIZE, L_REDUCE } launch_kind;
+typedef enum launch_kind { L_GRID, L_STRIDE_SHAPE, L_SUGGEST, L_VECTORIZE, L_REDUCE } launch_kind;
 typedef enum check_kind { CHK_EXACT, CHK_REL, CHK_INT } check_kind;
 
 typedef struct bench_case {
@@ -150,6 +150,8 @@ static const bench_case cases[] = {
      {B_A, B_B}, 2, 1, {N_ELEM}, L_GRID, G1(N_ELEM), B1, CHK_EXACT},
     {"gs_2x256", "grid-stride add, 2 blocks x 256", "2^24", "grid_stride_add", "add", REF_ADD,
      N_ELEM, 1, {B_A, B_B}, 2, 1, {N_ELEM}, L_GRID, {2, 1, 1}, B1, CHK_EXACT},
+    {"gs_sug", "grid-stride add, kc_kernel_suggest_block's shape", "2^24", "grid_stride_add",
+     "add", REF_ADD, N_ELEM, 1, {B_A, B_B}, 2, 1, {N_ELEM}, L_SUGGEST, {0}, {0}, CHK_EXACT},
     {"gs_vec", "grid-stride add, kc_vectorize's shape", "2^24", "grid_stride_add", "add",
      REF_ADD, N_ELEM, 1, {B_A, B_B}, 2, 1, {N_ELEM}, L_STRIDE_SHAPE, {0}, {0}, CHK_EXACT},
     {"vadd", "kc_vectorize add", "2^24", "vadd", "add", REF_ADD, N_ELEM, 1, {B_A, B_B}, 2, 1,
@@ -256,7 +258,7 @@ static void kcc_close(kcc_side *k) {
   kc_context_free(k->ctx);
 }
 
-/* The arguments of an L_GRID or L_STRIDE_SHAPE launch of case c. */
+/* The arguments of an L_GRID, L_STRIDE_SHAPE or L_SUGGEST launch of case c. */
 static int kcc_args(kcc_side *k, const bench_case *c, kc_arg *args) {
   int n = 0;
   if (c->ref == REF_MANDELBROT) {
@@ -280,7 +282,14 @@ static double kcc_run(kcc_side *k, const bench_case *c, double *cpu, float *sum)
   int nargs = 0;
   kc_dim3 grid = c->grid, block = c->block;
   kc_status s = KC_OK;
-  if (c->launch == L_GRID || c->launch == L_STRIDE_SHAPE) nargs = kcc_args(k, c, args);
+  if (c->launch == L_GRID || c->launch == L_STRIDE_SHAPE || c->launch == L_SUGGEST)
+    nargs = kcc_args(k, c, args);
+  if (c->launch == L_SUGGEST) {   /* the block it suggests, on the grid that fills the device */
+    int b = 0, g = 0;
+    if ((s = kc_kernel_suggest_block(k->kern, 0, &b, &g)) != KC_OK)
+      die("kc_kernel_suggest_block", k->ctx, s);
+    grid = kc_dim((unsigned)g), block = kc_dim((unsigned)b);
+  }
   if (c->launch == L_STRIDE_SHAPE) {
     if ((s = rt_grid_stride_shape(k->kern, N_ELEM, &grid.x, &block.x)) != KC_OK)
       die("rt_grid_stride_shape", k->ctx, s);
