@@ -238,7 +238,9 @@ static void kcc_setup(kcc_side *k, const bench_case *c) {
     /* the Laplacian reads a (2^24 elements) as 4096 x 4096 */
     int ndim = c->ref == REF_LAPLACE ? 2 : b->ndim;
     const int64_t *shape = c->ref == REF_LAPLACE ? c->out_shape : b->shape;
-    if ((s = kc_array_from_host(k->ctx, KC_FLOAT32, ndim, shape, b->data, &k->in[i])) != KC_OK)
+    if ((s = kc_array_from_host(k->ctx, KC_FLOAT32, ndim, shape, b->data,
+                                  (size_t)(shape[0] * (ndim == 2 ? shape[1] : 1)) * sizeof *b->data,
+                                  &k->in[i])) != KC_OK)
       die("kc_array_from_host", k->ctx, s);
   }
   kc_dtype t = c->check == CHK_INT ? KC_INT32 : KC_FLOAT32;

@@ -206,9 +206,12 @@ KC_API kc_status kc_detect(char *buf, size_t len, size_t *needed);
  * device. */
 KC_API kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim,
                               const int64_t *shape, kc_array **out);
-/* A new array holding a copy of host data (Numba's cuda.to_device). */
+/* A new array holding a copy of host data (Numba's cuda.to_device). bytes is the size
+ * of the host buffer: it must be exactly the array's size (the product of shape times
+ * kc_dtype_size), as for kc_array_to_host; anything else is KC_ERR_INVALID, with both
+ * sizes in the message, and nothing is read. */
 KC_API kc_status kc_array_from_host(kc_context *ctx, kc_dtype dtype, int ndim,
-                                    const int64_t *shape, const void *host,
+                                    const int64_t *shape, const void *host, size_t bytes,
                                     kc_array **out);
 /* A new uninitialised array of the same dtype and shape (device_array_like). */
 KC_API kc_status kc_array_like(const kc_array *a, kc_array **out);
@@ -284,10 +287,11 @@ KC_API size_t kc_record_size(const kc_record *r);
  * kc_array_new; kc_array_copy_from_host and kc_array_to_host move its bytes. */
 KC_API kc_status kc_array_new_records(kc_context *ctx, const kc_record *rec, int ndim,
                                       const int64_t *shape, kc_array **out);
-/* kc_array_new_records, then a copy of shape's records from host. */
+/* kc_array_new_records, then a copy of shape's records from host, whose size bytes
+ * must be the array's (as for kc_array_from_host). */
 KC_API kc_status kc_array_from_host_records(kc_context *ctx, const kc_record *rec, int ndim,
                                             const int64_t *shape, const void *host,
-                                            kc_array **out);
+                                            size_t bytes, kc_array **out);
 /* The spelling of an array's record ("" for an array of numbers). */
 KC_API const char *kc_array_record(const kc_array *a);
 

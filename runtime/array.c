@@ -83,14 +83,22 @@ kc_status rt_array_alloc(kc_context *ctx, kc_dtype dtype, const char *record,
 }
 
 kc_status kc_array_from_host(kc_context *ctx, kc_dtype dtype, int ndim,
-                             const int64_t *shape, const void *host, kc_array **out) {
+                             const int64_t *shape, const void *host, size_t bytes,
+                             kc_array **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
   if (!host) return rt_error(ctx, KC_ERR_INVALID, "array: host data is NULL");
   kc_array *a;
   kc_status s = kc_array_new(ctx, dtype, ndim, shape, &a);
   if (s != KC_OK) return s;
-  s = kc_array_copy_from_host(a, host, a->bytes);
+  if (bytes != a->bytes) {
+    size_t want = a->bytes;
+    kc_array_free(a);
+    return rt_error(ctx, KC_ERR_INVALID,
+                    "kc_array_from_host: the array holds %zu bytes, the host buffer %zu", want,
+                    bytes);
+  }
+  s = kc_array_copy_from_host(a, host, bytes);
   if (s != KC_OK) {
     kc_array_free(a);
     return s;

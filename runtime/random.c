@@ -63,7 +63,7 @@ kc_status kc_random_states(kc_context *ctx, int64_t n, uint64_t seed, kc_array *
     host[2 * i + 1] = st.s1;
   }
   int64_t shape[2] = {n, 2};
-  kc_status s = kc_array_from_host(ctx, KC_UINT64, 2, shape, host, out);
+  kc_status s = kc_array_from_host(ctx, KC_UINT64, 2, shape, host, (size_t)(shape[0] * shape[1]) * sizeof *host, out);
   free(host);
   return s;
 }

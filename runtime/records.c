@@ -123,13 +123,14 @@ kc_status kc_array_new_records(kc_context *ctx, const kc_record *rec, int ndim,
 }
 
 kc_status kc_array_from_host_records(kc_context *ctx, const kc_record *rec, int ndim,
-                                     const int64_t *shape, const void *host, kc_array **out) {
+                                     const int64_t *shape, const void *host, size_t bytes,
+                                     kc_array **out) {
   if (!ctx || !out) return KC_ERR_INVALID;
   *out = NULL;
   if (!host) return rt_error(ctx, KC_ERR_INVALID, "array: host data is NULL");
   kc_array *a;
   kc_status s = kc_array_new_records(ctx, rec, ndim, shape, &a);
-  if (s == KC_OK && (s = kc_array_copy_from_host(a, host, a->bytes)) != KC_OK) kc_array_free(a);
+  if (s == KC_OK && (s = kc_array_copy_from_host(a, host, bytes)) != KC_OK) kc_array_free(a);
   if (s == KC_OK) *out = a;
   return s;
 }

@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
   if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
   if ((s = kc_module_get_kernel(mod, "compact", &compact)) != KC_OK)
     return fail(ctx, "get kernel", s);
-  if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, values, &dvalues)) != KC_OK ||
+  if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, values, (size_t)n * sizeof *values, &dvalues)) != KC_OK ||
       (s = kc_array_like(dvalues, &dout)) != KC_OK ||
       (s = kc_array_new(ctx, KC_INT32, 1, &one, &dcount)) != KC_OK ||
       (s = kc_array_zero(dcount)) != KC_OK)   /* the counter starts at 0 */

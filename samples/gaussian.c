@@ -48,9 +48,9 @@ int main(int argc, char **argv) {
 
   /* gaussian_pdf(x, mean, sigma) on device arrays, as a Numba ufunc is called. */
   kc_array *in[3] = {NULL, NULL, NULL}, *out = NULL;
-  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, x, &in[0])) != KC_OK ||
-      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, mean, &in[1])) != KC_OK ||
-      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, sigma, &in[2])) != KC_OK)
+  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, x, (size_t)n * sizeof *x, &in[0])) != KC_OK ||
+      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, mean, (size_t)n * sizeof *mean, &in[1])) != KC_OK ||
+      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, sigma, (size_t)n * sizeof *sigma, &in[2])) != KC_OK)
     return fail(ctx, "array", s);
   if ((s = kc_vectorize(gaussian_pdf, in, 3, &out)) != KC_OK) return fail(ctx, "vectorize", s);
   if ((s = kc_array_to_host(out, pdf, n * sizeof *pdf)) != KC_OK)

@@ -64,8 +64,8 @@ int main(int argc, char **argv) {
   if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
   if ((s = kc_module_get_kernel(mod, "grid_stride_add", &k)) != KC_OK)
     return fail(ctx, "kernel", s);
-  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, a, &da)) != KC_OK ||
-      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, b, &db)) != KC_OK ||
+  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, a, (size_t)n * sizeof *a, &da)) != KC_OK ||
+      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, b, (size_t)n * sizeof *b, &db)) != KC_OK ||
       (s = kc_array_like(da, &dout)) != KC_OK)
     return fail(ctx, "array", s);
   float nan_ = 0.0f / 0.0f;

@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
   kc_array *ddata = NULL, *dbins = NULL;
   const int64_t nbins = BINS;
   if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
-  if ((s = kc_array_from_host(ctx, KC_UINT8, 1, &n, data, &ddata)) != KC_OK ||
+  if ((s = kc_array_from_host(ctx, KC_UINT8, 1, &n, data, (size_t)n * sizeof *data, &ddata)) != KC_OK ||
       (s = kc_array_new(ctx, KC_INT32, 1, &nbins, &dbins)) != KC_OK)
     return fail(ctx, "array", s);
 

@@ -122,8 +122,8 @@ int main(int argc, char **argv) {
   if ((s = kc_module_get_kernel(mod, "matmul_naive", &naive)) != KC_OK ||
       (s = kc_module_get_kernel(mod, "matmul_tiled", &tiled)) != KC_OK)
     return fail(ctx, "get kernel", s);
-  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 2, shape_a, a, &da)) != KC_OK ||
-      (s = kc_array_from_host(ctx, KC_FLOAT32, 2, shape_b, b, &db)) != KC_OK ||
+  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 2, shape_a, a, (size_t)(shape_a[0] * shape_a[1]) * sizeof *a, &da)) != KC_OK ||
+      (s = kc_array_from_host(ctx, KC_FLOAT32, 2, shape_b, b, (size_t)(shape_b[0] * shape_b[1]) * sizeof *b, &db)) != KC_OK ||
       (s = kc_array_new(ctx, KC_FLOAT32, 2, shape_c, &dc)) != KC_OK)
     return fail(ctx, "array", s);
 

@@ -53,7 +53,7 @@ static int check_size(kc_context *ctx, const scan_kernels *k, int64_t n) {
   }
   kc_array *dx = NULL, *dout = NULL, *dtotals = NULL;
   kc_status s;
-  if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, x, &dx)) != KC_OK ||
+  if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, x, (size_t)n * sizeof *x, &dx)) != KC_OK ||
       (s = kc_array_like(dx, &dout)) != KC_OK ||
       (s = kc_array_new(ctx, KC_INT32, 1, &blocks, &dtotals)) != KC_OK)
     return fail(ctx, "array", s);

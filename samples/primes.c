@@ -45,8 +45,8 @@ int main(int argc, char **argv) {
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
   if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
   if ((s = kc_module_get_kernel(mod, "primes", &k)) != KC_OK) return fail(ctx, "kernel", s);
-  if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, numbers, &dnum)) != KC_OK ||
-      (s = kc_array_from_host(ctx, KC_INT32, 1, &n, is_prime, &dres)) != KC_OK)
+  if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, numbers, (size_t)n * sizeof *numbers, &dnum)) != KC_OK ||
+      (s = kc_array_from_host(ctx, KC_INT32, 1, &n, is_prime, (size_t)n * sizeof *is_prime, &dres)) != KC_OK)
     return fail(ctx, "array", s);
   kc_arg args[] = {kc_arg_array(dnum), kc_arg_array(dres)};
   if ((s = kc_launch(k, kc_dim((unsigned)((n + 127) / 128)), kc_dim(128), 0, NULL, args, 2)) !=

@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
   if ((s = kc_module_get_kernel(mod, "transpose_naive", &naive)) != KC_OK ||
       (s = kc_module_get_kernel(mod, "transpose_tiled", &tiled)) != KC_OK)
     return fail(ctx, "get kernel", s);
-  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 2, shape, a, &da)) != KC_OK ||
+  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 2, shape, a, (size_t)(shape[0] * shape[1]) * sizeof *a, &da)) != KC_OK ||
       (s = kc_array_new(ctx, KC_FLOAT32, 2, shape_t, &dout)) != KC_OK)
     return fail(ctx, "array", s);
 

@@ -44,8 +44,8 @@ int main(int argc, char **argv) {
     return fail(ctx, "get kernel", s);
 
   /* to_device, device_array_like, launch, copy_to_host — as in Numba. */
-  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, a, &da)) != KC_OK ||
-      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, b, &db)) != KC_OK ||
+  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, a, (size_t)n * sizeof *a, &da)) != KC_OK ||
+      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, b, (size_t)n * sizeof *b, &db)) != KC_OK ||
       (s = kc_array_like(da, &dout)) != KC_OK)
     return fail(ctx, "array", s);
   kc_arg args[] = {kc_arg_array(da), kc_arg_array(db), kc_arg_array(dout)};

@@ -42,8 +42,8 @@ int main(void) {
   if ((s = vector_add_load(ctx, &mod)) != KC_OK) return fail(ctx, "vector_add_load", s);
 
   kc_array *da = NULL, *db = NULL, *dout = NULL;
-  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, a, &da)) != KC_OK ||
-      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, b, &db)) != KC_OK ||
+  if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, a, (size_t)n * sizeof *a, &da)) != KC_OK ||
+      (s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, b, (size_t)n * sizeof *b, &db)) != KC_OK ||
       (s = kc_array_like(da, &dout)) != KC_OK)
     return fail(ctx, "array", s);
   const float poison = -1.0f;

@@ -367,7 +367,7 @@ static int compile_and_run(kc_context *ctx, const char *src, float s) {
   for (int i = 0; i < N; i++) a[i] = (float)i * 0.01f - 5.0f;
   int64_t shape[1] = {N};
   kc_array *da, *dout;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, a, &da), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, a, (size_t)shape[0] * sizeof *a, &da), KC_OK);
   ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 1, shape, &dout), KC_OK);
   kc_arg args[] = {kc_arg_array(da), kc_arg_array(dout), kc_arg_f32(s)};
   ck_assert_int_eq(kc_launch(k, kc_dim(8), kc_dim(128), 0, NULL, args, 3), KC_OK);

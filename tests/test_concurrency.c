@@ -76,8 +76,8 @@ static int run_axpy(worker *w, kc_context *ctx, kc_kernel *k, float a) {
   }
   int64_t n = N;
   kc_array *dx, *dy;
-  TRY(kc_array_from_host(ctx, KC_FLOAT32, 1, &n, x, &dx), "x");
-  TRY(kc_array_from_host(ctx, KC_FLOAT32, 1, &n, y, &dy), "y");
+  TRY(kc_array_from_host(ctx, KC_FLOAT32, 1, &n, x, (size_t)n * sizeof *x, &dx), "x");
+  TRY(kc_array_from_host(ctx, KC_FLOAT32, 1, &n, y, (size_t)n * sizeof *y, &dy), "y");
   kc_arg args[] = {kc_arg_f32(a), kc_arg_array(dx), kc_arg_array(dy)};
   TRY(kc_launch(k, kc_dim(N / 128), kc_dim(128), 0, NULL, args, 3), "axpy");
   TRY(kc_array_to_host(dy, y, sizeof y), "fetch y");
@@ -94,7 +94,7 @@ static int run_reverse(worker *w, kc_context *ctx, kc_kernel *k) {
   for (int i = 0; i < N; i++) h[i] = i * (w->id + 1);
   int64_t n = N;
   kc_array *d;
-  TRY(kc_array_from_host(ctx, KC_INT32, 1, &n, h, &d), "x");
+  TRY(kc_array_from_host(ctx, KC_INT32, 1, &n, h, (size_t)n * sizeof *h, &d), "x");
   kc_arg args[] = {kc_arg_array(d)};
   TRY(kc_launch(k, kc_dim(N / 64), kc_dim(64), 0, NULL, args, 1), "reverse_block");
   TRY(kc_array_to_host(d, h, sizeof h), "fetch");
@@ -111,7 +111,7 @@ static int run_errors(worker *w, kc_context *ctx, kc_kernel *past, kc_kernel *tw
   for (int i = 0; i < 100; i++) h[i] = i;
   int64_t n = 100;
   kc_array *d;
-  TRY(kc_array_from_host(ctx, KC_INT32, 1, &n, h, &d), "x");
+  TRY(kc_array_from_host(ctx, KC_INT32, 1, &n, h, (size_t)n * sizeof *h, &d), "x");
   kc_arg args[] = {kc_arg_array(d)};
   kc_status s = kc_launch(past, kc_dim(2), kc_dim(64), 0, NULL, args, 1);
   if (s != KC_ERR_BOUNDS || !strstr(kc_last_error(ctx), "with size 100"))

@@ -397,8 +397,8 @@ START_TEST(kc_launch_table_kernel) {
   }
   int64_t shape[1] = {N};
   kc_array *x, *y;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, hx, &x), KC_OK);
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, hy, &y), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, hx, (size_t)shape[0] * sizeof *hx, &x), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, hy, (size_t)shape[0] * sizeof *hy, &y), KC_OK);
   /* an int scalar converts to the float32 parameter */
   kc_arg args[] = {kc_arg_i32(2), kc_arg_array(x), kc_arg_array(y)};
   ck_assert_int_eq(kc_launch(k, kc_dim((N + 127) / 128), kc_dim(128), 0, NULL, args, 3), KC_OK);

@@ -97,7 +97,7 @@ static kc_status run_on(const char *cpu, char *msg, size_t len) {
     for (int i = 0; i < N; i++) a[i] = (float)i - 100.5f;
     int64_t shape[1] = {N};
     kc_array *da, *dout;
-    ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, a, &da), KC_OK);
+    ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, a, (size_t)shape[0] * sizeof *a, &da), KC_OK);
     ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 1, shape, &dout), KC_OK);
     kc_arg args[] = {kc_arg_array(da), kc_arg_array(dout), kc_arg_f32(0.5f)};
     ck_assert_int_eq(kc_launch(k, kc_dim(3), kc_dim(128), 0, NULL, args, 3), KC_OK);

@@ -171,8 +171,8 @@ static void cubins(kc_context *ctx, const kc_device_info *info, const char *ptx_
   for (int i = 0; i < N; i++) ha[i] = (float)i, hb[i] = 3.0f - (float)i * 0.25f;
   int64_t n = N;
   kc_array *a = NULL, *b = NULL, *c = NULL;
-  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, ha, &a));
-  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, hb, &b));
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, ha, (size_t)n * sizeof *ha, &a));
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, hb, (size_t)n * sizeof *hb, &b));
   CHECK_OK(ctx, kc_array_like(a, &c));
   kc_module *m = NULL;
   kc_kernel *k = NULL;
@@ -258,8 +258,8 @@ int main(int argc, char **argv) {
   }
   int64_t shape[1] = {N};
   kc_array *a = NULL, *b = NULL, *c = NULL, *v = NULL, *d = NULL;
-  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, shape, ha, &a));
-  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, shape, hb, &b));
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, shape, ha, (size_t)shape[0] * sizeof *ha, &a));
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, shape, hb, (size_t)shape[0] * sizeof *hb, &b));
   CHECK_OK(ctx, kc_array_like(a, &c));
   int64_t big = 0x1122334455667788LL, dh[7];
   int64_t s7[1] = {7};

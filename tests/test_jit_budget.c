@@ -146,8 +146,8 @@ static void check_results(int nstmt) {
   }
   int64_t shape[1] = {NELEM};
   kc_array *da, *db, *dout;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, a, &da), KC_OK);
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, b, &db), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, a, (size_t)shape[0] * sizeof *a, &da), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, shape, b, (size_t)shape[0] * sizeof *b, &db), KC_OK);
   ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 1, shape, &dout), KC_OK);
   kc_arg args[] = {kc_arg_array(da), kc_arg_array(db), kc_arg_array(dout), kc_arg_i64(NELEM)};
   ck_assert_int_eq(kc_launch(k, kc_dim((NELEM + 127) / 128), kc_dim(128), 0, NULL, args, 4),

@@ -68,7 +68,7 @@ static kc_array *filled(kc_context *c, int64_t n) {
   float h[N];
   for (int i = 0; i < n; i++) h[i] = (float)i + 1.0f;
   kc_array *a = NULL;
-  ck_assert_int_eq(kc_array_from_host(c, KC_FLOAT32, 1, &n, h, &a), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(c, KC_FLOAT32, 1, &n, h, (size_t)n * sizeof *h, &a), KC_OK);
   return a;
 }
 
@@ -131,6 +131,23 @@ START_TEST(wrong_arguments) {
   ck_assert_int_eq(kc_launch(NULL, kc_dim(1), kc_dim(1), 0, NULL, one, 1), KC_ERR_INVALID);
   kc_array_free(two_d);
   kc_array_free(ints);
+  kc_array_free(a);
+}
+END_TEST
+
+/* A host buffer whose size is not the array's: refused both ways, nothing read. */
+START_TEST(host_byte_counts) {
+  float h[N] = {0};
+  int64_t n = N;
+  kc_array *a = (kc_array *)1;
+  expect(kc_array_from_host(ctx, KC_FLOAT32, 1, &n, h, sizeof h - 1, &a), KC_ERR_INVALID,
+         "kc_array_from_host: the array holds 400 bytes, the host buffer 399");
+  ck_assert_ptr_null(a);
+  expect(kc_array_from_host(ctx, KC_FLOAT64, 1, &n, h, sizeof h, &a), KC_ERR_INVALID,
+         "holds 800 bytes, the host buffer 400");
+  a = filled(ctx, N);
+  expect(kc_array_to_host(a, h, sizeof h + 4), KC_ERR_INVALID,
+         "the array holds 400 bytes, the host buffer 404");
   kc_array_free(a);
 }
 END_TEST
@@ -324,6 +341,7 @@ static Suite *misuse_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, wrong_arguments);
   tcase_add_test(tc, bad_shapes);
+  tcase_add_test(tc, host_byte_counts);
   tcase_add_test(tc, shared_memory_limit);
   tcase_add_test(tc, freed_arrays);
   tcase_add_test(tc, other_context);

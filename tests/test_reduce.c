@@ -56,7 +56,7 @@ static kc_array *ints(int64_t n, int32_t first) {
   ck_assert_int_le(n, 64);
   for (int64_t i = 0; i < n; i++) v[i] = first + (int32_t)i;
   kc_array *a = NULL;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 1, &n, v, &a), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 1, &n, v, (size_t)n * sizeof *v, &a), KC_OK);
   return a;
 }
 
@@ -75,7 +75,7 @@ START_TEST(typed_and_lazy) {
   double d[3] = {4.5, -2.25, 8.0}, dmin = 0;
   int64_t three = 3;
   kc_array *f = NULL;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT64, 1, &three, d, &f), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT64, 1, &three, d, (size_t)three * sizeof *d, &f), KC_OK);
   ck_assert_int_eq(kc_reduce(lazy, f, NULL, &dmin), KC_OK);  /* a second dtype */
   ck_assert(dmin == -2.25);
   kc_array_free(f);

@@ -175,7 +175,7 @@ START_TEST(array_round_trip) {
   float host[12], back[12];
   for (int i = 0; i < 12; i++) host[i] = (float)i * 0.5f;
   kc_array *a, *b, *c;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 2, shape, host, &a), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 2, shape, host, (size_t)(shape[0] * shape[1]) * sizeof *host, &a), KC_OK);
   ck_assert_int_eq(kc_array_ndim(a), 2);
   ck_assert_int_eq(kc_array_dtype(a), KC_FLOAT32);
   ck_assert_int_eq(kc_array_shape(a)[1], 4);
@@ -255,7 +255,7 @@ START_TEST(array_views) {
   int32_t host[12];
   for (int i = 0; i < 12; i++) host[i] = i;
   kc_array *a, *v, *vv;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 2, shape, host, &a), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 2, shape, host, (size_t)(shape[0] * shape[1]) * sizeof *host, &a), KC_OK);
   ck_assert_int_eq(kc_array_view(a, 1, 3, &v), KC_OK);
   ck_assert_int_eq(kc_array_shape(v)[0], 2);
   ck_assert_int_eq(kc_array_shape(v)[1], 3);

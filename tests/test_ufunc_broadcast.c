@@ -57,7 +57,7 @@ static kc_array *f64_array(int nd, const int64_t *shape, double base) {
   ck_assert_ptr_nonnull(h);
   for (int64_t i = 0; i < n; i++) h[i] = base + (double)i;
   kc_array *a = NULL;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT64, nd, shape, h, &a), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT64, nd, shape, h, (size_t)n * sizeof *h, &a), KC_OK);
   free(h);
   return a;
 }
@@ -238,7 +238,7 @@ START_TEST(large_in_chunks) {
   ck_assert(hi && rf);
   for (int64_t i = 0; i < n; i++) hi[i] = (int32_t)(i % 7919) - 3000;
   kc_array *a = NULL, *b = f64_array(1, row, 0.5), *out = NULL;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 2, s, hi, &a), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 2, s, hi, (size_t)(s[0] * s[1]) * sizeof *hi, &a), KC_OK);
   ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 2, s, &out), KC_OK);
   kc_arg args[2] = {kc_arg_array(a), kc_arg_array(b)};
   kc_array *given = out;
@@ -276,7 +276,7 @@ START_TEST(casts_inputs) {
   const int64_t s[2] = {2, 3};
   int32_t hi[6] = {-3, 0, 7, 2147483647, -2147483647 - 1, 12};
   kc_array *i32 = NULL, *b = f64_array(2, s, 0.5);
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 2, s, hi, &i32), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 2, s, hi, (size_t)(s[0] * s[1]) * sizeof *hi, &i32), KC_OK);
   kc_array *out = call_mix(kc_arg_array(i32), kc_arg_array(b));
   check_shape(out, KC_FLOAT64, 2, s);
   double *r = f64_host(out);
@@ -297,7 +297,7 @@ START_TEST(casts_inputs) {
      the float32 loop */
   float hf[6] = {1, 2, 3, 4, 5, 6}, rf[6];
   kc_array *f32 = NULL;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 2, s, hf, &f32), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 2, s, hf, (size_t)(s[0] * s[1]) * sizeof *hf, &f32), KC_OK);
   kc_arg fs[2] = {kc_arg_array(f32), kc_arg_f64(0.25)};
   out = NULL;
   ck_assert_msg(kc_vectorize_args(add, fs, 2, &out, NULL) == KC_OK, "%s", kc_last_error(ctx));
@@ -314,7 +314,7 @@ START_TEST(scalars_by_value) {
   const int64_t n = 4;
   int8_t h[4] = {-100, 0, 27, 100};
   kc_array *a = NULL;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT8, 1, &n, h, &a), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT8, 1, &n, h, (size_t)n * sizeof *h, &a), KC_OK);
   kc_arg args[2] = {kc_arg_array(a), kc_arg_i64(5)};
   kc_array *out = NULL;
   ck_assert_msg(kc_vectorize_args(iadd, args, 2, &out, NULL) == KC_OK, "%s", kc_last_error(ctx));
@@ -349,7 +349,7 @@ START_TEST(refused_casts) {
   const int64_t s[2] = {2, 2};
   double hc[8] = {0};
   kc_array *c128 = NULL, *b = f64_array(2, s, 0);
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_COMPLEX128, 2, s, hc, &c128), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_COMPLEX128, 2, s, hc, (size_t)(s[0] * s[1]) * sizeof *hc, &c128), KC_OK);
   kc_arg args[2] = {kc_arg_array(b), kc_arg_array(c128)};
   kc_array *out = NULL;
   ck_assert_int_eq(kc_vectorize_args(mix, args, 2, &out, NULL), KC_ERR_INVALID);

@@ -70,7 +70,7 @@ static void make_inputs(inputs *in, int64_t n) {
   }
   const float *h[3] = {in->x, in->mu, in->sg};
   for (int k = 0; k < 3; k++)
-    ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, &n, h[k], &in->a[k]), KC_OK);
+    ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 1, &n, h[k], (size_t)n * sizeof *h[k], &in->a[k]), KC_OK);
 }
 
 static void free_inputs(inputs *in) {
@@ -156,8 +156,8 @@ START_TEST(picks_signature) {
   for (int64_t i = 0; i < n; i++) a[i] = (double)i * 0.125, b[i] = 1.0 / (double)(i + 1),
                                   ia[i] = (int32_t)(i * 1000003 % 65536);
   kc_array *in[2], *out = NULL;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT64, 1, &n, a, &in[0]), KC_OK);
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT64, 1, &n, b, &in[1]), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT64, 1, &n, a, (size_t)n * sizeof *a, &in[0]), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT64, 1, &n, b, (size_t)n * sizeof *b, &in[1]), KC_OK);
   ck_assert_msg(kc_vectorize(k, in, 2, &out) == KC_OK, "%s", kc_last_error(ctx));
   ck_assert_int_eq(kc_array_dtype(out), KC_FLOAT64);
   ck_assert_int_eq(kc_array_to_host(out, r, n * sizeof *r), KC_OK);
@@ -165,8 +165,8 @@ START_TEST(picks_signature) {
   kc_array_free(out), kc_array_free(in[0]), kc_array_free(in[1]);
 
   out = NULL;
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 1, &n, ia, &in[0]), KC_OK);
-  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 1, &n, ia, &in[1]), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 1, &n, ia, (size_t)n * sizeof *ia, &in[0]), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_INT32, 1, &n, ia, (size_t)n * sizeof *ia, &in[1]), KC_OK);
   ck_assert_msg(kc_vectorize(k, in, 2, &out) == KC_OK, "%s", kc_last_error(ctx));
   ck_assert_int_eq(kc_array_dtype(out), KC_INT64);
   ck_assert_int_eq(kc_array_to_host(out, ir, n * sizeof *ir), KC_OK);

@@ -159,8 +159,8 @@ static void bandwidth(kc_context *ctx, const char *root) {
   float *h = malloc((size_t)n * sizeof *h);
   for (int64_t i = 0; i < n; i++) h[i] = (float)(i % 1000) * 0.5f;
   kc_array *a, *b, *out, *copy;
-  TRY(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, h, &a));
-  TRY(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, h, &b));
+  TRY(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, h, (size_t)n * sizeof *h, &a));
+  TRY(ctx, kc_array_from_host(ctx, KC_FLOAT32, 1, &n, h, (size_t)n * sizeof *h, &b));
   TRY(ctx, kc_array_like(a, &out));
   TRY(ctx, kc_array_like(a, &copy));
   kc_event *e0, *e1;

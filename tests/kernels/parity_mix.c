@@ -46,7 +46,7 @@ static void check_records_loop(void) {
   h_ok(kc_record_new(H.ctx, f, 3, sizeof(point), 1, &rec), "kc_record_new");
   int64_t n = N;
   kc_array *dp, *dout;
-  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, p, &dp), "records");
+  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, p, (size_t)n * sizeof *p, &dp), "records");
   h_poison_f64(out, 1);
   dout = h_array1(KC_FLOAT64, 1, out);
   kc_arg args[] = {kc_arg_array(dp), kc_arg_array(dout)};

@@ -52,7 +52,7 @@ static void check_packed(void) {
     h_die("packed record spelled %s", kc_record_spelling(rec));
   kc_array *da;
   int64_t n = N;
-  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, a, &da), "records from host");
+  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, a, (size_t)n * sizeof *a, &da), "records from host");
   kc_array *dout = h_array1(KC_FLOAT64, N, out);
   kc_arg args[] = {kc_arg_array(da), kc_arg_array(dout)};
   h_launch(h_kernel("packed_fields"), kc_dim(2), kc_dim(32), args, 2);
@@ -79,7 +79,7 @@ static void check_particles(void) {
   kc_record *rec = particle_record();
   kc_array *dp;
   int64_t n = N;
-  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, p, &dp), "records from host");
+  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, p, (size_t)n * sizeof *p, &dp), "records from host");
   kc_array *de = h_array1(KC_FLOAT32, N, e);
   kc_arg args[] = {kc_arg_array(dp), kc_arg_array(de)};
   h_launch(h_kernel("particles"), kc_dim(2), kc_dim(32), args, 2);
@@ -108,8 +108,8 @@ static void check_nested(void) {
   kc_record_free(prec);   /* the nested layout was copied */
   kc_array *ds, *dd;
   int64_t n = N;
-  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, src, &ds), "records from host");
-  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, dst, &dd), "records from host");
+  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, src, (size_t)n * sizeof *src, &ds), "records from host");
+  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, dst, (size_t)n * sizeof *dst, &dd), "records from host");
   kc_arg args[] = {kc_arg_array(ds), kc_arg_array(dd)};
   h_launch(h_kernel("nested"), kc_dim(1), kc_dim(64), args, 2);
   h_fetch(dd, dst);
@@ -132,7 +132,7 @@ static void check_spelled(void) {
   kc_record *rec = record(f, 2, sizeof(xy), 0);
   kc_array *da, *dout = h_array1(KC_FLOAT32, N, out);
   int64_t n = N;
-  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, a, &da), "records from host");
+  h_ok(kc_array_from_host_records(H.ctx, rec, 1, &n, a, (size_t)n * sizeof *a, &da), "records from host");
   kc_arg args[] = {kc_arg_array(da), kc_arg_array(dout)};
   h_launch(h_kernel("by_spelling"), kc_dim(1), kc_dim(64), args, 2);
   h_fetch(dout, out);
