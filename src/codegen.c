@@ -847,8 +847,35 @@ static void cg_while(cg_ctx *g, node *s) {
   LLVMPositionBuilderAtEnd(g->b, done);
 }
 
+/* The number of iterations of range(start, stop, step), as Python's len(range(...)):
+ * the distance over |step|, rounded up, computed unsigned so that ranges spanning most
+ * of the type (range(0, 2**63 - 1, 2**62 - 1) has 3) neither overflow nor wrap. A step
+ * of 0 (only possible at run time) gives no iterations. */
+static LLVMValueRef range_count(cg_ctx *g, LLVMValueRef start, LLVMValueRef stop,
+                                LLVMValueRef step, bool sgn) {
+  LLVMBuilderRef b = g->b;
+  LLVMTypeRef lt = LLVMTypeOf(start);
+  LLVMValueRef zero = LLVMConstNull(lt), one = LLVMConstInt(lt, 1, 0);
+  LLVMValueRef up = sgn ? LLVMBuildICmp(b, LLVMIntSGT, step, zero, "")
+                        : LLVMBuildICmp(b, LLVMIntNE, step, zero, "");
+  LLVMValueRef down = sgn ? LLVMBuildICmp(b, LLVMIntSLT, step, zero, "") : LLVMConstInt(g->i1, 0, 0);
+  LLVMValueRef ahead = LLVMBuildICmp(b, sgn ? LLVMIntSLT : LLVMIntULT, start, stop, "");
+  LLVMValueRef behind = LLVMBuildICmp(b, LLVMIntSGT, start, stop, "");
+  LLVMValueRef nonempty = LLVMBuildOr(b, LLVMBuildAnd(b, up, ahead, ""),
+                                      LLVMBuildAnd(b, down, behind, ""), "");
+  /* distance and |step| as unsigned numbers of the type's width: both exact */
+  LLVMValueRef dist = LLVMBuildSelect(b, up, LLVMBuildSub(b, stop, start, ""),
+                                      LLVMBuildSub(b, start, stop, ""), "");
+  LLVMValueRef mag = LLVMBuildSelect(b, down, LLVMBuildNeg(b, step, ""), step, "");
+  mag = LLVMBuildSelect(b, nonempty, mag, one, "");
+  LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildUDiv(b, LLVMBuildSub(b, dist, one, ""), mag, ""), one, "");
+  return LLVMBuildSelect(b, nonempty, n, zero, "range.len");
+}
+
 /* for i in range(start, stop, step): a hidden counter drives the loop, so assigning to
- * i in the body does not change the iteration (Python's rule). */
+ * i in the body does not change the iteration (Python's rule). The loop runs for
+ * range_count iterations; i steps alongside (nsw: it is in range whenever it is used,
+ * and the value past the last iteration is never read). */
 static void cg_for(cg_ctx *g, node *s) {
   if (s->aux_ptr) {   /* not a plain range: cg_loops.c */
     cg_for_iter(g, s);
@@ -861,30 +888,26 @@ static void cg_for(cg_ctx *g, node *s) {
   LLVMValueRef start = n >= 2 ? cg_expr_as(g, r->list.items[0], t) : LLVMConstNull(lt);
   LLVMValueRef stop = cg_expr_as(g, r->list.items[n >= 2 ? 1 : 0], t);
   LLVMValueRef step = n == 3 ? cg_expr_as(g, r->list.items[2], t) : LLVMConstInt(lt, 1, 0);
-  LLVMValueRef ctr = cg_entry_alloca(g, lt, "for.i");
+  bool sgn = t->is_signed;
+  LLVMValueRef count = range_count(g, start, stop, step, sgn);
+  LLVMValueRef ctr = cg_entry_alloca(g, lt, "for.i"), left = cg_entry_alloca(g, lt, "for.left");
   LLVMBuildStore(g->b, start, ctr);
+  LLVMBuildStore(g->b, count, left);
   LLVMBasicBlockRef cond = cg_new_bb(g, "for.cond"), body = cg_new_bb(g, "for.body"),
                     inc = cg_new_bb(g, "for.inc"), els = cg_new_bb(g, "for.else"),
                     done = cg_new_bb(g, "for.end");
   LLVMBuildBr(g->b, cond);
   LLVMPositionBuilderAtEnd(g->b, cond);
-  LLVMValueRef i = LLVMBuildLoad2(g->b, lt, ctr, "");
-  bool sgn = t->is_signed;
-  LLVMValueRef up = LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, stop, "");
-  LLVMValueRef more = up;
-  if (sgn) {
-    LLVMValueRef down = LLVMBuildICmp(g->b, LLVMIntSGT, i, stop, "");
-    LLVMValueRef pos = LLVMBuildICmp(g->b, LLVMIntSGT, step, LLVMConstNull(lt), "");
-    LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, step, LLVMConstNull(lt), "");
-    more = LLVMBuildOr(g->b, LLVMBuildAnd(g->b, pos, up, ""), LLVMBuildAnd(g->b, neg, down, ""), "");
-  }
+  LLVMValueRef more = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildLoad2(g->b, lt, left, ""),
+                                    LLVMConstNull(lt), "");
   LLVMBuildCondBr(g->b, more, body, els);
   LLVMPositionBuilderAtEnd(g->b, body);
-  store_target(g, s->a, i, t);
+  store_target(g, s->a, LLVMBuildLoad2(g->b, lt, ctr, ""), t);
   cg_loop_body(g, &s->body, done, inc);
   LLVMPositionBuilderAtEnd(g->b, inc);
   LLVMValueRef cur = LLVMBuildLoad2(g->b, lt, ctr, "");
   LLVMBuildStore(g->b, sgn ? LLVMBuildNSWAdd(g->b, cur, step, "") : LLVMBuildAdd(g->b, cur, step, ""), ctr);
+  LLVMBuildStore(g->b, LLVMBuildSub(g->b, LLVMBuildLoad2(g->b, lt, left, ""), LLVMConstInt(lt, 1, 0), ""), left);
   LLVMBuildBr(g->b, cond);
   LLVMPositionBuilderAtEnd(g->b, els);
   cg_block(g, &s->orelse);
