@@ -1,7 +1,7 @@
 # bench_table.awk — the CPU table of docs/performance.md from the tab-separated lines of
 # bench/cpu_bench.c, bench/numba_bench.py (cpu and sim) and bench/jit_scaling.c:
 #   row ID LABEL SIZE | val ID COLUMN MS | na ID COLUMN WHY | bad ID COLUMN WHY |
-#   note TEXT | skip TEXT | jit STATEMENTS CPU_MS PTX_MS REPS
+#   note TEXT | skip TEXT | jit STATEMENTS CPU_MS PTX_MS REPS | jitcall CALLS CPU_MS PTX_MS REPS
 # Prints Markdown; -v reps=N: the runs asked for (a row with fewer says so); -v dat=FILE:
 # also write the chart's data there (one line per kernel: ID, then kcc 1T / C, @njit / C,
 # kcc 2T / C 2T, @njit parallel / C 2T; "?" = missing).
@@ -18,6 +18,7 @@ $1 == "bad" { bad[$2, $3] = $4; have[$3] = 1; nbad++; next }
 $1 == "note" { notes[++nnotes] = $2; next }
 $1 == "skip" { skips[++nskips] = $2; next }
 $1 == "jit" { jit[++njit] = sprintf("| %s | %.1f | %.1f | %d |", $2, $3, $4, $5); next }
+$1 == "jitcall" { jitc[++njitc] = sprintf("| %s | %.1f | %.1f | %d |", $2, $3, $4, $5); next }
 
 function num(id, col) { return ((id, col) in v) ? v[id, col] + 0 : -1 }
 # "MS (RATIOx)" against base, or why there is no figure
@@ -96,5 +97,14 @@ END {
     print "| statements | CPU JIT ms | PTX ms | runs |"
     print "|---:|---:|---:|---:|"
     for (i = 1; i <= njit; i++) print jit[i]
+  }
+  if (njitc) {
+    print ""
+    print "The same for kernels calling one device function that holds a loop N times (its"
+    print "copies past a budget stay calls: `src/inline_budget.c`):"
+    print ""
+    print "| calls | CPU JIT ms | PTX ms | runs |"
+    print "|---:|---:|---:|---:|"
+    for (i = 1; i <= njitc; i++) print jitc[i]
   }
 }

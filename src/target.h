@@ -30,6 +30,12 @@ int tgt_fail_llvm(char **err, const char *what, char *llvm_msg);
 /* The same for an LLVMErrorRef (consumed). */
 int tgt_fail_error(char **err, const char *what, LLVMErrorRef e);
 
+/* Before either target's pipeline (inline_budget.c): mark noinline each device function
+ * whose inlined copies would together pass `budget` instructions (its call sites times
+ * its size with what it inlines), so compile time stays roughly linear in the source. */
+enum { TGT_INLINE_BUDGET = 8000 };
+void tgt_bound_inlining(LLVMModuleRef m, size_t budget);
+
 /* LLVM ends the process on a few internal failures (report_fatal_error); install, once
  * per process, a handler that first says what kcc was doing and that it is kcc's bug.
  * Both targets call this when they initialise LLVM. */

@@ -277,6 +277,7 @@ static int host_run_pipeline(LLVMModuleRef m, int opt_level, LLVMTargetMachineRe
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, opt_level >= 2);
   LLVMErrorRef e = NULL;
   host_outline_big_functions(m, HOST_OUTLINE_BUDGET);
+  if (opt_level > 0) tgt_bound_inlining(m, TGT_INLINE_BUDGET);
   for (int r = 0; r < 2 && !e && rounds[opt_level][r]; r++) {
     const char *passes = rounds[opt_level][r];
     if (r == 1) {

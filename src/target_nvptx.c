@@ -663,6 +663,7 @@ static int nvptx_run_pipeline(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_
   static const char *const pipelines[] = {
     "default<O0>,globaldce", "default<O1>", "default<O2>", "default<O3>",
   };
+  if (opt_level > 0) tgt_bound_inlining(m, TGT_INLINE_BUDGET);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(m, pipelines[opt_level], tm, opts);
   LLVMDisposePassBuilderOptions(opts);
