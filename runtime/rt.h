@@ -12,6 +12,8 @@
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
  *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
  *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
+ *   interop.c   array pointers, arrays over the caller's memory, CUDA handles
+ *   dlpack.c    DLPack export and import
  * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
  * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
  */
