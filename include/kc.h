@@ -579,6 +579,87 @@ KC_API kc_status kc_event_synchronize(kc_event *e);
 KC_API kc_status kc_event_elapsed_ms(kc_event *start, kc_event *end, float *ms);
 KC_API void kc_event_free(kc_event *e);
 
+/* ---- Interop: raw pointers, CUDA handles, DLPack -------------------------------------- */
+/* Handing kcc's arrays and CUDA objects to other libraries (cuBLAS, cuFFT, CuPy, PyTorch,
+ * NumPy...) and taking theirs, without copies. Ownership never moves silently: what
+ * kcc made, kcc frees; what the caller passes in stays the caller's (docs/runtime.md,
+ * "Interop"). CUDA handles are passed as void * (CUcontext, CUstream) and device
+ * addresses as uint64_t (CUdeviceptr), so kc.h needs no CUDA header. */
+
+/* The address of a's first element (a[0, 0, ...]; for a view, the element the view
+ * starts at, which for a negative stride is not its lowest address): the CUdeviceptr on
+ * a CUDA context, the host address on the CPU device. Valid while a (or the array it
+ * views) is alive. Like Numba's `arr.device_ctypes_pointer` /
+ * `__cuda_array_interface__['data']`.
+ * Returns KC_OK, or KC_ERR_INVALID (NULL, or a freed array). */
+KC_API kc_status kc_array_device_ptr(const kc_array *a, uint64_t *out);
+/* The host pointer of a's first element on the CPU device (as kc_array_device_ptr, as a
+ * pointer); KC_ERR_UNSUPPORTED on a CUDA context, where the elements are not in host
+ * memory. */
+KC_API kc_status kc_array_data(const kc_array *a, void **out);
+/* An array over memory the caller owns (Numba's cuda.as_cuda_array of an object with
+ * __cuda_array_interface__): nothing is copied, and kcc never frees the memory:
+ * kc_array_free frees only the handle (and the memory must outlive it and its views).
+ *   dtype:   a number dtype (not KC_RECORD)
+ *   ndim, shape: as for kc_array_new (extents >= 0)
+ *   strides: ndim strides in elements (NumPy's strides / itemsize; may be negative or
+ *            0), or NULL for C-contiguous. A non-contiguous array is passed only to
+ *            kernel parameters of any layout ('A'), as a kc_array_slice view is
+ *   ptr:     the first element: a CUdeviceptr on a CUDA context (cuMemAlloc, cudaMalloc,
+ *            a pool, managed memory...), a host address on the CPU device; aligned to
+ *            the element's size (a complex number's: its part's); not 0 unless the
+ *            shape is empty
+ * On CUDA, ptr is checked with cuPointerGetAttribute: memory CUDA does not know, or of
+ * another device, is refused. Returns KC_OK, KC_ERR_INVALID (the message says which
+ * argument and why), KC_ERR_NOMEM. */
+KC_API kc_status kc_array_from_device_ptr(kc_context *ctx, kc_dtype dtype, int ndim,
+                                          const int64_t *shape, const int64_t *strides,
+                                          uint64_t ptr, kc_array **out);
+/* The CUcontext a CUDA context runs in (the device's primary context, which the runtime
+ * API, cuBLAS, CuPy and PyTorch share), in *out. Stays kcc's: do not destroy it (retain
+ * it with cuDevicePrimaryCtxRetain to keep it past kc_context_free). KC_ERR_UNSUPPORTED
+ * on the CPU device (*out = NULL). */
+KC_API kc_status kc_context_cuda_context(kc_context *ctx, void **out);
+/* The CUstream of a stream (kc_stream_new's or kc_stream_from_cuda's), in *out, e.g.
+ * for cublasSetStream. Stays the stream's: destroyed by kc_stream_free unless it was
+ * borrowed. KC_ERR_UNSUPPORTED on the CPU device (*out = NULL). */
+KC_API kc_status kc_stream_cuda_stream(kc_stream *s, void **out);
+/* A kc_stream over the caller's CUstream (Numba's cuda.external_stream), so that
+ * launches and copies queue on it: kc_stream_free frees the handle and never destroys
+ * the CUstream, which must outlive the handle. cu_stream must belong to the context's
+ * CUcontext (checked with cuStreamGetCtx where the driver has it); NULL,
+ * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are taken as they are. Returns KC_OK,
+ * KC_ERR_INVALID (another CUcontext's stream), KC_ERR_UNSUPPORTED on the CPU device,
+ * KC_ERR_NOMEM. */
+KC_API kc_status kc_stream_from_cuda(kc_context *ctx, void *cu_stream, kc_stream **out);
+
+/* DLPack (dlpack/dlpack.h): the exchange struct of PyTorch (torch.utils.dlpack), CuPy,
+ * JAX and NumPy (np.from_dlpack). kc.h only declares the struct: include dlpack.h to
+ * read it. A kcc built without dlpack.h returns KC_ERR_UNSUPPORTED from both calls. */
+struct DLManagedTensor;
+/* Export a as a DLManagedTensor, zero-copy: data is a's first element (byte_offset 0),
+ * the device kDLCUDA with the context's ordinal or kDLCPU, shape and strides in elements
+ * as a's, the dtype kDLInt/kDLUInt/kDLFloat/kDLComplex of the element's bits (bool:
+ * kDLBool with a DLPack 0.8+ header, else kDLUInt of 8 bits; lanes 1). The tensor holds
+ * a's memory: a may be freed (kc_array_free) before the tensor's deleter runs, and the
+ * memory is released when both are gone. The consumer calls the deleter once, on the
+ * thread that uses the context (it touches the context's allocator) and before
+ * kc_context_free. Returns KC_OK, KC_ERR_INVALID (NULL, a freed array),
+ * KC_ERR_UNSUPPORTED (an array of records), KC_ERR_NOMEM. */
+KC_API kc_status kc_array_to_dlpack(kc_array *a, struct DLManagedTensor **out);
+/* Import a DLManagedTensor as an array, zero-copy (like kc_array_from_device_ptr over
+ * data + byte_offset). Checked: the device (on a CUDA context kDLCUDA of its ordinal or
+ * kDLCUDAManaged; on the CPU device kDLCPU or kDLCUDAHost; anything else is refused,
+ * named), the dtype (the codes and bits kc_array_to_dlpack makes, kDLBool of 8 bits,
+ * lanes 1), ndim (1..KC_MAX_DIMS: 0-d tensors are refused), strides (NULL:
+ * C-contiguous; otherwise the array is non-contiguous unless they are C's), the
+ * pointer's alignment and, on CUDA, its device. On success the array owns the tensor:
+ * its deleter is called once, when the array and its views are all freed. On failure
+ * the tensor is untouched and still the caller's. Returns KC_OK, KC_ERR_INVALID (the
+ * message says what was refused), KC_ERR_UNSUPPORTED (no DLPack), KC_ERR_NOMEM. */
+KC_API kc_status kc_array_from_dlpack(kc_context *ctx, struct DLManagedTensor *managed,
+                                      kc_array **out);
+
 #ifdef __cplusplus
 }
 #endif

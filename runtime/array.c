@@ -257,9 +257,19 @@ void rt_array_graveyard_free(kc_context *ctx) {
 
 static void release_owner(kc_array *owner) {
   kc_context *ctx = owner->ctx;
-  if (ctx->device == KC_DEVICE_CUDA) rt_cuda_mem_free(ctx, owner->data.dev);
-  else rt_free(ctx, owner->data.host, owner->bytes);
+  if (owner->foreign) {
+    /* the caller's memory (interop.c): hand it back, never free it */
+    if (owner->release) owner->release(owner->release_arg);
+  } else if (ctx->device == KC_DEVICE_CUDA) {
+    rt_cuda_mem_free(ctx, owner->data.dev);
+  } else {
+    rt_free(ctx, owner->data.host, owner->bytes);
+  }
   bury(owner);
+}
+
+void rt_array_unref(kc_array *owner) {
+  if (--owner->refs == 0) release_owner(owner);
 }
 
 void kc_array_free(kc_array *a) {

@@ -31,7 +31,7 @@ static int64_t slice_count(int64_t n, int64_t start, int64_t stop, int64_t step,
 
 /* Whether extents and element strides are those of a C-contiguous array (axes of
  * extent 1 may have any stride, as NumPy's flags say). */
-static int c_contiguous(const kc_array *v) {
+int rt_array_c_contiguous(const kc_array *v) {
   int64_t want = 1;
   for (int d = v->ndim - 1; d >= 0; d--) {
     if (v->shape[d] == 0) return 1;
@@ -68,7 +68,7 @@ kc_status kc_array_slice(kc_array *a, const int64_t *start, const int64_t *stop,
   if (ctx->device == KC_DEVICE_CUDA) v->data.dev = a->data.dev + (uint64_t)(skip * esize);
   else v->data.host = (char *)a->data.host + skip * esize;
   v->bytes = (size_t)(count * esize);
-  v->contiguous = c_contiguous(v);
+  v->contiguous = rt_array_c_contiguous(v);
   v->base = owner;
   v->refs = 0;
   v->freed = 0;

@@ -76,6 +76,9 @@ typedef struct rt_driver {
   PFN_cuEventSynchronize_v2000 EventSynchronize;
   PFN_cuEventElapsedTime_v2000 EventElapsedTime;
   PFN_cuEventDestroy_v4000 EventDestroy;
+  /* optional (NULL when the driver lacks them): interop's checks, skipped without */
+  PFN_cuPointerGetAttribute_v4000 PointerGetAttribute;
+  PFN_cuStreamGetCtx_v9020 StreamGetCtx;
 } rt_driver;
 
 /* The one piece of process-wide state: written once under pthread_once, then read. */
@@ -158,6 +161,8 @@ static void load_driver(void) {
   /* same signature; _v2 is the 12.8+ name, the old one stays exported */
   RESOLVE(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
   RESOLVE(EventDestroy, "cuEventDestroy_v2", NULL);
+  *(void **)&rt_drv.PointerGetAttribute = dlsym(rt_drv.lib, "cuPointerGetAttribute");
+  *(void **)&rt_drv.StreamGetCtx = dlsym(rt_drv.lib, "cuStreamGetCtx");
   if (!ok) {
     rt_drv.status = KC_ERR_NO_DEVICE;
     return;
@@ -635,6 +640,43 @@ void rt_cuda_event_free(kc_context *ctx, void *event) {
   if (event && ctx->cuda && enter(ctx) == KC_OK) rt_drv.EventDestroy((CUevent)event);
 }
 
+/* ---- Interop ------------------------------------------------------------------------- */
+void *rt_cuda_context(kc_context *ctx) { return ctx->cuda ? ctx->cuda->pctx : NULL; }
+
+kc_status rt_cuda_pointer_check(kc_context *ctx, const char *what, uint64_t ptr) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || !rt_drv.PointerGetAttribute) return status;
+  int ordinal = -1;
+  CUresult r = rt_drv.PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                          (CUdeviceptr)ptr);
+  if (r == CUDA_ERROR_INVALID_VALUE)
+    return rt_error(ctx, KC_ERR_INVALID, "%s: 0x%llx is not memory CUDA knows (not from "
+                    "cuMemAlloc/cudaMalloc, a memory pool, cuMemAllocHost or "
+                    "cuMemHostRegister)", what, (unsigned long long)ptr);
+  if (r != CUDA_SUCCESS) return cu_fail(ctx, r, "cuPointerGetAttribute");
+  if (ordinal != ctx->cuda->index)
+    return rt_error(ctx, KC_ERR_INVALID, "%s: 0x%llx is memory of CUDA device %d; the "
+                    "context's device is %d", what, (unsigned long long)ptr, ordinal,
+                    ctx->cuda->index);
+  return KC_OK;
+}
+
+kc_status rt_cuda_stream_check(kc_context *ctx, void *stream) {
+  kc_status status = enter(ctx);
+  CUstream s = (CUstream)stream;
+  if (status != KC_OK || !rt_drv.StreamGetCtx || !s || s == CU_STREAM_LEGACY ||
+      s == CU_STREAM_PER_THREAD)
+    return status;
+  CUcontext owner = NULL;
+  RT_CU(ctx, StreamGetCtx, (s, &owner));
+  if (owner != ctx->cuda->pctx)
+    return rt_error(ctx, KC_ERR_INVALID, "stream from CUDA: the CUstream belongs to another "
+                    "CUcontext than the context's (the primary context of device %d)",
+                    ctx->cuda->index);
+cleanup:
+  return status;
+}
+
 #else /* !KC_HAVE_CUDA: a CPU-only build */
 
 static kc_status no_cuda(kc_context *ctx) {
@@ -723,5 +765,12 @@ kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *
   (void)start; (void)end; (void)ms; return no_cuda(ctx);
 }
 void rt_cuda_event_free(kc_context *ctx, void *event) { (void)ctx; (void)event; }
+void *rt_cuda_context(kc_context *ctx) { (void)ctx; return NULL; }
+kc_status rt_cuda_pointer_check(kc_context *ctx, const char *what, uint64_t ptr) {
+  (void)what; (void)ptr; return no_cuda(ctx);
+}
+kc_status rt_cuda_stream_check(kc_context *ctx, void *stream) {
+  (void)stream; return no_cuda(ctx);
+}
 
 #endif

@@ -12,6 +12,8 @@
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
  *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
  *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
+ *   interop.c   array pointers, arrays over the caller's memory, CUDA handles
+ *   dlpack.c    DLPack export and import
  * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
  * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
  */
@@ -88,6 +90,12 @@ struct kc_array {
   char *record;                 /* KC_RECORD: the record's spelling (each handle its own
                                    copy); NULL for numbers */
   size_t itemsize;              /* bytes per element */
+  /* owner of memory kcc did not allocate (kc_array_from_device_ptr, kc_array_from_dlpack):
+     never freed by kcc; release (if not NULL) is called with release_arg instead when
+     the owner and its views are all freed (interop.c) */
+  int foreign;
+  void (*release)(void *arg);
+  void *release_arg;
 };
 
 /* One parameter of a kernel as the launch path checks and packs it. */
@@ -153,6 +161,8 @@ struct kc_module {
 struct kc_stream {
   kc_context *ctx;
   void *cu_stream;              /* CUstream; NULL on the CPU */
+  int borrowed;                 /* kc_stream_from_cuda: the caller's CUstream, not
+                                   destroyed by kc_stream_free */
 };
 
 struct kc_event {
@@ -191,6 +201,21 @@ void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
 kc_status rt_array_check(const kc_array *a, const char *what);
 /* Really free the handles kept in the context's graveyard (at kc_context_free). */
 void rt_array_graveyard_free(kc_context *ctx);
+/* Drop one hold on an owner's memory (a view's, an exported DLPack tensor's): the memory
+ * is released when the last one goes. */
+void rt_array_unref(kc_array *owner);
+/* array_slice.c: whether a's extents and element strides are a C-contiguous array's. */
+int rt_array_c_contiguous(const kc_array *a);
+
+/* ---- interop.c ------------------------------------------------------------------------ */
+/* A new owner array over memory kcc does not own, at ptr (the first element: a device
+ * address, or a host address on the CPU device), checked as kc_array_from_device_ptr
+ * says; strides in elements (NULL: C-contiguous). release(release_arg), if release is
+ * not NULL, runs when the array and its views are all freed. `what` names the call in
+ * messages. */
+kc_status rt_array_wrap(kc_context *ctx, const char *what, kc_dtype dtype, int ndim,
+                        const int64_t *shape, const int64_t *strides, uint64_t ptr,
+                        void (*release)(void *), void *release_arg, kc_array **out);
 
 /* ---- records.c ---------------------------------------------------------------------- */
 /* A new array of elements of itemsize bytes; record is the spelling of KC_RECORD's. */
@@ -258,6 +283,16 @@ kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream);
 kc_status rt_cuda_event_sync(kc_context *ctx, void *event);
 kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *ms);
 void rt_cuda_event_free(kc_context *ctx, void *event);
+/* Interop (interop.c): the context's CUcontext (the device's primary context). */
+void *rt_cuda_context(kc_context *ctx);
+/* KC_OK when CUDA knows ptr as memory of the context's device (cuPointerGetAttribute);
+ * else KC_ERR_INVALID naming `what`, the pointer and the device it belongs to. KC_OK
+ * when the driver lacks the call (nothing to check with). */
+kc_status rt_cuda_pointer_check(kc_context *ctx, const char *what, uint64_t ptr);
+/* KC_OK when stream (a CUstream) belongs to the context's CUcontext (cuStreamGetCtx;
+ * NULL and the special handles CU_STREAM_LEGACY, CU_STREAM_PER_THREAD always do), else
+ * KC_ERR_INVALID. KC_OK when the driver lacks the call. */
+kc_status rt_cuda_stream_check(kc_context *ctx, void *stream);
 
 /* ---- module.c ------------------------------------------------------------------- */
 /* A module of host kernels described by table (the kcc_output of a JIT compilation,

@@ -51,7 +51,8 @@ kc_status kc_stream_synchronize(kc_stream *s) {
 
 void kc_stream_free(kc_stream *s) {
   if (!s) return;
-  if (s->ctx->device == KC_DEVICE_CUDA) rt_cuda_stream_free(s->ctx, s->cu_stream);
+  if (s->ctx->device == KC_DEVICE_CUDA && !s->borrowed)   /* a borrowed one is the caller's */
+    rt_cuda_stream_free(s->ctx, s->cu_stream);
   rt_free(s->ctx, s, sizeof *s);
 }
 

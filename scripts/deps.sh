@@ -16,6 +16,9 @@ have pkg-config || need+=(pkg-config)
 have gcc || need+=(gcc)
 [ -f /usr/include/check.h ] || need+=(check)
 have valgrind || need+=(valgrind)
+# DLPack's header (kc_array_to_dlpack / kc_array_from_dlpack; without it they are
+# compiled out)
+[ -f /usr/include/dlpack/dlpack.h ] || need+=(libdlpack-dev)
 # clang with libFuzzer: the fuzz targets of tests/fuzz (make test, make test-all)
 have clang || need+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||

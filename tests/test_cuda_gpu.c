@@ -3,7 +3,9 @@
  * from kcc-kernel lines, launches with array and scalar arguments, opt-in dynamic
  * shared memory, a bad module's JIT log, streams and events; cubins (ptxas's, of kcc's
  * PTX) loaded from a file and from memory, with the table kcc put in them and with one
- * given by the caller. Exits 77 (Meson's "skipped") without a driver or a GPU.
+ * given by the caller; interop (array pointers, arrays over device memory kcc does not
+ * own, the CUcontext, a borrowed CUstream, DLPack both ways). Exits 77 (Meson's
+ * "skipped") without a driver or a GPU.
  *
  *   usage: test_cuda_gpu VECTOR_ADD_PTX   (kcc's PTX of samples/vector_add.k, written
  *                                          at build time: `kcc compile --arch=sm_70`)
@@ -20,6 +22,9 @@
 
 #include "kc.h"
 #include "kc_config.h"
+#ifdef KC_HAVE_DLPACK
+#include <dlpack/dlpack.h>
+#endif
 
 static int failures;
 
@@ -146,6 +151,117 @@ static size_t shared_optin(void) {
   int v = 0;
   enum { OPTIN = 97 };   /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
   return get(&v, OPTIN, 0) == 0 && v > 0 ? (size_t)v : 0;
+}
+
+/* The CUcontext current on this thread (cuCtxGetCurrent, from libcuda). */
+static void *current_cuda_context(void) {
+  typedef int (*get_fn)(void **);
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void *sym = lib ? dlsym(lib, "cuCtxGetCurrent") : NULL;
+  if (!sym) return NULL;
+  get_fn get;
+  memcpy(&get, &sym, sizeof sym);
+  void *c = NULL;
+  return get(&c) == 0 ? c : NULL;
+}
+
+/* DLPack on the GPU: a's export (kDLCUDA, its ordinal, its CUdeviceptr) imported back
+ * to the same pointer; a host tensor and another ordinal's refused. */
+static void dlpack_gpu(kc_context *ctx, kc_array *a, uint64_t pa) {
+#ifdef KC_HAVE_DLPACK
+  DLManagedTensor *t = NULL;
+  kc_array *back = NULL;
+  CHECK_OK(ctx, kc_array_to_dlpack(a, &t));
+  if (t) {
+    CHECK(t->dl_tensor.device.device_type == kDLCUDA && t->dl_tensor.device.device_id == 0);
+    CHECK((uint64_t)(uintptr_t)t->dl_tensor.data == pa && t->dl_tensor.byte_offset == 0);
+    CHECK_OK(ctx, kc_array_from_dlpack(ctx, t, &back));
+    uint64_t pb = 0;
+    if (back) CHECK_OK(ctx, kc_array_device_ptr(back, &pb));
+    CHECK(pb == pa);
+    if (back) kc_array_free(back);   /* runs the export's deleter */
+    else t->deleter(t);
+  }
+  float h4[4] = {0};
+  int64_t four = 4;
+  DLManagedTensor h;
+  memset(&h, 0, sizeof h);
+  h.dl_tensor.data = h4;
+  h.dl_tensor.device.device_type = kDLCPU;
+  h.dl_tensor.ndim = 1;
+  h.dl_tensor.shape = &four;
+  h.dl_tensor.dtype.code = kDLFloat;
+  h.dl_tensor.dtype.bits = 32;
+  h.dl_tensor.dtype.lanes = 1;
+  CHECK(kc_array_from_dlpack(ctx, &h, &back) == KC_ERR_INVALID &&
+        strstr(kc_last_error(ctx), "copy it with kc_array_from_host"));
+  h.dl_tensor.data = (void *)(uintptr_t)pa;
+  h.dl_tensor.device.device_type = kDLCUDA;
+  h.dl_tensor.device.device_id = 7;
+  CHECK(kc_array_from_dlpack(ctx, &h, &back) == KC_ERR_INVALID &&
+        strstr(kc_last_error(ctx), "CUDA device 7"));
+#else
+  (void)ctx; (void)a; (void)pa;
+  printf("built without dlpack.h: DLPack not checked\n");
+#endif
+}
+
+/* Interop: pointers of arrays and views, arrays over device memory kcc does not own,
+ * the CUcontext, a stream's CUstream borrowed by a second handle (launched on, freed,
+ * the CUstream still alive), DLPack. vadd adds a's and b's elements [M, 2M). */
+static void interop(kc_context *ctx, kc_kernel *vadd, kc_array *a, kc_array *b,
+                    kc_stream *s, const float *ha, const float *hb) {
+  enum { M = 1000 };
+  uint64_t pa = 0, pb = 0, pv = 0, po = 0;
+  CHECK_OK(ctx, kc_array_device_ptr(a, &pa));
+  CHECK_OK(ctx, kc_array_device_ptr(b, &pb));
+  CHECK(pa != 0 && pb != 0);
+  void *host = (void *)1;
+  CHECK(kc_array_data(a, &host) == KC_ERR_UNSUPPORTED && host == NULL);
+  kc_array *v = NULL;
+  CHECK_OK(ctx, kc_array_view(a, 100, 200, &v));
+  if (v) CHECK_OK(ctx, kc_array_device_ptr(v, &pv));
+  CHECK(pv == pa + 100 * sizeof(float));
+  kc_array_free(v);
+  void *cuctx = NULL;
+  CHECK_OK(ctx, kc_context_cuda_context(ctx, &cuctx));
+  CHECK(cuctx != NULL && cuctx == current_cuda_context());
+  int64_t m = M;
+  kc_array *wa = NULL, *wb = NULL, *out = NULL, *wout = NULL;
+  CHECK_OK(ctx, kc_array_from_device_ptr(ctx, KC_FLOAT32, 1, &m, NULL, pa + M * 4, &wa));
+  CHECK_OK(ctx, kc_array_from_device_ptr(ctx, KC_FLOAT32, 1, &m, NULL, pb + M * 4, &wb));
+  CHECK_OK(ctx, kc_array_new(ctx, KC_FLOAT32, 1, &m, &out));
+  if (out) CHECK_OK(ctx, kc_array_device_ptr(out, &po));
+  CHECK_OK(ctx, kc_array_from_device_ptr(ctx, KC_FLOAT32, 1, &m, NULL, po, &wout));
+  void *cus = NULL;
+  kc_stream *bs = NULL;
+  CHECK_OK(ctx, kc_stream_cuda_stream(s, &cus));
+  CHECK(cus != NULL);
+  CHECK_OK(ctx, kc_stream_from_cuda(ctx, cus, &bs));
+  if (wa && wb && wout && bs) {
+    kc_arg args[] = {kc_arg_array(wa), kc_arg_array(wb), kc_arg_array(wout)};
+    CHECK_OK(ctx, kc_launch(vadd, kc_dim((M + 255) / 256), kc_dim(256), 0, bs, args, 3));
+    CHECK_OK(ctx, kc_stream_synchronize(bs));
+  }
+  kc_stream_free(bs);
+  CHECK_OK(ctx, kc_stream_synchronize(s));   /* the CUstream outlived the borrowed handle */
+  kc_array_free(wa);
+  kc_array_free(wb);
+  kc_array_free(wout);                       /* frees the handle, not out's memory */
+  float *hout = malloc(M * sizeof *hout);
+  if (out) CHECK_OK(ctx, kc_array_to_host(out, hout, M * sizeof *hout));
+  for (int i = 0; i < M; i++) CHECK(hout[i] == ha[M + i] + hb[M + i]);
+  /* malloc'd memory is not CUDA's (with HMM the driver may still know it: reported) */
+  kc_array *bad = NULL;
+  kc_status st = kc_array_from_device_ptr(ctx, KC_FLOAT32, 1, &m, NULL, (uintptr_t)hout, &bad);
+  CHECK(st == KC_ERR_INVALID || st == KC_OK);
+  printf("interop: malloc'd pointer: %s %s\n", kc_status_name(st),
+         st == KC_OK ? "" : kc_last_error(ctx));
+  if (st == KC_ERR_INVALID) CHECK(strstr(kc_last_error(ctx), "not memory CUDA knows") != NULL);
+  kc_array_free(bad);
+  free(hout);
+  kc_array_free(out);
+  dlpack_gpu(ctx, a, pa);
 }
 
 /* Cubins: kcc's PTX of samples/vector_add.k through ptxas, loaded from the file (the
@@ -331,6 +447,7 @@ int main(int argc, char **argv) {
     free(hx);
     CHECK(kc_launch(fill, kc_dim(1), kc_dim(1), shared + 1, NULL, fargs, 2) == KC_ERR_LAUNCH);
     kc_array_free(xi);
+    interop(ctx, vadd, a, b, s, ha, hb);
     kc_event_free(e0);
     kc_event_free(e1);
     kc_stream_free(s);
