@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
   cfg.cpu_threads = 1;
-  cfg.cache = 0;
+  cfg.cache = -1;
   kc_context *ctx = NULL;
   if (kc_context_new(&cfg, &ctx) != KC_OK) fail("kc_context_new", ctx);
   char *warm = generate(10, -1); /* LLVM's one-time set-up out of the first figure */

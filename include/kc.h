@@ -111,27 +111,39 @@ typedef void *(*kc_alloc_fn)(void *user_data, void *ptr, size_t osize, size_t ns
 /* Diagnostic hook: called for every error, warning and note of a compilation. */
 typedef void (*kc_diag_fn)(void *user_data, const kc_diagnostic *d);
 
+/* Optimisation levels, for kc_config.opt_level and kc_compile_options.opt_level. 0 is
+ * "the default" so that a zero-initialised struct means the defaults; -O0 (no LLVM
+ * optimisation) is asked for with KC_OPT_O0, and 1..3 mean -O1..-O3. */
+#define KC_OPT_DEFAULT 0
+#define KC_OPT_O0 (-1)
+
+/* Every field's zero is its default, so `kc_config cfg = {0};` and kc_config_init(&cfg)
+ * (and a NULL config) mean the same thing. On/off fields take 0 = the default (which the
+ * named environment variable may change), 1 = on, -1 = off. */
 typedef struct kc_config {
-  kc_device_kind device; /* default KC_DEVICE_AUTO; the KC_DEVICE environment variable
+  kc_device_kind device; /* 0 = KC_DEVICE_AUTO; the KC_DEVICE environment variable
                             (cpu|cuda|auto) overrides AUTO */
   int cuda_device;       /* default 0: the CUDA device index */
-  int opt_level;         /* default 3: LLVM optimisation level 0..3 */
+  int opt_level;         /* 0 = KC_OPT_DEFAULT: -O3; KC_OPT_O0, or 1..3: LLVM's -O0..-O3;
+                            another value makes kc_context_new fail with KC_ERR_INVALID */
   int arch;              /* default 0: sm version for PTX (80 = sm_80); 0 = the device's */
   int cpu_threads;       /* default 0: worker threads of the CPU back end, 0 = all cores */
-  int verbose;           /* default 0 (or KC_VERBOSE=1): say which device was picked */
-  int lineinfo;          /* default 0: emit source line info into PTX */
-  int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache in
-                            $XDG_CACHE_HOME/kcc (~/.cache/kcc): PTX on CUDA, machine
-                            code on the CPU */
-  int bounds_check;      /* default 0 (KC_BOUNDS_CHECK=1 enables): check every array
-                            index of every kernel compiled on this context; an index
+  int verbose;           /* 0 = off unless KC_VERBOSE=1; 1 on, -1 off: say which device
+                            was picked, and print every diagnostic to stderr when there
+                            is no diag hook */
+  int lineinfo;          /* default 0 (off), 1 on: emit source line info into PTX */
+  int cache;             /* 0 = on unless KC_CACHE=0; 1 on, -1 off: the on-disk compile
+                            cache in $XDG_CACHE_HOME/kcc (~/.cache/kcc): PTX on CUDA,
+                            machine code on the CPU */
+  int bounds_check;      /* 0 = off unless KC_BOUNDS_CHECK=1; 1 on, -1 off: check every
+                            array index of every kernel compiled on this context; an index
                             out of range makes the launch (or the next synchronisation,
                             on CUDA) fail with KC_ERR_BOUNDS. Costs a compare per index */
-  int fastmath;          /* default 0: compile every kernel of this context as if it were
-                            declared @cuda.jit(fastmath=True) (docs/language.md, "Fast
-                            math"): approximate division, square root and float32 maths,
-                            fused multiply-adds, reassociation; on CUDA, float32 denormals
-                            flushed to zero. Results may differ in the last bits */
+  int fastmath;          /* default 0 (off), 1 on: compile every kernel of this context as
+                            if it were declared @cuda.jit(fastmath=True) (docs/language.md,
+                            "Fast math"): approximate division, square root and float32
+                            maths, fused multiply-adds, reassociation; on CUDA, float32
+                            denormals flushed to zero. Results may differ in the last bits */
   const char *cpu_target;/* default NULL: the CPU the CPU back end compiles for. NULL or
                             "" defer to KC_CPU_TARGET (else KC_HOST_CPU, its older
                             name); unset, or "host": this CPU with all its features;
@@ -140,11 +152,13 @@ typedef struct kc_config {
                             makes kc_context_new fail with KC_ERR_INVALID, and a level
                             this CPU cannot run makes compiling fail */
   kc_alloc_fn alloc;     /* default NULL: realloc/free */
-  kc_diag_fn diag;       /* default NULL: print diagnostics to stderr */
+  kc_diag_fn diag;       /* default NULL: diagnostics are not printed (unless verbose)
+                            but kept: kc_last_diagnostics gives them all */
   void *user_data;       /* passed to alloc and diag */
 } kc_config;
 
-/* Fill cfg with the defaults above. */
+/* Fill cfg with the defaults: every field zero, as `kc_config cfg = {0};` (the
+ * environment variables named above are read by kc_context_new). NULL: does nothing. */
 KC_API void kc_config_init(kc_config *cfg);
 
 /* ---- Context ------------------------------------------------------------------- */
@@ -162,8 +176,18 @@ KC_API kc_status kc_context_new(const kc_config *cfg, kc_context **out);
 KC_API void kc_context_free(kc_context *ctx);
 /* The device actually in use: KC_DEVICE_CPU or KC_DEVICE_CUDA. */
 KC_API kc_device_kind kc_context_device(const kc_context *ctx);
-/* The message of the last failed call on this context ("" if none). */
+/* The message of the last failed call on this context ("" if none). For a failed
+ * compilation it is the first error's text; kc_last_diagnostics has them all. A call
+ * given a NULL handle has no context to keep its message in: it keeps it per thread,
+ * and kc_last_error(NULL) returns that thread's last such message ("" if none). */
 KC_API const char *kc_last_error(const kc_context *ctx);
+/* Every diagnostic (error, warning, note) of the last compilation on this context
+ * (kc_compile_source, kc_compile_file, or a specialisation compiled at a launch), in
+ * GCC format as kcc prints them: "file:l:c: error: msg", the source line, a caret;
+ * one after another, each ending in a newline. "" when it had none (or for NULL).
+ * The library prints none of them unless the context is verbose (kc_config.verbose,
+ * KC_VERBOSE=1) and has no diag hook. Valid until the next compilation on ctx. */
+KC_API const char *kc_last_diagnostics(const kc_context *ctx);
 /* Wait until all work queued on the context's device is done. A kernel fault (a trap,
  * a barrier deadlock on the CPU, an index out of range in bounds-checked code) is
  * returned here as CUDA reports asynchronous faults;
@@ -300,11 +324,16 @@ KC_API kc_status kc_host_alloc(kc_context *ctx, size_t bytes, void **out);
 KC_API void kc_host_free(kc_context *ctx, void *p);
 
 /* ---- Compiling and loading modules ------------------------------------------------ */
+/* Options of a compilation; zero-initialised (or NULL, or kc_compile_options_init)
+ * every field means "as the context says". */
 typedef struct kc_compile_options {
   const char *const *signatures; /* "name(float32[:], int32)" for untyped kernels */
   int nsignatures;
-  int opt_level;                 /* -1 = the context's */
-  int lineinfo;                  /* emit line info */
+  int opt_level;                 /* 0 = KC_OPT_DEFAULT: the context's (kc_config.opt_level);
+                                    KC_OPT_O0, or 1..3: -O0..-O3; another value is
+                                    KC_ERR_INVALID */
+  int lineinfo;                  /* 0 = the context's (kc_config.lineinfo), 1 = emit line
+                                    info, -1 = do not */
   int bounds_check;              /* 0 = the context's (kc_config.bounds_check), 1 = check
                                     every array index, -1 = do not */
   int fastmath;                  /* 0 = the context's (kc_config.fastmath), 1 = every kernel
@@ -317,9 +346,14 @@ typedef struct kc_compile_options {
                                     debug info in its code */
 } kc_compile_options;
 
+/* Fill opts with the defaults: every field zero, as `kc_compile_options o = {0};`.
+ * NULL: does nothing. */
+KC_API void kc_compile_options_init(kc_compile_options *opts);
+
 /* Compile kernel source for the context's device. name is used in diagnostics
- * (e.g. the file name). Diagnostics go to the config's diag hook; the first error's
- * text is also kept as kc_last_error. opts may be NULL. */
+ * (e.g. the file name). Diagnostics go to the config's diag hook (printed to stderr
+ * only when there is none and the context is verbose); all of them are kept for
+ * kc_last_diagnostics, and the first error's text as kc_last_error. opts may be NULL. */
 KC_API kc_status kc_compile_source(kc_context *ctx, const char *name, const char *source,
                                    size_t len, const kc_compile_options *opts,
                                    kc_module **out);
@@ -355,7 +389,11 @@ KC_API void kc_module_free(kc_module *m);
 KC_API kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out);
 /* Number of parameters (-1 when the kernel is untyped: specialised at launch). */
 KC_API int kc_kernel_param_count(const kc_kernel *k);
-/* The kernel's signature in Numba spelling, "add(float32[:], float32[:], int32)". */
+/* The kernel's signature in Numba spelling, "add(float32[:], float32[:], int32)". For
+ * an untyped kernel (specialised at launch), the signatures it has been compiled for so
+ * far, one a line in the order of their first launch, as Numba's kernel.signatures:
+ * "add(float32[:], int32)\nadd(float64[:], int32)"; "add(untyped)" before the first.
+ * Valid until the next launch of the kernel or kc_module_free. "" for NULL. */
 KC_API const char *kc_kernel_signature(const kc_kernel *k);
 
 /* ---- Launching --------------------------------------------------------------------- */
@@ -485,6 +523,10 @@ typedef enum kc_casting {
 typedef struct kc_ufunc_options {
   kc_casting casting;       /* KC_CASTING_SAME_KIND (0) unless set */
 } kc_ufunc_options;
+
+/* Fill opts with the defaults: every field zero, as `kc_ufunc_options o = {0};`.
+ * NULL: does nothing. */
+KC_API void kc_ufunc_options_init(kc_ufunc_options *opts);
 
 /* Call a @vectorize function as NumPy calls a ufunc: f(a, b, out=o, casting=...).
  *   k:     as for kc_vectorize

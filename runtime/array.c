@@ -35,7 +35,9 @@ static kc_status shape_bytes(kc_context *ctx, size_t itemsize, int ndim,
 
 kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim, const int64_t *shape,
                        kc_array **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_array_new");
+  RT_NEED(ctx, out, "kc_array_new");
+  RT_NEED(ctx, shape, "kc_array_new");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   if ((unsigned)dtype >= KC_DTYPE_COUNT)
@@ -85,9 +87,11 @@ kc_status rt_array_alloc(kc_context *ctx, kc_dtype dtype, const char *record,
 kc_status kc_array_from_host(kc_context *ctx, kc_dtype dtype, int ndim,
                              const int64_t *shape, const void *host, size_t bytes,
                              kc_array **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_array_from_host");
+  RT_NEED(ctx, out, "kc_array_from_host");
+  RT_NEED(ctx, shape, "kc_array_from_host");
   *out = NULL;
-  if (!host) return rt_error(ctx, KC_ERR_INVALID, "array: host data is NULL");
+  RT_NEED(ctx, host, "kc_array_from_host");
   kc_array *a;
   kc_status s = kc_array_new(ctx, dtype, ndim, shape, &a);
   if (s != KC_OK) return s;
@@ -113,14 +117,16 @@ kc_status rt_array_check(const kc_array *a, const char *what) {
 }
 
 kc_status kc_array_like(const kc_array *a, kc_array **out) {
-  if (!a || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_like");
+  RT_NEED(a->ctx, out, "kc_array_like");
   *out = NULL;
   if (rt_array_check(a, "array like") != KC_OK) return KC_ERR_INVALID;
   return rt_array_alloc(a->ctx, a->dtype, a->record, a->itemsize, a->ndim, a->shape, out);
 }
 
 kc_status kc_array_view(kc_array *a, int64_t start, int64_t stop, kc_array **out) {
-  if (!a || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_view");
+  RT_NEED(a->ctx, out, "kc_array_view");
   *out = NULL;
   kc_context *ctx = a->ctx;
   if (rt_array_check(a, "array view") != KC_OK) return KC_ERR_INVALID;
@@ -169,7 +175,8 @@ static kc_status check_host_copy(kc_array *a, const void *host, size_t bytes) {
 }
 
 kc_status kc_array_to_host(kc_array *a, void *host, size_t bytes) {
-  if (!a) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_to_host");
+  RT_NEED(a->ctx, host, "kc_array_to_host");
   kc_status s = check_host_copy(a, host, bytes);
   if (s != KC_OK) return s;
   if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_copy_dtoh(a->ctx, host, a->data.dev, bytes);
@@ -178,7 +185,8 @@ kc_status kc_array_to_host(kc_array *a, void *host, size_t bytes) {
 }
 
 kc_status kc_array_copy_from_host(kc_array *a, const void *host, size_t bytes) {
-  if (!a) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_copy_from_host");
+  RT_NEED(a->ctx, host, "kc_array_copy_from_host");
   kc_status s = check_host_copy(a, host, bytes);
   if (s != KC_OK) return s;
   if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_copy_htod(a->ctx, a->data.dev, host, bytes);
@@ -187,7 +195,8 @@ kc_status kc_array_copy_from_host(kc_array *a, const void *host, size_t bytes) {
 }
 
 kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
-  if (!dst || !src) return KC_ERR_INVALID;
+  RT_NEED(NULL, dst, "kc_array_copy");
+  RT_NEED(dst->ctx, src, "kc_array_copy");
   kc_context *ctx = dst->ctx;
   if (rt_array_check(dst, "array copy: destination") != KC_OK ||
       rt_array_check(src, "array copy: source") != KC_OK)
@@ -209,7 +218,8 @@ kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
 }
 
 kc_status kc_array_fill(kc_array *a, const void *value) {
-  if (!a) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_fill");
+  RT_NEED(a->ctx, value, "kc_array_fill");
   if (rt_array_check(a, "array fill") != KC_OK || need_contiguous(a, "array fill") != KC_OK)
     return KC_ERR_INVALID;
   if (!value) return rt_error(a->ctx, KC_ERR_INVALID, "array fill: value is NULL");
@@ -224,7 +234,7 @@ kc_status kc_array_fill(kc_array *a, const void *value) {
 }
 
 kc_status kc_array_zero(kc_array *a) {
-  if (!a) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_zero");
   if (rt_array_check(a, "array zero") != KC_OK || need_contiguous(a, "array zero") != KC_OK)
     return KC_ERR_INVALID;
   if (a->ctx->device == KC_DEVICE_CUDA) {
@@ -304,7 +314,8 @@ int64_t kc_array_size(const kc_array *a) {
 #define HOST_HEADER 16
 
 kc_status kc_host_alloc(kc_context *ctx, size_t bytes, void **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_host_alloc");
+  RT_NEED(ctx, out, "kc_host_alloc");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   if (ctx->device == KC_DEVICE_CUDA) return rt_cuda_host_alloc(ctx, bytes, out);

@@ -43,7 +43,8 @@ int rt_array_c_contiguous(const kc_array *v) {
 
 kc_status kc_array_slice(kc_array *a, const int64_t *start, const int64_t *stop,
                          const int64_t *step, kc_array **out) {
-  if (!a || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_slice");
+  RT_NEED(a->ctx, out, "kc_array_slice");
   *out = NULL;
   kc_context *ctx = a->ctx;
   if (rt_array_check(a, "array slice") != KC_OK) return KC_ERR_INVALID;

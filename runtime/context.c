@@ -76,9 +76,18 @@ void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len) {
 }
 
 /* ---- Errors and allocation ---------------------------------------------------------- */
+/* The last error of a call that had no context to keep it in (a NULL handle): one per
+ * thread, so that two threads' calls do not mix their messages; kc_last_error(NULL). */
+static _Thread_local char no_context_err[RT_ERR_LEN];
+
 kc_status rt_verror(kc_context *ctx, kc_status s, const char *fmt, va_list ap) {
   if (ctx) vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+  else vsnprintf(no_context_err, sizeof no_context_err, fmt, ap);
   return s;
+}
+
+kc_status rt_null_arg(kc_context *ctx, const char *call, const char *what) {
+  return rt_error(ctx, KC_ERR_INVALID, "%s: %s is NULL", call, what);
 }
 
 kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...) {
@@ -137,16 +146,32 @@ int rt_cpu_count(void) {
 
 /* ---- Configuration and contexts -------------------------------------------------------- */
 void kc_config_init(kc_config *cfg) {
-  memset(cfg, 0, sizeof *cfg);
-  cfg->device = KC_DEVICE_AUTO;
-  cfg->opt_level = 3;
-  cfg->cache = 1;
-  const char *v = getenv("KC_VERBOSE");
-  cfg->verbose = v && *v && strcmp(v, "0") != 0;
-  const char *c = getenv("KC_CACHE");
-  if (c && strcmp(c, "0") == 0) cfg->cache = 0;
-  const char *b = getenv("KC_BOUNDS_CHECK");
-  cfg->bounds_check = b && *b && strcmp(b, "0") != 0;
+  if (cfg) memset(cfg, 0, sizeof *cfg);
+}
+
+/* An on/off field: 1 on, -1 off, 0 the default, which the environment variable env
+ * may set ("0" off, anything else on). */
+static int config_switch(int value, const char *env, int dflt) {
+  if (value) return value > 0;
+  const char *e = getenv(env);
+  if (e && *e) return strcmp(e, "0") != 0;
+  return dflt;
+}
+
+/* ctx->cfg as the caller gave it (zero meaning "the default") turned into the values
+ * the rest of the runtime reads: opt_level 0..3, the switches 0 or 1. */
+static kc_status resolve_config(kc_context *ctx) {
+  kc_config *c = &ctx->cfg;
+  if (c->opt_level < KC_OPT_O0 || c->opt_level > 3)
+    return rt_error(ctx, KC_ERR_INVALID, "config: opt_level %d is not KC_OPT_DEFAULT (0), "
+                    "KC_OPT_O0 or 1..3", c->opt_level);
+  c->opt_level = c->opt_level == KC_OPT_DEFAULT ? 3 : c->opt_level == KC_OPT_O0 ? 0 : c->opt_level;
+  c->cache = config_switch(c->cache, "KC_CACHE", 1);
+  c->verbose = config_switch(c->verbose, "KC_VERBOSE", 0);
+  c->bounds_check = config_switch(c->bounds_check, "KC_BOUNDS_CHECK", 0);
+  c->lineinfo = c->lineinfo > 0;
+  c->fastmath = c->fastmath > 0;
+  return KC_OK;
 }
 
 static void cpu_limits(rt_limits *l) {
@@ -208,7 +233,7 @@ static kc_status resolve_cpu_target(kc_context *ctx) {
 }
 
 kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
-  if (!out) return KC_ERR_INVALID;
+  RT_NEED(NULL, out, "kc_context_new");
   *out = NULL;
   kc_config defaults;
   if (!cfg) {
@@ -223,7 +248,8 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
   ctx->err[0] = '\0';
 
   kc_device_kind want;
-  kc_status s = resolve_cpu_target(ctx);
+  kc_status s = resolve_config(ctx);
+  if (s == KC_OK) s = resolve_cpu_target(ctx);
   if (s == KC_OK) s = requested_device(ctx, &want);
   if (s != KC_OK) {
     *out = ctx;
@@ -237,7 +263,7 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
   s = rt_cuda_open(ctx, cfg->cuda_device);
   if (s == KC_OK) {
     ctx->device = KC_DEVICE_CUDA;
-    if (cfg->verbose) {
+    if (ctx->cfg.verbose) {
       kc_device_info info;
       if (rt_cuda_info(ctx, cfg->cuda_device, &info) == KC_OK)
         fprintf(stderr, "kcc: using CUDA device %d: %s (sm_%d%d)\n", cfg->cuda_device,
@@ -264,6 +290,7 @@ void kc_context_free(kc_context *ctx) {
   if (ctx->pool) rt_pool_free(ctx->pool);
   rt_array_graveyard_free(ctx);
   if (ctx->cuda) rt_cuda_close(ctx);
+  rt_free(ctx, ctx->diags, ctx->diags_cap);
   if (ctx->cfg.alloc) ctx->cfg.alloc(ctx->cfg.user_data, ctx, sizeof *ctx, 0);
   else free(ctx);
 }
@@ -272,10 +299,14 @@ kc_device_kind kc_context_device(const kc_context *ctx) {
   return ctx ? ctx->device : KC_DEVICE_CPU;
 }
 
-const char *kc_last_error(const kc_context *ctx) { return ctx ? ctx->err : ""; }
+const char *kc_last_error(const kc_context *ctx) { return ctx ? ctx->err : no_context_err; }
+
+const char *kc_last_diagnostics(const kc_context *ctx) {
+  return ctx && ctx->diags ? ctx->diags : "";
+}
 
 kc_status kc_synchronize(kc_context *ctx) {
-  if (!ctx) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_synchronize");
   if (ctx->broken) return rt_context_usable(ctx);
   if (ctx->device == KC_DEVICE_CUDA) {
     kc_status s = rt_cuda_synchronize(ctx);
@@ -291,13 +322,13 @@ kc_status kc_synchronize(kc_context *ctx) {
 
 /* ---- Devices ------------------------------------------------------------------------ */
 kc_status kc_cuda_device_count(int *count) {
-  if (!count) return KC_ERR_INVALID;
+  RT_NEED(NULL, count, "kc_cuda_device_count");
   *count = 0;
   return rt_cuda_count(NULL, count);
 }
 
 kc_status kc_cuda_device_info(int index, kc_device_info *info) {
-  if (!info) return KC_ERR_INVALID;
+  RT_NEED(NULL, info, "kc_cuda_device_info");
   memset(info, 0, sizeof *info);
   return rt_cuda_info(NULL, index, info);
 }
@@ -334,7 +365,8 @@ static void cpu_info(kc_device_info *info) {
 }
 
 kc_status kc_context_device_info(kc_context *ctx, kc_device_info *info) {
-  if (!ctx || !info) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_context_device_info");
+  RT_NEED(ctx, info, "kc_context_device_info");
   if (ctx->broken) return rt_context_usable(ctx);
   if (ctx->device == KC_DEVICE_CUDA) return rt_cuda_info(ctx, ctx->cfg.cuda_device, info);
   cpu_info(info);
@@ -424,7 +456,7 @@ static void detect_cuda(text *t) {
 }
 
 kc_status kc_detect(char *buf, size_t len, size_t *needed) {
-  if (!buf && len) return KC_ERR_INVALID;
+  if (!buf && len) return rt_null_arg(NULL, "kc_detect", "buf (with len > 0)");
   text t = {buf, len, 0};
   if (len) buf[0] = '\0';
   put(&t, "kcc %s\n", KC_VERSION);

@@ -324,7 +324,9 @@ static kc_status run(kc_context *ctx, kc_kernel *k, kc_array *const *inputs, int
 
 kc_status kc_guvectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
                          kc_array **outputs, int noutputs) {
-  if (!k) return KC_ERR_INVALID;
+  RT_NEED(NULL, k, "kc_guvectorize");
+  RT_NEED(k->mod->ctx, inputs, "kc_guvectorize");
+  RT_NEED(k->mod->ctx, outputs, "kc_guvectorize");
   kc_context *ctx = k->mod->ctx;
   if (ninputs < 1 || noutputs < 1 || ninputs + noutputs > GU_MAX || !inputs || !outputs)
     return rt_error(ctx, KC_ERR_INVALID, "guvectorize '%s': bad argument lists (%d inputs, "

@@ -458,8 +458,9 @@ static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3
 
 kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_bytes,
                     kc_stream *stream, const kc_arg *args, int nargs) {
-  if (!k) return KC_ERR_INVALID;
+  RT_NEED(NULL, k, "kc_launch");
   kc_context *ctx = k->mod->ctx;
+  if (nargs > 0 && !args) return rt_null_arg(ctx, "kc_launch", "args (with nargs > 0)");
   if (stream && stream->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': the stream belongs to another context",
                     k->name);
@@ -518,7 +519,8 @@ kc_status rt_grid_stride_shape(kc_kernel *k, int64_t n, unsigned *grid, unsigned
 
 kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int *block,
                                   int *min_grid) {
-  if (!k || !block) return KC_ERR_INVALID;
+  RT_NEED(NULL, k, "kc_kernel_suggest_block");
+  RT_NEED(k->mod->ctx, block, "kc_kernel_suggest_block");
   kc_context *ctx = k->mod->ctx;
   if (k->nparams < 0)
     return rt_error(ctx, KC_ERR_INVALID,

@@ -36,6 +36,7 @@ static void kernel_clear(kc_context *ctx, kc_kernel *k) {
   rt_free_str(ctx, k->name);
   rt_free_str(ctx, k->symbol);
   rt_free_str(ctx, k->signature);
+  rt_free_str(ctx, k->listing);
   if (k->params) {
     for (int i = 0; i < k->nparams; i++) {
       rt_free_str(ctx, k->params[i].name);
@@ -301,24 +302,6 @@ static kc_status bind_cuda_functions(kc_module *m) {
   return bind_error_record(m);
 }
 
-/* Diagnostics of a specialisation: its warnings (e.g. "kernel 'k' has no parameter
- * types" for the other untyped kernels) were shown by the first compilation, so only
- * errors and their notes go on to the context's hook. */
-typedef struct spec_diag {
-  kc_context *ctx;
-  int pass_notes;
-} spec_diag;
-
-static void spec_diag_fn(void *user_data, const kc_diagnostic *d) {
-  spec_diag *sd = user_data;
-  if (d->severity == KC_SEV_WARNING) sd->pass_notes = 0;
-  if (d->severity == KC_SEV_WARNING || (d->severity == KC_SEV_NOTE && !sd->pass_notes))
-    return;
-  if (d->severity == KC_SEV_ERROR) sd->pass_notes = 1;
-  if (sd->ctx->cfg.diag) sd->ctx->cfg.diag(sd->ctx->cfg.user_data, d);
-  else if (d->text) fputs(d->text, stderr);
-}
-
 /* A cached CPU entry holds object code, linked here into a JIT; a PTX entry is ready.
  * When the object cannot be linked the entry is dropped (and replaced once compiled). */
 static int link_cached(const kcc_options *o, kcc_output *res) {
@@ -333,7 +316,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
                          kc_module **out) {
   kcc_options o;
   kcc_output res;
-  spec_diag sd = {ctx, 0};
+  rt_diag_route route = {ctx, specialising, 0};
   kcc_options_init(&o);
   memset(&res, 0, sizeof res);
   o.opt_level = opt_level;
@@ -344,12 +327,10 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   o.sigs = sigs;
   o.nsigs = nsigs;
   o.alloc = ctx->cfg.alloc;
-  o.diag = ctx->cfg.diag;
   o.user_data = ctx->cfg.user_data;
-  if (specialising) {
-    o.diag = spec_diag_fn;
-    o.user_data = &sd;
-  }
+  o.diag = rt_diag_route_fn;
+  o.diag_user_data = &route;
+  rt_diags_reset(ctx);
   if (ctx->device == KC_DEVICE_CUDA) {
     kc_device_info info;
     kc_status s = rt_cuda_info(ctx, ctx->cfg.cuda_device, &info);
@@ -418,29 +399,38 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   return KC_OK;
 }
 
+void kc_compile_options_init(kc_compile_options *opts) {
+  if (opts) memset(opts, 0, sizeof *opts);
+}
+
 kc_status kc_compile_source(kc_context *ctx, const char *name, const char *source,
                             size_t len, const kc_compile_options *opts, kc_module **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_compile_source");
+  RT_NEED(ctx, out, "kc_compile_source");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
-  if (!source) return rt_error(ctx, KC_ERR_INVALID, "compile: source is NULL");
+  RT_NEED(ctx, source, "kc_compile_source");
   if (!name) name = "<source>";
   int opt = ctx->cfg.opt_level, lineinfo = ctx->cfg.lineinfo;
   int bounds = ctx->cfg.bounds_check != 0, fast = ctx->cfg.fastmath != 0, debug = 0;
   const char *const *sigs = NULL;
   int nsigs = 0;
   if (opts) {
-    if (opts->opt_level >= 0) opt = opts->opt_level;
+    /* zero is "the context's" in every field (kc.h) */
+    if (opts->opt_level < KC_OPT_O0 || opts->opt_level > 3)
+      return rt_error(ctx, KC_ERR_INVALID, "compile: opt_level %d is not KC_OPT_DEFAULT (0), "
+                      "KC_OPT_O0 or 1..3", opts->opt_level);
+    if (opts->opt_level != KC_OPT_DEFAULT)
+      opt = opts->opt_level == KC_OPT_O0 ? 0 : opts->opt_level;
     if (opts->bounds_check) bounds = opts->bounds_check > 0;
     if (opts->fastmath) fast = opts->fastmath > 0;
-    lineinfo = lineinfo || opts->lineinfo;
+    if (opts->lineinfo) lineinfo = opts->lineinfo > 0;
     debug = opts->debug > 0;
     sigs = opts->signatures;
     nsigs = opts->nsignatures;
     if (nsigs < 0 || (nsigs > 0 && !sigs))
       return rt_error(ctx, KC_ERR_INVALID, "compile: bad signature list");
   }
-  if (opt < 0 || opt > 3) opt = 3;
   return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, bounds, fast, debug, 0,
                  out);
 }
@@ -487,9 +477,10 @@ static kc_status read_whole_file(kc_context *ctx, const char *path, char **out,
 
 kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_options *opts,
                           kc_module **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_compile_file");
+  RT_NEED(ctx, out, "kc_compile_file");
   *out = NULL;
-  if (!path) return rt_error(ctx, KC_ERR_INVALID, "compile: path is NULL");
+  RT_NEED(ctx, path, "kc_compile_file");
   char *buf = NULL;
   size_t len = 0, cap = 0;
   kc_status s = read_whole_file(ctx, path, &buf, &len, &cap);
@@ -649,7 +640,9 @@ static kc_status need_cuda(kc_context *ctx, rt_image_kind kind) {
 
 kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
                                const char *kernel_table, kc_module **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_module_load_image");
+  RT_NEED(ctx, out, "kc_module_load_image");
+  RT_NEED(ctx, data, "kc_module_load_image");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   if (!data) return rt_error(ctx, KC_ERR_INVALID, "module image is NULL");
@@ -686,7 +679,9 @@ kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
 }
 
 kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len, kc_module **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_module_load_ptx");
+  RT_NEED(ctx, out, "kc_module_load_ptx");
+  RT_NEED(ctx, ptx, "kc_module_load_ptx");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   if (!ptx) return rt_error(ctx, KC_ERR_INVALID, "PTX is NULL");
@@ -698,7 +693,9 @@ kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len, kc_mo
 }
 
 kc_status kc_module_load_file(kc_context *ctx, const char *path, kc_module **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_module_load_file");
+  RT_NEED(ctx, out, "kc_module_load_file");
+  RT_NEED(ctx, path, "kc_module_load_file");
   *out = NULL;
   if (!path) return rt_error(ctx, KC_ERR_INVALID, "module path is NULL");
   char *buf = NULL;
@@ -721,7 +718,9 @@ kc_status kc_module_load_file(kc_context *ctx, const char *path, kc_module **out
 
 /* ---- Kernels by name ---------------------------------------------------------------------- */
 kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out) {
-  if (!m || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, m, "kc_module_get_kernel");
+  RT_NEED(m->ctx, out, "kc_module_get_kernel");
+  RT_NEED(m->ctx, name, "kc_module_get_kernel");
   *out = NULL;
   if (!name) return rt_error(m->ctx, KC_ERR_INVALID, "kernel name is NULL");
   for (int i = 0; i < m->nkernels; i++)
@@ -733,7 +732,24 @@ kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out) 
 }
 
 int kc_kernel_param_count(const kc_kernel *k) { return k ? k->nparams : 0; }
-const char *kc_kernel_signature(const kc_kernel *k) { return k ? k->signature : ""; }
+const char *kc_kernel_signature(const kc_kernel *k) {
+  if (!k) return "";
+  return k->listing ? k->listing : k->signature;
+}
+
+/* Add sig to an untyped kernel's listing (Numba's kernel.signatures), in the order the
+ * specialisations were compiled. Out of memory leaves the listing as it was. */
+static void list_spec(kc_kernel *k, const char *sig) {
+  kc_context *ctx = k->mod->ctx;
+  size_t old = k->listing ? strlen(k->listing) : 0, n = strlen(sig);
+  char *l = rt_alloc(ctx, old + (old ? 1 : 0) + n + 1);   /* rt_free_str's size */
+  if (!l) return;
+  if (old) memcpy(l, k->listing, old);
+  if (old) l[old++] = '\n';
+  memcpy(l + old, sig, n + 1);
+  rt_free_str(ctx, k->listing);
+  k->listing = l;
+}
 
 /* ---- Specialising untyped kernels ---------------------------------------------------------- */
 /* A tuple argument's type as a signature spells it; -1 if it is not a tuple of 1 to
@@ -882,6 +898,7 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
   sp->nargs = keyed ? nargs : -1;   /* unkeyed: never matched by key */
   sp->keylen = keyed ? keylen : 0;
   if (keyed) memcpy(sp->key, key, (size_t)keylen);
+  list_spec(k, sig);
   *out = sp->typed;
   return KC_OK;
 }

@@ -47,7 +47,8 @@ static xoro_state splitmix_seed(uint64_t seed) {
 }
 
 kc_status kc_random_states(kc_context *ctx, int64_t n, uint64_t seed, kc_array **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_random_states");
+  RT_NEED(ctx, out, "kc_random_states");
   if (n < 1)
     return rt_error(ctx, KC_ERR_INVALID, "kc_random_states: n is %lld; it must be at "
                     "least 1", (long long)n);

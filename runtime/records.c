@@ -75,7 +75,9 @@ static kc_status build(kc_record *r, const kc_record_field *fields, int n, size_
 
 kc_status kc_record_new(kc_context *ctx, const kc_record_field *fields, int nfields,
                         size_t size, int aligned, kc_record **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_record_new");
+  RT_NEED(ctx, out, "kc_record_new");
+  RT_NEED(ctx, fields, "kc_record_new");
   *out = NULL;
   if (!fields || nfields < 1)
     return rt_error(ctx, KC_ERR_INVALID, "record: it needs at least one field");
@@ -114,7 +116,10 @@ size_t kc_record_size(const kc_record *r) { return r && r->t ? (size_t)r->t->rec
 
 kc_status kc_array_new_records(kc_context *ctx, const kc_record *rec, int ndim,
                                const int64_t *shape, kc_array **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_array_new_records");
+  RT_NEED(ctx, out, "kc_array_new_records");
+  RT_NEED(ctx, shape, "kc_array_new_records");
+  RT_NEED(ctx, rec, "kc_array_new_records");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   if (!rec || !rec->t) return rt_error(ctx, KC_ERR_INVALID, "array of records: no record");
@@ -125,9 +130,12 @@ kc_status kc_array_new_records(kc_context *ctx, const kc_record *rec, int ndim,
 kc_status kc_array_from_host_records(kc_context *ctx, const kc_record *rec, int ndim,
                                      const int64_t *shape, const void *host, size_t bytes,
                                      kc_array **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_array_from_host_records");
+  RT_NEED(ctx, out, "kc_array_from_host_records");
+  RT_NEED(ctx, shape, "kc_array_from_host_records");
+  RT_NEED(ctx, rec, "kc_array_from_host_records");
   *out = NULL;
-  if (!host) return rt_error(ctx, KC_ERR_INVALID, "array: host data is NULL");
+  RT_NEED(ctx, host, "kc_array_from_host_records");
   kc_array *a;
   kc_status s = kc_array_new_records(ctx, rec, ndim, shape, &a);
   if (s == KC_OK && (s = kc_array_copy_from_host(a, host, bytes)) != KC_OK) kc_array_free(a);

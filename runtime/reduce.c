@@ -115,7 +115,9 @@ static kc_status reduce_stages(kc_kernel *k, kc_array *arr, kc_array *out, const
 }
 
 kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result) {
-  if (!k) return KC_ERR_INVALID;
+  RT_NEED(NULL, k, "kc_reduce");
+  RT_NEED(k->mod->ctx, arr, "kc_reduce");
+  RT_NEED(k->mod->ctx, result, "kc_reduce");
   kc_context *ctx = k->mod->ctx;
   if (!arr || !result)
     return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': %s is NULL", k->name,

@@ -71,6 +71,10 @@ struct kc_context {
      freed memory; a ring: older handles are really freed */
   kc_array *graveyard[RT_GRAVEYARD];
   unsigned graveyard_next;
+  char *diags;                  /* kc_last_diagnostics: the texts of the last compile's
+                                   diagnostics, one after another (rt_alloc'd; NULL when
+                                   none) */
+  size_t diags_len, diags_cap;
 };
 
 struct kc_array {
@@ -132,6 +136,8 @@ struct kc_kernel {
   unsigned max_threads;         /* of this kernel (registers may lower it on CUDA) */
   size_t shared_optin_set;      /* dynamic shared bytes already allowed on CUDA */
   kc_kernel *next_overload;     /* another compiled signature of the same name */
+  char *listing;                /* untyped: the signatures of its specialisations so far,
+                                   one a line (kc_kernel_signature); NULL before any */
 };
 
 struct kc_module {
@@ -180,6 +186,14 @@ kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...)
 #endif
     ;
 kc_status rt_verror(kc_context *ctx, kc_status s, const char *fmt, va_list ap);
+/* KC_ERR_INVALID with "<call>: <what> is NULL", kept in ctx, or when ctx is NULL in the
+ * calling thread's last error (kc_last_error(NULL)). */
+kc_status rt_null_arg(kc_context *ctx, const char *call, const char *what);
+/* Return that error from the calling kc_ function when the argument p is NULL. */
+#define RT_NEED(ctx, p, call)                                                            \
+  do {                                                                                   \
+    if (!(p)) return rt_null_arg((ctx), (call), #p);                                     \
+  } while (0)
 /* KC_OK, or for a context whose kc_context_new failed, that failure again. */
 kc_status rt_context_usable(kc_context *ctx);
 void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
@@ -194,6 +208,20 @@ uint16_t rt_f16_bits(double v);
 int rt_dtype_is_signed(kc_dtype t);
 /* "float32[:, :]" or "int32" into buf. */
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
+
+/* ---- diagnostics.c ---------------------------------------------------------------- */
+/* A compilation's diagnostic hook (kcc_options.diag, user_data the rt_diag_route): keeps
+ * each diagnostic's text for kc_last_diagnostics, then hands it to kc_config.diag, or
+ * prints it to stderr when the context is verbose. When specialising, a kernel's
+ * warnings (and their notes) were shown by the module's own compilation: dropped. */
+typedef struct rt_diag_route {
+  kc_context *ctx;
+  int specialising;
+  int pass_notes;               /* the last error or warning was passed on */
+} rt_diag_route;
+void rt_diag_route_fn(void *user_data, const kc_diagnostic *d);
+/* Forget the diagnostics of the previous compilation (at the start of a new one). */
+void rt_diags_reset(kc_context *ctx);
 
 /* ---- array.c ---------------------------------------------------------------------- */
 /* KC_OK for a live array; for one passed to kc_array_free, KC_ERR_INVALID with

@@ -23,7 +23,8 @@ static kc_status take_pending(kc_context *ctx) {
 }
 
 kc_status kc_stream_new(kc_context *ctx, kc_stream **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_stream_new");
+  RT_NEED(ctx, out, "kc_stream_new");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   kc_stream *s = rt_calloc(ctx, 1, sizeof *s);
@@ -41,7 +42,7 @@ kc_status kc_stream_new(kc_context *ctx, kc_stream **out) {
 }
 
 kc_status kc_stream_synchronize(kc_stream *s) {
-  if (!s) return KC_ERR_INVALID;
+  RT_NEED(NULL, s, "kc_stream_synchronize");
   if (s->ctx->device == KC_DEVICE_CUDA) {
     kc_status st = rt_cuda_stream_sync(s->ctx, s->cu_stream);
     return st != KC_OK ? st : rt_check_kernel_errors(s->ctx);
@@ -57,7 +58,8 @@ void kc_stream_free(kc_stream *s) {
 }
 
 kc_status kc_event_new(kc_context *ctx, kc_event **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_event_new");
+  RT_NEED(ctx, out, "kc_event_new");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   kc_event *e = rt_calloc(ctx, 1, sizeof *e);
@@ -75,7 +77,7 @@ kc_status kc_event_new(kc_context *ctx, kc_event **out) {
 }
 
 kc_status kc_event_record(kc_event *e, kc_stream *s) {
-  if (!e) return KC_ERR_INVALID;
+  RT_NEED(NULL, e, "kc_event_record");
   kc_context *ctx = e->ctx;
   if (s && s->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "event record: the stream belongs to another context");
@@ -90,7 +92,7 @@ kc_status kc_event_record(kc_event *e, kc_stream *s) {
 }
 
 kc_status kc_event_synchronize(kc_event *e) {
-  if (!e) return KC_ERR_INVALID;
+  RT_NEED(NULL, e, "kc_event_synchronize");
   if (!e->recorded)
     return rt_error(e->ctx, KC_ERR_INVALID, "event synchronize: the event was never recorded");
   if (e->ctx->device == KC_DEVICE_CUDA) return rt_cuda_event_sync(e->ctx, e->cu_event);
@@ -98,7 +100,9 @@ kc_status kc_event_synchronize(kc_event *e) {
 }
 
 kc_status kc_event_elapsed_ms(kc_event *start, kc_event *end, float *ms) {
-  if (!start || !end || !ms) return KC_ERR_INVALID;
+  RT_NEED(NULL, start, "kc_event_elapsed_ms");
+  RT_NEED(start->ctx, end, "kc_event_elapsed_ms");
+  RT_NEED(start->ctx, ms, "kc_event_elapsed_ms");
   kc_context *ctx = start->ctx;
   if (end->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "event elapsed: the events belong to two contexts");

@@ -365,9 +365,14 @@ static kc_status check_count(kc_kernel *k, int nargs, const void *list) {
   return KC_OK;
 }
 
+void kc_ufunc_options_init(kc_ufunc_options *opts) {
+  if (opts) memset(opts, 0, sizeof *opts);
+}
+
 kc_status kc_vectorize_args(kc_kernel *k, const kc_arg *args, int nargs, kc_array **out,
                             const kc_ufunc_options *opts) {
-  if (!k || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, k, "kc_vectorize_args");
+  RT_NEED(k->mod->ctx, out, "kc_vectorize_args");
   kc_context *ctx = k->mod->ctx;
   kc_status s = check_count(k, nargs, args);
   if (s != KC_OK) return s;
@@ -395,7 +400,8 @@ kc_status kc_vectorize_args(kc_kernel *k, const kc_arg *args, int nargs, kc_arra
 }
 
 kc_status kc_vectorize(kc_kernel *k, kc_array *const *inputs, int ninputs, kc_array **out) {
-  if (!k || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, k, "kc_vectorize");
+  RT_NEED(k->mod->ctx, out, "kc_vectorize");
   kc_status s = check_count(k, ninputs, inputs);
   if (s != KC_OK) return s;
   kc_arg args[VEC_MAX_ARGS];

@@ -74,7 +74,10 @@ int main(int argc, char **argv) {
   kc_kernel *compact = NULL;
   kc_array *dvalues = NULL, *dout = NULL, *dcount = NULL;
   const int64_t one = 1;
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_module_get_kernel(mod, "compact", &compact)) != KC_OK)
     return fail(ctx, "get kernel", s);
   if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, values, (size_t)n * sizeof *values, &dvalues)) != KC_OK ||

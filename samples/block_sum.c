@@ -71,7 +71,10 @@ int main(int argc, char **argv) {
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
   kc_module *mod = NULL;
   kc_array *dx = NULL, *dsums = NULL;
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, x, (size_t)n * sizeof *x, &dx)) != KC_OK ||
       (s = kc_array_new(ctx, KC_INT32, 1, &blocks, &dsums)) != KC_OK)
     return fail(ctx, "array", s);

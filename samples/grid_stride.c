@@ -61,7 +61,10 @@ int main(int argc, char **argv) {
     return 77;
   }
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_module_get_kernel(mod, "grid_stride_add", &k)) != KC_OK)
     return fail(ctx, "kernel", s);
   if ((s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, a, (size_t)n * sizeof *a, &da)) != KC_OK ||

@@ -77,7 +77,10 @@ int main(int argc, char **argv) {
   kc_module *mod = NULL;
   kc_array *ddata = NULL, *dbins = NULL;
   const int64_t nbins = BINS;
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_array_from_host(ctx, KC_UINT8, 1, &n, data, (size_t)n * sizeof *data, &ddata)) != KC_OK ||
       (s = kc_array_new(ctx, KC_INT32, 1, &nbins, &dbins)) != KC_OK)
     return fail(ctx, "array", s);

@@ -60,7 +60,10 @@ int main(int argc, char **argv) {
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
   kc_module *mod = NULL;
   kc_kernel *k = NULL;
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_module_get_kernel(mod, "mandelbrot", &k)) != KC_OK)
     return fail(ctx, "get kernel", s);
   int64_t shape[2] = {HEIGHT, WIDTH};

@@ -37,7 +37,10 @@ int main(int argc, char **argv) {
     return 77;
   }
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_module_get_kernel(mod, "count_inside", &count)) != KC_OK ||
       (s = kc_module_get_kernel(mod, "total", &total)) != KC_OK)
     return fail(ctx, "kc_module_get_kernel", s);

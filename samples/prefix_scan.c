@@ -94,7 +94,10 @@ int main(int argc, char **argv) {
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
   kc_module *mod = NULL;
   scan_kernels k;
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_module_get_kernel(mod, "scan_blocks", &k.scan_blocks)) != KC_OK ||
       (s = kc_module_get_kernel(mod, "scan_totals", &k.scan_totals)) != KC_OK ||
       (s = kc_module_get_kernel(mod, "add_block_offsets", &k.add_block_offsets)) != KC_OK)

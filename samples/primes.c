@@ -43,7 +43,10 @@ int main(int argc, char **argv) {
     return 77;
   }
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_module_get_kernel(mod, "primes", &k)) != KC_OK) return fail(ctx, "kernel", s);
   if ((s = kc_array_from_host(ctx, KC_INT32, 1, &n, numbers, (size_t)n * sizeof *numbers, &dnum)) != KC_OK ||
       (s = kc_array_from_host(ctx, KC_INT32, 1, &n, is_prime, (size_t)n * sizeof *is_prime, &dres)) != KC_OK)

@@ -89,7 +89,10 @@ int main(int argc, char **argv) {
   kc_module *mod = NULL;
   kc_kernel *naive = NULL, *tiled = NULL;
   kc_array *da = NULL, *dout = NULL;
-  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) return fail(ctx, "compile", s);
+  if ((s = kc_compile_file(ctx, path, NULL, &mod)) != KC_OK) {
+    fputs(kc_last_diagnostics(ctx), stderr);   /* every error, with its line */
+    return fail(ctx, "compile", s);
+  }
   if ((s = kc_module_get_kernel(mod, "transpose_naive", &naive)) != KC_OK ||
       (s = kc_module_get_kernel(mod, "transpose_tiled", &tiled)) != KC_OK)
     return fail(ctx, "get kernel", s);

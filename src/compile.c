@@ -349,7 +349,7 @@ static void run_guarded(job *j) {
   arena_set_oom(&j->a, &j->oom);
   diag_init(&j->d, &j->a, j->name, j->source, j->len);
   j->d.emit = j->o->diag;
-  j->d.user_data = j->o->user_data;
+  j->d.user_data = j->o->diag_user_data ? j->o->diag_user_data : j->o->user_data;
   j->d.color = j->o->color;
   j->status = run_pipeline(j->o, &j->a, &j->d, j->name, j->source, j->len, &j->llvm,
                            j->out);

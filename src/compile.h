@@ -48,7 +48,9 @@ typedef struct kcc_options {
   int color;              /* colour in diagnostic text */
   kc_alloc_fn alloc;      /* NULL = realloc/free */
   kc_diag_fn diag;        /* NULL = print to stderr */
-  void *user_data;
+  void *user_data;        /* passed to alloc, and to diag unless diag_user_data is set */
+  void *diag_user_data;   /* passed to diag when not NULL (the runtime routes diagnostics
+                             through its own hook while alloc keeps the caller's data) */
 } kcc_options;
 
 void kcc_options_init(kcc_options *o);

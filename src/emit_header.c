@@ -187,12 +187,74 @@ static void sb_add_tuple_args(strbuf *b, const kcc_param *p, int index) {
   free(nm);
 }
 
-static void hdr_launch_fn(strbuf *b, const char *prefix, const kcc_kernel *k) {
+/* A kernel compiled for several signatures has a launch function per signature, named
+ * <prefix>_<kernel>_launch_<types>: each parameter's type as an identifier (float32,
+ * float32_1d for a 1-D array, tuple_int32_int32, record), joined by '_' (docs/cli.md).
+ * Two signatures that still spell the same (they differ only in layout or record) get
+ * the later one's index too. */
+static void sb_add_param_token(strbuf *b, const kcc_param *p) {
+  if (p->nelems) {
+    sb_add(b, "tuple");
+    for (int e = 0; e < p->nelems; e++) sb_add(b, "_%s", kc_dtype_name(p->elems[e]));
+  } else if (p->dtype == KC_RECORD) {
+    sb_add(b, "record");
+  } else {
+    sb_add(b, "%s", kc_dtype_name(p->dtype));
+  }
+  if (p->ndim > 0) sb_add(b, "_%dd", p->ndim);
+}
+
+static char *launch_suffix(const kcc_kernel *k) {
+  strbuf b = {0};
+  sb_add(&b, "_");
+  for (int i = 0; i < k->nparams; i++) {
+    if (i) sb_add(&b, "_");
+    sb_add_param_token(&b, &k->params[i]);
+  }
+  if (k->nparams == 0) sb_add(&b, "void");
+  if (b.failed) {
+    free(b.s);
+    return NULL;
+  }
+  return b.s;
+}
+
+static int same_name(const kcc_kernel *a, const kcc_kernel *b) {
+  return strcmp(a->name, b->name) == 0;
+}
+
+/* kernels[i]'s launch-function suffix: "" when its name is compiled once, else its
+ * types (malloc'd; NULL when out of memory). */
+static char *hdr_suffix(const kcc_output *out, int i) {
+  int overloads = 0, same_before = 0;
+  for (int j = 0; j < out->nkernels; j++)
+    if (same_name(&out->kernels[j], &out->kernels[i])) overloads++;
+  if (overloads == 1) return calloc(1, 1);
+  char *suffix = launch_suffix(&out->kernels[i]);
+  for (int j = 0; j < i && suffix; j++) {
+    if (!same_name(&out->kernels[j], &out->kernels[i])) continue;
+    char *other = launch_suffix(&out->kernels[j]);
+    same_before += other && strcmp(other, suffix) == 0;
+    free(other);
+  }
+  if (suffix && same_before > 0) {
+    strbuf b = {0};
+    sb_add(&b, "%s_%d", suffix, same_before + 1);
+    free(suffix);
+    if (b.failed) free(b.s);
+    suffix = b.failed ? NULL : b.s;
+  }
+  return suffix;
+}
+
+static void hdr_launch_fn(strbuf *b, const char *prefix, const kcc_kernel *k,
+                          const char *suffix) {
   sb_add(b, "/* %s\n * Launch on grid x block threads on stream (NULL: the default "
             "stream);\n * asynchronous on CUDA. */\n", k->signature ? k->signature : k->name);
   sb_add(b, "static inline kc_status %s_", prefix);
   sb_add_ident(b, k->name);
-  sb_add(b, "_launch(kc_module *module, kc_stream *stream,\n    kc_dim3 grid, kc_dim3 block");
+  sb_add(b, "_launch%s(kc_module *module, kc_stream *stream,\n    kc_dim3 grid, kc_dim3 block",
+         suffix);
   for (int i = 0; i < k->nparams; i++) {
     const kcc_param *p = &k->params[i];
     for (int e = 0; e < p->nelems; e++) {
@@ -273,17 +335,20 @@ static void hdr_load_fn(strbuf *b, const hdr_options *o, const char *p, int has_
             " * Free it with kc_module_free. */\n"
             "static inline kc_status %s_load(kc_context *ctx, kc_module **module) {\n"
             "  if (kc_context_device(ctx) != KC_DEVICE_CUDA) {\n"
-            "    kc_compile_options opts = {0};\n",
+            "    kc_compile_options opts;\n"
+            "    kc_compile_options_init(&opts);   /* = {0}, which C++ warns about */\n",
          has_cubin ? "of the cubin's architecture\n * (same major version, minor at least "
                      "the cubin's) the cubin, else " : "", p);
   if (o->nsigs > 0)
     sb_add(b, "    opts.signatures = %s_sigs;\n    opts.nsignatures = %d;\n", p, o->nsigs);
   if (o->bounds_check) sb_add(b, "    opts.bounds_check = 1;\n");
   if (o->fastmath) sb_add(b, "    opts.fastmath = 1;\n");
-  sb_add(b, "    opts.opt_level = %d;\n"
-            "    return kc_compile_source(ctx, %s_source_name, %s_source,\n"
+  /* kc_compile_options spells -O0 KC_OPT_O0 (0 is "the context's") */
+  if (o->opt_level == 0) sb_add(b, "    opts.opt_level = KC_OPT_O0;\n");
+  else sb_add(b, "    opts.opt_level = %d;\n", o->opt_level);
+  sb_add(b, "    return kc_compile_source(ctx, %s_source_name, %s_source,\n"
             "                             sizeof %s_source - 1, &opts, module);\n  }\n",
-         o->opt_level, p, p, p);
+         p, p, p);
   if (has_cubin)
     sb_add(b, "  kc_device_info info;\n"
               "  if (kc_context_device_info(ctx, &info) == KC_OK &&\n"
@@ -308,20 +373,33 @@ char *hdr_make(const hdr_options *o, const kcc_output *out, size_t *len) {
              " *   kc_module *m;\n *   %s_load(ctx, &m);\n", KC_VERSION,
          strcmp(o->input, "-") == 0 ? "standard input" : o->input, o->arch,
          o->opt_level, o->fastmath ? ", --fastmath" : "", o->cubin ? ", with a cubin" : "", p);
-  if (out->nkernels > 0)
-    sb_add(&b, " *   %s_%s_launch(m, NULL, grid, block, ...);\n", p, out->kernels[0].name);
+  char *first = out->nkernels > 0 ? hdr_suffix(out, 0) : NULL;
+  if (first)
+    sb_add(&b, " *   %s_%s_launch%s(m, NULL, grid, block, ...);\n", p, out->kernels[0].name,
+           first);
+  free(first);
   sb_add(&b, " *   kc_module_free(m);\n */\n#ifndef ");
   for (const char *c = p; *c; c++) sb_add(&b, "%c", toupper((unsigned char)*c));
   sb_add(&b, "_KC_H\n#define ");
   for (const char *c = p; *c; c++) sb_add(&b, "%c", toupper((unsigned char)*c));
   sb_add(&b, "_KC_H\n\n#include <stdint.h>\n\n#include \"kc.h\"\n\n");
+  /* the PTX and the source are longer than the 4095 characters -Wpedantic holds a
+     string to (C99's minimum limit; GCC and Clang take any length) */
+  sb_add(&b, "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
+             "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n#endif\n\n");
   sb_add(&b, "/* The PTX for sm_%d. */\nstatic const char %s_ptx[] =\n", o->arch, p);
   sb_add_c_string(&b, out->text, out->text_len);
   sb_add(&b, ";\n\n");
   if (o->cubin) hdr_cubin(&b, o, p);
   hdr_source(&b, o, p);
+  sb_add(&b, "#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n\n");
   hdr_load_fn(&b, o, p, o->cubin != NULL);
-  for (int i = 0; i < out->nkernels; i++) hdr_launch_fn(&b, p, &out->kernels[i]);
+  for (int i = 0; i < out->nkernels; i++) {
+    char *suffix = hdr_suffix(out, i);
+    if (!suffix) b.failed = 1;
+    else hdr_launch_fn(&b, p, &out->kernels[i], suffix);
+    free(suffix);
+  }
   sb_add(&b, "#endif\n");
   free(prefix.s);
   if (b.failed) {

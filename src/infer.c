@@ -870,7 +870,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
     if (bitset_has(omitted, i) && !ix_expr(ic, a)) return NULL;
     args[i] = a->ty;
   }
-  if (!ix_sig_args(ic, e, fn, args, n)) return NULL;
+  if (!ix_sig_args(ic, e, fn, args, n) || !ix_random_states_ok(ic, e, fn, args, n)) return NULL;
   fn_instance *inst = ix_instantiate(ic, fn, args, n, omitted, e->sp);
   if (!inst) return NULL;
   e->aux_ptr = inst;

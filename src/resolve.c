@@ -158,8 +158,31 @@ static bool load_lib_module(infer_ctx *ic, const char *mod, span where) {
     ix_error(ic, where, "internal compiler error: library module '%s' does not parse", mod);
     return false;
   }
+  int first = ic->prog->funcs.len;
   ix_module_level(ic, tree);
+  for (int i = first; i < ic->prog->funcs.len; i++)
+    ((func_def *)ic->prog->funcs.items[i])->lib = mod;
   return true;
+}
+
+/* A numba.cuda.random function's `states` argument must be what kc_random_states makes
+ * (Numba's record array of two uint64 is that array here): anything else would fail
+ * deep inside the library, many times over, at its import. Say it once, at the call,
+ * naming the argument (and the kernel parameter it came from). */
+bool ix_random_states_ok(infer_ctx *ic, node *call, func_def *fn, const type **args, int n) {
+  if (!fn->lib || strcmp(fn->lib, "numba.cuda.random") != 0 || n < 1 || fn->def->params.len < 1 ||
+      strcmp(((node *)fn->def->params.items[0])->str, "states") != 0)
+    return true;
+  const type *t = args[0];
+  if (t && t->kind == TY_ARRAY && t->ndim == 2 && type_equal(t->elem, &ty_u64)) return true;
+  node *a = call->params.items[0];
+  const char *what = a->kind == N_NAME && a->sym && a->sym->is_param
+                         ? arena_printf(ic->ar, "kernel parameter '%s'", a->str)
+                         : arena_strdup(ic->ar, "argument 1");
+  ix_error(ic, a->sp, "%s of %s(): expected the random states of kc_random_states "
+           "(uint64, shape (n, 2)), got %s", what, fn->name,
+           t ? type_name(ic->ar, t) : "?");
+  return false;
 }
 
 /* Library module mod's function name, the module loaded on first use (also in the

@@ -78,6 +78,8 @@ typedef struct func_def {
    * enclosing function, passed as hidden parameters after its own, and the enclosing
    * instance's locals they are. */
   bool inner;
+  const char *lib;        /* the library module that defined it ("numba.cuda.random"),
+                             NULL for the file's own functions */
   int ncaptures;
   const char **captures;
   struct symbol **capsyms;

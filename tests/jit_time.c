@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
-  cfg.cache = cached;
+  cfg.cache = cached ? 1 : -1;
   kc_context *ctx = NULL;
   if (kc_context_new(&cfg, &ctx) != KC_OK) {
     fprintf(stderr, "jit_time: %s\n", ctx ? kc_last_error(ctx) : "no context");

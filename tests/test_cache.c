@@ -167,7 +167,7 @@ START_TEST(enabled_for_both_targets) {
   ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_HOST), 1);
   ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_NVPTX), 1);
   kc_context_free(ctx);
-  cfg.cache = 0;
+  cfg.cache = -1;
   ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
   ck_assert_int_eq(rt_cache_enabled(ctx, KCC_TARGET_NVPTX), 0);
   kc_context_free(ctx);

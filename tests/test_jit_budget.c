@@ -130,7 +130,7 @@ static void check_results(int nstmt) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
-  cfg.cache = 0;
+  cfg.cache = -1;
   cfg.cpu_threads = 2;
   kc_context *ctx = NULL;
   ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);

@@ -157,7 +157,7 @@ START_TEST(cpu_compile_source) {
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
   cfg.cpu_threads = 1;
-  cfg.cache = 0;   /* every attempt compiles: a cached kernel would skip the allocations */
+  cfg.cache = -1;   /* every attempt compiles: a cached kernel would skip the allocations */
   cfg.alloc = failing_alloc;
   cfg.diag = quiet;
   cfg.user_data = &c;

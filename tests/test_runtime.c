@@ -48,23 +48,62 @@ START_TEST(names_and_sizes) {
 END_TEST
 
 START_TEST(config_defaults) {
+  /* every field's default is its zero (kc.h): kc_config_init is a memset */
+  kc_config cfg, zero = {0};
+  memset(&cfg, 0xab, sizeof cfg);
+  kc_config_init(&cfg);
+  ck_assert_int_eq(memcmp(&cfg, &zero, sizeof cfg), 0);
+  kc_config_init(NULL);   /* a no-op, not a crash */
+  kc_compile_options co, co_zero = {0};
+  memset(&co, 0xab, sizeof co);
+  kc_compile_options_init(&co);
+  ck_assert_int_eq(memcmp(&co, &co_zero, sizeof co), 0);
+  kc_compile_options_init(NULL);
+  kc_ufunc_options uo, uo_zero = {0};
+  memset(&uo, 0xab, sizeof uo);
+  kc_ufunc_options_init(&uo);
+  ck_assert_int_eq(memcmp(&uo, &uo_zero, sizeof uo), 0);
+  ck_assert_int_eq(uo.casting, KC_CASTING_SAME_KIND);
+  kc_ufunc_options_init(NULL);
+}
+END_TEST
+
+/* The zeros resolve to the documented defaults at kc_context_new, environment included. */
+START_TEST(config_zero_resolves) {
   unsetenv("KC_VERBOSE");
   unsetenv("KC_CACHE");
-  kc_config cfg;
-  kc_config_init(&cfg);
-  ck_assert_int_eq(cfg.device, KC_DEVICE_AUTO);
-  ck_assert_int_eq(cfg.opt_level, 3);
-  ck_assert_int_eq(cfg.cache, 1);
-  ck_assert_int_eq(cfg.verbose, 0);
-  ck_assert_int_eq(cfg.cpu_threads, 0);
-  ck_assert(cfg.alloc == NULL);
+  unsetenv("KC_BOUNDS_CHECK");
+  kc_config cfg = {0};
+  cfg.device = KC_DEVICE_CPU;
+  kc_context *ctx;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  ck_assert_int_eq(ctx->cfg.opt_level, 3);
+  ck_assert_int_eq(ctx->cfg.cache, 1);
+  ck_assert_int_eq(ctx->cfg.verbose, 0);
+  ck_assert_int_eq(ctx->cfg.bounds_check, 0);
+  kc_context_free(ctx);
   setenv("KC_CACHE", "0", 1);
-  setenv("KC_VERBOSE", "1", 1);
-  kc_config_init(&cfg);
-  ck_assert_int_eq(cfg.cache, 0);
-  ck_assert_int_eq(cfg.verbose, 1);
-  unsetenv("KC_VERBOSE");
+  setenv("KC_BOUNDS_CHECK", "1", 1);
+  cfg.opt_level = KC_OPT_O0;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  ck_assert_int_eq(ctx->cfg.opt_level, 0);
+  ck_assert_int_eq(ctx->cfg.cache, 0);
+  ck_assert_int_eq(ctx->cfg.bounds_check, 1);
+  kc_context_free(ctx);
+  cfg.cache = 1;          /* explicit values beat the environment */
+  cfg.bounds_check = -1;
+  cfg.opt_level = 2;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  ck_assert_int_eq(ctx->cfg.opt_level, 2);
+  ck_assert_int_eq(ctx->cfg.cache, 1);
+  ck_assert_int_eq(ctx->cfg.bounds_check, 0);
+  kc_context_free(ctx);
   unsetenv("KC_CACHE");
+  unsetenv("KC_BOUNDS_CHECK");
+  cfg.opt_level = 7;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "opt_level 7"));
+  kc_context_free(ctx);
 }
 END_TEST
 
@@ -779,6 +818,7 @@ static Suite *runtime_suite(void) {
   TCase *tc = tcase_create("api");
   tcase_add_test(tc, names_and_sizes);
   tcase_add_test(tc, config_defaults);
+  tcase_add_test(tc, config_zero_resolves);
   tcase_add_test(tc, device_selection);
   tcase_add_test(tc, cuda_without_driver);
   tcase_add_test(tc, detect_text);

@@ -35,7 +35,7 @@ static void setup(void) {
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
   cfg.cpu_threads = 2;
-  cfg.cache = 0;
+  cfg.cache = -1;
   ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
   ck_assert_msg(kc_compile_source(ctx, "ufunc.k", SRC, sizeof SRC - 1, NULL, &mod) == KC_OK,
                 "%s", kc_last_error(ctx));

@@ -356,7 +356,7 @@ int main(int argc, char **argv) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CUDA;
-  cfg.cache = 0;
+  cfg.cache = -1;
   kc_context *ctx;
   if (kc_context_new(&cfg, &ctx) != KC_OK) {
     printf("not run: no usable GPU (%s)\n", ctx ? kc_last_error(ctx) : "");

@@ -40,7 +40,7 @@ static void check_in_range(kc_array *a, float *host) {
 int main(int argc, char **argv) {
   h_begin("bounds", argc, argv);
   kc_compile_options opts = {0};
-  opts.opt_level = -1;
+  opts.opt_level = KC_OPT_DEFAULT;
   opts.bounds_check = 1;
   h_ok(kc_compile_file(H.ctx, argv[1], &opts, &checked), "compile with bounds checks");
   float host[60];

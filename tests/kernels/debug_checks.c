@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
   kc_module_free(m);
   /* kc_compile_options.debug: the undecorated kernel is checked too */
   kc_compile_options opts = {0};
-  opts.opt_level = -1;
+  opts.opt_level = KC_OPT_DEFAULT;
   opts.debug = 1;
   h_ok(kc_compile_file(H.ctx, argv[1], &opts, &m), "compile with debug");
   float host[32] = {0};

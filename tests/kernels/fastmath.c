@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
   check_ratio();
   /* the compiler-wide switch: every kernel of the module with fast math */
   kc_compile_options opts = {0};
-  opts.opt_level = -1;
+  opts.opt_level = KC_OPT_DEFAULT;
   opts.fastmath = 1;
   kc_module *all_fast = NULL;
   h_ok(kc_compile_file(H.ctx, argv[1], &opts, &all_fast), "kc_compile_file (fastmath = 1)");

@@ -76,6 +76,7 @@ static inline void h_begin(const char *name, int argc, char **argv) {
   }
   h_ok(s, "kc_context_new");
   s = kc_compile_file(H.ctx, argv[1], NULL, &H.mod);
+  if (s != KC_OK) fputs(kc_last_diagnostics(H.ctx), stderr);   /* the library prints none */
   h_ok(s, "kc_compile_file");
 }
 

@@ -96,7 +96,7 @@ static void check_mismatch(const char *path) {
   h_check_f32("a[0:4] = b[0:3] stores nothing", a, got, 6, 0, 0);
   kc_module *checked;
   kc_compile_options opts = {0};
-  opts.opt_level = -1;
+  opts.opt_level = KC_OPT_DEFAULT;
   opts.bounds_check = 1;
   h_ok(kc_compile_file(H.ctx, path, &opts, &checked), "compile with bounds checks");
   kc_kernel *k;

@@ -1,0 +1,226 @@
+/*
+ * test_api_defaults.c — the library's defaults carry no traps (issue 17, part 4): a
+ * zeroed options struct, its *_init and NULL compile alike (and -O0 only when asked);
+ * the library prints no diagnostic unless asked, and kc_last_diagnostics gives all of
+ * the last compilation's; an untyped kernel is compiled at run time without the
+ * "not compiled ahead of time" warning and kc_kernel_signature lists its
+ * specialisations; the wrong array as random states is one error naming the argument.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+static kc_context *ctx;
+
+static void setup(void) {
+  unsetenv("KC_VERBOSE");
+  kc_config cfg = {0};
+  cfg.device = KC_DEVICE_CPU;
+  cfg.cache = -1;
+  cfg.cpu_threads = 2;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+}
+
+static void teardown(void) { kc_context_free(ctx); }
+
+static const char add_src[] = "from numba import cuda\n"
+                              "@cuda.jit('void(float32[:])')\n"
+                              "def k(a):\n"
+                              "    a[0] += 1.0\n";
+
+static kc_module *compile_with(const kc_compile_options *o) {
+  kc_module *m = NULL;
+  ck_assert_int_eq(kc_compile_source(ctx, "add.k", add_src, sizeof add_src - 1, o, &m), KC_OK);
+  return m;
+}
+
+/* The module records the level it was compiled at (and specialises at): zero, init and
+ * NULL give the context's -O3; KC_OPT_O0 gives -O0; other values are refused. */
+START_TEST(zeroed_options_are_defaults) {
+  kc_compile_options zero = {0}, init;
+  kc_compile_options_init(&init);
+  kc_module *a = compile_with(NULL), *b = compile_with(&zero), *c = compile_with(&init);
+  ck_assert_int_eq(a->opt_level, 3);
+  ck_assert_int_eq(b->opt_level, 3);
+  ck_assert_int_eq(c->opt_level, 3);
+  ck_assert_int_eq(b->bounds_check, a->bounds_check);
+  ck_assert_int_eq(b->fastmath, a->fastmath);
+  ck_assert_int_eq(b->lineinfo, a->lineinfo);
+  kc_compile_options o0 = {0};
+  o0.opt_level = KC_OPT_O0;
+  kc_module *d = compile_with(&o0);
+  ck_assert_int_eq(d->opt_level, 0);
+  kc_compile_options bad = {0};
+  bad.opt_level = 4;
+  kc_module *e = NULL;
+  ck_assert_int_eq(kc_compile_source(ctx, "add.k", add_src, sizeof add_src - 1, &bad, &e),
+                   KC_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "opt_level 4"));
+  kc_module_free(a);
+  kc_module_free(b);
+  kc_module_free(c);
+  kc_module_free(d);
+}
+END_TEST
+
+/* What the calls print to stderr while f runs, read back from a temporary file. */
+static char captured[8192];
+static void capture_stderr(void (*f)(void)) {
+  fflush(stderr);
+  FILE *tmp = tmpfile();
+  ck_assert_ptr_nonnull(tmp);
+  int saved = dup(2);
+  dup2(fileno(tmp), 2);
+  f();
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(tmp);
+  size_t n = fread(captured, 1, sizeof captured - 1, tmp);
+  captured[n] = '\0';
+  fclose(tmp);
+}
+
+static const char two_errors[] = "from numba import cuda\n"
+                                 "@cuda.jit('void(float32[:])')\n"
+                                 "def k(a):\n"
+                                 "    a[0] = nope1\n"
+                                 "    a[1] = nope2\n";
+static kc_status last_status;
+static void compile_two_errors(void) {
+  kc_module *m = NULL;
+  last_status = kc_compile_source(ctx, "two.k", two_errors, sizeof two_errors - 1, NULL, &m);
+}
+
+START_TEST(diagnostics_silent_and_kept) {
+  capture_stderr(compile_two_errors);
+  ck_assert_int_ne(last_status, KC_OK);
+  ck_assert_str_eq(captured, "");   /* the library printed nothing */
+  const char *all = kc_last_diagnostics(ctx);
+  ck_assert_ptr_nonnull(strstr(all, "two.k:4:12: error:"));
+  ck_assert_ptr_nonnull(strstr(all, "two.k:5:12: error:"));
+  ck_assert_ptr_nonnull(strstr(all, "nope2"));
+  ck_assert_ptr_nonnull(strstr(all, "^"));                        /* the caret line */
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "two.k:4:12: error:"));
+  ck_assert_ptr_null(strstr(kc_last_error(ctx), "nope2"));         /* the first only */
+  /* a good compilation clears them */
+  kc_module *m = compile_with(NULL);
+  ck_assert_str_eq(kc_last_diagnostics(ctx), "");
+  kc_module_free(m);
+}
+END_TEST
+
+/* KC_VERBOSE=1 (or cfg.verbose = 1) prints them, as kcc does. */
+START_TEST(diagnostics_verbose_prints) {
+  kc_context_free(ctx);
+  kc_config cfg = {0};
+  cfg.device = KC_DEVICE_CPU;
+  cfg.cache = -1;
+  cfg.verbose = 1;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  capture_stderr(compile_two_errors);
+  ck_assert_ptr_nonnull(strstr(captured, "two.k:4:12: error:"));
+  ck_assert_ptr_nonnull(strstr(captured, "two.k:5:12: error:"));
+}
+END_TEST
+
+static const char untyped_src[] = "from numba import cuda\n"
+                                  "@cuda.jit\n"
+                                  "def scale(a, s):\n"
+                                  "    i = cuda.grid(1)\n"
+                                  "    if i < a.size:\n"
+                                  "        a[i] *= s\n";
+
+/* Compiled at run time, an untyped kernel has no "not compiled ahead of time" warning;
+ * its signature lists the specialisations launched so far. */
+START_TEST(untyped_kernel_signatures) {
+  kc_module *m = NULL;
+  ck_assert_int_eq(kc_compile_source(ctx, "u.k", untyped_src, sizeof untyped_src - 1, NULL, &m),
+                   KC_OK);
+  ck_assert_str_eq(kc_last_diagnostics(ctx), "");
+  kc_kernel *k = NULL;
+  ck_assert_int_eq(kc_module_get_kernel(m, "scale", &k), KC_OK);
+  ck_assert_str_eq(kc_kernel_signature(k), "scale(untyped)");
+  int64_t n = 4;
+  kc_array *f = NULL, *d = NULL;
+  ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 1, &n, &f), KC_OK);
+  ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT64, 1, &n, &d), KC_OK);
+  kc_arg a1[] = {kc_arg_array(f), kc_arg_f32(2)};
+  kc_arg a2[] = {kc_arg_array(d), kc_arg_f64(2)};
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(4), 0, NULL, a1, 2), KC_OK);
+  ck_assert_str_eq(kc_kernel_signature(k), "scale(float32[:], float32)");
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(4), 0, NULL, a2, 2), KC_OK);
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(4), 0, NULL, a1, 2), KC_OK);
+  ck_assert_str_eq(kc_kernel_signature(k),
+                   "scale(float32[:], float32)\nscale(float64[:], float64)");
+  kc_array_free(f);
+  kc_array_free(d);
+  kc_module_free(m);
+}
+END_TEST
+
+static const char random_src[] =
+    "from numba import cuda\n"
+    "from numba.cuda.random import xoroshiro128p_uniform_float32\n"
+    "@cuda.jit\n"
+    "def draw(rng_states, out):\n"
+    "    i = cuda.grid(1)\n"
+    "    if i < out.size:\n"
+    "        out[i] = xoroshiro128p_uniform_float32(rng_states, i)\n";
+
+static int count(const char *s, const char *what) {
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
+/* A float32 array where the states belong: one error, at the call (line 7), naming the
+ * parameter and both types; then the right states work. */
+START_TEST(wrong_random_states) {
+  kc_module *m = NULL;
+  ck_assert_int_eq(kc_compile_source(ctx, "r.k", random_src, sizeof random_src - 1, NULL, &m),
+                   KC_OK);
+  kc_kernel *k = NULL;
+  ck_assert_int_eq(kc_module_get_kernel(m, "draw", &k), KC_OK);
+  int64_t n = 8;
+  kc_array *out = NULL, *states = NULL;
+  ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 1, &n, &out), KC_OK);
+  kc_arg bad[] = {kc_arg_array(out), kc_arg_array(out)};
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(8), 0, NULL, bad, 2), KC_ERR_TYPE);
+  const char *all = kc_last_diagnostics(ctx);
+  ck_assert_int_eq(count(all, "error:"), 1);
+  ck_assert_ptr_nonnull(strstr(all, "r.k:7:"));
+  ck_assert_ptr_nonnull(strstr(all, "'rng_states'"));
+  ck_assert_ptr_nonnull(strstr(all, "uint64, shape (n, 2)"));
+  ck_assert_ptr_nonnull(strstr(all, "got float32[:]"));
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "'rng_states'"));
+  ck_assert_int_eq(kc_random_states(ctx, n, 1, &states), KC_OK);
+  kc_arg good[] = {kc_arg_array(states), kc_arg_array(out)};
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(8), 0, NULL, good, 2), KC_OK);
+  kc_array_free(states);
+  kc_array_free(out);
+  kc_module_free(m);
+}
+END_TEST
+
+int main(void) {
+  Suite *su = suite_create("api_defaults");
+  TCase *tc = tcase_create("all");
+  tcase_set_timeout(tc, 60);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, zeroed_options_are_defaults);
+  tcase_add_test(tc, diagnostics_silent_and_kept);
+  tcase_add_test(tc, diagnostics_verbose_prints);
+  tcase_add_test(tc, untyped_kernel_signatures);
+  tcase_add_test(tc, wrong_random_states);
+  suite_add_tcase(su, tc);
+  SRunner *sr = srunner_create(su);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
