@@ -4,8 +4,11 @@
  * the header's vector_add_load and typed vector_add_vector_add_launch instead of
  * compiling anything itself. On a CUDA device the load takes the embedded cubin when it
  * was built for the device's architecture, else the PTX; on the CPU device it compiles
- * the embedded source. Checks the sum against a C loop. With KC_DEVICE=cuda and no
- * GPU it exits 77 (a skipped test).
+ * the embedded source, which needs the compiler: linked with libkc (pkg-config kc) it
+ * does, linked with libkcrt (pkg-config kcrt: the runtime alone, no LLVM) the load
+ * fails with KC_ERR_UNSUPPORTED and a message saying so, and the program exits 1. The
+ * build makes both (samples/meson.build). Checks the sum against a C loop. With
+ * KC_DEVICE=cuda and no GPU it exits 77 (a skipped test).
  *
  *   usage: vector_add_aot     (exit 0 when the result is right)
  */
