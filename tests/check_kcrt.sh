@@ -5,7 +5,8 @@
 #     the program needs libkcrt.so.0 (the soname), not libkc;
 #   - libkcrt exports the same kc.h functions as libkc (one header, two libraries);
 #   - on the CPU device (KC_DEVICE=cpu; this machine has no GPU) its load cannot compile
-#     the header's source: exit status 1 and a message saying it needs a GPU or libkc.
+#     the header's source: exit status 77 (it cannot run here) and a message saying it
+#     needs a GPU or libkc.
 set -u
 PROG=$1 KCRT=$2 KC=$3
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kcrt-XXXXXX") || exit 1
@@ -32,8 +33,8 @@ fi
 
 KC_DEVICE=cpu "$PROG" >"$WORK/out.txt" 2>"$WORK/err.txt"
 rc=$?
-[ "$rc" -eq 1 ] || fail "$PROG on the CPU: exit $rc, expected 1 ($(cat "$WORK/out.txt" "$WORK/err.txt"))"
-for want in 'vector_add_load failed: KC_ERR_UNSUPPORTED: kc_compile_source: this program is linked with libkcrt, the runtime without the compiler' \
+[ "$rc" -eq 77 ] || fail "$PROG on the CPU: exit $rc, expected 77 ($(cat "$WORK/out.txt" "$WORK/err.txt"))"
+for want in 'vector_add_aot: cannot run here: kc_compile_source: this program is linked with libkcrt, the runtime without the compiler' \
             'run it on a CUDA GPU' 'link libkc (pkg-config kc) to compile kernels at run time'; do
   grep -qF -- "$want" "$WORK/err.txt" || fail "$PROG on the CPU: stderr lacks '$want': $(cat "$WORK/err.txt")"
 done
