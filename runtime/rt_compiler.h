@@ -7,6 +7,9 @@
  * specialisation of untyped kernels) is KC_ERR_UNSUPPORTED with rt_no_compiler's
  * message; loading PTX, cubins and fatbins, arrays, launches and streams work as in
  * libkc. Data flows one way: the compiler knows nothing of this table.
+ * compile() in module.c checks for the compiler first; what it calls (the disk cache,
+ * cache.c) and the freeing of a compiled module's output (only compiled modules have
+ * one) use the table without checking again.
  */
 #ifndef KC_RT_COMPILER_H
 #define KC_RT_COMPILER_H
