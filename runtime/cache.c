@@ -40,6 +40,7 @@
 #include "kc_build_id.h"
 #include "kc_config.h"
 #include "rt.h"
+#include "rt_compiler.h"
 
 #define CACHE_FORMAT 5   /* 2: @guvectorize loop kernels take the broadcast parameters;
                             3: the kernel line's flags say cooperative (2);
@@ -91,7 +92,7 @@ rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char 
   key_int(&k, o->debug);
   key_int(&k, o->bounds_check);
   key_int(&k, o->fastmath);
-  char *cpu = o->target == KCC_TARGET_HOST ? kcc_cpu_id(o->cpu) : NULL;
+  char *cpu = o->target == KCC_TARGET_HOST ? rt_compiler_get()->cpu_id(o->cpu) : NULL;
   key_str(&k, cpu ? cpu : "");  /* an unknown CPU: the compilation fails, nothing stored */
   free(cpu);
   k.host = o->target == KCC_TARGET_HOST;
@@ -291,7 +292,7 @@ int rt_cache_load(const rt_cache_key *key, kcc_output *out) {
   if (!buf) return 0;
   int ok = parse_entry(key, buf, len, out) == 0;
   free(buf);
-  if (!ok) kcc_output_free(out);
+  if (!ok) rt_compiler_get()->output_free(out);
   return ok;
 }
 

@@ -14,6 +14,7 @@
 
 #include "kc_config.h"
 #include "rt.h"
+#include "rt_compiler.h"
 #include "signature.h"
 
 /* ---- Names ----------------------------------------------------------------------- */
@@ -96,6 +97,14 @@ kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...) {
   rt_verror(ctx, s, fmt, ap);
   va_end(ap);
   return s;
+}
+
+kc_status rt_no_compiler(kc_context *ctx, const char *what) {
+  return rt_error(ctx, KC_ERR_UNSUPPORTED,
+                  "%s: this program is linked with libkcrt, the runtime without the "
+                  "compiler, which cannot compile kernels: run it on a CUDA GPU (PTX and "
+                  "cubins load without the compiler), or link libkc (pkg-config kc) to "
+                  "compile kernels at run time", what);
 }
 
 kc_status rt_context_usable(kc_context *ctx) {
@@ -222,11 +231,14 @@ static void use_cpu(kc_context *ctx, const char *why) {
 }
 
 /* The CPU back end's target CPU, from the config or the environment, checked now and
- * kept by its static name, so a bad name fails here and the environment is read once. */
+ * kept by its static name, so a bad name fails here and the environment is read once.
+ * Without a compiler (libkcrt) nothing is compiled for it: it is left as given. */
 static kc_status resolve_cpu_target(kc_context *ctx) {
   const char *name;
   char msg[RT_ERR_LEN];
-  if (kcc_cpu_check(ctx->cfg.cpu_target, &name, msg, sizeof msg) != KC_OK)
+  const rt_compiler *cc = rt_compiler_get();
+  if (!cc) return KC_OK;
+  if (cc->cpu_check(ctx->cfg.cpu_target, &name, msg, sizeof msg) != KC_OK)
     return rt_error(ctx, KC_ERR_INVALID, "config: %s", msg);
   ctx->cfg.cpu_target = name;
   return KC_OK;
@@ -464,8 +476,11 @@ kc_status kc_detect(char *buf, size_t len, size_t *needed) {
   detect_cuda(&t);
 #else
   (void)detect_cuda;
-  put(&t, "CUDA: not built with CUDA support (no CUDA headers at build time)\n");
+  put(&t, "CUDA: none: a CPU-only build (no CUDA headers at build time)\n");
 #endif
+  const rt_compiler *cc = rt_compiler_get();
+  if (cc) put(&t, "compiler: %s (libkc)\n", cc->name);
+  else put(&t, "compiler: none (libkcrt: loads PTX and cubins, compiles nothing)\n");
   const char *ld = getenv("KC_LIBDEVICE");
   if (!ld || !*ld) ld = KC_LIBDEVICE_PATH;
   put(&t, "libdevice: %s (%s)\n", ld, file_exists(ld) ? "found" : "not found");

@@ -723,7 +723,15 @@ kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out) {
 }
 void rt_cuda_host_free(kc_context *ctx, void *p) { (void)ctx; (void)p; }
 kc_status rt_cuda_module_load(kc_context *ctx, const void *image, void **out) {
-  (void)ptx; (void)out; return no_cuda(ctx);
+  (void)image; (void)out; return no_cuda(ctx);
+}
+kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
+                                char **out, size_t *len) {
+  (void)module; (void)name; (void)out; (void)len; return no_cuda(ctx);
+}
+kc_status rt_cuda_global_address(kc_context *ctx, void *module, const char *name,
+                                 uint64_t *dptr, size_t *bytes) {
+  (void)module; (void)name; (void)dptr; (void)bytes; return no_cuda(ctx);
 }
 void rt_cuda_module_unload(kc_context *ctx, void *module) { (void)ctx; (void)module; }
 kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rt.h"
+#include "rt_compiler.h"
 #include "signature.h"
 
 /* arg_key's bytes: one per argument, a tuple 2 + one per element */
@@ -155,7 +156,7 @@ void kc_module_free(kc_module *m) {
   rt_free(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels);
   if (m->error_dptr) unlink_checked(m);
   if (m->cu_module) rt_cuda_module_unload(ctx, m->cu_module);
-  if (m->has_out) kcc_output_free(&m->out);
+  if (m->has_out) rt_compiler_get()->output_free(&m->out);  /* only compiled modules */
   rt_free_str(ctx, m->src_name);
   rt_free(ctx, m->source, m->source_len + 1);
   rt_free(ctx, m, sizeof *m);
@@ -207,7 +208,7 @@ static kc_status fail_compile(kc_context *ctx, kcc_output *out, const char *name
   else
     rt_error(ctx, s, "%s: compilation failed (%d error%s)", name, out->nerrors,
              out->nerrors == 1 ? "" : "s");
-  kcc_output_free(out);
+  rt_compiler_get()->output_free(out);
   return s;
 }
 
@@ -304,9 +305,9 @@ static kc_status bind_cuda_functions(kc_module *m) {
 
 /* A cached CPU entry holds object code, linked here into a JIT; a PTX entry is ready.
  * When the object cannot be linked the entry is dropped (and replaced once compiled). */
-static int link_cached(const kcc_options *o, kcc_output *res) {
-  if (o->target != KCC_TARGET_HOST || kcc_load_object(o, res) == KC_OK) return 1;
-  kcc_output_free(res);
+static int link_cached(const rt_compiler *cc, const kcc_options *o, kcc_output *res) {
+  if (o->target != KCC_TARGET_HOST || cc->load_object(o, res) == KC_OK) return 1;
+  cc->output_free(res);
   return 0;
 }
 
@@ -314,10 +315,13 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
                          const char *const *sigs, int nsigs, int opt_level, int lineinfo,
                          int bounds_check, int fastmath, int debug, int specialising,
                          kc_module **out) {
+  const rt_compiler *cc = rt_compiler_get();
+  if (!cc) return rt_no_compiler(ctx, specialising ? "specialising an untyped kernel"
+                                                   : "kc_compile_source");
   kcc_options o;
   kcc_output res;
   rt_diag_route route = {ctx, specialising, 0};
-  kcc_options_init(&o);
+  cc->options_init(&o);
   memset(&res, 0, sizeof res);
   o.opt_level = opt_level;
   o.lineinfo = lineinfo;
@@ -349,21 +353,21 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   int cacheable = rt_cache_enabled(ctx, o.target), cached = 0;
   if (cacheable) {
     key = rt_cache_key_of(&o, name, source, len);
-    cached = rt_cache_load(&key, &res) && link_cached(&o, &res);
+    cached = rt_cache_load(&key, &res) && link_cached(cc, &o, &res);
     ctx->cache_hits += (unsigned)cached;
     o.keep_object = o.target == KCC_TARGET_HOST && !cached;
   }
-  kc_status s = cached ? KC_OK : kcc_compile(&o, name, source, len, &res);
+  kc_status s = cached ? KC_OK : cc->compile(&o, name, source, len, &res);
   if (s != KC_OK || res.nerrors > 0) {
     if (res.status == KC_OK) res.status = s != KC_OK ? s : KC_ERR_TYPE;
     return fail_compile(ctx, &res, name);
   }
   if (cacheable && !cached && res.nwarnings == 0) rt_cache_store(&key, &res);
-  kcc_output_drop_object(&res);   /* linked into the JIT: not needed again */
+  cc->output_drop_object(&res);   /* linked into the JIT: not needed again */
   kc_module *m;
   s = rt_module_from_kernels(ctx, res.kernels, res.nkernels, res.untyped, res.nuntyped, &m);
   if (s != KC_OK) {
-    kcc_output_free(&res);
+    cc->output_free(&res);
     return s;
   }
   m->out = res;

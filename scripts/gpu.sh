@@ -57,7 +57,14 @@ prepare() {
   local files
   files=$(cut -f3 "$B/gpu-tests.list" | tr ' ' '\n' | grep "^$B/" | sed "s|^$B/||" |
           sort -u)
-  ninja -C "$B" -j "${JOBS:-2}" libkc.so bench/gpu/gpu_bench $files || die "build failed"
+  # the shared libraries by their file names (libkc.so.0.1.0); the programs load them by
+  # their sonames (libkc.so.0, libkcrt.so.0: the AOT sample links the runtime alone)
+  local version libs
+  version=$(meson introspect "$B" --projectinfo |
+            python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+  libs="libkc.so.0 libkcrt.so.0"
+  ninja -C "$B" -j "${JOBS:-2}" "libkc.so.$version" "libkcrt.so.$version" \
+    bench/gpu/gpu_bench $files || die "build failed"
   # the CUDA C peers of the benchmark kernels
   mkdir -p "$B/cubins"
   local nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
@@ -74,15 +81,15 @@ prepare() {
   # stage copies (stripped programs, the same layout, so the rpaths hold) and pack them
   local stage=$B/bundle
   rm -rf "$stage" && mkdir -p "$stage"
-  (cd "$B" && cp --parents libkc.so bench/gpu/gpu_bench $files gpu-tests.list \
+  (cd "$B" && cp --parents $libs bench/gpu/gpu_bench $files gpu-tests.list \
      $(ls cubins/*.cubin 2>/dev/null) $( [[ -f libdevice.10.bc ]] && echo libdevice.10.bc) \
      bundle/) || die "staging failed"
   local f
-  for f in libkc.so bench/gpu/gpu_bench $files; do
+  for f in $libs bench/gpu/gpu_bench $files; do
     if file -b "$stage/$f" | grep -q ELF; then strip --strip-unneeded "$stage/$f"; fi
   done
-  if ldd "$stage/libkc.so" | grep -q libLLVM; then
-    die "$B/libkc.so needs libLLVM: configure $B with -Dllvm_static=true"
+  if ldd "$stage/libkc.so.0" | grep -q libLLVM; then
+    die "$B/libkc.so.0 needs libLLVM: configure $B with -Dllvm_static=true"
   fi
   mkdir -p .gpu
   tar cf - -C "$stage" . | xz -T"${JOBS:-2}" -6 >"$PACK" || die "packing failed"
@@ -169,9 +176,10 @@ unpack() {
     mkdir -p "$B" && tar xJf "$PACK" -C "$B" || die "cannot unpack $PACK"
     echo "gpu.sh: unpacked $PACK into $B/"
   fi
-  # every library the programs need must be there (libkc.so carries LLVM)
+  # every library the programs need must be there (libkc.so.0 carries LLVM)
   local missing
-  missing=$(ldd "$B/libkc.so" "$B/bench/gpu/gpu_bench" 2>&1 | grep -E 'not found|libLLVM')
+  missing=$(ldd "$B/libkc.so.0" "$B/libkcrt.so.0" "$B/bench/gpu/gpu_bench" 2>&1 |
+            grep -E 'not found|libLLVM')
   [[ -z $missing ]] || die "the bundle's programs lack libraries: $missing"
 }
 

@@ -27,10 +27,12 @@ asan_suite() {
     meson setup "$asan" -Dllvm_config="$llvm_config" -Db_sanitize=address,undefined \
       -Db_lundef=false -Dfuzz=disabled
   ninja -C "$asan"
+  # not the install suite: it links programs with plain cc against the installed,
+  # sanitised libraries (ASan wants its runtime first), and checks packaging, not memory
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 \
-      --timeout-multiplier 5 --no-suite gpu --no-suite fuzz
+      --timeout-multiplier 5 --no-suite gpu --no-suite fuzz --no-suite install
 }
 
 fuzz_suite() {

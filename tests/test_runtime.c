@@ -194,8 +194,10 @@ START_TEST(detect_text) {
       strcmp(msg, "no CUDA driver found (libcuda.so.1)") == 0)
     ck_assert_ptr_nonnull(strstr(buf, "CUDA driver: no CUDA driver found (libcuda.so.1)\n"));
 #else
-  ck_assert_ptr_nonnull(strstr(buf, "CUDA: not built with CUDA support"));
+  ck_assert_ptr_nonnull(strstr(buf, "CUDA: none: a CPU-only build (no CUDA headers at "
+                                    "build time)\n"));
 #endif
+  ck_assert_ptr_nonnull(strstr(buf, "\ncompiler: LLVM "));   /* libkc, the compiler's */
   /* a short buffer: cut, terminated, needed still the whole length */
   char small[10];
   size_t need2 = 0;
