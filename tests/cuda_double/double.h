@@ -53,6 +53,7 @@ typedef struct dbl_entry {
   void *cpu_module;            /* kc_module compiled for the CPU, lazily */
   void *cpu_kernel;            /* its kc_kernel */
   int cooperative;             /* its kcc-kernel line says " cooperative" */
+  int checked;                 /* it (or a .func) writes kcc's __kcc_error record */
   dbl_obj *fn;                 /* its CUfunction, made at the first cuModuleGetFunction */
 } dbl_entry;
 

@@ -8,10 +8,12 @@
  * times an [N] extent.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "double.h"
+#include "host_abi.h"
 
 static size_t type_size(const char *t) {
   if (t[0] != '.') return 0;
@@ -162,10 +164,74 @@ static void kcc_line(dbl_obj *m, const char *s) {
   }
 }
 
+/* A growing string. */
+typedef struct strbuf {
+  char *s;
+  size_t len, cap;
+  int failed;
+} strbuf;
+
+static void sb_add(strbuf *b, const char *x, const char *y, const char *z) {
+  size_t n = strlen(x) + strlen(y) + strlen(z);
+  if (b->failed) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = (b->len + n + 1) * 2;
+    char *p = realloc(b->s, cap);
+    if (!p) {
+      b->failed = 1;
+      return;
+    }
+    b->s = p;
+    b->cap = cap;
+  }
+  b->len += (size_t)snprintf(b->s + b->len, b->cap - b->len, "%s%s%s", x, y, z);
+}
+
+/* ".func (.param .b32 r) name(" or ".func name(": the name. */
+static void func_name(const char *s, char *out, size_t len) {
+  while (isspace((unsigned char)*s)) s++;
+  if (*s == '(') {
+    const char *close = strchr(s, ')');
+    s = close ? close + 1 : s + strlen(s);
+    while (isspace((unsigned char)*s)) s++;
+  }
+  size_t n = strcspn(s, "( \t");
+  if (n >= len) n = len - 1;
+  memcpy(out, s, n);
+  out[n] = '\0';
+}
+
+/* An entry that calls a device function writing the error record is checked too
+ * (one level of calls: kcc's .funcs are a kernel's body split off, or leaf helpers). */
+static void mark_callers(dbl_obj *m, const char *funcs, const char *calls) {
+  for (const char *f = funcs; f && *f;) {
+    while (*f == ' ') f++;
+    size_t n = strcspn(f, " ");
+    if (!n) break;
+    for (const char *c = calls; c && (c = strstr(c, "\n"));) {
+      c++;
+      int idx = atoi(c);
+      const char *eol = strchr(c, '\n');
+      size_t ll = eol ? (size_t)(eol - c) : strlen(c);
+      for (const char *h = c; (h = memchr(h, f[0], ll - (size_t)(h - c))); h++) {
+        if ((size_t)(h - c) + n > ll) break;
+        if (strncmp(h, f, n) == 0 && !(isalnum((unsigned char)h[n]) || h[n] == '_') &&
+            !(isalnum((unsigned char)h[-1]) || h[-1] == '_')) {
+          if (idx >= 0 && idx < m->nentries) m->entries[idx].checked = 1;
+          break;
+        }
+      }
+    }
+    f += n;
+  }
+}
+
 int dbl_ptx_parse(dbl_obj *m, const char *ptx) {
   dbl_entry *cur = NULL;   /* the entry whose header or body we are in */
-  int in_params = 0, depth = 0;
+  char func[256] = "";     /* the .func whose body we are in */
+  int in_params = 0, depth = 0, in_func = 0;
   size_t module_shared = 0;
+  strbuf checked_funcs = {0}, calls = {0};   /* " name name ", "\nentry-index: line" */
   for (const char *line = ptx; *line;) {
     size_t len = strcspn(line, "\n");
     char buf[4096];
@@ -175,9 +241,11 @@ int dbl_ptx_parse(dbl_obj *m, const char *ptx) {
     const char *s = buf;
     while (isspace((unsigned char)*s)) s++;
     const char *entry = strstr(s, ".entry ");
-    if (entry && depth == 0 && strncmp(s, "//", 2) != 0) {
-      if (!(cur = add_entry(m, entry))) return 0;
-      in_params = strchr(entry, '(') && !strchr(entry, ')');
+    if (depth == 0 && strncmp(s, "//", 2) != 0 && (entry || strstr(s, ".func "))) {
+      in_func = !entry;   /* a device function's body belongs to no entry */
+      if (in_func) func_name(strstr(s, ".func ") + 6, func, sizeof func);
+      if (entry && !(cur = add_entry(m, entry))) return 0;
+      in_params = entry && strchr(entry, '(') && !strchr(entry, ')');
     } else if (in_params) {
       if (*s == ')') in_params = 0;
       else if (strncmp(s, ".param", 6) == 0 && !add_param(cur, s)) return 0;
@@ -207,12 +275,27 @@ int dbl_ptx_parse(dbl_obj *m, const char *ptx) {
       free(big);
       if (!ok) return 0;
     }
+    /* a kernel that writes the error record was compiled with checks (bounds_check,
+       debug): the CPU kernel that stands for it must be too (run.c) */
+    if (depth > 0 && strstr(s, KC_KERNEL_ERROR_SYMBOL)) {
+      if (in_func) sb_add(&checked_funcs, " ", func, " ");
+      else if (cur) cur->checked = 1;
+    }
+    if (depth > 0 && !in_func && cur && strstr(s, "call")) {
+      char idx[32];
+      snprintf(idx, sizeof idx, "\n%d:", m->nentries - 1);
+      sb_add(&calls, idx, s, "");
+    }
     for (const char *c = s; *c && !(c[0] == '/' && c[1] == '/'); c++)
       depth += (*c == '{') - (*c == '}');
     if (depth < 0) depth = 0;
     line += len + (line[len] == '\n');
   }
   for (int i = 0; i < m->nentries; i++) m->entries[i].static_shared += module_shared;
+  mark_callers(m, checked_funcs.s, calls.s);
+  free(checked_funcs.s);
+  free(calls.s);
+  if (checked_funcs.failed || calls.failed) return 0;
   for (const char *l = strstr(ptx, "// kcc-kernel:"); l; l = strstr(l + 1, "// kcc-kernel:"))
     kcc_line(m, l);
   return 1;

@@ -23,9 +23,12 @@
 #include "rt.h"
 
 static kc_context *cpu;
+/* A source file's CPU modules, compiled without signatures, unchecked [0] and checked
+ * [1]; NULL until needed or when it failed. */
 typedef struct source {
   char *path;
-  kc_module *mod;   /* compiled without signatures; NULL if it failed */
+  kc_module *mod[2];
+  int tried[2];
 } source;
 static source *sources;
 static int nsources = -1;
@@ -82,8 +85,20 @@ static kc_kernel *typed(kc_module *mod, const char *name, const char *sig) {
   return NULL;
 }
 
-/* The CPU kernel of entry e: compiled from a source file, with e's signature when the
- * file alone does not give it. */
+/* How to compile the CPU kernel that stands for entry e: checked (indices and
+ * asserts, kc_compile_options.debug) when the PTX's kernel writes the error record,
+ * else unchecked (kernels declared debug=True are checked either way). A kernel
+ * compiled with bounds_check alone has its asserts compiled out on the GPU and checked
+ * here: the one difference, for an assert that fails in such a kernel. */
+static void options_of(const dbl_entry *e, kc_compile_options *o, int *variant) {
+  memset(o, 0, sizeof *o);
+  o->bounds_check = e->checked ? 1 : -1;
+  o->debug = e->checked;
+  *variant = e->checked;
+}
+
+/* The CPU kernel of entry e: compiled from a source file as the PTX module was, with
+ * e's signature when the file alone does not give it. */
 static kc_kernel *cpu_kernel(dbl_entry *e) {
   char name[512];
   if (e->cpu_kernel) return e->cpu_kernel;
@@ -97,15 +112,19 @@ static kc_kernel *cpu_kernel(dbl_entry *e) {
     dbl_fatal("kernel '%s': KC_CUDA_DOUBLE_SOURCE names no .k file to run it from", name);
     return NULL;
   }
+  kc_compile_options o;
+  int v;
+  options_of(e, &o, &v);
   for (int i = 0; i < nsources; i++) {
     source *s = &sources[i];
-    if (!s->mod && kc_compile_file(cpu, s->path, NULL, &s->mod) != KC_OK) s->mod = NULL;
-    kc_kernel *k = typed(s->mod, name, e->signature);
+    if (!s->tried[v] && kc_compile_file(cpu, s->path, &o, &s->mod[v]) != KC_OK)
+      s->mod[v] = NULL;
+    s->tried[v] = 1;
+    kc_kernel *k = typed(s->mod[v], name, e->signature);
     if (k) return e->cpu_kernel = k;
     kc_kernel *any = NULL;
-    if (!s->mod || kc_module_get_kernel(s->mod, name, &any) != KC_OK) continue;
+    if (!s->mod[v] || kc_module_get_kernel(s->mod[v], name, &any) != KC_OK) continue;
     const char *sigs[1] = {e->signature};
-    kc_compile_options o = {0};
     o.signatures = sigs;
     o.nsignatures = 1;
     kc_module *m = NULL;
@@ -128,7 +147,8 @@ void dbl_run_cleanup(dbl_entry *e) {
 
 __attribute__((destructor)) static void run_free(void) {
   for (int i = 0; i < nsources; i++) {
-    if (sources[i].mod) kc_module_free(sources[i].mod);
+    for (int v = 0; v < 2; v++)
+      if (sources[i].mod[v]) kc_module_free(sources[i].mod[v]);
     free(sources[i].path);
   }
   free(sources);
@@ -357,6 +377,7 @@ static CUresult launch(const char *call, CUfunction f, const unsigned g[3],
                  "cuLaunchCooperativeKernel", call, e->name);
     return dbl_leave(CUDA_ERROR_INVALID_VALUE);
   }
+  dbl_obj *fo = dbl_obj_get(f, DBL_FUNC, call, "hfunc");
   kc_kernel *k = cpu_kernel(e);
   if (!k) return dbl_leave(CUDA_ERROR_LAUNCH_FAILED);
   if (!check_params(call, e, k, params)) return dbl_leave(CUDA_ERROR_INVALID_VALUE);
@@ -381,7 +402,6 @@ static CUresult launch(const char *call, CUfunction f, const unsigned g[3],
   kc_dim3 grid = {g[0], g[1], g[2]}, block = {b[0], b[1], b[2]};
   kc_status st = rt_cpu_launch(cpu, &ck, grid, block, shared, params);
   dbl.runs++;
-  dbl_obj *fo = dbl_obj_get(f, DBL_FUNC, call, "hfunc");
   if (st != KC_OK) r = kernel_failed(fo->module, e, st);
   return dbl_leave(r);
 }

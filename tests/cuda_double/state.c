@@ -152,13 +152,11 @@ static void free_objects(void) {
   }
 }
 
-/* At exit: report, free what the process left (a context never released is the
- * runtime's leak, reported as one), and fail the process on any violation. */
+/* At exit: report, free what the process left, and fail the process on any
+ * violation. */
 __attribute__((destructor)) static void dbl_at_exit(void) {
-  if (dbl.ctx_alive)
-    dbl_contract("the process ends with the primary context still retained (%d "
-                 "reference%s): cuDevicePrimaryCtxRelease was not called",
-                 dbl.ctx_refs, dbl.ctx_refs == 1 ? "" : "s");
+  /* a process may end with its context retained (the driver cleans up), as a test
+     that skips or fails does: not a violation */
   report();
   free_objects();
   if (dbl.violations || fatals) {
