@@ -104,8 +104,22 @@ static int resolve(void **slot, const char *name, const char *fallback) {
 #define RESOLVE(member, name, fallback) \
   ok = ok && resolve((void **)&rt_drv.member, name, fallback)
 
+/* KC_CUDA_DRIVER names the driver library to open instead of libcuda.so.1 (the test
+ * suite's driver double, tests/cuda_double/); set, it is the only one tried. */
 static void load_driver(void) {
   static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
+  const char *forced = getenv("KC_CUDA_DRIVER");
+  if (forced && *forced) {
+    rt_drv.lib = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
+    rt_drv.path = forced;
+    if (!rt_drv.lib) {
+      const char *why = dlerror();
+      rt_drv.status = KC_ERR_NO_DEVICE;
+      snprintf(rt_drv.msg, sizeof rt_drv.msg, "cannot open the CUDA driver KC_CUDA_DRIVER "
+               "names (%s): %s", forced, why ? why : "dlopen failed");
+      return;
+    }
+  }
   for (size_t i = 0; i < 2 && !rt_drv.lib; i++) {
     rt_drv.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     rt_drv.path = names[i];

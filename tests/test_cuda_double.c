@@ -1,0 +1,235 @@
+/*
+ * test_cuda_double.c — the runtime's CUDA path against the CUDA driver double
+ * (tests/cuda_double/, opened through KC_CUDA_DRIVER) with failures injected
+ * (KC_CUDA_DOUBLE_FAIL): each fault must come back as a clear kc_status whose message
+ * names the driver call and the CUDA error, leak nothing (the double counts live
+ * allocations and handles), and leave the context usable (out of memory, a bad PTX
+ * image) or cleanly dead (a kernel that faulted: CUDA_ERROR_LAUNCH_FAILED and
+ * CUDA_ERROR_ILLEGAL_ADDRESS poison the context until it is destroyed).
+ *
+ * Check runs each test in its own process, so each one loads the double afresh and
+ * the double reads its fault list at cuInit. The kernel is samples/vector_add.k; the
+ * expected sums are computed here.
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kc.h"
+
+#define N 1000
+
+enum { CALLS, LAUNCHES, RUNS, FAULTS, VIOLATIONS, LIVE_BYTES, CTX_ALIVE, LIVE_HANDLES };
+
+static char source[4096];
+static kc_context *ctx;
+
+static void counts(unsigned long out[8]) {
+  void *lib = dlopen(getenv("KC_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
+  ck_assert_msg(lib != NULL, "the double is not loaded");
+  void (*fn)(unsigned long *);
+  void *sym = dlsym(lib, "cuda_double_counts");
+  ck_assert_ptr_nonnull(sym);
+  memcpy(&fn, &sym, sizeof fn);
+  fn(out);
+  dlclose(lib);
+}
+
+static void start(const char *faults) {
+  const char *root = getenv("KC_SOURCE_ROOT");
+  ck_assert_ptr_nonnull(root);
+  snprintf(source, sizeof source, "%s/samples/vector_add.k", root);
+  setenv("KC_CUDA_DOUBLE_SOURCE", source, 1);
+  if (faults) setenv("KC_CUDA_DOUBLE_FAIL", faults, 1);
+  else unsetenv("KC_CUDA_DOUBLE_FAIL");
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CUDA;
+  cfg.cache = 0;
+  kc_status s = kc_context_new(&cfg, &ctx);
+  ck_assert_msg(s == KC_OK, "kc_context_new: %s", ctx ? kc_last_error(ctx) : "?");
+}
+
+/* After kc_context_free: nothing allocated, no handle alive, no contract broken. */
+static void finish_clean(void) {
+  kc_context_free(ctx);
+  ctx = NULL;
+  unsigned long c[8];
+  counts(c);
+  ck_assert_uint_eq(c[LIVE_BYTES], 0);
+  ck_assert_uint_eq(c[LIVE_HANDLES], 0);
+  ck_assert_uint_eq(c[CTX_ALIVE], 0);
+  ck_assert_uint_eq(c[VIOLATIONS], 0);
+}
+
+static void assert_error(kc_status got, kc_status want, const char *call, const char *err) {
+  const char *msg = kc_last_error(ctx);
+  ck_assert_msg(got == want, "status %s, want %s: %s", kc_status_name(got),
+                kc_status_name(want), msg);
+  ck_assert_msg(strstr(msg, call) != NULL, "'%s' does not name %s", msg, call);
+  ck_assert_msg(strstr(msg, err) != NULL, "'%s' does not name %s", msg, err);
+}
+
+static float a[N], b[N], out[N];
+
+static kc_status vector_add(kc_module *mod, kc_array **arrays) {
+  kc_kernel *k = NULL;
+  kc_status s = kc_module_get_kernel(mod, "vector_add", &k);
+  if (s != KC_OK) return s;
+  kc_arg args[3] = {kc_arg_array(arrays[0]), kc_arg_array(arrays[1]), kc_arg_array(arrays[2])};
+  s = kc_launch(k, kc_dim((N + 127) / 128), kc_dim(128), 0, NULL, args, 3);
+  return s == KC_OK ? kc_synchronize(ctx) : s;
+}
+
+static kc_status make_arrays(kc_array **arrays) {
+  int64_t n = N;
+  for (int i = 0; i < N; i++) {
+    a[i] = (float)i;
+    b[i] = 0.5f * (float)i;
+  }
+  kc_status s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, a, sizeof a, &arrays[0]);
+  if (s == KC_OK) s = kc_array_from_host(ctx, KC_FLOAT32, 1, &n, b, sizeof b, &arrays[1]);
+  if (s == KC_OK) s = kc_array_new(ctx, KC_FLOAT32, 1, &n, &arrays[2]);
+  return s;
+}
+
+static void check_sums(kc_array *o) {
+  ck_assert_int_eq(kc_array_to_host(o, out, sizeof out), KC_OK);
+  for (int i = 0; i < N; i++) ck_assert_float_eq(out[i], 1.5f * (float)i);
+}
+
+static void free_arrays(kc_array **arrays) {
+  for (int i = 0; i < 3; i++) kc_array_free(arrays[i]);
+}
+
+/* No fault: the kernel runs through cuda.c, module.c, launch.c and array.c. */
+START_TEST(clean_run) {
+  start(NULL);
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  ck_assert_int_eq(kc_compile_file(ctx, source, NULL, &mod), KC_OK);
+  ck_assert_int_eq(make_arrays(arr), KC_OK);
+  ck_assert_int_eq(vector_add(mod, arr), KC_OK);
+  check_sums(arr[2]);
+  unsigned long c[8];
+  counts(c);
+  ck_assert_uint_eq(c[LAUNCHES], 1);
+  ck_assert_uint_eq(c[RUNS], 1);
+  free_arrays(arr);
+  kc_module_free(mod);
+  finish_clean();
+}
+END_TEST
+
+/* The second cuMemAlloc fails: KC_ERR_NOMEM naming it; the context goes on. */
+START_TEST(alloc_out_of_memory) {
+  start("cuMemAlloc:2");
+  kc_array *arr[3] = {0};
+  assert_error(make_arrays(arr), KC_ERR_NOMEM, "cuMemAlloc", "CUDA_ERROR_OUT_OF_MEMORY");
+  ck_assert_ptr_null(arr[1]);
+  kc_array_free(arr[0]);
+  kc_module *mod = NULL;
+  ck_assert_int_eq(kc_compile_file(ctx, source, NULL, &mod), KC_OK);
+  ck_assert_int_eq(make_arrays(arr), KC_OK);
+  ck_assert_int_eq(vector_add(mod, arr), KC_OK);
+  check_sums(arr[2]);
+  free_arrays(arr);
+  kc_module_free(mod);
+  finish_clean();
+}
+END_TEST
+
+/* The module load fails with a JIT log: the message carries the log; a second load
+ * works. */
+START_TEST(module_load_jit_log) {
+  start("cuModuleLoadDataEx:1");
+  kc_module *mod = NULL;
+  kc_status s = kc_compile_file(ctx, source, NULL, &mod);
+  assert_error(s, KC_ERR_CUDA, "cuModuleLoadDataEx", "CUDA_ERROR_INVALID_PTX");
+  ck_assert_ptr_null(mod);
+  ck_assert_msg(strstr(kc_last_error(ctx), "JIT log") &&
+                strstr(kc_last_error(ctx), "injected by the CUDA driver double"),
+                "no JIT log in '%s'", kc_last_error(ctx));
+  ck_assert_int_eq(kc_compile_file(ctx, source, NULL, &mod), KC_OK);
+  kc_array *arr[3] = {0};
+  ck_assert_int_eq(make_arrays(arr), KC_OK);
+  ck_assert_int_eq(vector_add(mod, arr), KC_OK);
+  check_sums(arr[2]);
+  free_arrays(arr);
+  kc_module_free(mod);
+  finish_clean();
+}
+END_TEST
+
+/* A kernel that faults: the launch succeeds, the synchronisation reports it, every
+ * later call too (sticky), and freeing the context still frees everything. */
+static void faulting_kernel(const char *fault, const char *err) {
+  start(fault);
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  ck_assert_int_eq(kc_compile_file(ctx, source, NULL, &mod), KC_OK);
+  ck_assert_int_eq(make_arrays(arr), KC_OK);
+  assert_error(vector_add(mod, arr), KC_ERR_LAUNCH, "cuCtxSynchronize", err);
+  assert_error(kc_array_to_host(arr[2], out, sizeof out), KC_ERR_LAUNCH, "cu", err);
+  kc_array *more = NULL;
+  int64_t n = 4;
+  assert_error(kc_array_new(ctx, KC_FLOAT32, 1, &n, &more), KC_ERR_LAUNCH, "cuMemAlloc",
+               err);
+  assert_error(kc_synchronize(ctx), KC_ERR_LAUNCH, "cuCtxSynchronize", err);
+  free_arrays(arr);
+  kc_module_free(mod);
+  finish_clean();
+}
+
+START_TEST(launch_failed_at_synchronize) {
+  faulting_kernel("cuLaunchKernel:1", "CUDA_ERROR_LAUNCH_FAILED");
+}
+END_TEST
+
+START_TEST(illegal_address_poisons) {
+  faulting_kernel("cuLaunchKernel:1=ILLEGAL_ADDRESS", "CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+END_TEST
+
+/* A synchronisation that fails by itself (a fault of earlier work). */
+START_TEST(synchronize_fails) {
+  start("cuCtxSynchronize:1=LAUNCH_FAILED");
+  assert_error(kc_synchronize(ctx), KC_ERR_LAUNCH, "cuCtxSynchronize",
+               "CUDA_ERROR_LAUNCH_FAILED");
+  finish_clean();
+}
+END_TEST
+
+/* The double catches a broken contract: a call before cuInit fails the process. */
+START_TEST(contract_violation_fails_the_process) {
+  void *lib = dlopen(getenv("KC_CUDA_DRIVER"), RTLD_NOW | RTLD_LOCAL);
+  ck_assert_ptr_nonnull(lib);
+  void *sym = dlsym(lib, "cuMemAlloc_v2");
+  ck_assert_ptr_nonnull(sym);
+  int (*alloc)(unsigned long long *, size_t);
+  memcpy(&alloc, &sym, sizeof alloc);
+  unsigned long long p = 0;
+  ck_assert_int_ne(alloc(&p, 16), 0);   /* CUDA_ERROR_NOT_INITIALIZED */
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("cuda_double");
+  TCase *tc = tcase_create("faults");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, clean_run);
+  tcase_add_test(tc, alloc_out_of_memory);
+  tcase_add_test(tc, module_load_jit_log);
+  tcase_add_test(tc, launch_failed_at_synchronize);
+  tcase_add_test(tc, illegal_address_poisons);
+  tcase_add_test(tc, synchronize_fails);
+  tcase_add_exit_test(tc, contract_violation_fails_the_process, 70);
+  suite_add_tcase(s, tc);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}
