@@ -118,7 +118,8 @@ typedef struct kc_config {
   int opt_level;         /* default 3: LLVM optimisation level 0..3 */
   int arch;              /* default 0: sm version for PTX (80 = sm_80); 0 = the device's */
   int cpu_threads;       /* default 0: worker threads of the CPU back end, 0 = all cores */
-  int verbose;           /* default 0 (or KC_VERBOSE=1): say which device was picked */
+  int verbose;           /* default 0 (or KC_VERBOSE=1): say which device was picked (and why
+                            a disk-cache entry was refused) */
   int lineinfo;          /* default 0: emit source line info into PTX */
   int cache;             /* default 1 (KC_CACHE=0 disables): on-disk compile cache in
                             $XDG_CACHE_HOME/kcc (~/.cache/kcc): PTX on CUDA, machine

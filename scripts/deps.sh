@@ -16,6 +16,8 @@ have pkg-config || need+=(pkg-config)
 have gcc || need+=(gcc)
 [ -f /usr/include/check.h ] || need+=(check)
 have valgrind || need+=(valgrind)
+# xxHash: the disk cache's key and checksums (runtime/cache.c)
+[ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
 # clang with libFuzzer: the fuzz targets of tests/fuzz (make test, make test-all)
 have clang || need+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||
