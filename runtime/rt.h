@@ -12,6 +12,7 @@
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
  *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
  *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
+ *   cache_evict.c  its size bound (KC_CACHE_MAX), least recently used entries first
  * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
  * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
  */

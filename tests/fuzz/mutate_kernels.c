@@ -141,7 +141,7 @@ static int nested_calls(const uint8_t *d, size_t n, uint64_t *r, text *ins, size
   static const char *wrap[] = {"abs(", "min(1, ", "max(0, ", "math.sqrt(", "(", "int(",
                                "float(", "-(", "cuda.atomic.add(a, 0, "};
   const char *w = wrap[pick(r, sizeof wrap / sizeof *wrap)];
-  size_t wl = strlen(w), depth = 8 + pick(r, 2000);
+  size_t wl = strlen(w), depth = 8 + pick(r, pick(r, 4) ? 100 : 2000);   /* mostly shallow: a deep one is slow to run */
   while (depth && ins->len + depth * (wl + 1) + *cut > ins->cap) depth /= 2;
   if (!depth) return -1;
   for (size_t i = 0; i < depth; i++) put(ins, w, wl);
