@@ -130,7 +130,7 @@ typedef struct kc_config {
   int cpu_threads;       /* default 0: worker threads of the CPU back end, 0 = all cores */
   int verbose;           /* 0 = off unless KC_VERBOSE=1; 1 on, -1 off: say which device
                             was picked, and print every diagnostic to stderr when there
-                            is no diag hook */
+                            is no diag hook, and why a disk-cache entry was refused */
   int lineinfo;          /* default 0 (off), 1 on: emit source line info into PTX */
   int cache;             /* 0 = on unless KC_CACHE=0; 1 on, -1 off: the on-disk compile
                             cache in $XDG_CACHE_HOME/kcc (~/.cache/kcc): PTX on CUDA,

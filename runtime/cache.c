@@ -11,17 +11,28 @@
  * and a fingerprint of the compiler's sources (KC_BUILD_ID, scripts/build_id.py), so a
  * rebuilt compiler misses old entries.
  *
+ * The key is XXH3-128 (xxHash, libxxhash) of those fields, each preceded by its length;
+ * the entry's first line carries the whole 128-bit key and an XXH3-64 checksum of every
+ * byte after that line (the kernel table and the code). An entry is used only when its
+ * first line is exactly the one this key and these bytes give: any change to a stored
+ * entry, in its header, its table or its code, is a miss, never a different table or
+ * damaged machine code. Numbers in the table are parsed strictly besides (the libFuzzer
+ * target tests/fuzz/fuzz_cache.c feeds the parser tables that pass the checksum).
+ *
  * The cache is an optimisation, so every failure to read or write it is silent and
- * falls back to compiling. Entries are written to a temporary file and renamed into
- * place, so a reader never sees half an entry and two processes storing the same entry
- * at once do no harm. An entry is used only when its header names the key's two hashes
- * and its code has the length and the checksum the header gives: damaged machine code
- * must never run.
+ * falls back to compiling (KC_VERBOSE says why an entry was refused). Entries are opened
+ * without following links and without blocking, and anything but a regular file is a
+ * miss (a FIFO in an entry's place would otherwise block the reader for ever). Entries
+ * are written to a temporary file and renamed into place, so a reader never sees half
+ * an entry and two processes storing the same entry at once do no harm; a refused entry
+ * is replaced by the compilation that follows. The directory's size is bounded by
+ * KC_CACHE_MAX with least-recently-used eviction (cache_evict.c): a hit touches its
+ * entry's modification time.
  *
  * Entry format (text header, then the code's bytes; <h0>.ptxc for PTX, <h0>.cpuc for
  * object code):
- *   kcc-cache 5 <hash0> <hash1>
- *   counts <nkernels> <nuntyped> <code bytes> <code checksum: FNV-1a 64, hex>
+ *   kcc-cache 6 <key: 32 hex digits> <checksum of the rest: XXH3-64, 16 hex digits>
+ *   counts <nkernels> <nuntyped> <code bytes>
  *   kernel <flags: 1 uses a barrier, 2 cooperative> <static_shared> <nparams> <name> <symbol> <signature...>
  *   param <dtype> <ndim> <flags> <tuple> <name...>   (nparams lines per kernel; flags:
  *                                        1 written, 2 strided ('A'); tuple is "-", or a
@@ -36,78 +47,84 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "kc_build_id.h"
 #include "kc_config.h"
 #include "rt.h"
 #include "rt_compiler.h"
 
-#define CACHE_FORMAT 5   /* 2: @guvectorize loop kernels take the broadcast parameters;
+#define CACHE_FORMAT 6   /* 2: @guvectorize loop kernels take the broadcast parameters;
                             3: the kernel line's flags say cooperative (2);
                             4: tuple parameters, param flags (2 strided);
-                            5: the code's checksum; CPU entries (object code) */
+                            5: the code's checksum; CPU entries (object code);
+                            6: XXH3 key and a checksum of the whole entry */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
+#define CACHE_LINE1_LEN 61                  /* "kcc-cache 6 " + 32 + " " + 16 */
 
 /* ---- The key -------------------------------------------------------------------------- */
-static void fnv_bytes(uint64_t *h, const void *data, size_t len) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < len; i++) {
-    *h ^= p[i];
-    *h *= FNV_PRIME;
-  }
-}
-
 /* A field: its length first, so ("ab", "c") and ("a", "bc") hash apart. */
-static void key_field(rt_cache_key *k, const void *data, size_t len) {
+static void key_field(XXH3_state_t *st, const void *data, size_t len) {
   uint64_t n = len;
-  for (int i = 0; i < 2; i++) {
-    fnv_bytes(&k->h[i], &n, sizeof n);
-    fnv_bytes(&k->h[i], data, len);
-  }
+  XXH3_128bits_update(st, &n, sizeof n);
+  XXH3_128bits_update(st, data, len);
 }
 
-static void key_str(rt_cache_key *k, const char *s) { key_field(k, s ? s : "", s ? strlen(s) : 0); }
+static void key_str(XXH3_state_t *st, const char *s) {
+  key_field(st, s ? s : "", s ? strlen(s) : 0);
+}
 
-static void key_int(rt_cache_key *k, int64_t v) { key_field(k, &v, sizeof v); }
+static void key_int(XXH3_state_t *st, int64_t v) { key_field(st, &v, sizeof v); }
+
+static void key_options(XXH3_state_t *st, const kcc_options *o) {
+  key_int(st, CACHE_FORMAT);
+  key_str(st, KC_VERSION);
+  key_str(st, KC_BUILD_ID);  /* the compiler's sources: a rebuilt kcc misses old entries */
+  key_str(st, KC_LLVM_VERSION);
+  const char *libdevice = o->libdevice ? o->libdevice : getenv("KC_LIBDEVICE");
+  key_str(st, libdevice && *libdevice ? libdevice : KC_LIBDEVICE_PATH);
+  key_int(st, o->target);
+  key_int(st, o->emit);
+  key_int(st, o->arch);
+  key_int(st, o->opt_level);
+  key_int(st, o->lineinfo);
+  key_int(st, o->debug);
+  key_int(st, o->bounds_check);
+  key_int(st, o->fastmath);
+  char *cpu = o->target == KCC_TARGET_HOST ? rt_compiler_get()->cpu_id(o->cpu) : NULL;
+  key_str(st, cpu ? cpu : "");  /* an unknown CPU: the compilation fails, nothing stored */
+  free(cpu);
+  key_int(st, o->nsigs);
+  for (int i = 0; i < o->nsigs; i++) key_str(st, o->sigs[i]);
+}
 
 rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char *source,
                              size_t len) {
   rt_cache_key k;
-  k.h[0] = FNV_OFFSET;
-  k.h[1] = FNV_OFFSET;
-  fnv_bytes(&k.h[1], "kcc second hash", 15);  /* a different function, for a check */
-  key_int(&k, CACHE_FORMAT);
-  key_str(&k, KC_VERSION);
-  key_str(&k, KC_BUILD_ID);  /* the compiler's sources: a rebuilt kcc misses old entries */
-  key_str(&k, KC_LLVM_VERSION);
-  const char *libdevice = o->libdevice ? o->libdevice : getenv("KC_LIBDEVICE");
-  key_str(&k, libdevice && *libdevice ? libdevice : KC_LIBDEVICE_PATH);
-  key_int(&k, o->target);
-  key_int(&k, o->emit);
-  key_int(&k, o->arch);
-  key_int(&k, o->opt_level);
-  key_int(&k, o->lineinfo);
-  key_int(&k, o->debug);
-  key_int(&k, o->bounds_check);
-  key_int(&k, o->fastmath);
-  char *cpu = o->target == KCC_TARGET_HOST ? rt_compiler_get()->cpu_id(o->cpu) : NULL;
-  key_str(&k, cpu ? cpu : "");  /* an unknown CPU: the compilation fails, nothing stored */
-  free(cpu);
+  memset(&k, 0, sizeof k);
   k.host = o->target == KCC_TARGET_HOST;
-  key_int(&k, o->nsigs);
-  for (int i = 0; i < o->nsigs; i++) key_str(&k, o->sigs[i]);
-  key_str(&k, name);
-  key_field(&k, source, len);
+  XXH3_state_t *st = XXH3_createState();
+  if (!st || XXH3_128bits_reset(st) != XXH_OK) {
+    k.unusable = 1;   /* out of memory: the cache is skipped */
+    XXH3_freeState(st);
+    return k;
+  }
+  key_options(st, o);
+  key_str(st, name);
+  key_field(st, source, len);
+  XXH128_hash_t h = XXH3_128bits_digest(st);
+  XXH3_freeState(st);
+  k.h[0] = h.low64;
+  k.h[1] = h.high64;
   return k;
 }
 
-/* The checksum of an entry's code. */
-static uint64_t code_sum(const void *code, size_t len) {
-  uint64_t h = FNV_OFFSET;
-  fnv_bytes(&h, code, len);
-  return h;
+/* An entry's first line: the format, the key, the checksum of the bytes after it. */
+static void first_line(const rt_cache_key *key, const void *rest, size_t len,
+                       char buf[CACHE_LINE1_LEN + 2]) {
+  snprintf(buf, CACHE_LINE1_LEN + 2, "kcc-cache %d %016llx%016llx %016llx\n", CACHE_FORMAT,
+           (unsigned long long)key->h[1], (unsigned long long)key->h[0],
+           (unsigned long long)XXH3_64bits(rest, len));
 }
 
 /* ---- Where entries live ---------------------------------------------------------------- */
@@ -126,7 +143,7 @@ int rt_cache_enabled(const kc_context *ctx, kcc_target target) {
 
 static int entry_path(const rt_cache_key *key, char *buf, size_t len) {
   char dir[4096];
-  if (rt_cache_dir(dir, sizeof dir) != 0) return -1;
+  if (key->unusable || rt_cache_dir(dir, sizeof dir) != 0) return -1;
   int n = snprintf(buf, len, "%s/%016llx.%s", dir, (unsigned long long)key->h[0],
                    key->host ? "cpuc" : "ptxc");
   return n > 0 && (size_t)n < len ? 0 : -1;
@@ -144,23 +161,45 @@ static int make_dirs(char *path) {
   return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+static void note(const rt_cache_key *key, const char *path, const char *why) {
+  if (key->verbose) fprintf(stderr, "kcc: cache: %s: %s: compiling instead\n", path, why);
+}
+
 /* ---- Reading ---------------------------------------------------------------------------- */
-static char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  struct stat st;
-  if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (size_t)st.st_size < CACHE_MAX_ENTRY &&
-      (buf = malloc((size_t)st.st_size + 1))) {
-    *len = fread(buf, 1, (size_t)st.st_size, f);
-    if (*len != (size_t)st.st_size) {
-      free(buf);
-      buf = NULL;
-    } else {
-      buf[*len] = '\0';
-    }
+/* The entry at path opened for reading: never through a link, never blocking (a FIFO
+ * opens at once and is then refused), a regular file only; -1 on a miss. */
+static int open_entry(const rt_cache_key *key, const char *path, struct stat *st) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) note(key, path, "a symbolic link, not an entry");
+    else if (errno != ENOENT) note(key, path, strerror(errno));
+    return -1;
   }
-  fclose(f);
+  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+    note(key, path, "not a regular file");
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* All of a regular file's st_size bytes, NUL-terminated; NULL if it is empty, too big
+ * or changes size under us. */
+static char *read_all(int fd, const struct stat *st, size_t *len) {
+  if (st->st_size <= 0 || (size_t)st->st_size >= CACHE_MAX_ENTRY) return NULL;
+  size_t want = (size_t)st->st_size, got = 0;
+  char *buf = malloc(want + 1);
+  while (buf && got < want) {
+    ssize_t n = read(fd, buf + got, want - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      free(buf);
+      return NULL;
+    }
+    got += (size_t)n;
+  }
+  if (buf) buf[want] = '\0';
+  *len = want;
   return buf;
 }
 
@@ -196,65 +235,86 @@ static int split(char *line, char **words, int max) {
   return n;
 }
 
+/* A decimal number in [0, max], digits only; -1 for anything else. */
+static int num(const char *s, unsigned long long max, unsigned long long *v) {
+  if (*s < '0' || *s > '9') return -1;
+  char *e;
+  errno = 0;
+  *v = strtoull(s, &e, 10);
+  return *e || errno || *v > max ? -1 : 0;
+}
+
+static int small(const char *s, int max, int *v) {
+  unsigned long long u;
+  if (num(s, (unsigned long long)max, &u) != 0) return -1;
+  *v = (int)u;
+  return 0;
+}
+
 /* A tuple parameter's element dtypes, "9,9,10"; "-" for none. */
-static int parse_tuple(const char *s, kcc_param *p) {
+static int parse_tuple(char *s, kcc_param *p) {
   if (strcmp(s, "-") == 0) return 0;
   kc_dtype *el = calloc(SIG_MAX_TUPLE, sizeof *el);
   if (!el) return -1;
   p->elems = el;
-  for (;;) {
-    char *e;
-    long d = strtol(s, &e, 10);
-    if (e == s || d < 0 || d >= KC_DTYPE_COUNT || p->nelems == SIG_MAX_TUPLE) return -1;
+  for (char *tok = s;;) {
+    char *comma = strchr(tok, ',');
+    if (comma) *comma = '\0';
+    int d;
+    if (p->nelems == SIG_MAX_TUPLE || small(tok, KC_DTYPE_COUNT - 1, &d) != 0) return -1;
     el[p->nelems++] = (kc_dtype)d;
-    if (*e != ',') return *e ? -1 : 0;
-    s = e + 1;
+    if (!comma) return 0;
+    tok = comma + 1;
   }
 }
 
+static int parse_param(char **at, char *end, kcc_param *p) {
+  char *w[6], *line = next_line(at, end);
+  int dtype, ndim, flags;
+  if (!line || split(line, w, 6) != 6 || strcmp(w[0], "param") != 0 ||
+      small(w[1], KC_RECORD, &dtype) != 0 ||
+      (dtype >= KC_DTYPE_COUNT && dtype != KC_RECORD) || small(w[2], KC_MAX_DIMS, &ndim) != 0 ||
+      small(w[3], 3, &flags) != 0)
+    return -1;
+  p->dtype = (kc_dtype)dtype;
+  p->ndim = ndim;
+  p->written = flags & 1;
+  p->strided = (flags >> 1) & 1;
+  if (!(p->name = dup_str(w[5])) || parse_tuple(w[4], p) != 0) return -1;
+  return 0;
+}
+
 static int parse_kernel(char **at, char *end, kcc_kernel *k) {
-  char *w[8], *line = next_line(at, end);
-  if (!line || split(line, w, 7) != 7 || strcmp(w[0], "kernel") != 0) return -1;
-  k->uses_barrier = (atoi(w[1]) & 1) != 0;
-  k->cooperative = (atoi(w[1]) & 2) != 0;
-  k->static_shared = (size_t)strtoull(w[2], NULL, 10);
-  int np = atoi(w[3]);
-  if (np < 0 || np > RT_MAX_FLAT_PARAMS) return -1;
+  char *w[7], *line = next_line(at, end);
+  int flags, np;
+  unsigned long long shared;
+  if (!line || split(line, w, 7) != 7 || strcmp(w[0], "kernel") != 0 ||
+      small(w[1], 3, &flags) != 0 || num(w[2], SIZE_MAX, &shared) != 0 ||
+      small(w[3], RT_MAX_FLAT_PARAMS, &np) != 0 || !*w[4] || !*w[5])
+    return -1;
+  k->uses_barrier = (flags & 1) != 0;
+  k->cooperative = (flags & 2) != 0;
+  k->static_shared = (size_t)shared;
   if (!(k->name = dup_str(w[4])) || !(k->symbol = dup_str(w[5])) ||
       !(k->signature = dup_str(w[6])))
     return -1;
   k->params = calloc((size_t)np + 1, sizeof *k->params);
   if (!k->params) return -1;
   k->nparams = np;
-  for (int i = 0; i < np; i++) {
-    kcc_param *p = &k->params[i];
-    if (!(line = next_line(at, end)) || split(line, w, 6) != 6 || strcmp(w[0], "param") != 0)
-      return -1;
-    int dtype = atoi(w[1]), ndim = atoi(w[2]);
-    if (dtype < 0 || (dtype >= KC_DTYPE_COUNT && dtype != KC_RECORD) || ndim < 0 ||
-        ndim > KC_MAX_DIMS)
-      return -1;
-    p->dtype = (kc_dtype)dtype;
-    p->ndim = ndim;
-    p->written = atoi(w[3]) & 1;
-    p->strided = (atoi(w[3]) >> 1) & 1;
-    if (!(p->name = dup_str(w[5])) || parse_tuple(w[4], p) != 0) return -1;
-  }
+  for (int i = 0; i < np; i++)
+    if (parse_param(at, end, &k->params[i]) != 0) return -1;
   return 0;
 }
 
-static int parse_entry(const rt_cache_key *key, char *buf, size_t len, kcc_output *out) {
-  char *at = buf, *end = buf + len, *w[8], *line = next_line(&at, end);
-  char want[64];
-  snprintf(want, sizeof want, "kcc-cache %d %016llx %016llx", CACHE_FORMAT,
-           (unsigned long long)key->h[0], (unsigned long long)key->h[1]);
-  if (!line || strcmp(line, want) != 0) return -1;
-  if (!(line = next_line(&at, end)) || split(line, w, 5) != 5 || strcmp(w[0], "counts") != 0)
+/* The kernel table and the code, after the first line. */
+static int parse_rest(const rt_cache_key *key, char *at, char *end, kcc_output *out) {
+  char *w[4], *line = next_line(&at, end);
+  int nk, nu;
+  unsigned long long code_len;
+  if (!line || split(line, w, 4) != 4 || strcmp(w[0], "counts") != 0 ||
+      small(w[1], 100000, &nk) != 0 || small(w[2], 100000, &nu) != 0 ||
+      num(w[3], CACHE_MAX_ENTRY, &code_len) != 0)
     return -1;
-  int nk = atoi(w[1]), nu = atoi(w[2]);
-  size_t code_len = (size_t)strtoull(w[3], NULL, 10);
-  uint64_t sum = strtoull(w[4], NULL, 16);
-  if (nk < 0 || nu < 0 || nk > 100000 || nu > 100000) return -1;
   out->kernels = calloc((size_t)nk + 1, sizeof *out->kernels);
   out->untyped = calloc((size_t)nu + 1, sizeof *out->untyped);
   if (!out->kernels || !out->untyped) return -1;
@@ -264,35 +324,59 @@ static int parse_entry(const rt_cache_key *key, char *buf, size_t len, kcc_outpu
   }
   for (int i = 0; i < nu; i++) {
     if (!(line = next_line(&at, end)) || split(line, w, 2) != 2 ||
-        strcmp(w[0], "untyped") != 0 || !(out->untyped[i] = dup_str(w[1])))
+        strcmp(w[0], "untyped") != 0 || !*w[1] || !(out->untyped[i] = dup_str(w[1])))
       return -1;
     out->nuntyped = i + 1;
   }
-  if ((size_t)(end - at) != code_len || code_sum(at, code_len) != sum) return -1;
-  char *code = malloc(code_len + 1);
+  if ((size_t)(end - at) != code_len) return -1;
+  char *code = malloc((size_t)code_len + 1);
   if (!code) return -1;
-  memcpy(code, at, code_len);
+  memcpy(code, at, (size_t)code_len);
   code[code_len] = '\0';
   if (key->host) {
     out->object = code;
-    out->object_len = code_len;
+    out->object_len = (size_t)code_len;
   } else {
     out->text = code;
-    out->text_len = code_len;
+    out->text_len = (size_t)code_len;
   }
   return 0;
+}
+
+/* Free what a failed parse left (the compiler's function: only libkc, which compiles,
+ * reads the cache). */
+static void rt_cache_output_free(kcc_output *out) {
+  const rt_compiler *cc = rt_compiler_get();
+  if (cc) cc->output_free(out);
+  memset(out, 0, sizeof *out);
+}
+
+int rt_cache_parse(const rt_cache_key *key, char *buf, size_t len, kcc_output *out) {
+  char want[CACHE_LINE1_LEN + 2];
+  memset(out, 0, sizeof *out);
+  if (len <= CACHE_LINE1_LEN) return -1;
+  first_line(key, buf + CACHE_LINE1_LEN + 1, len - CACHE_LINE1_LEN - 1, want);
+  if (memcmp(buf, want, CACHE_LINE1_LEN + 1) != 0) return -1;
+  if (parse_rest(key, buf + CACHE_LINE1_LEN + 1, buf + len, out) == 0) return 0;
+  rt_cache_output_free(out);
+  return -1;
 }
 
 int rt_cache_load(const rt_cache_key *key, kcc_output *out) {
   char path[4200];
   size_t len = 0;
+  struct stat st;
   memset(out, 0, sizeof *out);
   if (entry_path(key, path, sizeof path) != 0) return 0;
-  char *buf = read_all(path, &len);
-  if (!buf) return 0;
-  int ok = parse_entry(key, buf, len, out) == 0;
+  int fd = open_entry(key, path, &st);
+  if (fd < 0) return 0;
+  char *buf = read_all(fd, &st, &len);
+  int ok = buf && rt_cache_parse(key, buf, len, out) == 0;
+  if (ok) futimens(fd, NULL);   /* used now: the last to be evicted */
+  else note(key, path, buf ? "damaged, or another key's entry" : "unreadable");
+  close(fd);
   free(buf);
-  if (!ok) rt_compiler_get()->output_free(out);
+  if (!ok) rt_cache_output_free(out);
   return ok;
 }
 
@@ -312,45 +396,56 @@ static const char *entry_code(const rt_cache_key *key, const kcc_output *out, si
   return out->host ? NULL : out->text;
 }
 
-static int write_entry(FILE *f, const rt_cache_key *key, const kcc_output *out) {
-  size_t code_len;
-  const char *code = entry_code(key, out, &code_len);
-  fprintf(f, "kcc-cache %d %016llx %016llx\ncounts %d %d %zu %016llx\n", CACHE_FORMAT,
-          (unsigned long long)key->h[0], (unsigned long long)key->h[1], out->nkernels,
-          out->nuntyped, code_len, (unsigned long long)code_sum(code, code_len));
-  for (int i = 0; i < out->nkernels; i++) {
-    const kcc_kernel *k = &out->kernels[i];
-    if (bad_word(k->name, 0) || bad_word(k->symbol, 0) || bad_word(k->signature, 1) ||
-        !*k->name || !*k->symbol)
-      return -1;
-    fprintf(f, "kernel %d %zu %d %s %s %s\n", (k->uses_barrier != 0) | (k->cooperative ? 2 : 0),
-            k->static_shared,
-            k->nparams, k->name, k->symbol, k->signature);
-    for (int j = 0; j < k->nparams; j++) {
-      const kcc_param *p = &k->params[j];
-      const char *name = p->name ? p->name : "";
-      if (bad_word(name, 0)) return -1;
-      fprintf(f, "param %d %d %d ", (int)p->dtype, p->ndim,
-              (p->written != 0) | (p->strided != 0) << 1);
-      for (int e = 0; e < p->nelems; e++) fprintf(f, "%s%d", e ? "," : "", (int)p->elems[e]);
-      fprintf(f, "%s %s\n", p->nelems ? "" : "-", name);
-    }
+static int write_kernel(FILE *f, const kcc_kernel *k) {
+  if (bad_word(k->name, 0) || bad_word(k->symbol, 0) || bad_word(k->signature, 1) ||
+      !*k->name || !*k->symbol)
+    return -1;
+  fprintf(f, "kernel %d %zu %d %s %s %s\n", (k->uses_barrier != 0) | (k->cooperative ? 2 : 0),
+          k->static_shared, k->nparams, k->name, k->symbol, k->signature);
+  for (int j = 0; j < k->nparams; j++) {
+    const kcc_param *p = &k->params[j];
+    const char *name = p->name ? p->name : "";
+    if (bad_word(name, 0)) return -1;
+    fprintf(f, "param %d %d %d ", (int)p->dtype, p->ndim,
+            (p->written != 0) | (p->strided != 0) << 1);
+    for (int e = 0; e < p->nelems; e++) fprintf(f, "%s%d", e ? "," : "", (int)p->elems[e]);
+    fprintf(f, "%s %s\n", p->nelems ? "" : "-", name);
   }
-  for (int i = 0; i < out->nuntyped; i++) {
-    if (bad_word(out->untyped[i], 0)) return -1;
-    fprintf(f, "untyped %s\n", out->untyped[i]);
-  }
-  if (code_len && fwrite(code, 1, code_len, f) != code_len) return -1;
   return 0;
 }
 
-int rt_cache_store(const rt_cache_key *key, const kcc_output *out) {
-  char dir[4096], tmp[4200], path[4200];
-  size_t code_len;
-  if (!entry_code(key, out, &code_len) || rt_cache_dir(dir, sizeof dir) != 0 ||
-      entry_path(key, path, sizeof path) != 0 || make_dirs(dir) != 0)
-    return -1;
-  snprintf(tmp, sizeof tmp, "%s/.%016llx.XXXXXX", dir, (unsigned long long)key->h[0]);
+/* The entry after its first line: the table, then the code (malloc'd; NULL on failure). */
+static char *entry_rest(const rt_cache_key *key, const kcc_output *out, size_t *len) {
+  size_t code_len, tab_len = 0;
+  const char *code = entry_code(key, out, &code_len);
+  char *tab = NULL;
+  FILE *f = open_memstream(&tab, &tab_len);
+  if (!f) return NULL;
+  int failed = 0;
+  fprintf(f, "counts %d %d %zu\n", out->nkernels, out->nuntyped, code_len);
+  for (int i = 0; i < out->nkernels && !failed; i++)
+    failed = write_kernel(f, &out->kernels[i]) != 0;
+  for (int i = 0; i < out->nuntyped && !failed; i++) {
+    failed = bad_word(out->untyped[i], 0) || !*out->untyped[i];
+    if (!failed) fprintf(f, "untyped %s\n", out->untyped[i]);
+  }
+  if (fclose(f) != 0) failed = 1;
+  char *rest = failed ? NULL : realloc(tab, tab_len + code_len + 1);
+  if (!rest) {
+    free(tab);
+    return NULL;
+  }
+  if (code_len) memcpy(rest + tab_len, code, code_len);
+  *len = tab_len + code_len;
+  return rest;
+}
+
+/* The whole entry into a new temporary file in dir, its name in tmp. */
+static int write_temp(const rt_cache_key *key, const char *dir, char *tmp, size_t tmp_len,
+                      const char *rest, size_t len) {
+  char line[CACHE_LINE1_LEN + 2];
+  first_line(key, rest, len, line);
+  snprintf(tmp, tmp_len, "%s/.%016llx.XXXXXX", dir, (unsigned long long)key->h[0]);
   int fd = mkstemp(tmp);
   if (fd < 0) return -1;
   FILE *f = fdopen(fd, "wb");
@@ -359,12 +454,28 @@ int rt_cache_store(const rt_cache_key *key, const kcc_output *out) {
     unlink(tmp);
     return -1;
   }
-  int failed = write_entry(f, key, out) != 0;
+  int failed = fwrite(line, 1, CACHE_LINE1_LEN + 1, f) != CACHE_LINE1_LEN + 1 ||
+               fwrite(rest, 1, len, f) != len;
   if (fclose(f) != 0) failed = 1;
-  if (!failed) {
-    chmod(tmp, 0644);
-    failed = rename(tmp, path) != 0;
-  }
+  if (!failed) failed = fchmodat(AT_FDCWD, tmp, 0644, 0) != 0;
   if (failed) unlink(tmp);
+  return failed ? -1 : 0;
+}
+
+int rt_cache_store(const rt_cache_key *key, const kcc_output *out) {
+  char dir[4096], tmp[4200], path[4200];
+  size_t code_len, len = 0;
+  if (!entry_code(key, out, &code_len) || rt_cache_dir(dir, sizeof dir) != 0 ||
+      entry_path(key, path, sizeof path) != 0 || make_dirs(dir) != 0)
+    return -1;
+  char *rest = entry_rest(key, out, &len);
+  if (!rest) return -1;
+  int failed = write_temp(key, dir, tmp, sizeof tmp, rest, len) != 0;
+  free(rest);
+  if (!failed && rename(tmp, path) != 0) {
+    unlink(tmp);
+    failed = 1;
+  }
+  if (!failed) rt_cache_evict(dir, strrchr(path, '/') + 1, rt_cache_max_bytes());
   return failed ? -1 : 0;
 }

@@ -14,6 +14,7 @@
  *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
  *   interop.c   array pointers, arrays over the caller's memory, CUDA handles
  *   dlpack.c    DLPack export and import
+ *   cache_evict.c  its size bound (KC_CACHE_MAX), least recently used entries first
  * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
  * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
  */
@@ -441,11 +442,19 @@ kc_status rt_ufunc_scatter(kc_context *ctx, kc_array *dst, const kc_array *src, 
 /* ---- stream.c --------------------------------------------------------------------- */
 double rt_now_ms(void);                               /* monotonic clock */
 
+/* ---- module.c ------------------------------------------------------------------- */
+/* The largest module image kc_module_load_file reads (a fatbin of many architectures
+ * can be large; sources have KCC_MAX_SOURCE). */
+#define RT_MAX_IMAGE_FILE ((size_t)1 << 30)
+
 /* ---- cache.c ---------------------------------------------------------------------- */
 /* The on-disk compile cache: PTX for CUDA, object code for the CPU back end.
- * Two 64-bit FNV-1a hashes of everything a compilation's output depends on: the first
- * names the entry's file, both are checked when it is read; host says which target. */
-typedef struct rt_cache_key { uint64_t h[2]; int host; } rt_cache_key;
+ * The XXH3-128 hash of everything a compilation's output depends on (h[0] its low half,
+ * which names the entry's file; the entry holds all 128 bits and they are compared when
+ * it is read); host says which target; verbose (set by the caller from cfg.verbose)
+ * makes a refused entry say why on stderr; unusable: the key could not be computed (out
+ * of memory), so load and store miss. */
+typedef struct rt_cache_key { uint64_t h[2]; int host, verbose, unusable; } rt_cache_key;
 rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char *source,
                              size_t len);
 /* "$XDG_CACHE_HOME/kcc" (an absolute XDG_CACHE_HOME only), else "$HOME/.cache/kcc",
@@ -463,5 +472,14 @@ int rt_cache_load(const rt_cache_key *key, kcc_output *out);
  * a temporary file renamed into place. 0, or -1 on any failure (ignored by callers: the
  * cache is only an optimisation). */
 int rt_cache_store(const rt_cache_key *key, const kcc_output *out);
+/* An entry's bytes (buf, len; changed in place) read for key into *out as
+ * rt_cache_load does: 0, or -1 when they are not exactly what rt_cache_store wrote for
+ * this key (*out is then empty). For tests/fuzz/fuzz_cache.c. */
+int rt_cache_parse(const rt_cache_key *key, char *buf, size_t len, kcc_output *out);
+/* cache_evict.c: KC_CACHE_MAX in bytes ("64M", "1G", "1048576"; default 256 MiB, also
+ * for an unreadable value), and the least recently used entries of dir removed until
+ * their sizes add up to at most max (keep, the entry just stored, last). */
+uint64_t rt_cache_max_bytes(void);
+void rt_cache_evict(const char *dir, const char *keep, uint64_t max);
 
 #endif

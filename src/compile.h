@@ -117,6 +117,10 @@ typedef struct kcc_output {
  * KC_ERR_NOMEM with nothing leaked. LLVM's own allocations cannot be hooked. */
 kc_status kcc_compile(const kcc_options *opts, const char *name, const char *source,
                       size_t len, kcc_output *out);
+/* The largest source file `kcc compile` and kc_compile_file read (64 MiB, far past any
+ * kernel): a bigger file, or one that never ends (/dev/zero), is refused with a message
+ * instead of being read for ever; so is anything but a regular file (or kcc's stdin). */
+#define KCC_MAX_SOURCE ((size_t)64 << 20)
 void kcc_output_free(kcc_output *out);
 
 /* The host target's code from an object kept by an earlier compilation with the same

@@ -11,12 +11,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,28 +132,69 @@ static int usage_error(const char *help_cmd, const char *fmt, ...) {
 
 /* ---- Files --------------------------------------------------------------------------- */
 
-/* Read all of path ("-" = standard input) into a malloc'd buffer. On failure prints
- * the error and returns NULL. */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) {
+/* What a file that is not a regular one is, for messages. */
+static const char *file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+/* path opened for reading: a regular file only, opened without blocking (a FIFO's open
+ * would wait for a writer); "-" is standard input, which may be a pipe. NULL after a
+ * message. */
+static FILE *open_source(const char *path) {
+  if (strcmp(path, "-") == 0) return stdin;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
     error_msg("cannot read '%s': %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
     return NULL;
   }
-  size_t cap = 1 << 16, n = 0;
+  FILE *f = NULL;
+  if (!S_ISREG(st.st_mode))
+    error_msg("cannot read '%s': %s, not a regular file", path, file_kind(st.st_mode));
+  else if ((uint64_t)st.st_size > KCC_MAX_SOURCE)
+    error_msg("cannot read '%s': larger than the %zu MiB limit on a source file", path,
+              KCC_MAX_SOURCE >> 20);
+  else if (!(f = fdopen(fd, "rb")))
+    error_msg("cannot read '%s': %s", path, strerror(errno));
+  if (!f) close(fd);
+  return f;
+}
+
+/* Read all of path ("-" = standard input), at most KCC_MAX_SOURCE bytes, into a
+ * malloc'd buffer. On failure prints the error and returns NULL. */
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = open_source(path);
+  if (!f) return NULL;
+  /* one byte past the limit tells a pipe, or a file that grew, is too big */
+  size_t cap = 1 << 16, n = 0, want = KCC_MAX_SOURCE + 1;
   char *buf = malloc(cap);
   int saved = 0;
   while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap || n == want) break;
+    size_t more = cap * 2 < want ? cap * 2 : want;
+    char *bigger = realloc(buf, more);
     if (!bigger) free(buf);
     buf = bigger;
-    cap *= 2;
+    cap = more;
   }
-  int failed = !buf || ferror(f);
+  int too_big = buf && n > KCC_MAX_SOURCE;
+  int failed = !buf || ferror(f) || too_big;
   if (failed) saved = buf ? errno : ENOMEM;
   if (f != stdin) fclose(f);
+  if (too_big) {
+    error_msg("cannot read '%s': larger than the %zu MiB limit on a source file", path,
+              KCC_MAX_SOURCE >> 20);
+    free(buf);
+    return NULL;
+  }
   if (failed) {
     error_msg("cannot read '%s': %s", path, strerror(saved));
     free(buf);

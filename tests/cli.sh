@@ -55,6 +55,26 @@ expect 1 "needs --target=nvptx" -- compile "$SAMPLE" --target=host --emit=ptx
 expect 1 "bad --target" -- compile "$SAMPLE" --target=gpu
 expect 1 "cannot read" -- compile "$WORK"
 expect 1 "cannot write '/nonexistent/x.ptx'" -- compile "$SAMPLE" -o /nonexistent/x.ptx
+# files that are not sources are refused at once, never read for ever (issue 18): each
+# under `timeout`, so a hang fails here rather than at the suite's time limit
+limited() {   # limited PATTERN -- ARGS...: as expect 1, within 20 s
+  pattern=$1
+  shift 2
+  timeout 20 "$KCC" "$@" >out.txt 2>err.txt </dev/null
+  got=$?
+  [ "$got" -eq 1 ] || fail "kcc $*: exit $got, expected 1 ($(cat err.txt))"
+  grep -q -- "$pattern" err.txt || fail "kcc $*: stderr lacks '$pattern': $(cat err.txt)"
+}
+limited "cannot read '/dev/zero': a character device, not a regular file" -- compile /dev/zero
+limited "a directory, not a regular file" -- compile "$WORK"
+mkfifo fifo.k && limited "cannot read 'fifo.k': a FIFO, not a regular file" -- compile fifo.k
+truncate -s 64M big.k && printf x >>big.k &&
+  limited "cannot read 'big.k': larger than the 64 MiB limit on a source file" -- compile big.k
+head -c 67108865 /dev/zero | timeout 20 "$KCC" compile - >out.txt 2>err.txt
+got=$?
+[ "$got" -eq 1 ] && grep -q "cannot read '-': larger than the 64 MiB limit" err.txt ||
+  fail "kcc compile - of 64 MiB + 1 on stdin: exit $got ($(cat err.txt))"
+rm -f fifo.k big.k
 [ -e vector_add.ptx ] && fail "an output file was left after errors"
 
 # ---- compiling ------------------------------------------------------------------------

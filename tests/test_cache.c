@@ -5,16 +5,21 @@
  * temporary file left), damaged or foreign entries read as misses, and the CPU back
  * end's object code: a second compilation (a second context, as a second process would)
  * found in the cache and run, a changed source, option or CPU missing it, a damaged
- * entry refused and compiled again. Each test runs under its own temporary
- * XDG_CACHE_HOME.
+ * entry refused and compiled again. Issue 18: every byte of an entry changed (first
+ * line, kernel table, code; PTX and CPU entries) and 20 000 random changes to a table
+ * are misses, never a different table; a FIFO, a symbolic link or a directory in an
+ * entry's place is a miss at once; KC_CACHE_MAX bounds the directory, evicting the
+ * least recently used. Each test runs under its own temporary XDG_CACHE_HOME.
  */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt.h"
@@ -440,6 +445,17 @@ static void cpu_entry(char *path, size_t len) {
   ck_assert_msg(path[0], "no .cpuc entry");
 }
 
+/* Xor the byte at offset from the file's start with mask. */
+static void flip_byte_at(const char *path, long offset, int mask) {
+  FILE *f = fopen(path, "r+b");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fseek(f, offset, SEEK_SET), 0);
+  int c = fgetc(f);
+  ck_assert_int_eq(fseek(f, offset, SEEK_SET), 0);
+  fputc(c ^ mask, f);
+  fclose(f);
+}
+
 /* Flip one bit of the file at offset from its end. */
 static void flip_bit(const char *path, long from_end) {
   FILE *f = fopen(path, "r+b");
@@ -488,6 +504,261 @@ START_TEST(damaged_cpu_entry_is_compiled_again) {
 }
 END_TEST
 
+
+/* ---- damage, foreign files and the size bound (issue 18) --------------------------- */
+/* The entry for key as bytes (malloc'd), its length in *len. */
+static char *entry_bytes(const rt_cache_key *key, size_t *len) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/kcc/%016llx.%s", tmpdir, (unsigned long long)key->h[0],
+           key->host ? "cpuc" : "ptxc");
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+  *len = (size_t)ftell(f);
+  rewind(f);
+  char *buf = malloc(*len + 1);
+  ck_assert_uint_eq(fread(buf, 1, *len, f), *len);
+  fclose(f);
+  return buf;
+}
+
+/* rt_cache_parse on a copy of bytes with byte i xor'd with mask: must be a miss and
+ * leave *out empty. */
+static void parse_must_miss(const rt_cache_key *key, const char *bytes, size_t len,
+                            size_t i, int mask) {
+  char *copy = malloc(len + 1);
+  memcpy(copy, bytes, len);
+  copy[i] = (char)(copy[i] ^ mask);
+  kcc_output back;
+  ck_assert_msg(rt_cache_parse(key, copy, len, &back) == -1, "byte %zu ^ %#x was loaded", i,
+                mask);
+  ck_assert_int_eq(back.nkernels, 0);
+  ck_assert_ptr_null(back.kernels);
+  ck_assert_ptr_null(back.text);
+  free(copy);
+}
+
+/* Every byte of an entry (first line, counts, kernel and param lines, untyped names,
+ * code) changed in several ways, through the file and rt_cache_load: never loaded. */
+START_TEST(every_changed_byte_is_a_miss) {
+  kcc_options o = ptx_options();
+  rt_cache_key key = rt_cache_key_of(&o, "x.k", "src", 3);
+  kcc_output out, back;
+  fake_output(&out);
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+  size_t len;
+  char *good = entry_bytes(&key, &len);
+  const char *regions[] = {"kcc-cache", "counts", "kernel", "param", "untyped", ".version"};
+  for (size_t r = 0; r < sizeof regions / sizeof *regions; r++)   /* all are there */
+    ck_assert_msg(memmem(good, len, regions[r], strlen(regions[r])), "%s", regions[r]);
+  char path[600];
+  snprintf(path, sizeof path, "%s/kcc/%016llx.ptxc", tmpdir, (unsigned long long)key.h[0]);
+  const int masks[] = {0x01, 0x04, 0x20, 0x80};
+  for (size_t i = 0; i < len; i++) {
+    for (size_t m = 0; m < sizeof masks / sizeof *masks; m++) {
+      FILE *f = fopen(path, "wb");
+      fwrite(good, 1, len, f);
+      fclose(f);
+      flip_byte_at(path, (long)i, masks[m]);
+      ck_assert_msg(rt_cache_load(&key, &back) == 0, "byte %zu ^ %#x was loaded", i, masks[m]);
+      ck_assert_int_eq(back.nkernels, 0);
+    }
+  }
+  /* the damaged entry is replaced by the next store, and read again */
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+  ck_assert_int_eq(rt_cache_load(&key, &back), 1);
+  kcc_output_free(&back);
+  free(good);
+  kcc_output_free(&out);
+}
+END_TEST
+
+/* The issue's measurement: 20 000 random byte changes to an entry's kernel table (one
+ * loaded 4 545 of them as a different table before entries had a checksum): none. */
+START_TEST(random_table_changes_are_misses) {
+  kcc_options o = ptx_options();
+  rt_cache_key key = rt_cache_key_of(&o, "x.k", "src", 3);
+  kcc_output out;
+  fake_output(&out);
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);
+  size_t len;
+  char *good = entry_bytes(&key, &len);
+  size_t table = (size_t)((char *)memmem(good, len, "counts", 6) - good);
+  size_t code = (size_t)((char *)memmem(good, len, "// kcc-kernel", 13) - good);
+  uint64_t x = 0x9e3779b97f4a7c15ull;   /* xorshift64: a fixed sequence */
+  for (int n = 0; n < 20000; n++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    size_t i = table + (size_t)(x % (code - table));
+    int mask = (int)((x >> 32) % 255) + 1;
+    parse_must_miss(&key, good, len, i, mask);
+  }
+  free(good);
+  kcc_output_free(&out);
+}
+END_TEST
+
+/* A real CPU entry (an object file): every byte of its header and table, and every
+ * 61st byte of its machine code, changed. */
+START_TEST(changed_cpu_entry_is_a_miss) {
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 0);
+  kc_context *ctx = cpu_context(0, NULL);
+  kcc_options o;
+  kcc_options_init(&o);
+  o.target = KCC_TARGET_HOST;
+  o.emit = KCC_EMIT_JIT;
+  o.cpu = ctx->cfg.cpu_target;   /* the key the context computes */
+  kc_context_free(ctx);
+  rt_cache_key key = rt_cache_key_of(&o, "scale.k", scale_src, strlen(scale_src));
+  size_t len;
+  char *good = entry_bytes(&key, &len);
+  char *copy = malloc(len + 1);
+  memcpy(copy, good, len);
+  kcc_output back;
+  ck_assert_int_eq(rt_cache_parse(&key, copy, len, &back), 0);   /* as stored: a hit */
+  ck_assert_uint_gt(back.object_len, 0);
+  kcc_output_free(&back);
+  size_t table_end = (size_t)((char *)memmem(good, len, "untyped", 7) - good);
+  for (size_t i = 0; i < len; i += i < table_end + 64 ? 1 : 61)
+    parse_must_miss(&key, good, len, i, 0x40);
+  free(copy);
+  free(good);
+}
+END_TEST
+
+/* A FIFO where an entry should be: a miss at once (it used to block for ever), then
+ * replaced by a store; so are a symbolic link and a directory refused. */
+START_TEST(fifo_entry_is_a_miss_without_blocking) {
+  kcc_options o = ptx_options();
+  rt_cache_key key = rt_cache_key_of(&o, "x.k", "src", 3);
+  key.verbose = 1;   /* says why on stderr */
+  kcc_output out, back;
+  fake_output(&out);
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);   /* makes the directory */
+  char path[600], elsewhere[600];
+  snprintf(path, sizeof path, "%s/kcc/%016llx.ptxc", tmpdir, (unsigned long long)key.h[0]);
+  snprintf(elsewhere, sizeof elsewhere, "%s/good-entry", tmpdir);
+  ck_assert_int_eq(rename(path, elsewhere), 0);
+  ck_assert_int_eq(mkfifo(path, 0644), 0);
+  alarm(10);   /* a blocked open or read fails the test instead of hanging it */
+  ck_assert_int_eq(rt_cache_load(&key, &back), 0);
+  alarm(0);
+  ck_assert_int_eq(back.nkernels, 0);
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);   /* renamed over the FIFO */
+  ck_assert_int_eq(rt_cache_load(&key, &back), 1);
+  kcc_output_free(&back);
+  /* a link to a good entry is not followed */
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(symlink(elsewhere, path), 0);
+  ck_assert_int_eq(rt_cache_load(&key, &back), 0);
+  ck_assert_int_eq(rt_cache_store(&key, &out), 0);   /* replaces the link itself */
+  ck_assert_int_eq(rt_cache_load(&key, &back), 1);
+  kcc_output_free(&back);
+  /* a directory: a miss, and storing fails quietly */
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  ck_assert_int_eq(rt_cache_load(&key, &back), 0);
+  ck_assert_int_eq(rt_cache_store(&key, &out), -1);
+  ck_assert_int_eq(rmdir(path), 0);
+  kcc_output_free(&out);
+}
+END_TEST
+
+START_TEST(cache_max_from_environment) {
+  const struct { const char *s; uint64_t want; } cases[] = {
+    {"1048576", 1048576}, {"64M", 64u << 20}, {"64MiB", 64u << 20}, {"2k", 2048},
+    {"1G", 1u << 30}, {"3MB", 3u << 20}, {"0", 0},
+    {"", 256u << 20}, {"lots", 256u << 20}, {"12Q", 256u << 20}, {"-5", 256u << 20},
+    {"99999999999999999999", 256u << 20}, {"99999999999T", 256u << 20},
+  };
+  unsetenv("KC_CACHE_MAX");
+  ck_assert_uint_eq(rt_cache_max_bytes(), 256u << 20);   /* the documented default */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    setenv("KC_CACHE_MAX", cases[i].s, 1);
+    ck_assert_msg(rt_cache_max_bytes() == cases[i].want, "KC_CACHE_MAX=%s", cases[i].s);
+  }
+  unsetenv("KC_CACHE_MAX");
+}
+END_TEST
+
+/* Bytes of the entries in the cache directory. */
+static uint64_t cache_bytes(void) {
+  char dir[512], sub[1024];
+  snprintf(dir, sizeof dir, "%s/kcc", tmpdir);
+  DIR *d = opendir(dir);
+  uint64_t total = 0;
+  struct dirent *e;
+  struct stat st;
+  while (d && (e = readdir(d))) {
+    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+    if (e->d_name[0] != '.' && stat(sub, &st) == 0) total += (uint64_t)st.st_size;
+  }
+  if (d) closedir(d);
+  return total;
+}
+
+static int entry_exists(const rt_cache_key *key) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/kcc/%016llx.ptxc", tmpdir, (unsigned long long)key->h[0]);
+  return access(path, F_OK) == 0;
+}
+
+/* Last used `ago` seconds before now. */
+static void age_entry(const rt_cache_key *key, time_t ago) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/kcc/%016llx.ptxc", tmpdir, (unsigned long long)key->h[0]);
+  struct timespec t[2] = {{time(NULL) - ago, 0}, {time(NULL) - ago, 0}};
+  ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* Entries of one size under KC_CACHE_MAX = three of them: storing a fourth evicts the
+ * least recently used (a load counts as a use), and the total stays under the bound. */
+START_TEST(eviction_keeps_recent_entries) {
+  kcc_options o = ptx_options();
+  kcc_output out;
+  fake_output(&out);
+  rt_cache_key k[5];
+  const char *names[] = {"a.k", "b.k", "c.k", "d.k", "e.k"};
+  for (int i = 0; i < 5; i++) k[i] = rt_cache_key_of(&o, names[i], "src", 3);
+  ck_assert_int_eq(rt_cache_store(&k[0], &out), 0);
+  uint64_t one = cache_bytes();
+  char max[32];
+  snprintf(max, sizeof max, "%llu", (unsigned long long)(3 * one + one / 2));
+  setenv("KC_CACHE_MAX", max, 1);
+  ck_assert_int_eq(rt_cache_store(&k[1], &out), 0);
+  ck_assert_int_eq(rt_cache_store(&k[2], &out), 0);
+  for (int i = 0; i < 3; i++) age_entry(&k[i], 300 - 100 * i);   /* a oldest, c newest */
+  kcc_output back;
+  ck_assert_int_eq(rt_cache_load(&k[0], &back), 1);   /* a used now: b is the oldest */
+  kcc_output_free(&back);
+  ck_assert_int_eq(rt_cache_store(&k[3], &out), 0);
+  ck_assert(entry_exists(&k[0]) && !entry_exists(&k[1]) && entry_exists(&k[2]) &&
+            entry_exists(&k[3]));
+  ck_assert_uint_le(cache_bytes(), 3 * one + one / 2);
+  age_entry(&k[3], 50);   /* now c (200 s) is the oldest */
+  ck_assert_int_eq(rt_cache_store(&k[4], &out), 0);
+  ck_assert(entry_exists(&k[0]) && !entry_exists(&k[2]) && entry_exists(&k[3]) &&
+            entry_exists(&k[4]));
+  ck_assert_uint_le(cache_bytes(), 3 * one + one / 2);
+  /* a temporary file a dead process left an hour ago goes; a fresh one stays */
+  char stale[600], fresh[600];
+  snprintf(stale, sizeof stale, "%s/kcc/.0123456789abcdef.AbCdEf", tmpdir);
+  snprintf(fresh, sizeof fresh, "%s/kcc/.0123456789abcdef.GhIjKl", tmpdir);
+  fclose(fopen(stale, "w"));
+  fclose(fopen(fresh, "w"));
+  struct timespec t[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+  ck_assert_int_eq(utimensat(AT_FDCWD, stale, t, 0), 0);
+  ck_assert_int_eq(rt_cache_store(&k[1], &out), 0);
+  ck_assert_int_ne(access(stale, F_OK), 0);
+  ck_assert_int_eq(access(fresh, F_OK), 0);
+  /* a budget smaller than one entry keeps nothing */
+  setenv("KC_CACHE_MAX", "100", 1);
+  ck_assert_int_eq(rt_cache_store(&k[2], &out), 0);
+  ck_assert_uint_eq(cache_bytes(), 0);
+  unsetenv("KC_CACHE_MAX");
+  kcc_output_free(&out);
+}
+END_TEST
+
 static Suite *cache_suite(void) {
   Suite *s = suite_create("cache");
   TCase *t = tcase_create("cache");
@@ -502,6 +773,12 @@ static Suite *cache_suite(void) {
   tcase_add_test(t, cpu_code_is_cached);
   tcase_add_test(t, cpu_cache_misses_on_changes);
   tcase_add_test(t, damaged_cpu_entry_is_compiled_again);
+  tcase_add_test(t, every_changed_byte_is_a_miss);
+  tcase_add_test(t, random_table_changes_are_misses);
+  tcase_add_test(t, changed_cpu_entry_is_a_miss);
+  tcase_add_test(t, fifo_entry_is_a_miss_without_blocking);
+  tcase_add_test(t, cache_max_from_environment);
+  tcase_add_test(t, eviction_keeps_recent_entries);
   suite_add_tcase(s, t);
   return s;
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -477,6 +479,42 @@ START_TEST(kernels_by_name) {
 }
 END_TEST
 
+/* kc_compile_file reads regular files of at most 64 MiB (KCC_MAX_SOURCE): a device, a
+ * FIFO (whose open would wait for a writer), a directory or a bigger file is refused at
+ * once with a message naming it (issue 18: /dev/zero was read for ever). */
+START_TEST(compile_file_refuses_non_sources) {
+  kc_context *ctx = cpu_context();
+  kc_module *m = NULL;
+  alarm(60);   /* a blocked open or an endless read fails the test instead of hanging */
+  ck_assert_int_eq(kc_compile_file(ctx, "/dev/zero", NULL, &m), KC_ERR_IO);
+  ck_assert_str_eq(kc_last_error(ctx), "/dev/zero: a character device, not a regular file");
+  ck_assert_int_eq(kc_compile_file(ctx, "/", NULL, &m), KC_ERR_IO);
+  ck_assert_str_eq(kc_last_error(ctx), "/: a directory, not a regular file");
+  char dir[256], fifo[300], big[300];
+  snprintf(dir, sizeof dir, "%s/kcc-files-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(fifo, sizeof fifo, "%s/fifo.k", dir);
+  snprintf(big, sizeof big, "%s/big.k", dir);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  ck_assert_int_eq(kc_compile_file(ctx, fifo, NULL, &m), KC_ERR_IO);
+  ck_assert(strstr(kc_last_error(ctx), ": a FIFO, not a regular file"));
+  ck_assert(strstr(kc_last_error(ctx), fifo));
+  FILE *f = fopen(big, "w");   /* sparse: one byte past the limit */
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(ftruncate(fileno(f), (off_t)KCC_MAX_SOURCE + 1), 0);
+  fclose(f);
+  ck_assert_int_eq(kc_compile_file(ctx, big, NULL, &m), KC_ERR_IO);
+  ck_assert(strstr(kc_last_error(ctx), ": larger than the 64 MiB limit"));
+  ck_assert_int_eq(kc_module_load_file(ctx, "/dev/zero", &m), KC_ERR_IO);
+  alarm(0);
+  ck_assert_ptr_null(m);
+  unlink(fifo);
+  unlink(big);
+  rmdir(dir);
+  kc_context_free(ctx);
+}
+END_TEST
+
 START_TEST(argument_checks) {
   kc_context *ctx = cpu_context();
   kc_module *m = table_module(ctx);
@@ -819,6 +857,7 @@ static Suite *runtime_suite(void) {
   Suite *s = suite_create("runtime");
   TCase *tc = tcase_create("api");
   tcase_add_test(tc, names_and_sizes);
+  tcase_add_test(tc, compile_file_refuses_non_sources);
   tcase_add_test(tc, config_defaults);
   tcase_add_test(tc, config_zero_resolves);
   tcase_add_test(tc, device_selection);

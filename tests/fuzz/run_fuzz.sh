@@ -11,10 +11,15 @@
 #   KC_FUZZ_SECONDS   how long to fuzz (default 30); 0 only replays the seeds
 #   KC_SOURCE_ROOT    the source tree (default: two levels above this script)
 #   KC_FUZZ_ARTIFACTS where crashing inputs are written (default: ./fuzz-artifacts)
+#   KC_FUZZ_EXTRA_SEEDS directories of more seed files (space-separated), read in place
 #
 # The seeds are every .k in the tree (tests/kernels, tests/errors, tests/filecheck,
-# samples) and tests/fuzz/regress/* (inputs that once crashed), so a fixed crash that
-# comes back fails at once. Exits non-zero on a crash, a leak, undefined behaviour, a
+# samples, bench), tests/fuzz/regress/* (inputs that once crashed, so a fixed crash
+# that comes back fails at once) and the files of the directories in
+# KC_FUZZ_EXTRA_SEEDS; fuzz_cache's are tests/fuzz/cache_seeds/* (kernel tables). They
+# are read in place (-seed_inputs), not copied. The compiler's targets also mutate
+# with tests/fuzz/mutate_kernels.c (many parameters, big tuples, stacked decorators,
+# deep nesting). Exits non-zero on a crash, a leak, undefined behaviour, a
 # timeout (10 s for one input) or a blow-up in memory; the input is kept under
 # KC_FUZZ_ARTIFACTS and the command to reproduce it is printed.
 set -euo pipefail
@@ -28,26 +33,34 @@ mkdir -p "$artifacts"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kcc-$name.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-seeds=$tmp/seeds
-mkdir -p "$seeds"
-for d in tests/kernels tests/errors tests/filecheck samples bench tests/fuzz/regress; do
-  [ -d "$root/$d" ] || continue
-  for f in "$root/$d"/*; do
-    case $f in
-      *.k|"$root"/tests/fuzz/regress/*) [ -f "$f" ] && cp "$f" "$seeds/${d//\//_}_$(basename "$f")" ;;
-    esac
-  done
-done
+# The seeds are read where they are (nothing copied): listed for -seed_inputs=@FILE.
+seed_files() {
+  case $name in
+    fuzz_cache) ls "$root"/tests/fuzz/cache_seeds/* ;;
+    *)
+      for d in tests/kernels tests/errors tests/filecheck samples bench; do
+        [ -d "$root/$d" ] && ls "$root/$d"/*.k 2>/dev/null
+      done
+      [ -d "$root/tests/fuzz/regress" ] && ls "$root"/tests/fuzz/regress/* 2>/dev/null
+      # more seeds from outside the tree (e.g. kernels found in blog posts), if given
+      for d in ${KC_FUZZ_EXTRA_SEEDS:-}; do [ -d "$d" ] && ls "$d"/* 2>/dev/null; done
+      ;;
+  esac
+  true
+}
+{ seed_files | grep -v ',' || true; } | sort -u | paste -sd, >"$tmp/seeds"
+dict=()
+[ "$name" = fuzz_cache ] || dict=(-dict="$here/kc.dict")
 corpus=${2:-$tmp/corpus}
 mkdir -p "$corpus"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-echo "$name: $(ls "$seeds" | wc -l) seeds, $seconds s, corpus $corpus"
+echo "$name: $(tr , '\n' <"$tmp/seeds" | grep -c .) seeds, $seconds s, corpus $corpus"
 status=0
 "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -max_len=4096 \
-  -dict="$here/kc.dict" -print_final_stats=1 -artifact_prefix="$artifacts/$name-" \
-  -seed="${KC_FUZZ_SEED:-0}" "$corpus" "$seeds" 2>"$tmp/log" || status=$?
+  "${dict[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/$name-" \
+  -seed="${KC_FUZZ_SEED:-0}" -seed_inputs=@"$tmp/seeds" "$corpus" 2>"$tmp/log" || status=$?
 grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|peak_rss_mb|new_units_added)|^Done' \
   "$tmp/log" || true
 if [ "$status" -ne 0 ]; then
