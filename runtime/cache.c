@@ -20,9 +20,9 @@
  *
  * Entry format (text header, then the code's bytes; <h0>.ptxc for PTX, <h0>.cpuc for
  * object code):
- *   kcc-cache 5 <hash0> <hash1>
+ *   kcc-cache 6 <hash0> <hash1>
  *   counts <nkernels> <nuntyped> <code bytes> <code checksum: FNV-1a 64, hex>
- *   kernel <flags: 1 uses a barrier, 2 cooperative> <static_shared> <nparams> <name> <symbol> <signature...>
+ *   kernel <flags: 1 uses a barrier, 2 cooperative> <static_shared> <stack_bytes> <nparams> <name> <symbol> <signature...>
  *   param <dtype> <ndim> <flags> <tuple> <name...>   (nparams lines per kernel; flags:
  *                                        1 written, 2 strided ('A'); tuple is "-", or a
  *                                        tuple's element dtypes "9,9,10")
@@ -41,10 +41,11 @@
 #include "kc_config.h"
 #include "rt.h"
 
-#define CACHE_FORMAT 5   /* 2: @guvectorize loop kernels take the broadcast parameters;
+#define CACHE_FORMAT 6   /* 2: @guvectorize loop kernels take the broadcast parameters;
                             3: the kernel line's flags say cooperative (2);
                             4: tuple parameters, param flags (2 strided);
-                            5: the code's checksum; CPU entries (object code) */
+                            5: the code's checksum; CPU entries (object code);
+                            6: the kernel line's stack_bytes */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -212,15 +213,16 @@ static int parse_tuple(const char *s, kcc_param *p) {
 }
 
 static int parse_kernel(char **at, char *end, kcc_kernel *k) {
-  char *w[8], *line = next_line(at, end);
-  if (!line || split(line, w, 7) != 7 || strcmp(w[0], "kernel") != 0) return -1;
+  char *w[9], *line = next_line(at, end);
+  if (!line || split(line, w, 8) != 8 || strcmp(w[0], "kernel") != 0) return -1;
   k->uses_barrier = (atoi(w[1]) & 1) != 0;
   k->cooperative = (atoi(w[1]) & 2) != 0;
   k->static_shared = (size_t)strtoull(w[2], NULL, 10);
-  int np = atoi(w[3]);
+  k->stack_bytes = (size_t)strtoull(w[3], NULL, 10);
+  int np = atoi(w[4]);
   if (np < 0 || np > RT_MAX_FLAT_PARAMS) return -1;
-  if (!(k->name = dup_str(w[4])) || !(k->symbol = dup_str(w[5])) ||
-      !(k->signature = dup_str(w[6])))
+  if (!(k->name = dup_str(w[5])) || !(k->symbol = dup_str(w[6])) ||
+      !(k->signature = dup_str(w[7])))
     return -1;
   k->params = calloc((size_t)np + 1, sizeof *k->params);
   if (!k->params) return -1;
@@ -322,9 +324,9 @@ static int write_entry(FILE *f, const rt_cache_key *key, const kcc_output *out) 
     if (bad_word(k->name, 0) || bad_word(k->symbol, 0) || bad_word(k->signature, 1) ||
         !*k->name || !*k->symbol)
       return -1;
-    fprintf(f, "kernel %d %zu %d %s %s %s\n", (k->uses_barrier != 0) | (k->cooperative ? 2 : 0),
-            k->static_shared,
-            k->nparams, k->name, k->symbol, k->signature);
+    fprintf(f, "kernel %d %zu %zu %d %s %s %s\n",
+            (k->uses_barrier != 0) | (k->cooperative ? 2 : 0), k->static_shared,
+            k->stack_bytes, k->nparams, k->name, k->symbol, k->signature);
     for (int j = 0; j < k->nparams; j++) {
       const kcc_param *p = &k->params[j];
       const char *name = p->name ? p->name : "";
