@@ -104,7 +104,15 @@ _Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE
                "host ABI");
 _Static_assert(offsetof(kc_cpu_block, frame) == KC_CPU_BLOCK_OFF_FRAME, "host ABI");
 
-#define FIBER_STACK (128u * 1024u)   /* per thread of a barrier kernel */
+/* A barrier kernel's thread runs on a fiber stack of FIBER_STACK bytes, or of its
+ * frame (kcc_kernel.stack_bytes: its local arrays, up to CUDA's 512 KiB) and
+ * FIBER_MARGIN for what the frame's measure leaves out (spills, libm, the callbacks
+ * into this file), whichever is more. Stacks are mapped MAP_NORESERVE: a page costs
+ * memory once touched. Worker threads run barrier-free kernels on their own stacks,
+ * WORKER_STACK bytes; the calling thread (worker 0) on its own. */
+#define FIBER_STACK ((size_t)128 * 1024)
+#define FIBER_MARGIN ((size_t)64 * 1024)
+#define WORKER_STACK ((size_t)8 << 20)
 #define SHARED_ALIGN 64
 
 /* ---- Jobs: one launch ------------------------------------------------------------------ */
@@ -141,7 +149,8 @@ typedef struct rt_ctx {
 
 typedef struct rt_fiber {
   rt_ctx ctx;
-  char *stack;                  /* FIBER_STACK bytes above a guard page */
+  char *stack;                  /* stack_size bytes above a guard page */
+  size_t stack_size;
   uint32_t site;                /* the barrier it waits at */
   int grid;                     /* FIBER_WAIT at a grid barrier (g.sync()), not a block's */
   fiber_state state;
@@ -487,7 +496,7 @@ static void fiber_entry_uc(unsigned lo, unsigned hi) {
 /* Make f start at rt_fiber_main(w) when next switched to (its stack starts afresh). */
 static void fiber_boot(rt_worker *w, rt_fiber *f) {
 #ifdef RT_ASM_FIBERS
-  uintptr_t top = ((uintptr_t)f->stack + FIBER_STACK) & ~(uintptr_t)15;
+  uintptr_t top = ((uintptr_t)f->stack + f->stack_size) & ~(uintptr_t)15;
   uint64_t *frame = (uint64_t *)(top - 16 - 64);
   void (*boot)(void) = rt_fiber_boot;
   uint64_t ret;
@@ -506,46 +515,74 @@ static void fiber_boot(rt_worker *w, rt_fiber *f) {
 #endif
   getcontext(&f->ctx.uc);
   f->ctx.uc.uc_stack.ss_sp = f->stack;
-  f->ctx.uc.uc_stack.ss_size = FIBER_STACK;
+  f->ctx.uc.uc_stack.ss_size = f->stack_size;
   f->ctx.uc.uc_link = NULL;
   makecontext(&f->ctx.uc, (void (*)(void))fiber_entry_uc, 2, lo, hi);
 #endif
   f->booted = 1;
 }
 
+/* The stack size a thread of kernel k needs as a fiber, whole pages. */
+static size_t fiber_stack_size(const rt_cpu_kernel *k) {
+  size_t page = (size_t)getpagesize(), want = FIBER_STACK;
+  if (k->stack_bytes > want - FIBER_MARGIN) want = k->stack_bytes + FIBER_MARGIN;
+  return (want + page - 1) / page * page;
+}
+
+static void unmap_stack(rt_fiber *f) {
+#ifdef RT_HAVE_VALGRIND
+  VALGRIND_STACK_DEREGISTER(f->vg_id);
+#endif
+  munmap(f->stack - getpagesize(), f->stack_size + (size_t)getpagesize());
+}
+
+/* f's stack: size bytes above a guard page; 0 when out of memory (f->stack NULL). */
+static int map_stack(rt_fiber *f, size_t size) {
+  size_t page = (size_t)getpagesize();
+  char *m = mmap(NULL, size + page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  f->stack = NULL;
+  f->stack_size = 0;
+  if (m == MAP_FAILED) return 0;
+  mprotect(m, page, PROT_NONE);   /* a guard: overflow faults instead of corrupting */
+  f->stack = m + page;
+  f->stack_size = size;
+#ifdef RT_HAVE_VALGRIND
+  f->vg_id = VALGRIND_STACK_REGISTER(f->stack, f->stack + size);
+#endif
+  return 1;
+}
+
 static void free_fibers(rt_worker *w) {
   for (unsigned i = 0; i < w->nfibers; i++) {
     rt_fiber *f = &w->fibers[i];
-#ifdef RT_HAVE_VALGRIND
-    VALGRIND_STACK_DEREGISTER(f->vg_id);
-#endif
 #ifdef RT_TSAN
     __tsan_destroy_fiber(f->ctx.tsan);
 #endif
-    munmap(f->stack - getpagesize(), FIBER_STACK + (size_t)getpagesize());
+    if (f->stack) unmap_stack(f);
   }
   free(w->fibers);
   w->fibers = NULL;
   w->nfibers = 0;
 }
 
-/* Have at least n fibers with stacks. */
-static int ensure_fibers(rt_worker *w, unsigned n) {
+/* Have at least n fibers with stacks of at least size bytes (a fiber parked between
+ * blocks holds nothing: a smaller stack is replaced, and the fiber booted afresh). */
+static int ensure_fibers(rt_worker *w, unsigned n, size_t size) {
+  for (unsigned i = 0; i < w->nfibers && i < n; i++) {
+    rt_fiber *f = &w->fibers[i];
+    if (f->stack && f->stack_size >= size) continue;
+    if (f->stack) unmap_stack(f);
+    f->booted = 0;
+    if (!map_stack(f, size)) return 0;
+  }
   if (n <= w->nfibers) return 1;
   rt_fiber *nf = realloc(w->fibers, n * sizeof *nf);
   if (!nf) return 0;
   w->fibers = nf;
-  size_t page = (size_t)getpagesize();
   for (unsigned i = w->nfibers; i < n; i++) {
-    char *m = mmap(NULL, FIBER_STACK + page, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return 0;
-    mprotect(m, page, PROT_NONE);   /* a guard: overflow faults instead of corrupting */
     memset(&nf[i], 0, sizeof nf[i]);
-    nf[i].stack = m + page;
-#ifdef RT_HAVE_VALGRIND
-    nf[i].vg_id = VALGRIND_STACK_REGISTER(nf[i].stack, nf[i].stack + FIBER_STACK);
-#endif
+    if (!map_stack(&nf[i], size)) return 0;
 #ifdef RT_TSAN
     nf[i].ctx.tsan = __tsan_create_fiber(0);
 #endif
@@ -595,8 +632,10 @@ static void report_deadlock(rt_worker *w) {
 static void run_fiber_block(rt_worker *w) {
   rt_job *j = w->job;
   unsigned T = j->nthreads;
-  if (!ensure_fibers(w, T)) {
-    job_fail(j, KC_ERR_NOMEM, "kernel '%s': out of memory for %u thread stacks", j->k->name, T);
+  size_t stack = fiber_stack_size(j->k);
+  if (!ensure_fibers(w, T, stack)) {
+    job_fail(j, KC_ERR_NOMEM, "kernel '%s': out of memory for %u thread stacks of %zu KiB",
+             j->k->name, T, stack / 1024);
     return;
   }
 #ifdef RT_TSAN
@@ -787,12 +826,16 @@ static rt_pool *pool_new(kc_context *ctx) {
 static void pool_start(rt_pool *p) {
   if (p->started) return;
   p->started = 1;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, WORKER_STACK);   /* not the system's default */
   for (int i = 1; i < p->n; i++) {
-    if (pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i]) != 0) {
+    if (pthread_create(&p->w[i].thread, &attr, worker_main, &p->w[i]) != 0) {
       p->n = i;
       break;
     }
   }
+  pthread_attr_destroy(&attr);
 }
 
 void rt_pool_free(rt_pool *p) {
@@ -966,6 +1009,11 @@ kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
                         kc_dim3 block, size_t dynamic_shared, void **args) {
   if (k->uses_barrier ? !k->thread_fn : !k->block_fn)
     return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' has no host code to run", k->name);
+  if (!k->uses_barrier && k->stack_bytes > WORKER_STACK - 4 * FIBER_MARGIN)
+    return rt_error(ctx, KC_ERR_LAUNCH, "kernel '%s' needs %zu KiB of stack per thread (its "
+                    "local arrays and those of the functions it calls), more than the CPU "
+                    "back end's workers have (%zu KiB)", k->name, k->stack_bytes / 1024,
+                    (WORKER_STACK - 4 * FIBER_MARGIN) / 1024);
   if (!ctx->pool && !(ctx->pool = pool_new(ctx)))
     return rt_error(ctx, KC_ERR_NOMEM, "out of memory for the CPU thread pool");
   rt_pool *p = ctx->pool;

@@ -131,6 +131,7 @@ struct kc_kernel {
   int uses_barrier;
   int cooperative;              /* synchronises its grid: every block resident at once */
   size_t static_shared;
+  size_t stack_bytes;           /* CPU: the frame a thread needs (kcc_kernel.stack_bytes) */
   kc_cpu_block_fn block_fn;
   kc_cpu_thread_fn thread_fn;
   void *cu_function;            /* CUfunction */
@@ -354,6 +355,7 @@ typedef struct rt_cpu_kernel {
   size_t static_shared;
   const char *file;             /* the module's source name, for bounds errors; or NULL */
   int cooperative;              /* grid barriers: every block runs at once */
+  size_t stack_bytes;           /* the frame a thread needs: sizes the fibers' stacks */
 } rt_cpu_kernel;
 
 /* Run every block of a grid on the context's pool and wait for it. Shapes are not

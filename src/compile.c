@@ -256,6 +256,19 @@ static kc_status out_take_object(kcc_output *out, host_object *kept) {
   return out->object || !kept->data ? KC_OK : KC_ERR_NOMEM;
 }
 
+/* Each kernel's stack need per thread: the larger of its two entry points'. */
+static void measure_stacks(LLVMModuleRef m, kcc_output *out) {
+  for (int i = 0; i < out->nkernels; i++) {
+    kcc_kernel *k = &out->kernels[i];
+    char name[512];
+    snprintf(name, sizeof name, "%s__block", k->symbol);
+    uint64_t b = host_stack_need(m, name);
+    snprintf(name, sizeof name, "%s__thread", k->symbol);
+    uint64_t t = host_stack_need(m, name);
+    k->stack_bytes = (size_t)(b > t ? b : t);
+  }
+}
+
 /* *owned is the LLVM context the compilation must dispose of: emit_host clears it when
  * it disposes of ctx or hands it to the JIT. */
 static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ctx,
@@ -264,6 +277,8 @@ static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ct
   if (o->emit == KCC_EMIT_JIT && host_cpu_usable(o->cpu, &err))
     return fail(d, KC_ERR_INVALID, "CPU target", err);   /* the code is to run here */
   if (host_prepare_module(m, o->cpu, &err)) return fail(d, KC_ERR_INVALID, "host target", err);
+  measure_stacks(m, out);
+  host_stack_probes(m);
   /* the IR passes run here for both outputs: what --emit=llvm shows is what runs */
   if (host_optimize(m, o->opt_level, o->cpu, &err))
     return fail(d, KC_ERR_INTERNAL, "optimiser", err);

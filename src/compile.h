@@ -86,6 +86,9 @@ typedef struct kcc_kernel {
   size_t static_shared;   /* bytes of static shared memory */
   int max_threads;        /* launch_bounds' max threads per block (PTX .maxntid, which
                              CUDA enforces); 0 = none */
+  size_t stack_bytes;     /* host target: the frame its host code needs per thread
+                             (local arrays; host_stack.c), which sizes the CPU back end's
+                             stacks; 0 for PTX */
   void *block_fn;         /* KCC_EMIT_JIT: kc_cpu_block_fn */
   void *thread_fn;        /* KCC_EMIT_JIT: kc_cpu_thread_fn */
 } kcc_kernel;

@@ -128,6 +128,8 @@ typedef struct fn_instance {
                              behaves as a literal there (`x * scale` stays float32);
                              part of the specialisation, as the types are */
   ptr_vec shared;         /* symbol*: static shared arrays (locals with is_shared) */
+  ptr_vec local_arrays;   /* node*: its cuda.local.array calls, each once, in source
+                             order (their sum is held to CUDA's per-thread limit) */
   void *cg;               /* LLVMValueRef of the function */
 } fn_instance;
 

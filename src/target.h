@@ -36,6 +36,13 @@ int tgt_fail_error(char **err, const char *what, LLVMErrorRef e);
 enum { TGT_INLINE_BUDGET = 8000 };
 void tgt_bound_inlining(LLVMModuleRef m, size_t budget);
 
+/* The CPU back end's stacks (host_stack.c): the bytes of frame the host entry point
+ * `entry` of m needs (its allocas and the most its callees need; 0 when there is no
+ * such function), measured before optimisation; and stack probes in every function of
+ * m (x86-64), so that a frame too big for its stack faults at the guard page. */
+uint64_t host_stack_need(LLVMModuleRef m, const char *entry);
+void host_stack_probes(LLVMModuleRef m);
+
 /* LLVM ends the process on a few internal failures (report_fatal_error); install, once
  * per process, a handler that first says what kcc was doing and that it is kcc's bug.
  * Both targets call this when they initialise LLVM. */

@@ -76,6 +76,34 @@ static bool mem_array_fits(infer_ctx *ic, node *shape, const type *el, const int
   return true;
 }
 
+/* CUDA gives a thread at most 512 KiB of local memory; kcc holds each kernel's and
+ * device function's cuda.local.array calls together to it, so that every array CUDA
+ * accepts runs on the CPU back end too (runtime/cpu_exec.c sizes its stacks from the
+ * frame). The fixpoint passes walk a body several times: each call is counted once. */
+#define MAX_LOCAL_BYTES_PER_THREAD ((int64_t)512 * 1024)
+
+static int64_t mem_array_bytes(const type *el, const int64_t *dims, int ndim) {
+  int64_t bytes = el->kind == TY_BOOL || el->bits < 8 ? 1 : el->bits / 8;
+  for (int i = 0; i < ndim; i++) bytes *= dims[i];
+  return bytes;
+}
+
+/* e, a local array of `bytes` (under 2 GiB), with the function's others before it. */
+static void local_arrays_fit(infer_ctx *ic, node *e, node *shape, int64_t bytes) {
+  ptr_vec *v = &ic->cur->local_arrays;
+  int64_t total = 0;
+  int k = 0;
+  for (; k < v->len && v->items[k] != e; k++) {
+    const node *o = v->items[k];
+    total += mem_array_bytes(o->ty->elem, o->aux_ptr, o->ty->ndim);
+  }
+  if (k == v->len) vec_push(ic->ar, v, e);
+  if (total + bytes > MAX_LOCAL_BYTES_PER_THREAD)
+    ix_error(ic, shape->sp, "cuda.local.array is too large: %lld bytes with the function's "
+             "other local arrays (%lld before it), more than CUDA's 512 KiB of local "
+             "memory per thread", (long long)(total + bytes), (long long)total);
+}
+
 /* cuda.shared.array(shape, dtype), cuda.local.array(shape, dtype): the shape's extents
  * go to e->aux_ptr (int64_t[KC_MAX_DIMS]) for code generation. */
 static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
@@ -102,9 +130,11 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
     ix_error(ic, dt->sp, "unknown dtype for %s", fname);
     return NULL;
   }
-  mem_array_fits(ic, shape, el, dims, ndim, b);   /* typed all the same: no cascade */
+  bool fits = mem_array_fits(ic, shape, el, dims, ndim, b);  /* typed all the same */
   e->aux_ptr = dims;
-  return ix_set_type(e, type_array(ic->ar, el, ndim), false);
+  const type *t = ix_set_type(e, type_array(ic->ar, el, ndim), false);
+  if (fits && !shared && ic->cur) local_arrays_fit(ic, e, shape, mem_array_bytes(el, dims, ndim));
+  return t;
 }
 
 /* The extents of a module constant tuple, nested 1 to KC_MAX_DIMS deep and rectangular. */

@@ -24,7 +24,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FIRST_LINE 62   /* "kcc-cache 6 <32 hex> <16 hex>\n", as cache.c writes it */
+#define FIRST_LINE 62   /* "kcc-cache 7 <32 hex> <16 hex>\n", as cache.c writes it */
 
 /* A fixed key, for a PTX entry or (host) a CPU one. */
 static rt_cache_key fuzz_key(int host) {
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (whole) {
     memcpy(buf, data, size);
   } else {
-    snprintf(buf, FIRST_LINE + 1, "kcc-cache 6 %016llx%016llx %016llx\n",
+    snprintf(buf, FIRST_LINE + 1, "kcc-cache 7 %016llx%016llx %016llx\n",
              (unsigned long long)key.h[1], (unsigned long long)key.h[0],
              (unsigned long long)XXH3_64bits(data, size));
     memcpy(buf + FIRST_LINE, data, size);
