@@ -599,7 +599,7 @@ KC_API void kc_event_free(kc_event *e);
  * stream, which every stream of kcc waits for and which waits for every stream (CUDA's
  * legacy default stream). On CUDA the calls return once the work is queued; on the CPU
  * device they run it before returning, so the order is kept trivially (docs/runtime.md,
- * "Streams", says what overlaps where). Each call returns KC_OK, KC_ERR_INVALID (a NULL
+ * "What overlaps, per device"). Each call returns KC_OK, KC_ERR_INVALID (a NULL
  * or freed array, a stream or event of another context, a size mismatch: the message
  * names the call and both sizes), or the driver's error. */
 

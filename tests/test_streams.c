@@ -357,6 +357,24 @@ START_TEST(host_register) {
 }
 END_TEST
 
+/* KC_DEVICE=cuda without a driver (skipped where there is a GPU): registering says
+ * why, and kc_context_free has nothing to unregister. */
+START_TEST(cuda_missing) {
+  int n = 0;
+  if (kc_cuda_device_count(&n) == KC_OK && n > 0) return;
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CUDA;
+  kc_context *broken = NULL;
+  ck_assert_int_eq(kc_context_new(&cfg, &broken), KC_ERR_NO_DEVICE);
+  ck_assert_ptr_nonnull(broken);
+  float buf[4];
+  ck_assert_int_eq(kc_host_register(broken, buf, sizeof buf), KC_ERR_NO_DEVICE);
+  ck_assert_int_eq(kc_host_unregister(broken, buf), KC_ERR_INVALID);
+  kc_context_free(broken);
+}
+END_TEST
+
 static Suite *streams_suite(void) {
   Suite *s = suite_create("streams");
   TCase *tc = tcase_create("cpu");
@@ -370,6 +388,7 @@ static Suite *streams_suite(void) {
   tcase_add_test(tc, stream_of_another_context);
   tcase_add_test(tc, copy_argument_errors);
   tcase_add_test(tc, host_register);
+  tcase_add_test(tc, cuda_missing);
   suite_add_tcase(s, tc);
   return s;
 }
