@@ -522,6 +522,9 @@ typedef enum kc_casting {
 /* Options of kc_vectorize_args; a zero-initialised struct (or NULL) gives the defaults. */
 typedef struct kc_ufunc_options {
   kc_casting casting;       /* KC_CASTING_SAME_KIND (0) unless set */
+  kc_stream *stream;        /* NULL (the default): the default stream; else a stream of
+                               the kernel's context, on which the launches are queued
+                               after the work already there (Numba's stream=) */
 } kc_ufunc_options;
 
 /* Fill opts with the defaults: every field zero, as `kc_ufunc_options o = {0};`.
@@ -579,6 +582,11 @@ KC_API kc_status kc_vectorize_args(kc_kernel *k, const kc_arg *args, int nargs,
  * axis or dimension and both sizes), KC_ERR_NOMEM, or what kc_launch returns. */
 KC_API kc_status kc_guvectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
                                 kc_array **outputs, int noutputs);
+/* kc_guvectorize with its launch queued on stream (NULL = the default stream), after
+ * the work already there (Numba's gufunc(..., stream=s)). Asynchronous on CUDA: read the
+ * outputs after kc_stream_synchronize(stream) or a copy queued on the same stream. */
+KC_API kc_status kc_guvectorize_stream(kc_kernel *k, kc_array *const *inputs, int ninputs,
+                                       kc_array **outputs, int noutputs, kc_stream *stream);
 
 /* ---- Reductions (@cuda.reduce) ------------------------------------------------------------ */
 /* Reduce a 1-D array with a @cuda.reduce function, as Numba's Reduce object is called:
@@ -595,6 +603,12 @@ KC_API kc_status kc_guvectorize(kc_kernel *k, kc_array *const *inputs, int ninpu
  * Returns KC_OK, KC_ERR_INVALID (not a reduce kernel, a bad array, an empty array with
  * no init; no signature for the dtype), KC_ERR_NOMEM, or what kc_launch returns. */
 KC_API kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result);
+/* kc_reduce with its launches queued on stream (NULL = the default stream), after the
+ * work already there, as Numba's Reduce(f)(arr, init=..., stream=s) without res=: the
+ * call waits for that stream (not for the others) and writes *result before it
+ * returns, so it may be read at once. */
+KC_API kc_status kc_reduce_stream(kc_kernel *k, kc_array *arr, const void *init,
+                                  void *result, kc_stream *stream);
 
 /* ---- Random numbers (numba.cuda.random) --------------------------------------------- */
 /* A new array of n xoroshiro128+ generator states for the functions of
@@ -701,6 +715,70 @@ KC_API kc_status kc_array_to_dlpack(kc_array *a, struct DLManagedTensor **out);
  * message says what was refused), KC_ERR_UNSUPPORTED (no DLPack), KC_ERR_NOMEM. */
 KC_API kc_status kc_array_from_dlpack(kc_context *ctx, struct DLManagedTensor *managed,
                                       kc_array **out);
+
+/* ---- Stream-ordered work ------------------------------------------------------------- */
+/* Work queued on one stream runs in the order it was queued: launches, the copies and
+ * fills below, event records, waits and host callbacks. The NULL stream is the default
+ * stream, which every stream of kcc waits for and which waits for every stream (CUDA's
+ * legacy default stream). On CUDA the calls return once the work is queued; on the CPU
+ * device they run it before returning, so the order is kept trivially (docs/runtime.md,
+ * "What overlaps, per device"). Each call returns KC_OK, KC_ERR_INVALID (a NULL
+ * or freed array, a stream or event of another context, a size mismatch: the message
+ * names the call and both sizes), or the driver's error. */
+
+/* Copy host memory of exactly `bytes` bytes (the array's size) into a, queued on stream
+ * (Numba's cuda.to_device(x, stream=s) into an existing array, a.copy_to_device(x,
+ * stream=s)). The host buffer must stay valid and unchanged until the copy is done
+ * (kc_stream_synchronize, an event, or a callback after it); page-locked memory
+ * (kc_host_alloc, kc_host_register) lets the copy overlap kernels on CUDA, pageable
+ * memory makes the driver stage it (then the call may wait). */
+KC_API kc_status kc_array_copy_from_host_async(kc_array *a, const void *host, size_t bytes,
+                                               kc_stream *stream);
+/* Copy a to host memory of exactly `bytes` bytes, queued on stream (Numba's
+ * a.copy_to_host(h, stream=s)). The host bytes are only valid once the stream has
+ * reached the copy (kc_stream_synchronize, an event, or a host callback after it). */
+KC_API kc_status kc_array_to_host_async(kc_array *a, void *host, size_t bytes,
+                                        kc_stream *stream);
+/* Copy between two arrays of the same dtype and size, queued on stream. */
+KC_API kc_status kc_array_copy_async(kc_array *dst, const kc_array *src, kc_stream *stream);
+/* Set every element to *value (one element of a's dtype, read during the call), or to
+ * zero, queued on stream. */
+KC_API kc_status kc_array_fill_async(kc_array *a, const void *value, kc_stream *stream);
+KC_API kc_status kc_array_zero_async(kc_array *a, kc_stream *stream);
+
+/* Page-lock `bytes` bytes of existing host memory at p (cuMemHostRegister; the memory
+ * the caller allocated, e.g. with malloc), so async copies from and to it overlap
+ * kernels, as kc_host_alloc's memory does. On the CPU device nothing is locked; the
+ * arguments are still checked and the range remembered. Unregister it before freeing
+ * the memory; kc_context_free unregisters what is left.
+ * Returns KC_OK, KC_ERR_INVALID (p NULL, bytes 0, or a range overlapping one already
+ * registered on this context), KC_ERR_NOMEM, or the driver's error. */
+KC_API kc_status kc_host_register(kc_context *ctx, void *p, size_t bytes);
+/* Undo kc_host_register(ctx, p, ...): p must be the pointer it was given, else
+ * KC_ERR_INVALID ("... was not registered"). Wait for copies using it first. */
+KC_API kc_status kc_host_unregister(kc_context *ctx, void *p);
+
+/* Make stream wait, for the work queued on it from now on, until the work before
+ * event's last kc_event_record is done (cuStreamWaitEvent; Numba's event.wait(stream)).
+ * The caller does not wait. stream NULL = the default stream. KC_ERR_INVALID when the
+ * event was never recorded or belongs to another context. */
+KC_API kc_status kc_stream_wait_event(kc_stream *stream, kc_event *event);
+/* Whether the work before event's last record is done, without waiting (cuEventQuery;
+ * Numba's event.query()): *done = 1 when it is, 0 while it is not. Returns KC_OK in both
+ * cases, KC_ERR_INVALID (NULL arguments, an event never recorded), or a fault of that
+ * work (as kc_event_synchronize would). */
+KC_API kc_status kc_event_query(kc_event *event, int *done);
+
+/* A host function queued on a stream (cuLaunchHostFunc's CUhostFn). */
+typedef void (*kc_host_fn)(void *user_data);
+/* Call fn(user_data) on the host once the work queued on stream before it is done; the
+ * work queued after it waits until fn has returned (Numba's stream.add_callback, whose
+ * callback also gets the stream and a status). On CUDA fn runs on a driver thread: it
+ * must not call kc_ functions on this context (or any CUDA call), and should be short;
+ * on the CPU device it runs inside this call. stream must not be NULL (it names the
+ * context; queue on a stream of your own). Returns KC_OK, KC_ERR_INVALID (stream or fn
+ * NULL), or the driver's error. */
+KC_API kc_status kc_stream_add_callback(kc_stream *stream, kc_host_fn fn, void *user_data);
 
 #ifdef __cplusplus
 }

@@ -163,7 +163,7 @@ static kc_status need_contiguous(const kc_array *a, const char *what) {
                   "(kc_array_slice); copy through a kernel, or use the array it views", what);
 }
 
-static kc_status check_host_copy(kc_array *a, const void *host, size_t bytes) {
+kc_status rt_array_check_host_copy(kc_array *a, const void *host, size_t bytes) {
   if (rt_array_check(a, "array copy") != KC_OK) return KC_ERR_INVALID;
   if (need_contiguous(a, "array copy") != KC_OK) return KC_ERR_INVALID;
   if (!host) return rt_error(a->ctx, KC_ERR_INVALID, "array copy: host pointer is NULL");
@@ -177,7 +177,7 @@ static kc_status check_host_copy(kc_array *a, const void *host, size_t bytes) {
 kc_status kc_array_to_host(kc_array *a, void *host, size_t bytes) {
   RT_NEED(NULL, a, "kc_array_to_host");
   RT_NEED(a->ctx, host, "kc_array_to_host");
-  kc_status s = check_host_copy(a, host, bytes);
+  kc_status s = rt_array_check_host_copy(a, host, bytes);
   if (s != KC_OK) return s;
   if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_copy_dtoh(a->ctx, host, a->data.dev, bytes);
   if (bytes) memcpy(host, a->data.host, bytes);
@@ -187,16 +187,14 @@ kc_status kc_array_to_host(kc_array *a, void *host, size_t bytes) {
 kc_status kc_array_copy_from_host(kc_array *a, const void *host, size_t bytes) {
   RT_NEED(NULL, a, "kc_array_copy_from_host");
   RT_NEED(a->ctx, host, "kc_array_copy_from_host");
-  kc_status s = check_host_copy(a, host, bytes);
+  kc_status s = rt_array_check_host_copy(a, host, bytes);
   if (s != KC_OK) return s;
   if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_copy_htod(a->ctx, a->data.dev, host, bytes);
   if (bytes) memcpy(a->data.host, host, bytes);
   return KC_OK;
 }
 
-kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
-  RT_NEED(NULL, dst, "kc_array_copy");
-  RT_NEED(dst->ctx, src, "kc_array_copy");
+kc_status rt_array_check_copy(kc_array *dst, const kc_array *src) {
   kc_context *ctx = dst->ctx;
   if (rt_array_check(dst, "array copy: destination") != KC_OK ||
       rt_array_check(src, "array copy: source") != KC_OK)
@@ -211,21 +209,38 @@ kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
                     "array copy: source is %s of %lld elements, destination %s of %lld",
                     kc_dtype_name(src->dtype), (long long)kc_array_size(src),
                     kc_dtype_name(dst->dtype), (long long)kc_array_size(dst));
+  return KC_OK;
+}
+
+kc_status kc_array_copy(kc_array *dst, const kc_array *src) {
+  RT_NEED(NULL, dst, "kc_array_copy");
+  RT_NEED(dst->ctx, src, "kc_array_copy");
+  kc_context *ctx = dst->ctx;
+  kc_status s = rt_array_check_copy(dst, src);
+  if (s != KC_OK) return s;
   if (ctx->device == KC_DEVICE_CUDA)
     return rt_cuda_copy_dtod(ctx, dst->data.dev, src->data.dev, src->bytes);
   if (src->bytes) memmove(dst->data.host, src->data.host, src->bytes);
   return KC_OK;
 }
 
+/* what: "array fill" or "array zero"; value NULL for a zero fill. */
+kc_status rt_array_check_fill(kc_array *a, const void *value, const char *what) {
+  if (rt_array_check(a, what) != KC_OK || need_contiguous(a, what) != KC_OK)
+    return KC_ERR_INVALID;
+  if (strcmp(what, "array zero") == 0) return KC_OK;
+  if (!value) return rt_error(a->ctx, KC_ERR_INVALID, "%s: value is NULL", what);
+  if (a->record)
+    return rt_error(a->ctx, KC_ERR_INVALID, "%s: an array of records is filled "
+                    "with kc_array_zero or kc_array_copy_from_host", what);
+  return KC_OK;
+}
+
 kc_status kc_array_fill(kc_array *a, const void *value) {
   RT_NEED(NULL, a, "kc_array_fill");
   RT_NEED(a->ctx, value, "kc_array_fill");
-  if (rt_array_check(a, "array fill") != KC_OK || need_contiguous(a, "array fill") != KC_OK)
-    return KC_ERR_INVALID;
-  if (!value) return rt_error(a->ctx, KC_ERR_INVALID, "array fill: value is NULL");
-  if (a->record)
-    return rt_error(a->ctx, KC_ERR_INVALID, "array fill: an array of records is filled "
-                    "with kc_array_zero or kc_array_copy_from_host");
+  kc_status s = rt_array_check_fill(a, value, "array fill");
+  if (s != KC_OK) return s;
   size_t es = kc_dtype_size(a->dtype), n = a->bytes / es;
   if (a->ctx->device == KC_DEVICE_CUDA) return rt_cuda_fill(a->ctx, a->data.dev, n, es, value);
   char *p = a->data.host;
@@ -235,8 +250,7 @@ kc_status kc_array_fill(kc_array *a, const void *value) {
 
 kc_status kc_array_zero(kc_array *a) {
   RT_NEED(NULL, a, "kc_array_zero");
-  if (rt_array_check(a, "array zero") != KC_OK || need_contiguous(a, "array zero") != KC_OK)
-    return KC_ERR_INVALID;
+  if (rt_array_check_fill(a, NULL, "array zero") != KC_OK) return KC_ERR_INVALID;
   if (a->ctx->device == KC_DEVICE_CUDA) {
     uint8_t zero = 0;
     return rt_cuda_fill(a->ctx, a->data.dev, a->bytes, 1, &zero);

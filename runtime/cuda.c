@@ -79,6 +79,19 @@ typedef struct rt_driver {
   /* optional (NULL when the driver lacks them): interop's checks, skipped without */
   PFN_cuPointerGetAttribute_v4000 PointerGetAttribute;
   PFN_cuStreamGetCtx_v9020 StreamGetCtx;
+  /* stream-ordered work (stream_order.c, array_async.c, host_register.c) */
+  PFN_cuMemcpyHtoDAsync_v3020 MemcpyHtoDAsync;
+  PFN_cuMemcpyDtoHAsync_v3020 MemcpyDtoHAsync;
+  PFN_cuMemcpyDtoDAsync_v3020 MemcpyDtoDAsync;
+  PFN_cuMemsetD8Async_v3020 MemsetD8Async;
+  PFN_cuMemsetD16Async_v3020 MemsetD16Async;
+  PFN_cuMemsetD32Async_v3020 MemsetD32Async;
+  PFN_cuMemsetD2D32Async_v3020 MemsetD2D32Async;
+  PFN_cuStreamWaitEvent_v3020 StreamWaitEvent;
+  PFN_cuEventQuery_v2000 EventQuery;
+  PFN_cuLaunchHostFunc_v10000 LaunchHostFunc;
+  PFN_cuMemHostRegister_v6050 MemHostRegister;
+  PFN_cuMemHostUnregister_v4000 MemHostUnregister;
 } rt_driver;
 
 /* The one piece of process-wide state: written once under pthread_once, then read. */
@@ -177,6 +190,18 @@ static void load_driver(void) {
   RESOLVE(EventDestroy, "cuEventDestroy_v2", NULL);
   *(void **)&rt_drv.PointerGetAttribute = dlsym(rt_drv.lib, "cuPointerGetAttribute");
   *(void **)&rt_drv.StreamGetCtx = dlsym(rt_drv.lib, "cuStreamGetCtx");
+  RESOLVE(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL);
+  RESOLVE(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL);
+  RESOLVE(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL);
+  RESOLVE(MemsetD8Async, "cuMemsetD8Async", NULL);
+  RESOLVE(MemsetD16Async, "cuMemsetD16Async", NULL);
+  RESOLVE(MemsetD32Async, "cuMemsetD32Async", NULL);
+  RESOLVE(MemsetD2D32Async, "cuMemsetD2D32Async", NULL);
+  RESOLVE(StreamWaitEvent, "cuStreamWaitEvent", NULL);
+  RESOLVE(EventQuery, "cuEventQuery", NULL);
+  RESOLVE(LaunchHostFunc, "cuLaunchHostFunc", NULL);
+  RESOLVE(MemHostRegister, "cuMemHostRegister_v2", NULL);
+  RESOLVE(MemHostUnregister, "cuMemHostUnregister", NULL);
   if (!ok) {
     rt_drv.status = KC_ERR_NO_DEVICE;
     return;
@@ -691,6 +716,102 @@ cleanup:
   return status;
 }
 
+/* ---- Stream-ordered work --------------------------------------------------------------- */
+kc_status rt_cuda_copy_htod_async(kc_context *ctx, uint64_t dst, const void *src, size_t n,
+                                  void *stream) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || n == 0) return status;
+  RT_CU(ctx, MemcpyHtoDAsync, ((CUdeviceptr)dst, src, n, (CUstream)stream));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_copy_dtoh_async(kc_context *ctx, void *dst, uint64_t src, size_t n,
+                                  void *stream) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || n == 0) return status;
+  RT_CU(ctx, MemcpyDtoHAsync, (dst, (CUdeviceptr)src, n, (CUstream)stream));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_copy_dtod_async(kc_context *ctx, uint64_t dst, uint64_t src, size_t n,
+                                  void *stream) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || n == 0) return status;
+  RT_CU(ctx, MemcpyDtoDAsync, ((CUdeviceptr)dst, (CUdeviceptr)src, n, (CUstream)stream));
+cleanup:
+  return status;
+}
+
+/* As rt_cuda_fill, queued on stream: the value is read now (the driver takes it by
+ * value), so the caller's copy may change at once. */
+kc_status rt_cuda_fill_async(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
+                             const void *value, void *stream) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || count == 0) return status;
+  CUdeviceptr d = (CUdeviceptr)dst;
+  CUstream cs = (CUstream)stream;
+  if (elem_size == 1) {
+    uint8_t v;
+    memcpy(&v, value, 1);
+    RT_CU(ctx, MemsetD8Async, (d, v, count, cs));
+  } else if (elem_size == 2) {
+    uint16_t v;
+    memcpy(&v, value, 2);
+    RT_CU(ctx, MemsetD16Async, (d, v, count, cs));
+  } else if (elem_size == 4) {
+    uint32_t v;
+    memcpy(&v, value, 4);
+    RT_CU(ctx, MemsetD32Async, (d, v, count, cs));
+  } else {
+    uint32_t half[2];   /* as rt_cuda_fill: low then high words, an 8-byte pitch */
+    memcpy(half, value, 8);
+    RT_CU(ctx, MemsetD2D32Async, (d, 8, half[0], 1, count, cs));
+    RT_CU(ctx, MemsetD2D32Async, (d + 4, 8, half[1], 1, count, cs));
+  }
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_stream_wait_event(kc_context *ctx, void *stream, void *event) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, StreamWaitEvent, ((CUstream)stream, (CUevent)event, 0));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_event_query(kc_context *ctx, void *event, int *done) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  CUresult r = rt_drv.EventQuery((CUevent)event);
+  *done = r == CUDA_SUCCESS;
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) status = cu_fail(ctx, r, "cuEventQuery");
+  return status;
+}
+
+kc_status rt_cuda_launch_host_func(kc_context *ctx, void *stream, kc_host_fn fn,
+                                   void *user_data) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, LaunchHostFunc, ((CUstream)stream, fn, user_data));
+cleanup:
+  return status;
+}
+
+kc_status rt_cuda_host_register(kc_context *ctx, void *p, size_t bytes) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
+  RT_CU(ctx, MemHostRegister, (p, bytes, 0));
+cleanup:
+  return status;
+}
+
+void rt_cuda_host_unregister(kc_context *ctx, void *p) {
+  if (ctx->cuda && enter(ctx) == KC_OK) rt_drv.MemHostUnregister(p);
+}
+
 #else /* !KC_HAVE_CUDA: a CPU-only build */
 
 static kc_status no_cuda(kc_context *ctx) {
@@ -794,5 +915,36 @@ kc_status rt_cuda_pointer_check(kc_context *ctx, const char *what, uint64_t ptr)
 kc_status rt_cuda_stream_check(kc_context *ctx, void *stream) {
   (void)stream; return no_cuda(ctx);
 }
+
+kc_status rt_cuda_copy_htod_async(kc_context *ctx, uint64_t dst, const void *src, size_t n,
+                                  void *stream) {
+  (void)dst; (void)src; (void)n; (void)stream; return no_cuda(ctx);
+}
+kc_status rt_cuda_copy_dtoh_async(kc_context *ctx, void *dst, uint64_t src, size_t n,
+                                  void *stream) {
+  (void)dst; (void)src; (void)n; (void)stream; return no_cuda(ctx);
+}
+kc_status rt_cuda_copy_dtod_async(kc_context *ctx, uint64_t dst, uint64_t src, size_t n,
+                                  void *stream) {
+  (void)dst; (void)src; (void)n; (void)stream; return no_cuda(ctx);
+}
+kc_status rt_cuda_fill_async(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
+                             const void *value, void *stream) {
+  (void)dst; (void)count; (void)elem_size; (void)value; (void)stream; return no_cuda(ctx);
+}
+kc_status rt_cuda_stream_wait_event(kc_context *ctx, void *stream, void *event) {
+  (void)stream; (void)event; return no_cuda(ctx);
+}
+kc_status rt_cuda_event_query(kc_context *ctx, void *event, int *done) {
+  (void)event; *done = 0; return no_cuda(ctx);
+}
+kc_status rt_cuda_launch_host_func(kc_context *ctx, void *stream, kc_host_fn fn,
+                                   void *user_data) {
+  (void)stream; (void)fn; (void)user_data; return no_cuda(ctx);
+}
+kc_status rt_cuda_host_register(kc_context *ctx, void *p, size_t bytes) {
+  (void)p; (void)bytes; return no_cuda(ctx);
+}
+void rt_cuda_host_unregister(kc_context *ctx, void *p) { (void)ctx; (void)p; }
 
 #endif

@@ -245,7 +245,8 @@ static kc_kernel *pick_overload(kc_kernel *k, kc_array *const *inputs, int ninpu
   return NULL;
 }
 
-static kc_status launch(kc_kernel *v, kc_array *flat, int n, const gu_plan *p) {
+static kc_status launch(kc_kernel *v, kc_array *flat, int n, const gu_plan *p,
+                        kc_stream *stream) {
   kc_arg args[GU_MAX + GU_NLOOP];
   for (int i = 0; i < n; i++) args[i] = kc_arg_array(&flat[i]);
   const int64_t loop[GU_NLOOP] = {p->count, p->extent[1], p->extent[2],
@@ -255,7 +256,7 @@ static kc_status launch(kc_kernel *v, kc_array *flat, int n, const gu_plan *p) {
   unsigned grid, block;
   kc_status s = rt_grid_stride_shape(v, p->count, &grid, &block);
   if (s != KC_OK) return s;
-  return kc_launch(v, kc_dim(grid), kc_dim(block), 0, NULL, args, n + GU_NLOOP);
+  return kc_launch(v, kc_dim(grid), kc_dim(block), 0, stream, args, n + GU_NLOOP);
 }
 
 /* The arrays are those of this context, the inputs not NULL. */
@@ -274,7 +275,7 @@ static kc_status check_arrays(kc_context *ctx, const kc_kernel *k, kc_array *con
 
 /* Check everything, allocate missing outputs into made[], launch. */
 static kc_status run(kc_context *ctx, kc_kernel *k, kc_array *const *inputs, int nin,
-                     kc_array **outputs, int nout, kc_array **made) {
+                     kc_array **outputs, int nout, kc_array **made, kc_stream *stream) {
   gu_arg g[GU_MAX];
   int nargs = 0, knin = 0;
   if (k->nparams < 0 || read_layout(k, g, &nargs, &knin) != 0)
@@ -319,11 +320,16 @@ static kc_status run(kc_context *ctx, kc_kernel *k, kc_array *const *inputs, int
   if (plan.count == 0) return KC_OK;
   kc_array flat[GU_MAX];
   for (int i = 0; i < nargs; i++) flat[i] = flattened(arr[i], &g[i], &plan, i);
-  return launch(v, flat, nargs, &plan);
+  return launch(v, flat, nargs, &plan, stream);
 }
 
 kc_status kc_guvectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
                          kc_array **outputs, int noutputs) {
+  return kc_guvectorize_stream(k, inputs, ninputs, outputs, noutputs, NULL);
+}
+
+kc_status kc_guvectorize_stream(kc_kernel *k, kc_array *const *inputs, int ninputs,
+                                kc_array **outputs, int noutputs, kc_stream *stream) {
   RT_NEED(NULL, k, "kc_guvectorize");
   RT_NEED(k->mod->ctx, inputs, "kc_guvectorize");
   RT_NEED(k->mod->ctx, outputs, "kc_guvectorize");
@@ -331,8 +337,10 @@ kc_status kc_guvectorize(kc_kernel *k, kc_array *const *inputs, int ninputs,
   if (ninputs < 1 || noutputs < 1 || ninputs + noutputs > GU_MAX || !inputs || !outputs)
     return rt_error(ctx, KC_ERR_INVALID, "guvectorize '%s': bad argument lists (%d inputs, "
                     "%d outputs)", k->name, ninputs, noutputs);
+  kc_status s = rt_stream_check(ctx, stream, "guvectorize");
+  if (s != KC_OK) return s;
   kc_array *made[GU_MAX] = {0};
-  kc_status s = run(ctx, k, inputs, ninputs, outputs, noutputs, made);
+  s = run(ctx, k, inputs, ninputs, outputs, noutputs, made, stream);
   for (int o = 0; o < noutputs; o++) {
     if (!made[o]) continue;
     if (s == KC_OK) outputs[o] = made[o];

@@ -88,33 +88,40 @@ static unsigned stage_blocks(const kc_kernel *k, int64_t n) {
 
 /* One launch of the reduction kernel: src into dst[blockIdx.x]. */
 static kc_status reduce_launch(kc_kernel *k, unsigned blocks, kc_array *src, kc_array *dst,
-                               const void *init) {
+                               const void *init, kc_stream *stream) {
   kc_dtype t = src->dtype;
   kc_arg args[4] = {kc_arg_array(src), kc_arg_array(dst), scalar_arg(t, init),
                     kc_arg_bool(init != NULL)};
-  return kc_launch(k, kc_dim(blocks), kc_dim(KCC_REDUCE_BLOCK), 0, NULL, args, 4);
+  return kc_launch(k, kc_dim(blocks), kc_dim(KCC_REDUCE_BLOCK), 0, stream, args, 4);
 }
 
-/* Fold arr into out[0] (with init), then wait: one launch when one block covers arr,
+/* Fold arr into out[0] (with init) on stream, then wait for that stream (the partials
+ * are freed after): one launch when one block covers arr,
  * else a stage of partials, one per block, folded by a single block (its grid-stride loop
  * takes any number of them). */
-static kc_status reduce_stages(kc_kernel *k, kc_array *arr, kc_array *out, const void *init) {
+static kc_status reduce_stages(kc_kernel *k, kc_array *arr, kc_array *out, const void *init,
+                               kc_stream *stream) {
   kc_context *ctx = k->mod->ctx;
   unsigned blocks = stage_blocks(k, arr->shape[0]);
   int64_t nb = blocks;
   kc_array *partials = NULL;
   kc_status s = KC_OK;
-  if (blocks == 1) s = reduce_launch(k, 1, arr, out, init);
+  if (blocks == 1) s = reduce_launch(k, 1, arr, out, init, stream);
   else if ((s = kc_array_new(ctx, arr->dtype, 1, &nb, &partials)) == KC_OK) {
-    s = reduce_launch(k, blocks, arr, partials, NULL);
-    if (s == KC_OK) s = reduce_launch(k, 1, partials, out, init);
+    s = reduce_launch(k, blocks, arr, partials, NULL, stream);
+    if (s == KC_OK) s = reduce_launch(k, 1, partials, out, init, stream);
   }
-  if (s == KC_OK) s = kc_synchronize(ctx);
+  if (s == KC_OK) s = rt_stream_wait(ctx, stream);
   kc_array_free(partials);
   return s;
 }
 
 kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result) {
+  return kc_reduce_stream(k, arr, init, result, NULL);
+}
+
+kc_status kc_reduce_stream(kc_kernel *k, kc_array *arr, const void *init, void *result,
+                           kc_stream *stream) {
   RT_NEED(NULL, k, "kc_reduce");
   RT_NEED(k->mod->ctx, arr, "kc_reduce");
   RT_NEED(k->mod->ctx, result, "kc_reduce");
@@ -123,6 +130,7 @@ kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result)
     return rt_error(ctx, KC_ERR_INVALID, "reduce '%s': %s is NULL", k->name,
                     !arr ? "the array" : "the result pointer");
   kc_status s = check_args(ctx, k, arr);
+  if (s == KC_OK) s = rt_stream_check(ctx, stream, "reduce");
   if (s != KC_OK) return s;
   size_t esize = kc_dtype_size(arr->dtype);
   int64_t n = arr->shape[0];
@@ -141,7 +149,7 @@ kc_status kc_reduce(kc_kernel *k, kc_array *arr, const void *init, void *result)
                       kc_arg_bool(init != NULL)};
     s = rt_module_specialise(k, args, 4, &k);
   }
-  if (s == KC_OK) s = reduce_stages(k, arr, out, init);
+  if (s == KC_OK) s = reduce_stages(k, arr, out, init, stream);
   if (s == KC_OK) s = kc_array_to_host(out, result, esize);
   kc_array_free(out);
   return s;

@@ -8,6 +8,9 @@
  *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
  *   launch.c    argument checking and packing, launch-shape checks, dispatch
  *   stream.c    streams and events
+ *   stream_order.c, array_async.c, host_register.c  stream-ordered work: waits on
+ *               events, queries, host callbacks, async copies and fills, registered
+ *               host memory
  *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
  *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
@@ -76,7 +79,16 @@ struct kc_context {
                                    diagnostics, one after another (rt_alloc'd; NULL when
                                    none) */
   size_t diags_len, diags_cap;
+  struct rt_host_range *registered; /* host buffers kc_host_register'ed (host_register.c) */
 };
+
+/* One host buffer registered with kc_host_register: a list, so an unregister of a
+ * pointer never registered is a clear error on both devices. */
+typedef struct rt_host_range {
+  void *p;
+  size_t bytes;
+  struct rt_host_range *next;
+} rt_host_range;
 
 struct kc_array {
   /* data comes first and shape right after: kernel parameters point into them */
@@ -323,6 +335,22 @@ kc_status rt_cuda_pointer_check(kc_context *ctx, const char *what, uint64_t ptr)
  * NULL and the special handles CU_STREAM_LEGACY, CU_STREAM_PER_THREAD always do), else
  * KC_ERR_INVALID. KC_OK when the driver lacks the call. */
 kc_status rt_cuda_stream_check(kc_context *ctx, void *stream);
+/* Stream-ordered work: each call queues on stream (NULL = the default stream). */
+kc_status rt_cuda_copy_htod_async(kc_context *ctx, uint64_t dst, const void *src, size_t n,
+                                  void *stream);
+kc_status rt_cuda_copy_dtoh_async(kc_context *ctx, void *dst, uint64_t src, size_t n,
+                                  void *stream);
+kc_status rt_cuda_copy_dtod_async(kc_context *ctx, uint64_t dst, uint64_t src, size_t n,
+                                  void *stream);
+kc_status rt_cuda_fill_async(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
+                             const void *value, void *stream);
+kc_status rt_cuda_stream_wait_event(kc_context *ctx, void *stream, void *event);
+/* *done = 1 when the event's work is complete, 0 while it is not (not an error). */
+kc_status rt_cuda_event_query(kc_context *ctx, void *event, int *done);
+kc_status rt_cuda_launch_host_func(kc_context *ctx, void *stream, kc_host_fn fn,
+                                   void *user_data);
+kc_status rt_cuda_host_register(kc_context *ctx, void *p, size_t bytes);
+void rt_cuda_host_unregister(kc_context *ctx, void *p);
 
 /* ---- module.c ------------------------------------------------------------------- */
 /* A module of host kernels described by table (the kcc_output of a JIT compilation,
@@ -448,6 +476,24 @@ double rt_now_ms(void);                               /* monotonic clock */
 /* The largest module image kc_module_load_file reads (a fatbin of many architectures
  * can be large; sources have KCC_MAX_SOURCE). */
 #define RT_MAX_IMAGE_FILE ((size_t)1 << 30)
+/* ---- stream_order.c --------------------------------------------------------------- */
+/* KC_OK when s is NULL (the default stream) or a stream of ctx; else KC_ERR_INVALID
+ * with "<what>: the stream belongs to another context". */
+kc_status rt_stream_check(kc_context *ctx, const kc_stream *s, const char *what);
+/* The CUstream to queue on: NULL for the default stream. */
+void *rt_stream_cu(const kc_stream *s);
+/* Wait for the work queued on s (the whole context for the default stream) and report
+ * a kernel fault as the synchronisation calls do. */
+kc_status rt_stream_wait(kc_context *ctx, kc_stream *s);
+
+/* ---- host_register.c -------------------------------------------------------------- */
+/* Unregister every buffer still registered (at kc_context_free). */
+void rt_host_registry_free(kc_context *ctx);
+
+/* ---- array.c (checks shared with array_async.c) ------------------------------------ */
+kc_status rt_array_check_host_copy(kc_array *a, const void *host, size_t bytes);
+kc_status rt_array_check_copy(kc_array *dst, const kc_array *src);
+kc_status rt_array_check_fill(kc_array *a, const void *value, const char *what);
 
 /* ---- cache.c ---------------------------------------------------------------------- */
 /* The on-disk compile cache: PTX for CUDA, object code for the CPU back end.

@@ -31,6 +31,7 @@ typedef struct ufunc_call {
   const kc_arg *args;
   int nin;
   kc_casting casting;
+  kc_stream *stream;        /* where the launches go (NULL: the default stream) */
   int nd;
   int64_t shape[KC_MAX_DIMS];
   int64_t n;                /* elements of the broadcast shape */
@@ -308,7 +309,7 @@ static kc_status run_chunk(ufunc_call *c, kc_array *out, int64_t off, int64_t le
   }
   unsigned grid = 1, block = 1;
   if (s == KC_OK) s = rt_grid_stride_shape(c->v, len, &grid, &block);
-  if (s == KC_OK) s = kc_launch(c->v, kc_dim(grid), kc_dim(block), 0, NULL, args, c->nin + 1);
+  if (s == KC_OK) s = kc_launch(c->v, kc_dim(grid), kc_dim(block), 0, c->stream, args, c->nin + 1);
   if (s == KC_OK && c->temp[c->nin])
     s = rt_ufunc_scatter(c->ctx, out, c->temp[c->nin], c->nd, c->shape, off, len);
   return s;
@@ -321,11 +322,12 @@ static kc_status launch(ufunc_call *c, kc_array *out) {
   return s;
 }
 
-/* Free the copies (on CUDA once the kernel that reads them is done). */
+/* Free the copies (on CUDA once the kernel that reads them is done: the call's stream
+ * is waited for). */
 static kc_status release(ufunc_call *c, kc_status s) {
   int any = 0;
   for (int i = 0; i <= c->nin; i++) any |= c->temp[i] != NULL;
-  if (any && s == KC_OK && c->ctx->device == KC_DEVICE_CUDA) s = kc_synchronize(c->ctx);
+  if (any && s == KC_OK && c->ctx->device == KC_DEVICE_CUDA) s = rt_stream_wait(c->ctx, c->stream);
   for (int i = 0; i <= c->nin; i++) kc_array_free(c->temp[i]);
   return s;
 }
@@ -384,6 +386,8 @@ kc_status kc_vectorize_args(kc_kernel *k, const kc_arg *args, int nargs, kc_arra
   if ((unsigned)casting > KC_CASTING_NO)
     return rt_error(ctx, KC_ERR_INVALID, "vectorize '%s': unknown casting %d", k->name,
                     (int)casting);
+  kc_stream *stream = opts ? opts->stream : NULL;
+  if ((s = rt_stream_check(ctx, stream, "vectorize")) != KC_OK) return s;
   if (nargs == 0 && !*out)
     return rt_error(ctx, KC_ERR_INVALID,
                     "vectorize '%s': no inputs to take the shape from: pass an output",
@@ -391,6 +395,7 @@ kc_status kc_vectorize_args(kc_kernel *k, const kc_arg *args, int nargs, kc_arra
   ufunc_call c;
   memset(&c, 0, sizeof c);
   c.ctx = ctx, c.k = k, c.v = k, c.args = args, c.nin = nargs, c.casting = casting;
+  c.stream = stream;
   c.temp = rt_calloc(ctx, (size_t)nargs + 1, sizeof *c.temp);
   c.flat = rt_calloc(ctx, (size_t)nargs + 1, sizeof *c.flat);
   s = c.temp && c.flat ? call(&c, out) : rt_error(ctx, KC_ERR_NOMEM, "out of memory");

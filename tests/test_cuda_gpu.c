@@ -1,7 +1,8 @@
 /*
  * test_cuda_gpu.c — the runtime on a real CUDA device: arrays, fills, views, PTX loaded
  * from kcc-kernel lines, launches with array and scalar arguments, opt-in dynamic
- * shared memory, a bad module's JIT log, streams and events; cubins (ptxas's, of kcc's
+ * shared memory, a bad module's JIT log, streams and events, stream-ordered copies,
+ * fills, waits and callbacks with page-locked memory; cubins (ptxas's, of kcc's
  * PTX) loaded from a file and from memory, with the table kcc put in them and with one
  * given by the caller; interop (array pointers, arrays over device memory kcc does not
  * own, the CUcontext, a borrowed CUstream, DLPack both ways). Exits 77 (Meson's
@@ -335,6 +336,74 @@ static void cubins(kc_context *ctx, const kc_device_info *info, const char *ptx_
   kc_array_free(c);
 }
 
+/* Stream-ordered work (issue 17): on s1 an async copy in from page-locked memory, a
+ * fill, vadd, an async copy out into a registered malloc buffer, an event; s2 waits for
+ * it, copies device to device, fills 8-byte elements (two strided 32-bit memsets),
+ * copies out, then a host callback; everything checked after s2 alone is waited for. */
+static int callback_ran;
+static void set_flag(void *user) { callback_ran = *(int *)user; }
+
+static void stream_ordered(kc_context *ctx) {
+  enum { N = 1 << 20 };
+  int64_t n = N, s5 = 5;
+  kc_module *m = NULL;
+  kc_kernel *vadd = NULL;
+  kc_stream *s1 = NULL, *s2 = NULL;
+  kc_event *e = NULL;
+  kc_array *a = NULL, *b = NULL, *c = NULL, *c2 = NULL, *w = NULL;
+  float *x = NULL, *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z);
+  int64_t wh[5];
+  CHECK_OK(ctx, kc_module_load_ptx(ctx, ptx, sizeof ptx - 1, &m));
+  if (m) CHECK_OK(ctx, kc_module_get_kernel(m, "vadd", &vadd));
+  CHECK_OK(ctx, kc_host_alloc(ctx, N * sizeof *x, (void **)&x));
+  CHECK_OK(ctx, kc_host_register(ctx, y, N * sizeof *y));
+  CHECK_OK(ctx, kc_stream_new(ctx, &s1));
+  CHECK_OK(ctx, kc_stream_new(ctx, &s2));
+  CHECK_OK(ctx, kc_event_new(ctx, &e));
+  CHECK_OK(ctx, kc_array_new(ctx, KC_FLOAT32, 1, &n, &a));
+  CHECK_OK(ctx, kc_array_like(a, &b));
+  CHECK_OK(ctx, kc_array_like(a, &c));
+  CHECK_OK(ctx, kc_array_like(a, &c2));
+  CHECK_OK(ctx, kc_array_new(ctx, KC_INT64, 1, &s5, &w));
+  if (!vadd || !x || !y || !z || !s1 || !s2 || !e || !a || !b || !c || !c2 || !w) return;
+  for (int i = 0; i < N; i++) x[i] = (float)(i % 4096);
+  float half = 0.5f;
+  int64_t big = 0x0102030405060708LL, one = 1;
+  kc_arg args[] = {kc_arg_array(a), kc_arg_array(b), kc_arg_array(c)};
+  CHECK_OK(ctx, kc_array_copy_from_host_async(a, x, N * sizeof *x, s1));
+  CHECK_OK(ctx, kc_array_fill_async(b, &half, s1));
+  CHECK_OK(ctx, kc_launch(vadd, kc_dim(N / 256), kc_dim(256), 0, s1, args, 3));
+  CHECK_OK(ctx, kc_array_to_host_async(c, y, N * sizeof *y, s1));
+  CHECK_OK(ctx, kc_event_record(e, s1));
+  CHECK_OK(ctx, kc_stream_wait_event(s2, e));
+  CHECK_OK(ctx, kc_array_copy_async(c2, c, s2));
+  CHECK_OK(ctx, kc_array_zero_async(w, s2));
+  CHECK_OK(ctx, kc_array_fill_async(w, &big, s2));
+  CHECK_OK(ctx, kc_array_to_host_async(c2, z, N * sizeof *z, s2));
+  CHECK_OK(ctx, kc_array_to_host(w, wh, sizeof wh));
+  callback_ran = 0;
+  CHECK_OK(ctx, kc_stream_add_callback(s2, set_flag, &one));
+  CHECK_OK(ctx, kc_stream_synchronize(s2));
+  CHECK(callback_ran == 1);
+  int done = 0;
+  CHECK_OK(ctx, kc_event_query(e, &done));
+  CHECK(done == 1);
+  int bad = 0;
+  for (int i = 0; i < N; i++) bad += y[i] != x[i] + 0.5f || z[i] != y[i];
+  CHECK(bad == 0);
+  for (int i = 0; i < 5; i++) CHECK(wh[i] == big);
+  CHECK(kc_host_unregister(ctx, x) == KC_ERR_INVALID);   /* allocated, not registered */
+  CHECK(strstr(kc_last_error(ctx), "was not registered") != NULL);
+  CHECK_OK(ctx, kc_host_unregister(ctx, y));
+  kc_array_free(a), kc_array_free(b), kc_array_free(c), kc_array_free(c2), kc_array_free(w);
+  kc_event_free(e);
+  kc_stream_free(s1);
+  kc_stream_free(s2);
+  kc_host_free(ctx, x);
+  free(y), free(z);
+  kc_module_free(m);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_cuda_gpu VECTOR_ADD_PTX\n");
@@ -462,6 +531,7 @@ int main(int argc, char **argv) {
   printf("bad PTX: %s\n", kc_last_error(ctx));
 
   cubins(ctx, &info, argv[1]);
+  stream_ordered(ctx);
 
   /* pinned host memory */
   void *pinned = NULL;
