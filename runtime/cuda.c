@@ -76,6 +76,11 @@ typedef struct rt_driver {
   PFN_cuEventSynchronize_v2000 EventSynchronize;
   PFN_cuEventElapsedTime_v2000 EventElapsedTime;
   PFN_cuEventDestroy_v4000 EventDestroy;
+  /* optional (NULL when the driver lacks them; only peer copies and `kcc devices`'
+     peer column need them): several GPUs */
+  PFN_cuDeviceCanAccessPeer_v4000 DeviceCanAccessPeer;
+  PFN_cuMemcpyPeer_v4000 MemcpyPeer;
+  PFN_cuMemcpyPeerAsync_v4000 MemcpyPeerAsync;
 } rt_driver;
 
 /* The one piece of process-wide state: written once under pthread_once, then read. */
@@ -158,6 +163,9 @@ static void load_driver(void) {
   /* same signature; _v2 is the 12.8+ name, the old one stays exported */
   RESOLVE(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
   RESOLVE(EventDestroy, "cuEventDestroy_v2", NULL);
+  *(void **)&rt_drv.DeviceCanAccessPeer = dlsym(rt_drv.lib, "cuDeviceCanAccessPeer");
+  *(void **)&rt_drv.MemcpyPeer = dlsym(rt_drv.lib, "cuMemcpyPeer");
+  *(void **)&rt_drv.MemcpyPeerAsync = dlsym(rt_drv.lib, "cuMemcpyPeerAsync");
   if (!ok) {
     rt_drv.status = KC_ERR_NO_DEVICE;
     return;
@@ -262,6 +270,16 @@ cleanup:
   return status;
 }
 
+/* An ordinal past the devices there are: say which ordinals exist. */
+static kc_status no_such_device(kc_context *ctx, int index, int count) {
+  if (count == 0) return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device found");
+  if (count == 1)
+    return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d: there is 1 CUDA device (0)",
+                    index);
+  return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d: there are %d CUDA devices (0..%d)",
+                  index, count, count - 1);
+}
+
 static int attr(CUdevice dev, CUdevice_attribute a) {
   int v = 0;
   if (rt_drv.DeviceGetAttribute(&v, a, dev) != CUDA_SUCCESS) v = 0;
@@ -275,8 +293,7 @@ kc_status rt_cuda_info(kc_context *ctx, int index, kc_device_info *info) {
   memset(info, 0, sizeof *info);
   if (status != KC_OK) return status;
   RT_CU(ctx, DeviceGetCount, (&count));
-  if (index < 0 || index >= count)
-    return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d (%d found)", index, count);
+  if (index < 0 || index >= count) return no_such_device(ctx, index, count);
   RT_CU(ctx, DeviceGet, (&dev, index));
   RT_CU(ctx, DeviceGetName, (info->name, (int)sizeof info->name, dev));
   RT_CU(ctx, DeviceTotalMem, (&info->total_memory, dev));
@@ -298,8 +315,7 @@ kc_status rt_cuda_open(kc_context *ctx, int index) {
   if (status != KC_OK) return status;
   RT_CU(ctx, DeviceGetCount, (&count));
   if (count == 0) return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device found");
-  if (index < 0 || index >= count)
-    return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d (%d found)", index, count);
+  if (index < 0 || index >= count) return no_such_device(ctx, index, count);
   c = rt_calloc(ctx, 1, sizeof *c);
   if (!c) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   c->index = index;
@@ -635,6 +651,45 @@ void rt_cuda_event_free(kc_context *ctx, void *event) {
   if (event && ctx->cuda && enter(ctx) == KC_OK) rt_drv.EventDestroy((CUevent)event);
 }
 
+/* ---- Several GPUs ------------------------------------------------------------------------ */
+/* Whether device a can read and write device b's memory directly (NVLink or PCIe P2P);
+ * *can is 0 when the driver cannot say. */
+kc_status rt_cuda_can_access_peer(int a, int b, int *can) {
+  kc_status status = need_driver(NULL);
+  CUdevice da, db;
+  *can = 0;
+  if (status != KC_OK) return status;
+  if (!rt_drv.DeviceCanAccessPeer) return KC_OK;
+  RT_CU(NULL, DeviceGet, (&da, a));
+  RT_CU(NULL, DeviceGet, (&db, b));
+  RT_CU(NULL, DeviceCanAccessPeer, (can, da, db));
+cleanup:
+  return status;
+}
+
+/* n bytes from src's device memory (context sctx) to dst's (dctx), ordered on stream
+ * (a CUstream of either context) or, with none, finished on return. Without peer access
+ * enabled the driver stages the copy through the host itself, so this works between any
+ * two GPUs; errors are recorded in dctx. */
+kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, uint64_t src,
+                            size_t n, void *stream) {
+  kc_status status = enter(dctx);
+  if (status != KC_OK) return status;
+  if (!sctx->cuda) return rt_error(dctx, KC_ERR_NO_DEVICE, "the source has no CUDA device");
+  if (!rt_drv.MemcpyPeer || !rt_drv.MemcpyPeerAsync)
+    return rt_error(dctx, KC_ERR_UNSUPPORTED,
+                    "the CUDA driver (%s) lacks cuMemcpyPeer: it is too old for peer copies",
+                    rt_drv.path);
+  if (stream)
+    RT_CU(dctx, MemcpyPeerAsync, ((CUdeviceptr)dst, dctx->cuda->pctx, (CUdeviceptr)src,
+                                  sctx->cuda->pctx, n, (CUstream)stream));
+  else
+    RT_CU(dctx, MemcpyPeer, ((CUdeviceptr)dst, dctx->cuda->pctx, (CUdeviceptr)src,
+                             sctx->cuda->pctx, n));
+cleanup:
+  return status;
+}
+
 #else /* !KC_HAVE_CUDA: a CPU-only build */
 
 static kc_status no_cuda(kc_context *ctx) {
@@ -723,5 +778,12 @@ kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *
   (void)start; (void)end; (void)ms; return no_cuda(ctx);
 }
 void rt_cuda_event_free(kc_context *ctx, void *event) { (void)ctx; (void)event; }
+kc_status rt_cuda_can_access_peer(int a, int b, int *can) {
+  (void)a; (void)b; *can = 0; return no_cuda(NULL);
+}
+kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, uint64_t src,
+                            size_t n, void *stream) {
+  (void)dst; (void)sctx; (void)src; (void)n; (void)stream; return no_cuda(dctx);
+}
 
 #endif

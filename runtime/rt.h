@@ -258,6 +258,11 @@ kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream);
 kc_status rt_cuda_event_sync(kc_context *ctx, void *event);
 kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *ms);
 void rt_cuda_event_free(kc_context *ctx, void *event);
+/* Several GPUs (peer.c, context.c's kc_detect): can device a access device b's memory;
+ * n bytes from sctx's device memory to dctx's, on stream (NULL: finished on return). */
+kc_status rt_cuda_can_access_peer(int a, int b, int *can);
+kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, uint64_t src,
+                            size_t n, void *stream);
 
 /* ---- module.c ------------------------------------------------------------------- */
 /* A module of host kernels described by table (the kcc_output of a JIT compilation,
