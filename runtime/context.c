@@ -217,8 +217,9 @@ static kc_status requested_device(kc_context *ctx, kc_device_kind *out, int *exp
   return KC_OK;
 }
 
-/* Say where a missing CUDA device was asked for: "KC_DEVICE=cuda:3: there are 2 CUDA
- * devices (0..1)", "config cuda_device 3: no CUDA driver found (libcuda.so.1)". */
+/* Say where a missing CUDA device was asked for: "KC_DEVICE=cuda:3: no CUDA device 3:
+ * there are 2 CUDA devices (0..1)", "config cuda_device 3: no CUDA driver found
+ * (libcuda.so.1)". */
 static void name_the_ordinal(kc_context *ctx) {
   char why[RT_ERR_LEN];
   snprintf(why, sizeof why, "%s", ctx->err);
