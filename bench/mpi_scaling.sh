@@ -65,7 +65,7 @@ so 4 ranks share 2 cores. Load average before and after: $load_start / $load_end
 
 $table
 
-Efficiency is the 1-rank time per step over the N-rank one (1 is perfect weak
+Efficiency is the 1-rank time per step over the N-rank one (100 % is perfect weak
 scaling); the halo share is the part of the ranks' stepping time spent in the exchange,
 waiting for a neighbour included. Each rank's compute is the same at every rank count,
 so what grows is that wait: with more busy processes than cores (this machine's load
