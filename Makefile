@@ -51,6 +51,7 @@ bench: build
 	@bash bench/run.sh $(BUILD)
 	@bash bench/compile.sh $(BUILD)
 	@bash bench/ptx_compare.sh $(BUILD)
+	@bash bench/mpi_scaling.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD).llvm-config

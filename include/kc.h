@@ -122,8 +122,13 @@ typedef void (*kc_diag_fn)(void *user_data, const kc_diagnostic *d);
  * named environment variable may change), 1 = on, -1 = off. */
 typedef struct kc_config {
   kc_device_kind device; /* 0 = KC_DEVICE_AUTO; the KC_DEVICE environment variable
-                            (cpu|cuda|auto) overrides AUTO */
-  int cuda_device;       /* default 0: the CUDA device index */
+                            (cpu|cuda|cuda:N|auto) overrides AUTO; cuda:N also sets
+                            cuda_device to N (a decimal ordinal, else KC_ERR_INVALID) */
+  int cuda_device;       /* default 0: the CUDA device ordinal, as `kcc devices` lists
+                            them. One that does not exist makes kc_context_new fail with
+                            KC_ERR_NO_DEVICE ("KC_DEVICE=cuda:3: no CUDA device 3: there
+                            are 2 CUDA devices (0..1)") when CUDA was asked for; AUTO
+                            falls back to the CPU. Negative: KC_ERR_INVALID */
   int opt_level;         /* 0 = KC_OPT_DEFAULT: -O3; KC_OPT_O0, or 1..3: LLVM's -O0..-O3;
                             another value makes kc_context_new fail with KC_ERR_INVALID */
   int arch;              /* default 0: sm version for PTX (80 = sm_80); 0 = the device's */
@@ -213,8 +218,9 @@ KC_API kc_status kc_cuda_device_info(int index, kc_device_info *info);
 KC_API kc_status kc_context_device_info(kc_context *ctx, kc_device_info *info);
 /* What `kcc devices` prints, like Numba's cuda.detect(): where the CUDA driver,
  * libdevice, ptxas and libnvJitLink were found (or that they were not), each CUDA
- * device with its name, compute capability, memory and whether kcc supports it, and
- * the CPU device with its core count. One fact per line.
+ * device with its name, compute capability, memory and whether kcc supports it, with
+ * several GPUs which of them each can access directly (peer access: "  [0] peer
+ * access: 1 yes, 2 no"), and the CPU device with its core count. One fact per line.
  *   buf:    where the NUL-terminated text goes; may be NULL when len is 0
  *   len:    size of buf in bytes; the text is cut short to fit (still NUL-terminated)
  *   needed: if not NULL, receives the length of the whole text (without the NUL), so
@@ -264,6 +270,18 @@ KC_API kc_status kc_array_to_host(kc_array *a, void *host, size_t bytes);
 KC_API kc_status kc_array_copy_from_host(kc_array *a, const void *host, size_t bytes);
 /* Copy between two arrays of the same dtype and size. */
 KC_API kc_status kc_array_copy(kc_array *dst, const kc_array *src);
+/* Copy between arrays of two contexts (one per GPU, say), of the same dtype and size,
+ * both C-contiguous:
+ *   GPU to GPU: cuMemcpyPeerAsync between the two devices (NVLink or PCIe peer-to-peer
+ *               where `kcc devices` says "peer access", else staged by the driver);
+ *   CPU to CPU: a plain copy; a CPU and a GPU context: one host<->device copy;
+ *   one context: kc_array_copy.
+ *   stream: NULL, and the copy has finished on return; or a stream of either array's
+ *           context, and the GPU-to-GPU copy is ordered on it (the other cases finish
+ *           on return, as on the CPU every stream's work has)
+ * Returns KC_OK, KC_ERR_INVALID (a freed or strided array, dtypes or sizes that differ,
+ * a stream of a third context), KC_ERR_CUDA; the message is in dst's context. */
+KC_API kc_status kc_array_copy_peer(kc_array *dst, const kc_array *src, kc_stream *stream);
 /* Set every element to *value (one element of the array's dtype), or to zero. */
 KC_API kc_status kc_array_fill(kc_array *a, const void *value);
 KC_API kc_status kc_array_zero(kc_array *a);

@@ -1,9 +1,10 @@
 /*
- * context.c — configuration, contexts and device selection (KC_DEVICE=cpu|cuda|auto),
+ * context.c — configuration, contexts and device selection (KC_DEVICE=cpu|cuda|cuda:N|auto),
  * the last-error text, status and dtype names, the allocation hook, kc_detect.
  * A context picks its device once, at kc_context_new; AUTO means CUDA when the driver
  * loads and the configured GPU is usable, else the CPU back end.
  */
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -202,9 +203,34 @@ static kc_status broken_context(kc_context *ctx, kc_status s) {
   return s;
 }
 
-/* The device asked for: the config's, or KC_DEVICE's when the config says AUTO. */
-static kc_status requested_device(kc_context *ctx, kc_device_kind *out) {
+/* The N of KC_DEVICE=cuda:N: decimal digits only, from 0 to INT_MAX (so "cuda:x",
+ * "cuda:-1" and "cuda:99999999999" are refused, not read as 0, -1 or a wrapped int). */
+static kc_status parse_ordinal(kc_context *ctx, const char *env, const char *digits,
+                               int *out) {
+  long long v = 0;
+  const char *p = digits;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    v = v * 10 + (*p - '0');
+    if (v > INT_MAX) break;
+  }
+  if (p == digits || *p != '\0')
+    return rt_error(ctx, KC_ERR_INVALID,
+                    "KC_DEVICE='%s': the device ordinal must be a number from 0 to %d",
+                    env, INT_MAX);
+  *out = (int)v;
+  return KC_OK;
+}
+
+/* The device asked for: the config's, or KC_DEVICE's when the config says AUTO
+ * (cpu, cuda, gpu, auto, or cuda:N / gpu:N for the CUDA device of ordinal N, which then
+ * replaces cfg.cuda_device). *explicit_ordinal says an ordinal was named, so a missing
+ * device is reported with where it was asked for. */
+static kc_status requested_device(kc_context *ctx, kc_device_kind *out, int *explicit_ordinal) {
   *out = ctx->cfg.device;
+  *explicit_ordinal = ctx->cfg.cuda_device != 0;
+  if (ctx->cfg.cuda_device < 0)
+    return rt_error(ctx, KC_ERR_INVALID, "config: cuda_device %d is negative",
+                    ctx->cfg.cuda_device);
   if (*out != KC_DEVICE_AUTO) {
     if (*out != KC_DEVICE_CPU && *out != KC_DEVICE_CUDA)
       return rt_error(ctx, KC_ERR_INVALID, "config: unknown device kind %d", (int)*out);
@@ -214,10 +240,28 @@ static kc_status requested_device(kc_context *ctx, kc_device_kind *out) {
   if (!env || !*env || strcasecmp(env, "auto") == 0) return KC_OK;
   if (strcasecmp(env, "cpu") == 0) *out = KC_DEVICE_CPU;
   else if (strcasecmp(env, "cuda") == 0 || strcasecmp(env, "gpu") == 0) *out = KC_DEVICE_CUDA;
-  else
+  else if (strncasecmp(env, "cuda:", 5) == 0 || strncasecmp(env, "gpu:", 4) == 0) {
+    kc_status s = parse_ordinal(ctx, env, strchr(env, ':') + 1, &ctx->cfg.cuda_device);
+    if (s != KC_OK) return s;
+    *out = KC_DEVICE_CUDA;
+    *explicit_ordinal = 1;
+  } else
     return rt_error(ctx, KC_ERR_INVALID,
-                    "KC_DEVICE='%s' is not one of cpu, cuda, auto", env);
+                    "KC_DEVICE='%s' is not one of cpu, cuda, cuda:N, auto", env);
   return KC_OK;
+}
+
+/* Say where a missing CUDA device was asked for: "KC_DEVICE=cuda:3: no CUDA device 3:
+ * there are 2 CUDA devices (0..1)", "config cuda_device 3: no CUDA driver found
+ * (libcuda.so.1)". */
+static void name_the_ordinal(kc_context *ctx) {
+  char why[RT_ERR_LEN];
+  snprintf(why, sizeof why, "%s", ctx->err);
+  const char *env = getenv("KC_DEVICE");
+  if (ctx->cfg.device == KC_DEVICE_AUTO && env && strchr(env, ':'))
+    rt_error(ctx, KC_ERR_NO_DEVICE, "KC_DEVICE=%s: %s", env, why);
+  else
+    rt_error(ctx, KC_ERR_NO_DEVICE, "config cuda_device %d: %s", ctx->cfg.cuda_device, why);
 }
 
 static void use_cpu(kc_context *ctx, const char *why) {
@@ -260,9 +304,10 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
   ctx->err[0] = '\0';
 
   kc_device_kind want;
+  int explicit_ordinal = 0;
   kc_status s = resolve_config(ctx);
   if (s == KC_OK) s = resolve_cpu_target(ctx);
-  if (s == KC_OK) s = requested_device(ctx, &want);
+  if (s == KC_OK) s = requested_device(ctx, &want, &explicit_ordinal);
   if (s != KC_OK) {
     *out = ctx;
     return broken_context(ctx, s);
@@ -272,13 +317,13 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
     *out = ctx;
     return KC_OK;
   }
-  s = rt_cuda_open(ctx, cfg->cuda_device);
+  s = rt_cuda_open(ctx, ctx->cfg.cuda_device);
   if (s == KC_OK) {
     ctx->device = KC_DEVICE_CUDA;
     if (ctx->cfg.verbose) {
       kc_device_info info;
-      if (rt_cuda_info(ctx, cfg->cuda_device, &info) == KC_OK)
-        fprintf(stderr, "kcc: using CUDA device %d: %s (sm_%d%d)\n", cfg->cuda_device,
+      if (rt_cuda_info(ctx, ctx->cfg.cuda_device, &info) == KC_OK)
+        fprintf(stderr, "kcc: using CUDA device %d: %s (sm_%d%d)\n", ctx->cfg.cuda_device,
                 info.name, info.cc_major, info.cc_minor);
     }
     *out = ctx;
@@ -286,6 +331,7 @@ kc_status kc_context_new(const kc_config *cfg, kc_context **out) {
   }
   if (want == KC_DEVICE_CUDA) {
     /* keep the context so the error can be read; it refuses all work */
+    if (explicit_ordinal && s == KC_ERR_NO_DEVICE) name_the_ordinal(ctx);
     *out = ctx;
     return broken_context(ctx, s);
   }
@@ -439,6 +485,22 @@ static int find_nvjitlink(char *out, size_t len) {
   return 0;
 }
 
+/* With several GPUs, which pairs can reach each other's memory directly (what
+ * kc_array_copy_peer gets without staging): "  [0] peer access: 1 yes, 2 no". */
+static void detect_peers(text *t, int count) {
+  for (int i = 0; count > 1 && i < count; i++) {
+    const char *sep = " ";
+    put(t, "  [%d] peer access:", i);
+    for (int j = 0, can; j < count; j++) {
+      if (j == i) continue;
+      int yes = rt_cuda_can_access_peer(i, j, &can) == KC_OK && can;
+      put(t, "%s%d %s", sep, j, yes ? "yes" : "no");
+      sep = ", ";
+    }
+    put(t, "\n");
+  }
+}
+
 static void detect_cuda(text *t) {
   char msg[RT_ERR_LEN];
   if (rt_cuda_load(msg, sizeof msg) != KC_OK) {
@@ -466,6 +528,7 @@ static void detect_cuda(text *t) {
         info.cc_major, info.cc_minor, (double)info.total_memory / (1024.0 * 1024 * 1024),
         info.multiprocessors, info.supported ? "supported" : "not supported (needs 5.0+)");
   }
+  detect_peers(t, count);
 }
 
 kc_status kc_detect(char *buf, size_t len, size_t *needed) {

@@ -92,6 +92,11 @@ typedef struct rt_driver {
   PFN_cuLaunchHostFunc_v10000 LaunchHostFunc;
   PFN_cuMemHostRegister_v6050 MemHostRegister;
   PFN_cuMemHostUnregister_v4000 MemHostUnregister;
+  /* optional (NULL when the driver lacks them; only peer copies and `kcc devices`'
+     peer column need them): several GPUs */
+  PFN_cuDeviceCanAccessPeer_v4000 DeviceCanAccessPeer;
+  PFN_cuMemcpyPeer_v4000 MemcpyPeer;
+  PFN_cuMemcpyPeerAsync_v4000 MemcpyPeerAsync;
 } rt_driver;
 
 /* The one piece of process-wide state: written once under pthread_once, then read. */
@@ -202,6 +207,9 @@ static void load_driver(void) {
   RESOLVE(LaunchHostFunc, "cuLaunchHostFunc", NULL);
   RESOLVE(MemHostRegister, "cuMemHostRegister_v2", NULL);
   RESOLVE(MemHostUnregister, "cuMemHostUnregister", NULL);
+  *(void **)&rt_drv.DeviceCanAccessPeer = dlsym(rt_drv.lib, "cuDeviceCanAccessPeer");
+  *(void **)&rt_drv.MemcpyPeer = dlsym(rt_drv.lib, "cuMemcpyPeer");
+  *(void **)&rt_drv.MemcpyPeerAsync = dlsym(rt_drv.lib, "cuMemcpyPeerAsync");
   if (!ok) {
     rt_drv.status = KC_ERR_NO_DEVICE;
     return;
@@ -306,6 +314,16 @@ cleanup:
   return status;
 }
 
+/* An ordinal past the devices there are: say which ordinals exist. */
+static kc_status no_such_device(kc_context *ctx, int index, int count) {
+  if (count == 0) return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device found");
+  if (count == 1)
+    return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d: there is 1 CUDA device (0)",
+                    index);
+  return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d: there are %d CUDA devices (0..%d)",
+                  index, count, count - 1);
+}
+
 static int attr(CUdevice dev, CUdevice_attribute a) {
   int v = 0;
   if (rt_drv.DeviceGetAttribute(&v, a, dev) != CUDA_SUCCESS) v = 0;
@@ -319,8 +337,7 @@ kc_status rt_cuda_info(kc_context *ctx, int index, kc_device_info *info) {
   memset(info, 0, sizeof *info);
   if (status != KC_OK) return status;
   RT_CU(ctx, DeviceGetCount, (&count));
-  if (index < 0 || index >= count)
-    return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d (%d found)", index, count);
+  if (index < 0 || index >= count) return no_such_device(ctx, index, count);
   RT_CU(ctx, DeviceGet, (&dev, index));
   RT_CU(ctx, DeviceGetName, (info->name, (int)sizeof info->name, dev));
   RT_CU(ctx, DeviceTotalMem, (&info->total_memory, dev));
@@ -342,8 +359,7 @@ kc_status rt_cuda_open(kc_context *ctx, int index) {
   if (status != KC_OK) return status;
   RT_CU(ctx, DeviceGetCount, (&count));
   if (count == 0) return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device found");
-  if (index < 0 || index >= count)
-    return rt_error(ctx, KC_ERR_NO_DEVICE, "no CUDA device %d (%d found)", index, count);
+  if (index < 0 || index >= count) return no_such_device(ctx, index, count);
   c = rt_calloc(ctx, 1, sizeof *c);
   if (!c) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   c->index = index;
@@ -782,6 +798,22 @@ cleanup:
   return status;
 }
 
+/* ---- Several GPUs ------------------------------------------------------------------------ */
+/* Whether device a can read and write device b's memory directly (NVLink or PCIe P2P);
+ * *can is 0 when the driver cannot say. */
+kc_status rt_cuda_can_access_peer(int a, int b, int *can) {
+  kc_status status = need_driver(NULL);
+  CUdevice da, db;
+  *can = 0;
+  if (status != KC_OK) return status;
+  if (!rt_drv.DeviceCanAccessPeer) return KC_OK;
+  RT_CU(NULL, DeviceGet, (&da, a));
+  RT_CU(NULL, DeviceGet, (&db, b));
+  RT_CU(NULL, DeviceCanAccessPeer, (can, da, db));
+cleanup:
+  return status;
+}
+
 kc_status rt_cuda_event_query(kc_context *ctx, void *event, int *done) {
   kc_status status = enter(ctx);
   if (status != KC_OK) return status;
@@ -796,6 +828,29 @@ kc_status rt_cuda_launch_host_func(kc_context *ctx, void *stream, kc_host_fn fn,
   kc_status status = enter(ctx);
   if (status != KC_OK) return status;
   RT_CU(ctx, LaunchHostFunc, ((CUstream)stream, fn, user_data));
+cleanup:
+  return status;
+}
+
+/* n bytes from src's device memory (context sctx) to dst's (dctx), ordered on stream
+ * (a CUstream of either context) or, with none, finished on return. Without peer access
+ * enabled the driver stages the copy through the host itself, so this works between any
+ * two GPUs; errors are recorded in dctx. */
+kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, uint64_t src,
+                            size_t n, void *stream) {
+  kc_status status = enter(dctx);
+  if (status != KC_OK) return status;
+  if (!sctx->cuda) return rt_error(dctx, KC_ERR_NO_DEVICE, "the source has no CUDA device");
+  if (!rt_drv.MemcpyPeer || !rt_drv.MemcpyPeerAsync)
+    return rt_error(dctx, KC_ERR_UNSUPPORTED,
+                    "the CUDA driver (%s) lacks cuMemcpyPeer: it is too old for peer copies",
+                    rt_drv.path);
+  if (stream)
+    RT_CU(dctx, MemcpyPeerAsync, ((CUdeviceptr)dst, dctx->cuda->pctx, (CUdeviceptr)src,
+                                  sctx->cuda->pctx, n, (CUstream)stream));
+  else
+    RT_CU(dctx, MemcpyPeer, ((CUdeviceptr)dst, dctx->cuda->pctx, (CUdeviceptr)src,
+                             sctx->cuda->pctx, n));
 cleanup:
   return status;
 }
@@ -946,5 +1001,12 @@ kc_status rt_cuda_host_register(kc_context *ctx, void *p, size_t bytes) {
   (void)p; (void)bytes; return no_cuda(ctx);
 }
 void rt_cuda_host_unregister(kc_context *ctx, void *p) { (void)ctx; (void)p; }
+kc_status rt_cuda_can_access_peer(int a, int b, int *can) {
+  (void)a; (void)b; *can = 0; return no_cuda(NULL);
+}
+kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, uint64_t src,
+                            size_t n, void *stream) {
+  (void)dst; (void)sctx; (void)src; (void)n; (void)stream; return no_cuda(dctx);
+}
 
 #endif

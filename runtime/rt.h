@@ -351,6 +351,11 @@ kc_status rt_cuda_launch_host_func(kc_context *ctx, void *stream, kc_host_fn fn,
                                    void *user_data);
 kc_status rt_cuda_host_register(kc_context *ctx, void *p, size_t bytes);
 void rt_cuda_host_unregister(kc_context *ctx, void *p);
+/* Several GPUs (peer.c, context.c's kc_detect): can device a access device b's memory;
+ * n bytes from sctx's device memory to dctx's, on stream (NULL: finished on return). */
+kc_status rt_cuda_can_access_peer(int a, int b, int *can);
+kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, uint64_t src,
+                            size_t n, void *stream);
 
 /* ---- module.c ------------------------------------------------------------------- */
 /* A module of host kernels described by table (the kcc_output of a JIT compilation,

@@ -25,6 +25,10 @@ have valgrind || need+=(valgrind)
 have clang || need+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||
   need+=(libclang-rt-dev)
+# Open MPI: only the MPI sample's test (samples/mpi_heat.c, mpirun -np 2 and 4 on the CPU
+# back end); meson builds it when it finds MPI, and the test is skipped without it
+have mpirun || need+=(openmpi-bin)
+compgen -G "/usr/lib/*/openmpi/include/mpi.h" >/dev/null || need+=(libopenmpi-dev)
 # For `make bench` only (KC_DEPS_BENCH=1), not needed to build or test: gnuplot (the
 # charts) and Debian's python3-numba (the Numba columns of bench/run.sh, run by
 # /usr/bin/python3). bench/run.sh skips what is missing, so a failed install only warns.

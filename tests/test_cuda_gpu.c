@@ -5,8 +5,8 @@
  * fills, waits and callbacks with page-locked memory; cubins (ptxas's, of kcc's
  * PTX) loaded from a file and from memory, with the table kcc put in them and with one
  * given by the caller; interop (array pointers, arrays over device memory kcc does not
- * own, the CUcontext, a borrowed CUstream, DLPack both ways). Exits 77 (Meson's
- * "skipped") without a driver or a GPU.
+ * own, the CUcontext, a borrowed CUstream, DLPack both ways); KC_DEVICE=cuda:N and peer copies between contexts.
+ * Exits 77 (Meson's "skipped") without a driver or a GPU.
  *
  *   usage: test_cuda_gpu VECTOR_ADD_PTX   (kcc's PTX of samples/vector_add.k, written
  *                                          at build time: `kcc compile --arch=sm_70`)
@@ -404,6 +404,64 @@ static void stream_ordered(kc_context *ctx) {
   kc_module_free(m);
 }
 
+/* Several devices: KC_DEVICE=cuda:N for the last GPU and one past it, `kcc devices`'
+ * peer lines, and kc_array_copy_peer GPU to GPU (the last GPU, or the same one through a
+ * second context when there is one), GPU to CPU and CPU to GPU. */
+static void several_devices(kc_context *ctx, int count) {
+  char env[32];
+  kc_context *last = NULL, *none = NULL, *cpu = NULL;
+  snprintf(env, sizeof env, "cuda:%d", count);
+  setenv("KC_DEVICE", env, 1);
+  CHECK(kc_context_new(NULL, &none) == KC_ERR_NO_DEVICE);
+  char want[128];
+  snprintf(want, sizeof want, "KC_DEVICE=cuda:%d: no CUDA device %d: there ", count, count);
+  CHECK(none && strncmp(kc_last_error(none), want, strlen(want)) == 0);
+  kc_context_free(none);
+  snprintf(env, sizeof env, "cuda:%d", count - 1);
+  setenv("KC_DEVICE", env, 1);
+  CHECK_OK(last, kc_context_new(NULL, &last));
+  unsetenv("KC_DEVICE");
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CPU;
+  CHECK_OK(cpu, kc_context_new(&cfg, &cpu));
+  char text[4096];
+  CHECK_OK(ctx, kc_detect(text, sizeof text, NULL));
+  CHECK(count < 2 || strstr(text, "  [0] peer access: 1 ") != NULL);
+  enum { N = 4096 };
+  int64_t shape[1] = {N};
+  int32_t h[N], back[N];
+  for (int i = 0; i < N; i++) h[i] = i * 7 - 3;
+  kc_array *a = NULL, *b = NULL, *c = NULL;
+  kc_stream *st = NULL;
+  CHECK_OK(ctx, kc_array_from_host(ctx, KC_INT32, 1, shape, h, sizeof h, &a));
+  if (last) CHECK_OK(last, kc_array_new(last, KC_INT32, 1, shape, &b));
+  if (cpu) CHECK_OK(cpu, kc_array_new(cpu, KC_INT32, 1, shape, &c));
+  if (last) CHECK_OK(last, kc_stream_new(last, &st));
+  if (a && b && st) {
+    CHECK_OK(last, kc_array_copy_peer(b, a, st));
+    CHECK_OK(last, kc_stream_synchronize(st));
+    memset(back, 0, sizeof back);
+    CHECK_OK(last, kc_array_to_host(b, back, sizeof back));
+    CHECK(memcmp(back, h, sizeof h) == 0);
+  }
+  if (b && c) {
+    CHECK_OK(cpu, kc_array_copy_peer(c, b, NULL));  /* GPU to CPU */
+    CHECK_OK(cpu, kc_array_to_host(c, back, sizeof back));
+    CHECK(memcmp(back, h, sizeof h) == 0);
+    CHECK_OK(ctx, kc_array_zero(a));
+    CHECK_OK(ctx, kc_array_copy_peer(a, c, NULL));  /* CPU to GPU */
+    CHECK_OK(ctx, kc_array_to_host(a, back, sizeof back));
+    CHECK(memcmp(back, h, sizeof h) == 0);
+  }
+  kc_stream_free(st);
+  kc_array_free(a);
+  kc_array_free(b);
+  kc_array_free(c);
+  kc_context_free(last);
+  kc_context_free(cpu);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_cuda_gpu VECTOR_ADD_PTX\n");
@@ -532,6 +590,7 @@ int main(int argc, char **argv) {
 
   cubins(ctx, &info, argv[1]);
   stream_ordered(ctx);
+  several_devices(ctx, count);
 
   /* pinned host memory */
   void *pinned = NULL;

@@ -125,7 +125,7 @@ START_TEST(device_selection) {
   setenv("KC_DEVICE", "tpu", 1);
   ck_assert_int_eq(kc_context_new(NULL, &ctx), KC_ERR_INVALID);
   ck_assert_ptr_nonnull(ctx);
-  ck_assert_str_eq(kc_last_error(ctx), "KC_DEVICE='tpu' is not one of cpu, cuda, auto");
+  ck_assert_str_eq(kc_last_error(ctx), "KC_DEVICE='tpu' is not one of cpu, cuda, cuda:N, auto");
   kc_context_free(ctx);
 
   /* the config wins over the environment */
