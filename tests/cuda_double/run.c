@@ -398,6 +398,7 @@ static CUresult launch(const char *call, CUfunction f, const unsigned g[3],
   ck.uses_barrier = k->uses_barrier;
   ck.cooperative = k->cooperative;
   ck.static_shared = k->static_shared;
+  ck.stack_bytes = k->stack_bytes;
   ck.file = k->mod->src_name;
   kc_dim3 grid = {g[0], g[1], g[2]}, block = {b[0], b[1], b[2]};
   kc_status st = rt_cpu_launch(cpu, &ck, grid, block, shared, params);
