@@ -11,7 +11,7 @@
 
 kc_status kc_array_copy_from_host_async(kc_array *a, const void *host, size_t bytes,
                                         kc_stream *stream) {
-  if (!a) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_copy_from_host_async");
   kc_status s = rt_array_check_host_copy(a, host, bytes);
   if (s == KC_OK) s = rt_stream_check(a->ctx, stream, "array copy");
   if (s != KC_OK) return s;
@@ -22,7 +22,7 @@ kc_status kc_array_copy_from_host_async(kc_array *a, const void *host, size_t by
 }
 
 kc_status kc_array_to_host_async(kc_array *a, void *host, size_t bytes, kc_stream *stream) {
-  if (!a) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_to_host_async");
   kc_status s = rt_array_check_host_copy(a, host, bytes);
   if (s == KC_OK) s = rt_stream_check(a->ctx, stream, "array copy");
   if (s != KC_OK) return s;
@@ -33,7 +33,8 @@ kc_status kc_array_to_host_async(kc_array *a, void *host, size_t bytes, kc_strea
 }
 
 kc_status kc_array_copy_async(kc_array *dst, const kc_array *src, kc_stream *stream) {
-  if (!dst || !src) return KC_ERR_INVALID;
+  RT_NEED(NULL, dst, "kc_array_copy_async");
+  RT_NEED(dst->ctx, src, "kc_array_copy_async");
   kc_context *ctx = dst->ctx;
   kc_status s = rt_array_check_copy(dst, src);
   if (s == KC_OK) s = rt_stream_check(ctx, stream, "array copy");
@@ -46,7 +47,7 @@ kc_status kc_array_copy_async(kc_array *dst, const kc_array *src, kc_stream *str
 }
 
 kc_status kc_array_fill_async(kc_array *a, const void *value, kc_stream *stream) {
-  if (!a) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_fill_async");
   kc_status s = rt_array_check_fill(a, value, "array fill");
   if (s == KC_OK) s = rt_stream_check(a->ctx, stream, "array fill");
   if (s != KC_OK) return s;
@@ -59,7 +60,7 @@ kc_status kc_array_fill_async(kc_array *a, const void *value, kc_stream *stream)
 }
 
 kc_status kc_array_zero_async(kc_array *a, kc_stream *stream) {
-  if (!a) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_zero_async");
   kc_status s = rt_array_check_fill(a, NULL, "array zero");
   if (s == KC_OK) s = rt_stream_check(a->ctx, stream, "array zero");
   if (s != KC_OK) return s;

@@ -85,7 +85,8 @@ static void export_deleter(DLManagedTensor *self) {
 }
 
 kc_status kc_array_to_dlpack(kc_array *a, struct DLManagedTensor **out) {
-  if (!a || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_to_dlpack");
+  RT_NEED(a->ctx, out, "kc_array_to_dlpack");
   *out = NULL;
   kc_context *ctx = a->ctx;
   if (rt_array_check(a, "kc_array_to_dlpack") != KC_OK) return KC_ERR_INVALID;
@@ -157,7 +158,8 @@ static kc_status check_dtype(kc_context *ctx, DLDataType d, kc_dtype *out) {
 }
 
 kc_status kc_array_from_dlpack(kc_context *ctx, struct DLManagedTensor *m, kc_array **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_array_from_dlpack");
+  RT_NEED(ctx, out, "kc_array_from_dlpack");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   if (!m) return rt_error(ctx, KC_ERR_INVALID, "kc_array_from_dlpack: the tensor is NULL");
@@ -184,13 +186,15 @@ static kc_status no_dlpack(kc_context *ctx, const char *call) {
 }
 
 kc_status kc_array_to_dlpack(kc_array *a, struct DLManagedTensor **out) {
-  if (!a || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_to_dlpack");
+  RT_NEED(a->ctx, out, "kc_array_to_dlpack");
   *out = NULL;
   return no_dlpack(a->ctx, "kc_array_to_dlpack");
 }
 
 kc_status kc_array_from_dlpack(kc_context *ctx, struct DLManagedTensor *m, kc_array **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_array_from_dlpack");
+  RT_NEED(ctx, out, "kc_array_from_dlpack");
   *out = NULL;
   (void)m;
   return no_dlpack(ctx, "kc_array_from_dlpack");

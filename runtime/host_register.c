@@ -14,7 +14,7 @@ static int overlaps(const rt_host_range *r, const char *p, size_t bytes) {
 }
 
 kc_status kc_host_register(kc_context *ctx, void *p, size_t bytes) {
-  if (!ctx) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_host_register");
   if (ctx->broken) return rt_context_usable(ctx);
   if (!p) return rt_error(ctx, KC_ERR_INVALID, "host register: the pointer is NULL");
   if (bytes == 0) return rt_error(ctx, KC_ERR_INVALID, "host register: 0 bytes");
@@ -40,7 +40,7 @@ kc_status kc_host_register(kc_context *ctx, void *p, size_t bytes) {
 }
 
 kc_status kc_host_unregister(kc_context *ctx, void *p) {
-  if (!ctx) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_host_unregister");
   if (!p) return rt_error(ctx, KC_ERR_INVALID, "host unregister: the pointer is NULL");
   for (rt_host_range **at = &ctx->registered; *at; at = &(*at)->next) {
     rt_host_range *r = *at;

@@ -123,13 +123,15 @@ kc_status rt_array_wrap(kc_context *ctx, const char *what, kc_dtype dtype, int n
 kc_status kc_array_from_device_ptr(kc_context *ctx, kc_dtype dtype, int ndim,
                                    const int64_t *shape, const int64_t *strides,
                                    uint64_t ptr, kc_array **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_array_from_device_ptr");
+  RT_NEED(ctx, out, "kc_array_from_device_ptr");
   return rt_array_wrap(ctx, "kc_array_from_device_ptr", dtype, ndim, shape, strides, ptr,
                        NULL, NULL, out);
 }
 
 kc_status kc_array_device_ptr(const kc_array *a, uint64_t *out) {
-  if (!a || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_device_ptr");
+  RT_NEED(a->ctx, out, "kc_array_device_ptr");
   *out = 0;
   if (rt_array_check(a, "kc_array_device_ptr") != KC_OK) return KC_ERR_INVALID;
   *out = a->ctx->device == KC_DEVICE_CUDA ? a->data.dev : (uint64_t)(uintptr_t)a->data.host;
@@ -137,7 +139,8 @@ kc_status kc_array_device_ptr(const kc_array *a, uint64_t *out) {
 }
 
 kc_status kc_array_data(const kc_array *a, void **out) {
-  if (!a || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, a, "kc_array_data");
+  RT_NEED(a->ctx, out, "kc_array_data");
   *out = NULL;
   if (rt_array_check(a, "kc_array_data") != KC_OK) return KC_ERR_INVALID;
   if (a->ctx->device == KC_DEVICE_CUDA)
@@ -155,7 +158,8 @@ static kc_status cuda_only(kc_context *ctx, const char *call) {
 }
 
 kc_status kc_context_cuda_context(kc_context *ctx, void **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_context_cuda_context");
+  RT_NEED(ctx, out, "kc_context_cuda_context");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   if (ctx->device != KC_DEVICE_CUDA) return cuda_only(ctx, "kc_context_cuda_context");
@@ -164,7 +168,8 @@ kc_status kc_context_cuda_context(kc_context *ctx, void **out) {
 }
 
 kc_status kc_stream_cuda_stream(kc_stream *s, void **out) {
-  if (!s || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, s, "kc_stream_cuda_stream");
+  RT_NEED(s->ctx, out, "kc_stream_cuda_stream");
   *out = NULL;
   if (s->ctx->device != KC_DEVICE_CUDA) return cuda_only(s->ctx, "kc_stream_cuda_stream");
   *out = s->cu_stream;
@@ -172,7 +177,8 @@ kc_status kc_stream_cuda_stream(kc_stream *s, void **out) {
 }
 
 kc_status kc_stream_from_cuda(kc_context *ctx, void *cu_stream, kc_stream **out) {
-  if (!ctx || !out) return KC_ERR_INVALID;
+  RT_NEED(NULL, ctx, "kc_stream_from_cuda");
+  RT_NEED(ctx, out, "kc_stream_from_cuda");
   *out = NULL;
   if (ctx->broken) return rt_context_usable(ctx);
   if (ctx->device != KC_DEVICE_CUDA) return cuda_only(ctx, "kc_stream_from_cuda");

@@ -46,7 +46,8 @@ static kc_status from_source(kc_array *dst, const kc_array *src, kc_status s) {
 }
 
 kc_status kc_array_copy_peer(kc_array *dst, const kc_array *src, kc_stream *stream) {
-  if (!dst || !src) return KC_ERR_INVALID;
+  RT_NEED(NULL, dst, "kc_array_copy_peer");
+  RT_NEED(dst->ctx, src, "kc_array_copy_peer");
   kc_status s = check_peer(dst, src, stream);
   if (s != KC_OK) return s;
   if (src->ctx == dst->ctx) return kc_array_copy(dst, src);

@@ -36,7 +36,7 @@ kc_status kc_stream_wait_event(kc_stream *stream, kc_event *event) {
 }
 
 kc_status kc_event_query(kc_event *event, int *done) {
-  if (!event) return KC_ERR_INVALID;
+  RT_NEED(NULL, event, "kc_event_query");
   kc_context *ctx = event->ctx;
   if (!done) return rt_error(ctx, KC_ERR_INVALID, "event query: done is NULL");
   *done = 0;
@@ -49,7 +49,7 @@ kc_status kc_event_query(kc_event *event, int *done) {
 }
 
 kc_status kc_stream_add_callback(kc_stream *stream, kc_host_fn fn, void *user_data) {
-  if (!stream) return KC_ERR_INVALID;
+  RT_NEED(NULL, stream, "kc_stream_add_callback");
   kc_context *ctx = stream->ctx;
   if (!fn) return rt_error(ctx, KC_ERR_INVALID, "stream add callback: the function is NULL");
   if (ctx->device == KC_DEVICE_CUDA)

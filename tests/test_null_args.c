@@ -5,6 +5,7 @@
  * does nothing; a query returns its documented neutral value. Nothing crashes.
  */
 #include <check.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "kc.h"
@@ -212,6 +213,53 @@ START_TEST(streams_and_events) {
 }
 END_TEST
 
+static void noop(void *user) { (void)user; }
+
+/* The calls of stream-ordered work, interop, DLPack and peer copies (issues 17, 19). */
+START_TEST(streams_interop_peers) {
+  float h[4] = {0};
+  int done;
+  uint64_t p;
+  void *v;
+  kc_stream *s = NULL;
+  kc_array *a = NULL;
+  struct DLManagedTensor *t = NULL;
+  int64_t n = 4;
+  CHECK_NULL(NULL, "kc_array_copy_from_host_async",
+             kc_array_copy_from_host_async(NULL, h, sizeof h, NULL));
+  CHECK_NULL(NULL, "kc_array_to_host_async", kc_array_to_host_async(NULL, h, sizeof h, NULL));
+  CHECK_NULL(NULL, "kc_array_copy_async", kc_array_copy_async(NULL, arr, NULL));
+  CHECK_NULL(ctx, "kc_array_copy_async", kc_array_copy_async(arr, NULL, NULL));
+  CHECK_NULL(NULL, "kc_array_fill_async", kc_array_fill_async(NULL, h, NULL));
+  CHECK_NULL(NULL, "kc_array_zero_async", kc_array_zero_async(NULL, NULL));
+  CHECK_NULL(NULL, "kc_event_query", kc_event_query(NULL, &done));
+  CHECK_NULL(NULL, "kc_stream_add_callback", kc_stream_add_callback(NULL, noop, NULL));
+  CHECK_NULL(NULL, "kc_host_register", kc_host_register(NULL, h, sizeof h));
+  CHECK_NULL(NULL, "kc_host_unregister", kc_host_unregister(NULL, h));
+  CHECK_NULL(NULL, "kc_array_from_device_ptr",
+             kc_array_from_device_ptr(NULL, KC_FLOAT32, 1, &n, NULL, (uint64_t)(uintptr_t)h, &a));
+  CHECK_NULL(ctx, "kc_array_from_device_ptr",
+             kc_array_from_device_ptr(ctx, KC_FLOAT32, 1, &n, NULL, (uint64_t)(uintptr_t)h, NULL));
+  CHECK_NULL(NULL, "kc_array_device_ptr", kc_array_device_ptr(NULL, &p));
+  CHECK_NULL(ctx, "kc_array_device_ptr", kc_array_device_ptr(arr, NULL));
+  CHECK_NULL(NULL, "kc_array_data", kc_array_data(NULL, &v));
+  CHECK_NULL(ctx, "kc_array_data", kc_array_data(arr, NULL));
+  CHECK_NULL(NULL, "kc_context_cuda_context", kc_context_cuda_context(NULL, &v));
+  CHECK_NULL(ctx, "kc_context_cuda_context", kc_context_cuda_context(ctx, NULL));
+  CHECK_NULL(NULL, "kc_stream_cuda_stream", kc_stream_cuda_stream(NULL, &v));
+  CHECK_NULL(NULL, "kc_stream_from_cuda", kc_stream_from_cuda(NULL, NULL, &s));
+  CHECK_NULL(ctx, "kc_stream_from_cuda", kc_stream_from_cuda(ctx, NULL, NULL));
+  CHECK_NULL(NULL, "kc_array_to_dlpack", kc_array_to_dlpack(NULL, &t));
+  CHECK_NULL(ctx, "kc_array_to_dlpack", kc_array_to_dlpack(arr, NULL));
+  CHECK_NULL(NULL, "kc_array_from_dlpack", kc_array_from_dlpack(NULL, t, &a));
+  CHECK_NULL(ctx, "kc_array_from_dlpack", kc_array_from_dlpack(ctx, t, NULL));
+  CHECK_NULL(NULL, "kc_array_copy_peer", kc_array_copy_peer(NULL, arr, NULL));
+  CHECK_NULL(ctx, "kc_array_copy_peer", kc_array_copy_peer(arr, NULL, NULL));
+  CHECK_NULL(NULL, "kc_guvectorize", kc_guvectorize_stream(NULL, NULL, 0, NULL, 0, NULL));
+  CHECK_NULL(NULL, "kc_reduce", kc_reduce_stream(NULL, arr, NULL, h, NULL));
+}
+END_TEST
+
 /* The message kept for a NULL context is the calling thread's own. */
 START_TEST(thread_local_message) {
   CHECK_NULL(NULL, "kc_stream_new", kc_stream_new(NULL, NULL));
@@ -229,6 +277,7 @@ int main(void) {
   tcase_add_test(tc, modules);
   tcase_add_test(tc, launches);
   tcase_add_test(tc, streams_and_events);
+  tcase_add_test(tc, streams_interop_peers);
   tcase_add_test(tc, thread_local_message);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
