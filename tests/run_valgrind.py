@@ -5,7 +5,7 @@ usage: run_valgrind.py BUILD_DIR [TEST...]
 
 Runs every test of BUILD_DIR whose command is a program built there (the Check suites,
 the kernel tests on the CPU back end, the samples; not the python and shell drivers,
-and not the `gpu` and `fuzz` suites) through `meson test --wrapper valgrind`, then the
+and not the `gpu`, `fuzz` and `cuda-double` suites) through `meson test --wrapper valgrind`, then the
 diagnostics cases with KC_VALGRIND=1 (each `kcc compile` under valgrind). A memory
 error, or a leak (definite, indirect or possible) not suppressed by
 tests/valgrind.supp, fails the test. With TEST names, only those run.
@@ -18,7 +18,10 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SKIP_SUITES = {"gpu", "fuzz"}
+# cuda-double: the kernel tests and samples again, through the CUDA driver double (a
+# second copy of the runtime and compiler, dlopen'ed); the ASan run covers them, and
+# under valgrind they would double this step's time.
+SKIP_SUITES = {"gpu", "fuzz", "cuda-double"}
 
 
 def elf_tests(build):

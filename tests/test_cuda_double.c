@@ -47,7 +47,7 @@ static void start(const char *faults) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CUDA;
-  cfg.cache = 0;
+  cfg.cache = -1;   /* off (0 is the default: on) */
   kc_status s = kc_context_new(&cfg, &ctx);
   ck_assert_msg(s == KC_OK, "kc_context_new: %s", ctx ? kc_last_error(ctx) : "?");
 }

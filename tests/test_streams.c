@@ -50,7 +50,7 @@ static kc_context *cpu_context(void) {
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
   cfg.cpu_threads = 2;
-  cfg.cache = 0;
+  cfg.cache = 0;   /* the default (on): each case's compile after the first is a cache hit */
   kc_context *c = NULL;
   ck_assert_int_eq(kc_context_new(&cfg, &c), KC_OK);
   return c;

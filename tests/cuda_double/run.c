@@ -40,7 +40,7 @@ static int open_cpu(void) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
-  cfg.cache = 0;
+  cfg.cache = -1;   /* off (0 is the default: on) */
   if (kc_context_new(&cfg, &cpu) != KC_OK) {
     dbl_fatal("cannot make a CPU context: %s", cpu ? kc_last_error(cpu) : "?");
     if (cpu) kc_context_free(cpu);
