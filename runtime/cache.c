@@ -47,6 +47,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* header-only: libkc and libkcrt need no libxxhash at run time */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "kc_build_id.h"
