@@ -14,7 +14,11 @@
  *
  * Every call returns a kc_status; on failure the message is kept in the context
  * (kc_last_error). Nothing here exits or aborts on bad input. Handles are opaque and
- * each has its kc_*_free. A context is used by one thread at a time; two contexts may
+ * each has its kc_*_free. A handle freed twice, or used after its free, is caught
+ * (KC_ERR_INVALID naming the call; a second free does nothing) while it is among the
+ * last 256 arrays, or the last 256 modules, streams and events, freed on its context;
+ * beyond that, as with free() in C, it is undefined. A kc_kernel lives as long as its
+ * module. A context is used by one thread at a time; two contexts may
  * be used on two threads at once.
  */
 #ifndef KC_H

@@ -347,6 +347,7 @@ void kc_context_free(kc_context *ctx) {
   if (!ctx) return;
   if (ctx->pool) rt_pool_free(ctx->pool);
   rt_array_graveyard_free(ctx);
+  rt_handle_graveyard_free(ctx);
   rt_host_registry_free(ctx);
   if (ctx->cuda) rt_cuda_close(ctx);
   rt_free(ctx, ctx->diags, ctx->diags_cap);

@@ -461,6 +461,9 @@ kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_byt
                     kc_stream *stream, const kc_arg *args, int nargs) {
   RT_NEED(NULL, k, "kc_launch");
   kc_context *ctx = k->mod->ctx;
+  if (rt_handle_live(ctx, k->mod->magic, "kc_launch", "kernel's module") != KC_OK ||
+      (stream && rt_handle_live(ctx, stream->magic, "kc_launch", "stream") != KC_OK))
+    return KC_ERR_INVALID;
   if (nargs > 0 && !args) return rt_null_arg(ctx, "kc_launch", "args (with nargs > 0)");
   if (stream && stream->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': the stream belongs to another context",

@@ -146,7 +146,7 @@ static kc_status module_alloc(kc_context *ctx, int nkernels, kc_module **out) {
 static void unlink_checked(kc_module *m);
 
 void kc_module_free(kc_module *m) {
-  if (!m) return;
+  if (!m || rt_handle_live(m->ctx, m->magic, "kc_module_free", "module") != KC_OK) return;
   kc_context *ctx = m->ctx;
   while (m->specs) {
     rt_spec *s = m->specs;
@@ -155,14 +155,18 @@ void kc_module_free(kc_module *m) {
     rt_free_str(ctx, s->signature);
     rt_free(ctx, s, sizeof *s);
   }
-  for (int i = 0; i < m->nkernels; i++) kernel_clear(ctx, &m->kernels[i]);
-  rt_free(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels);
+  for (int i = 0; i < m->nkernels; i++) {
+    kernel_clear(ctx, &m->kernels[i]);
+    m->kernels[i].mod = m;   /* so that kc_launch finds the module freed */
+  }
+  /* kept a while, as the module is: a kc_kernel of it may still be passed to kc_launch */
+  rt_handle_bury(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels, NULL);
   if (m->error_dptr) unlink_checked(m);
   if (m->cu_module) rt_cuda_module_unload(ctx, m->cu_module);
   if (m->has_out) rt_compiler_get()->output_free(&m->out);  /* only compiled modules */
   rt_free_str(ctx, m->src_name);
   rt_free(ctx, m->source, m->source_len + 1);
-  rt_free(ctx, m, sizeof *m);
+  rt_handle_bury(ctx, m, sizeof *m, &m->magic);
 }
 
 kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n,
@@ -767,6 +771,8 @@ kc_status kc_module_load_file(kc_context *ctx, const char *path, kc_module **out
 /* ---- Kernels by name ---------------------------------------------------------------------- */
 kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out) {
   RT_NEED(NULL, m, "kc_module_get_kernel");
+  if (rt_handle_live(m->ctx, m->magic, "kc_module_get_kernel", "module") != KC_OK)
+    return KC_ERR_INVALID;
   RT_NEED(m->ctx, out, "kc_module_get_kernel");
   RT_NEED(m->ctx, name, "kc_module_get_kernel");
   *out = NULL;

@@ -39,6 +39,7 @@
                                     default limit, so CPU-tested kernels fit a GPU */
 
 #define RT_GRAVEYARD 256         /* freed array handles kept to catch their later use */
+#define RT_HANDLE_FREED 0x66524548u /* the magic of a freed module, stream or event (handles.c) */
 #define RT_ARRAY_LIVE 0x6b634152u   /* kc_array.magic of a live handle */
 #define RT_ARRAY_FREED 0x66524545u  /* ... of one passed to kc_array_free */
 
@@ -75,6 +76,10 @@ struct kc_context {
      freed memory; a ring: older handles are really freed */
   kc_array *graveyard[RT_GRAVEYARD];
   unsigned graveyard_next;
+  /* the same for freed modules, their kernel tables, streams and events (handles.c) */
+  void *handle_grave[RT_GRAVEYARD];
+  size_t handle_grave_size[RT_GRAVEYARD];
+  unsigned handle_next;
   char *diags;                  /* kc_last_diagnostics: the texts of the last compile's
                                    diagnostics, one after another (rt_alloc'd; NULL when
                                    none) */
@@ -156,6 +161,7 @@ struct kc_kernel {
 
 struct kc_module {
   kc_context *ctx;
+  uint32_t magic;               /* RT_HANDLE_FREED once kc_module_free'd, else 0 */
   int nkernels;
   kc_kernel *kernels;
   kcc_output out;               /* CPU: owns the JIT code (out.host) */
@@ -180,6 +186,7 @@ struct kc_module {
 
 struct kc_stream {
   kc_context *ctx;
+  uint32_t magic;               /* RT_HANDLE_FREED once kc_stream_free'd, else 0 */
   void *cu_stream;              /* CUstream; NULL on the CPU */
   int borrowed;                 /* kc_stream_from_cuda: the caller's CUstream, not
                                    destroyed by kc_stream_free */
@@ -187,6 +194,7 @@ struct kc_stream {
 
 struct kc_event {
   kc_context *ctx;
+  uint32_t magic;               /* RT_HANDLE_FREED once kc_event_free'd, else 0 */
   void *cu_event;               /* CUevent; NULL on the CPU */
   double cpu_ms;                /* CPU: monotonic time when recorded, in ms */
   int recorded;
@@ -241,6 +249,12 @@ void rt_diags_reset(kc_context *ctx);
 /* KC_OK for a live array; for one passed to kc_array_free, KC_ERR_INVALID with
  * "<what>: the array was freed (kc_array_free)" in its context. */
 kc_status rt_array_check(const kc_array *a, const char *what);
+/* handles.c: park a freed module, kernel table, stream or event (size bytes; *magic,
+ * when given, becomes RT_HANDLE_FREED); really free the parked ones (kc_context_free);
+ * KC_OK for a live handle, else KC_ERR_INVALID "<call>: the <what> was already freed". */
+void rt_handle_bury(kc_context *ctx, void *handle, size_t size, uint32_t *magic);
+void rt_handle_graveyard_free(kc_context *ctx);
+kc_status rt_handle_live(kc_context *ctx, uint32_t magic, const char *call, const char *what);
 /* Really free the handles kept in the context's graveyard (at kc_context_free). */
 void rt_array_graveyard_free(kc_context *ctx);
 /* Drop one hold on an owner's memory (a view's, an exported DLPack tensor's): the memory

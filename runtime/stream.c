@@ -43,6 +43,8 @@ kc_status kc_stream_new(kc_context *ctx, kc_stream **out) {
 
 kc_status kc_stream_synchronize(kc_stream *s) {
   RT_NEED(NULL, s, "kc_stream_synchronize");
+  if (rt_handle_live(s->ctx, s->magic, "kc_stream_synchronize", "stream") != KC_OK)
+    return KC_ERR_INVALID;
   if (s->ctx->device == KC_DEVICE_CUDA) {
     kc_status st = rt_cuda_stream_sync(s->ctx, s->cu_stream);
     return st != KC_OK ? st : rt_check_kernel_errors(s->ctx);
@@ -51,10 +53,11 @@ kc_status kc_stream_synchronize(kc_stream *s) {
 }
 
 void kc_stream_free(kc_stream *s) {
-  if (!s) return;
+  if (!s || rt_handle_live(s->ctx, s->magic, "kc_stream_free", "stream") != KC_OK) return;
   if (s->ctx->device == KC_DEVICE_CUDA && !s->borrowed)   /* a borrowed one is the caller's */
     rt_cuda_stream_free(s->ctx, s->cu_stream);
-  rt_free(s->ctx, s, sizeof *s);
+  s->cu_stream = NULL;
+  rt_handle_bury(s->ctx, s, sizeof *s, &s->magic);
 }
 
 kc_status kc_event_new(kc_context *ctx, kc_event **out) {
@@ -79,6 +82,9 @@ kc_status kc_event_new(kc_context *ctx, kc_event **out) {
 kc_status kc_event_record(kc_event *e, kc_stream *s) {
   RT_NEED(NULL, e, "kc_event_record");
   kc_context *ctx = e->ctx;
+  if (rt_handle_live(ctx, e->magic, "kc_event_record", "event") != KC_OK ||
+      (s && rt_handle_live(ctx, s->magic, "kc_event_record", "stream") != KC_OK))
+    return KC_ERR_INVALID;
   if (s && s->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "event record: the stream belongs to another context");
   if (ctx->device == KC_DEVICE_CUDA) {
@@ -93,6 +99,8 @@ kc_status kc_event_record(kc_event *e, kc_stream *s) {
 
 kc_status kc_event_synchronize(kc_event *e) {
   RT_NEED(NULL, e, "kc_event_synchronize");
+  if (rt_handle_live(e->ctx, e->magic, "kc_event_synchronize", "event") != KC_OK)
+    return KC_ERR_INVALID;
   if (!e->recorded)
     return rt_error(e->ctx, KC_ERR_INVALID, "event synchronize: the event was never recorded");
   if (e->ctx->device == KC_DEVICE_CUDA) return rt_cuda_event_sync(e->ctx, e->cu_event);
@@ -104,6 +112,9 @@ kc_status kc_event_elapsed_ms(kc_event *start, kc_event *end, float *ms) {
   RT_NEED(start->ctx, end, "kc_event_elapsed_ms");
   RT_NEED(start->ctx, ms, "kc_event_elapsed_ms");
   kc_context *ctx = start->ctx;
+  if (rt_handle_live(ctx, start->magic, "kc_event_elapsed_ms", "event") != KC_OK ||
+      rt_handle_live(ctx, end->magic, "kc_event_elapsed_ms", "event") != KC_OK)
+    return KC_ERR_INVALID;
   if (end->ctx != ctx)
     return rt_error(ctx, KC_ERR_INVALID, "event elapsed: the events belong to two contexts");
   if (!start->recorded || !end->recorded)
@@ -115,7 +126,8 @@ kc_status kc_event_elapsed_ms(kc_event *start, kc_event *end, float *ms) {
 }
 
 void kc_event_free(kc_event *e) {
-  if (!e) return;
+  if (!e || rt_handle_live(e->ctx, e->magic, "kc_event_free", "event") != KC_OK) return;
   if (e->ctx->device == KC_DEVICE_CUDA) rt_cuda_event_free(e->ctx, e->cu_event);
-  rt_free(e->ctx, e, sizeof *e);
+  e->cu_event = NULL;
+  rt_handle_bury(e->ctx, e, sizeof *e, &e->magic);
 }

@@ -10,6 +10,7 @@
 #include "rt.h"
 
 kc_status rt_stream_check(kc_context *ctx, const kc_stream *s, const char *what) {
+  if (s && rt_handle_live(ctx, s->magic, what, "stream") != KC_OK) return KC_ERR_INVALID;
   if (!s || s->ctx == ctx) return KC_OK;
   return rt_error(ctx, KC_ERR_INVALID, "%s: the stream belongs to another context", what);
 }
@@ -25,6 +26,8 @@ kc_status kc_stream_wait_event(kc_stream *stream, kc_event *event) {
                                        "stream wait event: the event is NULL")
                             : KC_ERR_INVALID;
   kc_context *ctx = event->ctx;
+  if (rt_handle_live(ctx, event->magic, "kc_stream_wait_event", "event") != KC_OK)
+    return KC_ERR_INVALID;
   kc_status s = rt_stream_check(ctx, stream, "stream wait event");
   if (s != KC_OK) return s;
   if (!event->recorded)
@@ -38,6 +41,8 @@ kc_status kc_stream_wait_event(kc_stream *stream, kc_event *event) {
 kc_status kc_event_query(kc_event *event, int *done) {
   RT_NEED(NULL, event, "kc_event_query");
   kc_context *ctx = event->ctx;
+  if (rt_handle_live(ctx, event->magic, "kc_event_query", "event") != KC_OK)
+    return KC_ERR_INVALID;
   if (!done) return rt_error(ctx, KC_ERR_INVALID, "event query: done is NULL");
   *done = 0;
   if (!event->recorded)
@@ -51,6 +56,8 @@ kc_status kc_event_query(kc_event *event, int *done) {
 kc_status kc_stream_add_callback(kc_stream *stream, kc_host_fn fn, void *user_data) {
   RT_NEED(NULL, stream, "kc_stream_add_callback");
   kc_context *ctx = stream->ctx;
+  if (rt_handle_live(ctx, stream->magic, "kc_stream_add_callback", "stream") != KC_OK)
+    return KC_ERR_INVALID;
   if (!fn) return rt_error(ctx, KC_ERR_INVALID, "stream add callback: the function is NULL");
   if (ctx->device == KC_DEVICE_CUDA)
     return rt_cuda_launch_host_func(ctx, stream->cu_stream, fn, user_data);

@@ -200,6 +200,51 @@ START_TEST(shared_memory_limit) {
 }
 END_TEST
 
+/* A module, stream or event freed twice, or used after its free: KC_ERR_INVALID naming
+ * the call, never a read of freed memory (issue 18); the context goes on working. */
+START_TEST(freed_handles) {
+  kc_module *m = NULL;
+  kc_kernel *k = NULL;
+  kc_stream *s = NULL;
+  kc_event *e = NULL;
+  ck_assert_int_eq(kc_compile_source(ctx, "again.k", source, sizeof source - 1, NULL, &m), KC_OK);
+  ck_assert_int_eq(kc_module_get_kernel(m, "scale", &k), KC_OK);
+  ck_assert_int_eq(kc_stream_new(ctx, &s), KC_OK);
+  ck_assert_int_eq(kc_event_new(ctx, &e), KC_OK);
+  kc_array *a = filled(ctx, N);
+  kc_arg args[] = {kc_arg_array(a), kc_arg_f32(2)};
+  kc_module_free(m);
+  expect(kc_launch(k, kc_dim(4), kc_dim(32), 0, NULL, args, 2), KC_ERR_INVALID,
+         "kc_launch: the kernel's module was already freed");
+  kc_kernel *k2 = NULL;
+  expect(kc_module_get_kernel(m, "scale", &k2), KC_ERR_INVALID,
+         "kc_module_get_kernel: the module was already freed");
+  kc_module_free(m);
+  ck_assert_str_eq(kc_last_error(ctx), "kc_module_free: the module was already freed");
+  kc_stream_free(s);
+  expect(kc_launch(scale, kc_dim(4), kc_dim(32), 0, s, args, 2), KC_ERR_INVALID,
+         "kc_launch: the stream was already freed");
+  expect(kc_stream_synchronize(s), KC_ERR_INVALID,
+         "kc_stream_synchronize: the stream was already freed");
+  expect(kc_event_record(e, s), KC_ERR_INVALID, "kc_event_record: the stream was already freed");
+  kc_stream_free(s);
+  ck_assert_str_eq(kc_last_error(ctx), "kc_stream_free: the stream was already freed");
+  kc_event_free(e);
+  expect(kc_event_record(e, NULL), KC_ERR_INVALID, "kc_event_record: the event was already freed");
+  expect(kc_event_synchronize(e), KC_ERR_INVALID,
+         "kc_event_synchronize: the event was already freed");
+  kc_event_free(e);
+  ck_assert_str_eq(kc_last_error(ctx), "kc_event_free: the event was already freed");
+  /* more frees than the graveyard keeps: the oldest handles are really freed */
+  for (int i = 0; i < RT_GRAVEYARD + 10; i++) {
+    ck_assert_int_eq(kc_stream_new(ctx, &s), KC_OK);
+    kc_stream_free(s);
+  }
+  kc_array_free(a);
+  still_usable();
+}
+END_TEST
+
 START_TEST(freed_arrays) {
   kc_array *a = filled(ctx, N), *b = filled(ctx, N);
   kc_array_free(b);   /* b is now a freed handle: every use is caught */
@@ -346,6 +391,7 @@ static Suite *misuse_suite(void) {
   tcase_add_test(tc, host_byte_counts);
   tcase_add_test(tc, shared_memory_limit);
   tcase_add_test(tc, freed_arrays);
+  tcase_add_test(tc, freed_handles);
   tcase_add_test(tc, other_context);
   tcase_add_test(tc, copy_sizes);
   tcase_add_test(tc, bad_source);
