@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -145,13 +146,15 @@ static kc_status module_alloc(kc_context *ctx, int nkernels, kc_module **out) {
 
 static void unlink_checked(kc_module *m);
 
-void kc_module_free(kc_module *m) {
-  if (!m || rt_handle_live(m->ctx, m->magic, "kc_module_free", "module") != KC_OK) return;
+/* Release what m holds; with park, keep the handle and its kernel table a while in the
+ * context's graveyard (handles.c), so that a later use of the user's handle is caught;
+ * else (a module the user never had) free them. */
+static void module_destroy(kc_module *m, bool park) {
   kc_context *ctx = m->ctx;
   while (m->specs) {
     rt_spec *s = m->specs;
     m->specs = s->next;
-    kc_module_free(s->module);
+    module_destroy(s->module, false);
     rt_free_str(ctx, s->signature);
     rt_free(ctx, s, sizeof *s);
   }
@@ -159,14 +162,28 @@ void kc_module_free(kc_module *m) {
     kernel_clear(ctx, &m->kernels[i]);
     m->kernels[i].mod = m;   /* so that kc_launch finds the module freed */
   }
-  /* kept a while, as the module is: a kc_kernel of it may still be passed to kc_launch */
-  rt_handle_bury(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels, NULL);
   if (m->error_dptr) unlink_checked(m);
   if (m->cu_module) rt_cuda_module_unload(ctx, m->cu_module);
   if (m->has_out) rt_compiler_get()->output_free(&m->out);  /* only compiled modules */
   rt_free_str(ctx, m->src_name);
   rt_free(ctx, m->source, m->source_len + 1);
-  rt_handle_bury(ctx, m, sizeof *m, &m->magic);
+  if (park) {   /* the kernel table first: the ring lets it go before the module */
+    rt_handle_bury(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels, NULL);
+    rt_handle_bury(ctx, m, sizeof *m, &m->magic);
+  } else {
+    rt_free(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels);
+    rt_free(ctx, m, sizeof *m);
+  }
+}
+
+/* A module that never reached the user (a failed compile or load): freed at once. */
+static void module_discard(kc_module *m) {
+  if (m) module_destroy(m, false);
+}
+
+void kc_module_free(kc_module *m) {
+  if (!m || rt_handle_live(m->ctx, m->magic, "kc_module_free", "module") != KC_OK) return;
+  module_destroy(m, true);
 }
 
 kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n,
@@ -198,7 +215,7 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
   for (int i = 0; i < nuntyped && s == KC_OK; i++)
     s = kernel_init(m, &m->kernels[n + i], untyped[i], NULL, NULL, -1, NULL);
   if (s != KC_OK) {
-    kc_module_free(m);
+    module_discard(m);
     return s;
   }
   link_overloads(m);
@@ -405,7 +422,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
     }
   }
   if (s != KC_OK) {
-    kc_module_free(m);
+    module_discard(m);
     return s;
   }
   *out = m;
@@ -637,7 +654,7 @@ static kc_status module_from_table(kc_context *ctx, const char *text, size_t len
   kc_status s = table_kernels(NULL, text, len, tag, &n);
   if (s == KC_OK) s = module_alloc(ctx, n, out);
   if (s == KC_OK && (s = table_kernels(*out, text, len, tag, &n)) != KC_OK) {
-    kc_module_free(*out);
+    module_discard(*out);
     *out = NULL;
   }
   return s;
@@ -722,7 +739,7 @@ kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
   s = need_cuda(ctx, kind);
   if (s == KC_OK) s = load_on_device(m, kind, data, len);
   if (s != KC_OK) {
-    kc_module_free(m);
+    module_discard(m);
     return s;
   }
   link_overloads(m);
@@ -902,14 +919,14 @@ static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
     if (child->kernels[i].nparams >= 0 && strcmp(child->kernels[i].name, k->name) == 0)
       typed = &child->kernels[i];
   if (!typed) {
-    kc_module_free(child);
+    module_discard(child);
     return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': compiling %s gave no typed kernel",
                     k->name, sig);
   }
   rt_spec *sp = rt_calloc(ctx, 1, sizeof *sp);
   if (!sp || !(sp->signature = rt_strdup(ctx, sig))) {
     rt_free(ctx, sp, sizeof *sp);
-    kc_module_free(child);
+    module_discard(child);
     return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   }
   sp->module = child;
