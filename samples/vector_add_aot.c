@@ -39,6 +39,7 @@ int main(void) {
   if (s == KC_ERR_NO_DEVICE) {   /* only when CUDA was asked for (KC_DEVICE=cuda) */
     printf("vector_add_aot: no CUDA device (%s): skipped\n", ctx ? kc_last_error(ctx) : "");
     kc_context_free(ctx);
+    free(a), free(b), free(out);
     return 77;
   }
   if (s != KC_OK) return fail(ctx, "kc_context_new", s);
@@ -48,6 +49,7 @@ int main(void) {
     /* linked with libkcrt, on a machine without a GPU: nothing here can run the kernel */
     fprintf(stderr, "vector_add_aot: cannot run here: %s\n", kc_last_error(ctx));
     kc_context_free(ctx);
+    free(a), free(b), free(out);
     return 77;
   }
   if (s != KC_OK) return fail(ctx, "vector_add_load", s);

@@ -140,9 +140,11 @@ static void report(void) {
 }
 
 static void free_objects(void) {
+  /* modules first: destroying one marks its functions dead, which must still exist */
+  for (dbl_obj *o = dbl.objs; o; o = o->next)
+    if (o->kind == DBL_MODULE) dbl_module_destroy(o);
   for (dbl_obj *o = dbl.objs, *n; o; o = n) {
     n = o->next;
-    if (o->kind == DBL_MODULE) dbl_module_destroy(o);
     free(o);
   }
   dbl.objs = NULL;
