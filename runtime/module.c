@@ -20,6 +20,7 @@
 
 #include "rt.h"
 #include "rt_compiler.h"
+#include "file_kind.h"
 #include "signature.h"
 
 /* arg_key's bytes: one per argument, a tuple 2 + one per element */
@@ -463,16 +464,6 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
   }
   return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, bounds, fast, debug, 0,
                  out);
-}
-
-/* What a file that is not a regular one is, for messages. */
-static const char *file_kind(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
 }
 
 /* The file at path, opened without blocking (a FIFO's open would wait for a writer) and

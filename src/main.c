@@ -26,6 +26,7 @@
 
 #include "compile.h"
 #include "emit_header.h"
+#include "file_kind.h"
 #include "ptx_link.h"
 #include "kc.h"
 #include "kc_config.h"
@@ -131,16 +132,6 @@ static int usage_error(const char *help_cmd, const char *fmt, ...) {
 
 
 /* ---- Files --------------------------------------------------------------------------- */
-
-/* What a file that is not a regular one is, for messages. */
-static const char *file_kind(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
 
 /* path opened for reading: a regular file only, opened without blocking (a FIFO's open
  * would wait for a writer); "-" is standard input, which may be a pipe. NULL after a
