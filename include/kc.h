@@ -57,11 +57,16 @@ typedef enum kc_status {
                          checking (the message names the kernel, file:line:col, the
                          index and the array's shape) */
   KC_ERR_INTERNAL,    /* a bug in kcc: please report it */
-  KC_ERR_ASSERT       /* a failed `assert` or a `raise` in a kernel compiled with debug=True
+  KC_ERR_ASSERT,      /* a failed `assert` or a `raise` in a kernel compiled with debug=True
                          (or kcc compile -g, kc_compile_options.debug): the message names
                          the kernel, file:line:col, the exception and its message, and the
                          block and thread that raised. Reported as KC_ERR_BOUNDS is: by
                          kc_launch on the CPU, by the next synchronisation on CUDA */
+  KC_ERR_TIMEOUT      /* a kernel ran past kc_config.timeout_ms (KC_TIMEOUT_MS): the
+                         message names the kernel and the limit. On the CPU the launch is
+                         stopped and the context runs on; on CUDA the kernel cannot be
+                         stopped and the context is unusable (docs/runtime.md, "Runaway
+                         kernels") */
 } kc_status;
 
 /* A short constant string naming the status ("KC_ERR_TYPE"). */
@@ -164,6 +169,16 @@ typedef struct kc_config {
   kc_diag_fn diag;       /* default NULL: diagnostics are not printed (unless verbose)
                             but kept: kc_last_diagnostics gives them all */
   void *user_data;       /* passed to alloc and diag */
+  int timeout_ms;        /* 0 = none unless KC_TIMEOUT_MS=N (milliseconds, decimal; 0 is
+                            none); N > 0: N ms; -1: none. A watchdog: on the CPU a launch
+                            that runs longer is stopped (its threads end at their next loop
+                            iteration) and fails with KC_ERR_TIMEOUT naming the kernel;
+                            the context stays usable. On CUDA a wait (kc_synchronize,
+                            stream and event waits, copies back to the host) that lasts
+                            longer fails with KC_ERR_TIMEOUT and the context is then
+                            unusable, as the GPU cannot stop a kernel. Another negative
+                            value, or a bad KC_TIMEOUT_MS, makes kc_context_new fail with
+                            KC_ERR_INVALID */
 } kc_config;
 
 /* Fill cfg with the defaults: every field zero, as `kc_config cfg = {0};` (the

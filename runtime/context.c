@@ -24,7 +24,7 @@ const char *kc_status_name(kc_status s) {
       "KC_OK", "KC_ERR_SYNTAX", "KC_ERR_TYPE", "KC_ERR_NOMEM", "KC_ERR_NO_DEVICE",
       "KC_ERR_CUDA", "KC_ERR_LAUNCH", "KC_ERR_INVALID", "KC_ERR_IO", "KC_ERR_NOT_FOUND",
       "KC_ERR_UNSUPPORTED", "KC_ERR_DEADLOCK", "KC_ERR_BOUNDS", "KC_ERR_INTERNAL",
-      "KC_ERR_ASSERT"};
+      "KC_ERR_ASSERT", "KC_ERR_TIMEOUT"};
   if ((unsigned)s < sizeof names / sizeof names[0]) return names[s];
   return "KC_ERR_UNKNOWN";
 }
@@ -168,6 +168,29 @@ static int config_switch(int value, const char *env, int dflt) {
   return dflt;
 }
 
+/* cfg.timeout_ms: -1 means none (0 after this), 0 defers to KC_TIMEOUT_MS (decimal
+ * milliseconds, 0 = none), a positive value is kept. */
+static kc_status resolve_timeout(kc_context *ctx) {
+  kc_config *c = &ctx->cfg;
+  if (c->timeout_ms < -1)
+    return rt_error(ctx, KC_ERR_INVALID, "config: timeout_ms %d is not 0 (the default), "
+                    "-1 (none) or a number of milliseconds", c->timeout_ms);
+  if (c->timeout_ms == -1) {
+    c->timeout_ms = 0;
+    return KC_OK;
+  }
+  const char *e = getenv("KC_TIMEOUT_MS");
+  if (c->timeout_ms > 0 || !e || !*e) return KC_OK;
+  long long v = 0;
+  const char *p = e;
+  for (; *p >= '0' && *p <= '9' && v <= INT_MAX; p++) v = v * 10 + (*p - '0');
+  if (*p || v > INT_MAX)
+    return rt_error(ctx, KC_ERR_INVALID, "KC_TIMEOUT_MS=%s: not a number of milliseconds "
+                    "(decimal digits, 0 for none, at most %d)", e, INT_MAX);
+  c->timeout_ms = (int)v;
+  return KC_OK;
+}
+
 /* ctx->cfg as the caller gave it (zero meaning "the default") turned into the values
  * the rest of the runtime reads: opt_level 0..3, the switches 0 or 1. */
 static kc_status resolve_config(kc_context *ctx) {
@@ -181,7 +204,7 @@ static kc_status resolve_config(kc_context *ctx) {
   c->bounds_check = config_switch(c->bounds_check, "KC_BOUNDS_CHECK", 0);
   c->lineinfo = c->lineinfo > 0;
   c->fastmath = c->fastmath > 0;
-  return KC_OK;
+  return resolve_timeout(ctx);
 }
 
 static void cpu_limits(rt_limits *l) {

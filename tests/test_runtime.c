@@ -34,6 +34,7 @@ START_TEST(names_and_sizes) {
   ck_assert_str_eq(kc_status_name(KC_ERR_DEADLOCK), "KC_ERR_DEADLOCK");
   ck_assert_str_eq(kc_status_name(KC_ERR_INTERNAL), "KC_ERR_INTERNAL");
   ck_assert_str_eq(kc_status_name(KC_ERR_ASSERT), "KC_ERR_ASSERT");
+  ck_assert_str_eq(kc_status_name(KC_ERR_TIMEOUT), "KC_ERR_TIMEOUT");
   ck_assert_str_eq(kc_status_name((kc_status)99), "KC_ERR_UNKNOWN");
   ck_assert_str_eq(kc_dtype_name(KC_FLOAT32), "float32");
   ck_assert_str_eq(kc_dtype_name(KC_BOOL), "bool");
