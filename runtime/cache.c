@@ -94,6 +94,7 @@ static void key_options(XXH3_state_t *st, const kcc_options *o) {
   key_int(st, o->debug);
   key_int(st, o->bounds_check);
   key_int(st, o->fastmath);
+  key_int(st, o->loop_checks);
   char *cpu = o->target == KCC_TARGET_HOST ? rt_compiler_get()->cpu_id(o->cpu) : NULL;
   key_str(st, cpu ? cpu : "");  /* an unknown CPU: the compilation fails, nothing stored */
   free(cpu);

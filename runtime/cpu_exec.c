@@ -18,7 +18,9 @@
  * barriers) runs every block at once instead, each on a thread of its own (see
  * "Cooperative launches").
  */
+#include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdatomic.h>
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -103,6 +106,9 @@ _Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE
                offsetof(kc_cpu_block, dyn_shared_bytes) == KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES,
                "host ABI");
 _Static_assert(offsetof(kc_cpu_block, frame) == KC_CPU_BLOCK_OFF_FRAME, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, stop) == KC_CPU_BLOCK_OFF_STOP &&
+               offsetof(kc_cpu_block, cancel) == KC_CPU_BLOCK_OFF_CANCEL, "host ABI");
+_Static_assert(sizeof(atomic_int) == sizeof(int), "kc_cpu_block.stop reads an atomic_int");
 
 /* A barrier kernel's thread runs on a fiber stack of FIBER_STACK bytes, or of its
  * frame (kcc_kernel.stack_bytes: its local arrays, up to CUDA's 512 KiB) and
@@ -124,10 +130,12 @@ typedef struct rt_job {
   unsigned nthreads;            /* per block */
   size_t shared;                /* static + dynamic bytes */
   atomic_uint_fast64_t next;    /* next block to hand out */
-  atomic_int stop;              /* an error: hand out no more blocks */
+  atomic_int stop;              /* an error or the watchdog: hand out no more blocks, and
+                                   threads end at their next loop back edge */
   atomic_int claimed;           /* the first error claims the message */
   kc_status status;
-  struct rt_coop *coop;         /* a cooperative launch's grid barrier, or NULL */
+  struct rt_coop *coop;         /* a cooperative launch's grid barrier, or NULL (set
+                                   under the watchdog's lock: watch_stop reads it) */
   char msg[RT_ERR_LEN];
   kc_kernel_error error;        /* a bounds-checked kernel's first failed index */
 } rt_job;
@@ -175,12 +183,27 @@ typedef struct rt_worker {
   unsigned cur;                 /* the fiber running now */
   int in_fibers;                /* running a barrier kernel's block */
   kc_cpu_block blk;
+  sigjmp_buf cancel_to;         /* run_job: where cpu_cancel leaves a K__block call */
   /* syncthreads_count/and/or: threads add their predicate to sync_acc before the
      barrier; the first to leave it (sync_fresh set by the release) moves the total to
      sync_total, which the others then read */
   uint64_t sync_acc, sync_total;
   int sync_fresh;
 } rt_worker;
+
+/* The watchdog of a pool (see "The watchdog"). */
+typedef struct rt_watch {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;            /* on CLOCK_MONOTONIC */
+  pthread_t thread;
+  int started, quit;
+  int idle;                     /* waiting for a job, not for a deadline: wake it */
+  rt_job *job;                  /* the launch being watched, or NULL */
+  unsigned long gen;            /* bumped for every watched launch */
+  unsigned long fired;          /* the gen it stopped last */
+  struct timespec deadline;
+  int ms;
+} rt_watch;
 
 struct rt_pool {
   kc_context *ctx;
@@ -193,6 +216,7 @@ struct rt_pool {
   int busy;                     /* workers still on the current job */
   int quit;
   rt_job *job;
+  rt_watch watch;
 };
 
 static void job_fail(rt_job *j, kc_status s, const char *fmt, ...)
@@ -252,6 +276,20 @@ static void cpu_exit_thread(kc_cpu_block *blk) {
   /* never resumed: the scheduler boots the fiber again before it runs another thread */
 }
 
+/* The launch is being stopped (blk->stop is set: the watchdog, or a failure elsewhere):
+ * a fiber ends as one that raised does; a K__block call is left for run_job, which
+ * starts no more blocks. Either way the thread never returns to the kernel. */
+static void cpu_cancel(kc_cpu_block *blk) {
+  rt_worker *w = blk->exec;
+  if (w->in_fibers) {
+    rt_fiber *f = &w->fibers[w->cur];
+    f->state = FIBER_DONE;
+    f->booted = 0;
+    switch_next(w, &f->ctx);
+  }
+  siglongjmp(w->cancel_to, 1);
+}
+
 static void ctx_switch(rt_ctx *from, rt_ctx *to) {
 #ifdef RT_TSAN
   __tsan_switch_to_fiber(to->tsan, 0);
@@ -294,6 +332,7 @@ static void cpu_barrier(kc_cpu_block *blk, uint32_t site) {
 
 static int coop_arrive(rt_worker *w, uint32_t site);
 static void coop_leave(rt_worker *w);
+static void coop_give_up(struct rt_coop *c);
 
 /* g.sync(): a block barrier whose release (run_fiber_block) waits for every block of
  * the grid at coop_arrive. */
@@ -738,14 +777,15 @@ static int block_setup(rt_worker *w, rt_job *j) {
   blk->error = &j->error;
   blk->collective = cpu_collective;
   blk->frame = cpu_frame;
+  blk->stop = (const int *)&j->stop;
+  blk->cancel = cpu_cancel;
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_cpu_launch */
   blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
   blk->dyn_shared_bytes = j->shared > dyn_off ? j->shared - dyn_off : 0;
   return 1;
 }
 
-static void run_job(rt_worker *w, rt_job *j) {
-  if (!block_setup(w, j)) return;
+static void run_blocks(rt_worker *w, rt_job *j) {
   kc_cpu_block *blk = &w->blk;
   const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
   /* Blocks are claimed in runs, so that small blocks do not pay an atomic and three
@@ -778,6 +818,12 @@ static void run_job(rt_worker *w, rt_job *j) {
   }
 }
 
+static void run_job(rt_worker *w, rt_job *j) {
+  if (!block_setup(w, j)) return;
+  if (sigsetjmp(w->cancel_to, 0)) return;   /* cpu_cancel: the launch is being stopped */
+  run_blocks(w, j);
+}
+
 static void *worker_main(void *arg) {
   rt_worker *w = arg;
   rt_pool *p = w->pool;
@@ -802,6 +848,116 @@ static void *worker_main(void *arg) {
   }
 }
 
+/* ---- The watchdog (kc_config.timeout_ms) -------------------------------------------------
+ * One thread per pool, started by the first launch that has a time limit. A launch
+ * registers its job and deadline (watch_begin) and withdraws it when done (watch_end);
+ * the watchdog sleeps until the deadline and, if the same launch is still running,
+ * stops it (watch_stop): the launch fails with KC_ERR_TIMEOUT, no further block
+ * starts, its threads end at their next loop back edge (codegen.c cg_loop_check calls
+ * blk->cancel), and the blocks of a cooperative launch waiting at its grid barrier give
+ * up. A launch pays two uncontended lock/unlock pairs; the watchdog is woken only when
+ * it has no deadline to sleep until (a later deadline is found when the earlier
+ * passes). */
+static void watch_init(rt_watch *wd) {
+  memset(wd, 0, sizeof *wd);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&wd->cv, &ca);
+  pthread_condattr_destroy(&ca);
+  pthread_mutex_init(&wd->mu, NULL);
+}
+
+static int time_passed(const struct timespec *t) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
+
+/* The launch j ran out of time (wd->mu held, so j and its coop are alive). */
+static void watch_stop(rt_job *j, int ms) {
+  uint64_t started = atomic_load(&j->next);
+  if (j->coop || started > j->nblocks) started = j->nblocks;
+  job_fail(j, KC_ERR_TIMEOUT, "kernel '%s'%s%s%s did not finish within %d ms "
+           "(kc_config.timeout_ms, KC_TIMEOUT_MS) and was stopped: its threads ended at "
+           "their next loop iteration; %llu of its %llu blocks had started", j->k->name,
+           j->k->file ? " (" : "", j->k->file ? j->k->file : "", j->k->file ? ")" : "", ms,
+           (unsigned long long)started, (unsigned long long)j->nblocks);
+  if (j->coop) coop_give_up(j->coop);
+}
+
+static void *watch_main(void *arg) {
+  rt_watch *wd = arg;
+  pthread_mutex_lock(&wd->mu);
+  while (!wd->quit) {
+    if (!wd->job || wd->fired == wd->gen) {
+      wd->idle = 1;
+      pthread_cond_wait(&wd->cv, &wd->mu);
+      wd->idle = 0;
+    } else if (!time_passed(&wd->deadline)) {
+      struct timespec dl = wd->deadline;
+      pthread_cond_timedwait(&wd->cv, &wd->mu, &dl);
+    } else {
+      watch_stop(wd->job, wd->ms);
+      wd->fired = wd->gen;
+    }
+  }
+  pthread_mutex_unlock(&wd->mu);
+  return NULL;
+}
+
+/* Watch launch j for ms milliseconds; 0 when the watchdog thread cannot start. */
+static int watch_begin(rt_watch *wd, rt_job *j, int ms) {
+  struct timespec dl;
+  clock_gettime(CLOCK_MONOTONIC, &dl);
+  dl.tv_sec += ms / 1000;
+  dl.tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (dl.tv_nsec >= 1000000000L) {
+    dl.tv_sec++;
+    dl.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&wd->mu);
+  if (!wd->started) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    wd->started = pthread_create(&wd->thread, &attr, watch_main, wd) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  if (wd->started) {
+    wd->job = j;
+    wd->gen++;
+    wd->deadline = dl;
+    wd->ms = ms;
+    if (wd->idle) pthread_cond_signal(&wd->cv);
+  }
+  pthread_mutex_unlock(&wd->mu);
+  return wd->started;
+}
+
+static void watch_end(rt_watch *wd) {
+  pthread_mutex_lock(&wd->mu);
+  wd->job = NULL;
+  pthread_mutex_unlock(&wd->mu);
+}
+
+/* j's grid barrier: set and cleared under the watchdog's lock, which watch_stop holds. */
+static void watch_set_coop(rt_watch *wd, rt_job *j, struct rt_coop *c) {
+  pthread_mutex_lock(&wd->mu);
+  j->coop = c;
+  pthread_mutex_unlock(&wd->mu);
+}
+
+static void watch_free(rt_watch *wd) {
+  pthread_mutex_lock(&wd->mu);
+  wd->quit = 1;
+  pthread_cond_signal(&wd->cv);
+  pthread_mutex_unlock(&wd->mu);
+  if (wd->started) pthread_join(wd->thread, NULL);
+  pthread_cond_destroy(&wd->cv);
+  pthread_mutex_destroy(&wd->mu);
+}
+
 static rt_pool *pool_new(kc_context *ctx) {
   rt_pool *p = rt_calloc(ctx, 1, sizeof *p);
   if (!p) return NULL;
@@ -813,6 +969,7 @@ static rt_pool *pool_new(kc_context *ctx) {
     return NULL;
   }
   for (int i = 0; i < p->n; i++) p->w[i].pool = p;
+  watch_init(&p->watch);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->idle, NULL);
@@ -846,6 +1003,7 @@ void rt_pool_free(rt_pool *p) {
   pthread_mutex_unlock(&p->mu);
   if (p->started)
     for (int i = 1; i < p->n; i++) pthread_join(p->w[i].thread, NULL);
+  watch_free(&p->watch);
   for (int i = 0; i < p->n; i++) {
     free_fibers(&p->w[i]);
     free(p->w[i].shared);
@@ -931,6 +1089,15 @@ static int coop_arrive(rt_worker *w, uint32_t site) {
   return ok;
 }
 
+/* The launch failed: the blocks waiting at the grid barrier, and those yet to reach it,
+ * give up there (coop_arrive returns 0). */
+static void coop_give_up(rt_coop *c) {
+  pthread_mutex_lock(&c->mu);
+  c->failed = 1;
+  pthread_cond_broadcast(&c->cv);
+  pthread_mutex_unlock(&c->mu);
+}
+
 /* w's block has ended (finished, failed or abandoned). */
 static void coop_leave(rt_worker *w) {
   rt_coop *c = w->job->coop;
@@ -966,7 +1133,7 @@ static void run_cooperative(rt_pool *p, rt_job *j) {
   pthread_mutex_init(&c.mu, NULL);
   pthread_cond_init(&c.cv, NULL);
   c.nblocks = j->nblocks;
-  j->coop = &c;
+  watch_set_coop(&p->watch, j, &c);
   coop_runner *r = calloc((size_t)j->nblocks, sizeof *r);
   uint64_t started = 0;
   if (!r) {
@@ -985,10 +1152,7 @@ static void run_cooperative(rt_pool *p, rt_job *j) {
         job_fail(j, KC_ERR_LAUNCH, "kernel '%s': cannot start a thread for each of its %llu "
                  "blocks (a cooperative launch runs them all at once)", j->k->name,
                  (unsigned long long)j->nblocks);
-        pthread_mutex_lock(&c.mu);
-        c.failed = 1;   /* the blocks started so far give up at the grid barrier */
-        pthread_cond_broadcast(&c.cv);
-        pthread_mutex_unlock(&c.mu);
+        coop_give_up(&c);   /* the blocks started so far give up at the grid barrier */
         break;
       }
     }
@@ -1000,7 +1164,7 @@ static void run_cooperative(rt_pool *p, rt_job *j) {
     free(r[i].w.shared);
   }
   free(r);
-  j->coop = NULL;
+  watch_set_coop(&p->watch, j, NULL);
   pthread_cond_destroy(&c.cv);
   pthread_mutex_destroy(&c.mu);
 }
@@ -1037,6 +1201,12 @@ kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
     kc_status s = rt_check_coop_grid(ctx, k->name, grid, block,
                                      rt_cpu_coop_max_blocks(j.nthreads), "on the CPU back end");
     if (s != KC_OK) return s;
+  }
+  int ms = ctx->cfg.timeout_ms;
+  if (ms > 0 && !watch_begin(&p->watch, &j, ms))
+    return rt_error(ctx, KC_ERR_LAUNCH, "kernel '%s': cannot start the watchdog thread "
+                    "that kc_config.timeout_ms asks for", k->name);
+  if (k->cooperative) {
     run_cooperative(p, &j);
   } else if (j.nblocks <= 1 || p->n <= 1) {
     run_job(&p->w[0], &j);
@@ -1054,6 +1224,7 @@ kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,
     p->job = NULL;
     pthread_mutex_unlock(&p->mu);
   }
+  if (ms > 0) watch_end(&p->watch);   /* after it, j.status is final */
   /* the record first: the threads left waiting for one that raised deadlock */
   if (j.error.flag) {
     char msg[RT_ERR_LEN];

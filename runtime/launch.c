@@ -449,7 +449,8 @@ static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3
   ck.stack_bytes = k->stack_bytes;
   ck.file = k->mod->src_name;
   kc_status s = rt_cpu_launch(ctx, &ck, grid, block, shared, params);
-  if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK || s == KC_ERR_BOUNDS || s == KC_ERR_ASSERT) {
+  if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK || s == KC_ERR_BOUNDS || s == KC_ERR_ASSERT ||
+      s == KC_ERR_TIMEOUT) {
     /* also reported by the next kc_synchronize, as a CUDA fault would be */
     ctx->pending = s;
     memcpy(ctx->pending_msg, ctx->err, sizeof ctx->pending_msg);

@@ -227,3 +227,19 @@ char *ast_dump(arena *a, const node *module) {
   dump_node(&b, module, 0);
   return b.s ? b.s : arena_strdup(a, "");
 }
+
+bool ast_visit(const node *n, ast_visit_fn visit, void *ud) {
+  if (!n) return false;
+  if (visit(n, ud)) return true;
+  if (n->kind == N_FUNCDEF) return false;
+  return ast_visit(n->a, visit, ud) || ast_visit(n->b, visit, ud) ||
+         ast_visit(n->c, visit, ud) || ast_visit_list(&n->list, visit, ud) ||
+         ast_visit_list(&n->kwargs, visit, ud) || ast_visit_list(&n->body, visit, ud) ||
+         ast_visit_list(&n->orelse, visit, ud);
+}
+
+bool ast_visit_list(const node_list *l, ast_visit_fn visit, void *ud) {
+  for (int i = 0; i < l->len; i++)
+    if (ast_visit(l->items[i], visit, ud)) return true;
+  return false;
+}

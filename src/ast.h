@@ -117,6 +117,11 @@ node *node_new(arena *a, node_kind kind, span sp);
 void node_push(arena *a, node_list *l, node *n);
 const char *node_kind_name(node_kind k);
 const char *op_symbol(op_kind op);   /* "+", "//", "<=", "and" ... */
+/* Visit n and every node under it, depth first (an inner function's body is not
+ * entered), until visit returns true; returns whether it did. */
+typedef bool (*ast_visit_fn)(const node *n, void *ud);
+bool ast_visit(const node *n, ast_visit_fn visit, void *ud);
+bool ast_visit_list(const node_list *l, ast_visit_fn visit, void *ud);
 /* Print the tree, one node per line with its span, for `kcc compile --emit=ast`. */
 char *ast_dump(arena *a, const node *module);
 

@@ -115,14 +115,34 @@ static LLVMValueRef host_error_scratch(cg_ctx *g) {
   return blk_field(g, KC_CPU_BLOCK_OFF_SCRATCH, "kc.scratch");
 }
 
-/* blk->exit_thread(blk): the executor ends the thread's fiber and never returns. */
-static void host_thread_exit(cg_ctx *g) {
+/* blk's function at offset off called as fn(blk): one of the executor's calls that
+ * never return (they end the thread), so the block ends in `unreachable`. */
+static void call_noreturn(cg_ctx *g, int off, const char *name) {
   LLVMTypeRef pt[1] = {g->ptr};
   LLVMTypeRef ft = LLVMFunctionType(g->voidt, pt, 1, 0);
-  LLVMValueRef fn = cg_blk_load(g, KC_CPU_BLOCK_OFF_EXIT_THREAD, g->ptr, "exit_thread");
+  LLVMValueRef fn = cg_blk_load(g, off, g->ptr, name);
   LLVMValueRef args[1] = {g->blk};
   LLVMBuildCall2(g->b, ft, fn, args, 1, "");
   LLVMBuildUnreachable(g->b);
+}
+
+/* blk->exit_thread(blk): the executor ends the thread's fiber and never returns. */
+static void host_thread_exit(cg_ctx *g) {
+  call_noreturn(g, KC_CPU_BLOCK_OFF_EXIT_THREAD, "exit_thread");
+}
+
+/* if (*blk->stop) blk->cancel(blk): a relaxed atomic load, so LLVM reloads it on every
+ * pass (a plain one could be hoisted out of the loop) yet it costs a plain load. */
+static void host_loop_check(cg_ctx *g) {
+  LLVMValueRef flag = cg_blk_load(g, KC_CPU_BLOCK_OFF_STOP, g->ptr, "stop");
+  LLVMValueRef v = LLVMBuildLoad2(g->b, g->i32, flag, "stopping");
+  LLVMSetOrdering(v, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(v, 4);
+  LLVMBasicBlockRef stop = cg_new_bb(g, "loop.stop"), go = cg_new_bb(g, "loop.go");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, v, ci32(g, 0), ""), stop, go);
+  LLVMPositionBuilderAtEnd(g->b, stop);
+  call_noreturn(g, KC_CPU_BLOCK_OFF_CANCEL, "cancel");
+  LLVMPositionBuilderAtEnd(g->b, go);
 }
 
 /* ---- print ---- */
@@ -285,6 +305,7 @@ const cg_target cg_target_host = {
   .error_record = host_error_record,
   .error_scratch = host_error_scratch,
   .thread_exit = host_thread_exit,
+  .loop_check = host_loop_check,
   .printf_call = host_printf,
   .gen_entries = host_gen_entries,
 };

@@ -64,6 +64,10 @@ typedef struct cg_target {
   /* end the calling thread (it raised: debug_checks.c), closing the block with
      `unreachable` */
   void (*thread_exit)(cg_ctx *g);
+  /* at a loop's back edge (NULL: nothing to do): the host target ends the thread when
+     its launch is being stopped (the watchdog: host_abi.h's stop and cancel); the GPU
+     cannot be asked, so NVPTX has none */
+  void (*loop_check)(cg_ctx *g);
 
   /* -- output: printf(fmt, vals[0 .. n)), vals already promoted as C varargs are -- */
   void (*printf_call)(cg_ctx *g, LLVMValueRef fmt, LLVMValueRef *vals, int n);

@@ -832,12 +832,33 @@ static void cg_loop_body(cg_ctx *g, node_list *body, LLVMBasicBlockRef brk, LLVM
   br_if_open(g, cont);
 }
 
+/* What may keep a loop's body from ending soon: a nested loop, a call of a device
+ * function (which may hold one), or a barrier or collective (the thread waits for the
+ * others there; such a loop does not vectorise anyway). */
+static bool may_wait_here(const node *n, void *ud) {
+  (void)ud;
+  if (n->kind == N_WHILE || n->kind == N_FOR) return true;
+  if (n->kind != N_CALL) return false;
+  return !n->bi || (n->bi->flags & (BF_BARRIER | BF_WARP | BF_GROUP));
+}
+
+/* The watchdog's check (cg_target.loop_check) at the back edge of loop s, at the
+ * builder's position: every while loop has one; a for loop only when its body holds
+ * what may_wait_here looks for, so that an innermost for loop, whose count is fixed
+ * when it starts and which therefore ends, still vectorises. */
+void cg_loop_check(cg_ctx *g, const node *s) {
+  if (!g->target->loop_check || !g->opts->loop_checks) return;
+  if (s->kind == N_FOR && !ast_visit_list(&s->body, may_wait_here, NULL)) return;
+  g->target->loop_check(g);
+}
+
 static void cg_while(cg_ctx *g, node *s) {
   LLVMBasicBlockRef cond = cg_new_bb(g, "while.cond"), body = cg_new_bb(g, "while.body"),
                     els = cg_new_bb(g, "while.else"), done = cg_new_bb(g, "while.end");
   LLVMBuildBr(g->b, cond);
   LLVMPositionBuilderAtEnd(g->b, cond);
   set_debug_loc(g, s->sp);
+  cg_loop_check(g, s);
   LLVMBuildCondBr(g->b, cg_to_bool(g, cg_expr(g, s->a), s->a->ty), body, els);
   LLVMPositionBuilderAtEnd(g->b, body);
   cg_loop_body(g, &s->body, done, cond);
@@ -905,6 +926,7 @@ static void cg_for(cg_ctx *g, node *s) {
   store_target(g, s->a, LLVMBuildLoad2(g->b, lt, ctr, ""), t);
   cg_loop_body(g, &s->body, done, inc);
   LLVMPositionBuilderAtEnd(g->b, inc);
+  cg_loop_check(g, s);
   LLVMValueRef cur = LLVMBuildLoad2(g->b, lt, ctr, "");
   LLVMBuildStore(g->b, sgn ? LLVMBuildNSWAdd(g->b, cur, step, "") : LLVMBuildAdd(g->b, cur, step, ""), ctr);
   LLVMBuildStore(g->b, LLVMBuildSub(g->b, LLVMBuildLoad2(g->b, lt, left, ""), LLVMConstInt(lt, 1, 0), ""), left);

@@ -29,6 +29,8 @@ void kcc_options_init(kcc_options *o) {
   o->emit = KCC_EMIT_PTX;
   o->arch = 80;
   o->opt_level = 3;
+  const char *checks = getenv("KC_LOOP_CHECKS");
+  o->loop_checks = !(checks && strcmp(checks, "0") == 0);
 }
 
 /* ---- What the caller keeps: allocated with out->alloc (NULL: malloc) ---------------- */

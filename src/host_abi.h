@@ -65,6 +65,12 @@ struct kc_cpu_block {
      a barrier in arrays, one element per thread: this returns the worker's buffer of at
      least `bytes` bytes (64-aligned, kept across blocks), or NULL when out of memory */
   void *(*frame)(kc_cpu_block *blk, uint64_t bytes);
+  /* the watchdog (kc_config.timeout_ms) and failed launches: generated code loads *stop
+     (an atomic int, relaxed) at loop back edges (codegen.c cg_loop_check) and, once it
+     is not 0, calls cancel, which ends the calling thread (its fiber, or the whole
+     K__block call) and never returns */
+  const int *stop;
+  void (*cancel)(kc_cpu_block *blk);
 };
 
 /* collective operations (kc_cpu_block.collective). A warp is 32 consecutive
@@ -137,6 +143,8 @@ typedef struct kc_kernel_error {
 #define KC_CPU_BLOCK_OFF_DYN_SHARED_BYTES 112
 #define KC_CPU_BLOCK_OFF_EXIT_THREAD 120
 #define KC_CPU_BLOCK_OFF_FRAME 128
+#define KC_CPU_BLOCK_OFF_STOP 136
+#define KC_CPU_BLOCK_OFF_CANCEL 144
 
 typedef void (*kc_cpu_block_fn)(void **args, kc_cpu_block *blk);
 typedef void (*kc_cpu_thread_fn)(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,

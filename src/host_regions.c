@@ -139,32 +139,12 @@ static bool is_barrier_stmt(const node *s) {
 
 /* Calls visit(n, ud) for n and every node below it (not into inner functions); stops
  * early when visit returns true, and returns whether it did. */
-typedef bool (*visit_fn)(const node *n, void *ud);
-
-static bool visit_list(const node_list *l, visit_fn visit, void *ud);
-
-static bool visit_tree(const node *n, visit_fn visit, void *ud) {
-  if (!n) return false;
-  if (visit(n, ud)) return true;
-  if (n->kind == N_FUNCDEF) return false;
-  return visit_tree(n->a, visit, ud) || visit_tree(n->b, visit, ud) ||
-         visit_tree(n->c, visit, ud) || visit_list(&n->list, visit, ud) ||
-         visit_list(&n->kwargs, visit, ud) || visit_list(&n->body, visit, ud) ||
-         visit_list(&n->orelse, visit, ud);
-}
-
-static bool visit_list(const node_list *l, visit_fn visit, void *ud) {
-  for (int i = 0; i < l->len; i++)
-    if (visit_tree(l->items[i], visit, ud)) return true;
-  return false;
-}
-
 static bool barrier_here(const node *n, void *ud) {
   (void)ud;
   return is_plain_barrier(n);
 }
 
-static bool contains_barrier(const node *s) { return visit_tree(s, barrier_here, NULL); }
+static bool contains_barrier(const node *s) { return ast_visit(s, barrier_here, NULL); }
 
 typedef struct ref_query { const host_regions *R; int v; } ref_query;
 
@@ -175,7 +155,7 @@ static bool ref_here(const node *n, void *ud) {
 
 static bool refers_to(const host_regions *R, const node *n, int v) {
   ref_query q = {R, v};
-  return visit_tree(n, ref_here, &q);
+  return ast_visit(n, ref_here, &q);
 }
 
 /* The jumps in s that leave it: return always, break and continue when no loop inside
@@ -521,7 +501,7 @@ static int walk_region(host_regions *R, node **items, int n, bool *pos) {
   for (int k = 0; k < n; k++) {
     if (at_top) note_definition(R, items[k], r);
     note_ctx c = {R, items, k, n, r};
-    visit_tree(items[k], note_ref, &c);
+    ast_visit(items[k], note_ref, &c);
     int b = walk_stmt(R, items[k], *pos, r);
     if (b) *pos = false;
     bits |= b;
@@ -548,7 +528,7 @@ static int walk_strided(host_regions *R, node *s) {
   node **items = s->body.items;
   for (int k = 0; k < s->body.len; k++) {
     note_ctx c = {R, items, k, s->body.len, r};
-    visit_tree(items[k], note_ref, &c);
+    ast_visit(items[k], note_ref, &c);
     walk_stmt(R, items[k], false, r);
   }
   return 0;
@@ -693,7 +673,7 @@ static bool check_frame(host_regions *R) {
     if (t && t->kind == TY_RECORD) refuse(R, "a record local");
     if (t && per_thread(R, v) && !plain_value(t, &bytes)) refuse(R, "a local of this type kept across a barrier");
   }
-  visit_list(&R->f->def->body, collect_local_arrays, R);
+  ast_visit_list(&R->f->def->body, collect_local_arrays, R);
   for (int k = 0; k < R->local_arrays.len; k++) {
     bytes += local_array_bytes(R->local_arrays.items[k]);
     if (bytes > REGION_FRAME_MAX) break;
@@ -724,10 +704,10 @@ static host_regions *plan(arena *a, fn_instance *f) {
   index_locals(R);
   find_pure_families(R);
   int calls = 0, stmts = 0;
-  visit_list(&f->def->body, count_barrier_calls, &calls);
-  visit_list(&f->def->body, count_barrier_stmts, &stmts);
+  ast_visit_list(&f->def->body, count_barrier_calls, &calls);
+  ast_visit_list(&f->def->body, count_barrier_stmts, &stmts);
   if (calls != stmts) refuse(R, "a barrier inside an expression");
-  visit_list(&f->def->body, refusal_here, R);
+  ast_visit_list(&f->def->body, refusal_here, R);
   if (R->why) return R;
   /* each walk only removes locals from the uniform set, so this ends */
   /* grid-stride loops are found once the uniform locals are known, and change the walk
