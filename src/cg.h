@@ -100,9 +100,10 @@ void cg_else_block(cg_ctx *g, node_list *orelse, LLVMBasicBlockRef done);
 void cg_statement(cg_ctx *g, node *s);
 void cg_set_fast_math_flags(LLVMValueRef fn);
 void cg_for_iter(cg_ctx *g, node *s);
-/* the watchdog's check at the back edge of loop s, at the builder's position, where
- * the target has one (codegen.c says which loops get it) */
-void cg_loop_check(cg_ctx *g, const node *s);
+/* the watchdog's check at the back edge of loop s (a for loop of count passes; NULL for
+ * a while loop), at the builder's position, where the target has one (codegen.c says
+ * which loops get it) */
+void cg_loop_check(cg_ctx *g, const node *s, LLVMValueRef count);
 LLVMValueRef cg_tuple_index(cg_ctx *g, node *e);
 /* A failed bounds check of ix (--bounds-check) into the kernel error record: the axis,
  * the index as written (i64), whether it is unsigned (i32 0/1); shape from arr, an

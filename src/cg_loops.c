@@ -159,7 +159,7 @@ void cg_for_iter(cg_ctx *g, node *s) {
   cg_store_target(g, s->a, iter_item(g, p, st, k), p->yield);
   cg_loop_block(g, &s->body, done, inc);
   LLVMPositionBuilderAtEnd(g->b, inc);
-  cg_loop_check(g, s);
+  cg_loop_check(g, s, st->n);
   LLVMValueRef cur = LLVMBuildLoad2(g->b, g->i64, ctr, "");
   LLVMBuildStore(g->b, LLVMBuildNUWAdd(g->b, cur, ci64(g, 1), ""), ctr);
   LLVMBuildBr(g->b, cond);

@@ -842,13 +842,23 @@ static bool may_wait_here(const node *n, void *ud) {
   return !n->bi || (n->bi->flags & (BF_BARRIER | BF_WARP | BF_GROUP));
 }
 
+/* A for loop whose count is a constant this small ends soon whatever its body does
+ * between its passes (any while loop in it has its own check), and LLVM may unroll it
+ * whole: a check would then keep the threads' loop from vectorising. */
+#define LOOP_CHECK_MIN_COUNT 65536
+
 /* The watchdog's check (cg_target.loop_check) at the back edge of loop s, at the
- * builder's position: every while loop has one; a for loop only when its body holds
- * what may_wait_here looks for, so that an innermost for loop, whose count is fixed
- * when it starts and which therefore ends, still vectorises. */
-void cg_loop_check(cg_ctx *g, const node *s) {
+ * builder's position. Every while loop has one. A for loop of `count` passes (an i64
+ * or the range's type) has one only when its body holds what may_wait_here looks for
+ * and count is not a constant below LOOP_CHECK_MIN_COUNT: an innermost for loop, whose
+ * count is fixed when it starts and which therefore ends, still vectorises. */
+void cg_loop_check(cg_ctx *g, const node *s, LLVMValueRef count) {
   if (!g->target->loop_check || !g->opts->loop_checks) return;
-  if (s->kind == N_FOR && !ast_visit_list(&s->body, may_wait_here, NULL)) return;
+  if (s->kind == N_FOR) {
+    if (LLVMIsAConstantInt(count) && LLVMConstIntGetZExtValue(count) < LOOP_CHECK_MIN_COUNT)
+      return;
+    if (!ast_visit_list(&s->body, may_wait_here, NULL)) return;
+  }
   g->target->loop_check(g);
 }
 
@@ -858,7 +868,7 @@ static void cg_while(cg_ctx *g, node *s) {
   LLVMBuildBr(g->b, cond);
   LLVMPositionBuilderAtEnd(g->b, cond);
   set_debug_loc(g, s->sp);
-  cg_loop_check(g, s);
+  cg_loop_check(g, s, NULL);
   LLVMBuildCondBr(g->b, cg_to_bool(g, cg_expr(g, s->a), s->a->ty), body, els);
   LLVMPositionBuilderAtEnd(g->b, body);
   cg_loop_body(g, &s->body, done, cond);
@@ -926,7 +936,7 @@ static void cg_for(cg_ctx *g, node *s) {
   store_target(g, s->a, LLVMBuildLoad2(g->b, lt, ctr, ""), t);
   cg_loop_body(g, &s->body, done, inc);
   LLVMPositionBuilderAtEnd(g->b, inc);
-  cg_loop_check(g, s);
+  cg_loop_check(g, s, count);
   LLVMValueRef cur = LLVMBuildLoad2(g->b, lt, ctr, "");
   LLVMBuildStore(g->b, sgn ? LLVMBuildNSWAdd(g->b, cur, step, "") : LLVMBuildAdd(g->b, cur, step, ""), ctr);
   LLVMBuildStore(g->b, LLVMBuildSub(g->b, LLVMBuildLoad2(g->b, lt, left, ""), LLVMConstInt(lt, 1, 0), ""), left);

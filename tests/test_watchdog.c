@@ -2,7 +2,7 @@
  * test_watchdog.c — kc_config.timeout_ms on the CPU device: kernels that never end (a
  * while loop whose condition stays true, a thread spinning on a shared flag that a
  * thread run after it would set, a loop of barriers, a loop in a device function, a
- * nested for loop of 2**62 passes, a cooperative grid that synchronises for ever) each
+ * nested for loop of 2**62 passes and one of a constant 2**40, a cooperative grid that synchronises for ever) each
  * fail with KC_ERR_TIMEOUT naming the kernel within a bounded time, and the context then
  * runs an ordinary kernel correctly. Also: KC_TIMEOUT_MS, the refused values, a limit
  * that is never reached (many short launches), and kc_synchronize reporting the timeout
@@ -64,6 +64,12 @@ static const char source[] =
   "def nested(a, n):\n"
   "    i = cuda.grid(1)\n"
   "    for k in range(n):\n"
+  "        for j in range(3):\n"
+  "            a[i] = (a[i] * 3 + j) % 1000003\n"
+  "@cuda.jit('void(int32[:])')\n"
+  "def nested_const(a):\n"   /* a constant count, but past the checks' threshold */
+  "    i = cuda.grid(1)\n"
+  "    for k in range(1 << 40):\n"
   "        for j in range(3):\n"
   "            a[i] = (a[i] * 3 + j) % 1000003\n"
   "@cuda.jit('void(int32[:], int64)')\n"
@@ -205,6 +211,12 @@ START_TEST(nested_for_loops) {
 }
 END_TEST
 
+START_TEST(nested_constant_for_loops) {
+  kc_arg a[1] = {kc_arg_array(arr)};
+  expect_timeout("nested_const", kc_dim(N / 64), kc_dim(64), a, 1);
+}
+END_TEST
+
 START_TEST(cooperative_grid_loop) {
   kc_arg a[2] = {kc_arg_array(arr), kc_arg_i64((int64_t)1 << 62)};
   expect_timeout("grid_loop", kc_dim(4), kc_dim(32), a, 2);
@@ -288,6 +300,7 @@ static Suite *watchdog_suite(void) {
   tcase_add_test(tc, collective_loop_in_fibers);
   tcase_add_test(tc, device_function_loop);
   tcase_add_test(tc, nested_for_loops);
+  tcase_add_test(tc, nested_constant_for_loops);
   tcase_add_test(tc, cooperative_grid_loop);
   tcase_add_test(tc, cooperative_blocks_waiting);
   tcase_add_test(tc, synchronize_reports_it_once_more);
