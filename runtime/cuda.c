@@ -837,10 +837,23 @@ cleanup:
   return status;
 }
 
+/* A copy to pageable host memory (not cuMemAllocHost'd or registered: the driver does
+ * not know the pointer) returns only once done, kernels before it included: with a
+ * timeout the stream is polled first, so the copy finds nothing to wait for. */
+static int pageable(void *p) {
+  unsigned type = 0;
+  return !rt_drv.PointerGetAttribute ||
+         rt_drv.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                    (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS;
+}
+
 kc_status rt_cuda_copy_dtoh_async(kc_context *ctx, void *dst, uint64_t src, size_t n,
                                   void *stream) {
   kc_status status = enter(ctx);
   if (status != KC_OK || n == 0) return status;
+  if (ctx->cfg.timeout_ms > 0 && pageable(dst) &&
+      (status = rt_cuda_wait(ctx, poll_stream, stream, ctx->cuda->last_kernel)) != KC_OK)
+    return status;
   RT_CU(ctx, MemcpyDtoHAsync, (dst, (CUdeviceptr)src, n, (CUstream)stream));
 cleanup:
   return status;

@@ -332,6 +332,25 @@ START_TEST(timeout_at_copy_to_host) {
 }
 END_TEST
 
+/* An async copy to pageable memory returns only once done on a GPU: it times out
+ * too; one to page-locked memory (kc_host_alloc) is queued without waiting. */
+START_TEST(timeout_at_async_copy_to_pageable) {
+  timeout_ms = 200;
+  start("cuLaunchKernel:1=HANG");
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  kc_stream *s = NULL;
+  launch_runaway(&mod, arr, &s);
+  void *pinned = NULL;
+  ck_assert_int_eq(kc_host_alloc(ctx, sizeof out, &pinned), KC_OK);
+  ck_assert_int_eq(kc_array_to_host_async(arr[2], pinned, sizeof out, s), KC_OK);
+  double t0 = now_s();
+  assert_timed_out(kc_array_to_host_async(arr[2], out, sizeof out, s), t0);
+  kc_host_free(ctx, pinned);
+  assert_dead_then_free(mod, arr, s);
+}
+END_TEST
+
 /* With a timeout and no runaway, every wait polls and the results are right. */
 START_TEST(timeout_clean_run) {
   timeout_ms = 200;
@@ -424,6 +443,7 @@ int main(void) {
   tcase_add_test(tc, timeout_from_env_at_stream_synchronize);
   tcase_add_test(tc, timeout_at_event_synchronize);
   tcase_add_test(tc, timeout_at_copy_to_host);
+  tcase_add_test(tc, timeout_at_async_copy_to_pageable);
   tcase_add_test(tc, timeout_clean_run);
   tcase_add_test_raise_signal(tc, runaway_without_timeout_is_caught, SIGABRT);
   tcase_add_test(tc, sticky_at_synchronize_loses_the_context);

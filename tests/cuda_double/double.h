@@ -125,6 +125,9 @@ extern dbl_state dbl;
 /* Lock, count, check init/context/stickiness and injected faults. Returns the error
  * the call must return, or CUDA_SUCCESS to run its body. */
 CUresult dbl_enter(const char *name, int flags);
+/* A call that waits for the device's work while a kernel never ends: abort the process
+ * with a message (on a GPU it would never return). */
+void dbl_would_hang(const char *name);
 /* Unlock and return r. */
 CUresult dbl_leave(CUresult r);
 /* For RELEASES calls: unlock and return r, or the sticky fault when there is one. */

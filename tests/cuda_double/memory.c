@@ -215,6 +215,8 @@ CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream 
 
 CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream s) {
   CUresult r = dbl_enter("cuMemcpyDtoHAsync", DBL_NEED_CTX);
+  /* to pageable memory (not the driver's) it returns only once the copy is done */
+  if (r == CUDA_SUCCESS && !dbl_mem_find((uintptr_t)dst)) dbl_would_hang("cuMemcpyDtoHAsync");
   if (r == CUDA_SUCCESS) r = dbl_stream_check("cuMemcpyDtoHAsync", s);
   if (r == CUDA_SUCCESS) r = copy("cuMemcpyDtoHAsync", dst, DPTR(src), n, 0, 1);
   return dbl_leave(r);

@@ -41,6 +41,15 @@ void dbl_fatal(const char *fmt, ...) {
   fatals++;
 }
 
+void dbl_would_hang(const char *name) {
+  if (!dbl.hung) return;
+  fprintf(stderr, "cuda-double: HANG: %s called while a kernel never ends "
+          "(KC_CUDA_DOUBLE_FAIL=...=HANG): on a GPU this call would wait for ever "
+          "(with kc_config.timeout_ms the runtime must poll instead)\n", name);
+  fflush(NULL);
+  abort();
+}
+
 CUresult dbl_enter(const char *name, int flags) {
   pthread_mutex_lock(&lock);
   dbl.calls++;
@@ -60,13 +69,7 @@ CUresult dbl_enter(const char *name, int flags) {
       dbl.pending = CUDA_SUCCESS;
     }
     if (dbl.sticky && !(flags & DBL_RELEASES)) return dbl.sticky;
-    if (dbl.hung && (flags & DBL_BLOCKS)) {
-      fprintf(stderr, "cuda-double: HANG: %s called while a kernel never ends "
-              "(KC_CUDA_DOUBLE_FAIL=...=HANG): on a GPU this call would wait for ever "
-              "(with kc_config.timeout_ms the runtime must poll instead)\n", name);
-      fflush(NULL);
-      abort();
-    }
+    if (flags & DBL_BLOCKS) dbl_would_hang(name);
   }
   CUresult r = dbl_fault(name);
   if (r == DBL_HANG) {
