@@ -3,6 +3,7 @@
  * include/kc.h). The runtime is split by concern:
  *   context.c   configuration, contexts, device selection, errors, dtypes, kc_detect
  *   cuda.c      the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU
+ *   cuda_wait.c waits on the GPU under kc_config.timeout_ms (polling), lost contexts
  *   array.c     device arrays (host memory on the CPU device)
  *   module.c    compiling and loading modules, kernels and their parameter tables
  *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them

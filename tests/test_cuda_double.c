@@ -5,7 +5,11 @@
  * names the driver call and the CUDA error, leak nothing (the double counts live
  * allocations and handles), and leave the context usable (out of memory, a bad PTX
  * image) or cleanly dead (a kernel that faulted: CUDA_ERROR_LAUNCH_FAILED and
- * CUDA_ERROR_ILLEGAL_ADDRESS poison the context until it is destroyed).
+ * CUDA_ERROR_ILLEGAL_ADDRESS poison the context until it is destroyed: the runtime then
+ * refuses every call at once). A kernel that never ends (=HANG) under a 200 ms
+ * kc_config.timeout_ms or KC_TIMEOUT_MS: each kind of wait returns KC_ERR_TIMEOUT naming
+ * the kernel within 2 s, the context is lost, and kc_context_free returns (the double
+ * aborts the process if anything waits on the kernel).
  *
  * Check runs each test in its own process, so each one loads the double afresh and
  * the double reads its fault list at cuInit. The kernel is samples/vector_add.k; the
