@@ -71,6 +71,7 @@ typedef struct rt_driver {
   PFN_cuStreamCreate_v2000 StreamCreate;
   PFN_cuStreamDestroy_v4000 StreamDestroy;
   PFN_cuStreamSynchronize_v2000 StreamSynchronize;
+  PFN_cuStreamQuery_v2000 StreamQuery;
   PFN_cuEventCreate_v2000 EventCreate;
   PFN_cuEventRecord_v2000 EventRecord;
   PFN_cuEventSynchronize_v2000 EventSynchronize;
@@ -107,6 +108,9 @@ struct rt_cuda {
   CUdevice dev;
   CUcontext pctx;
   int index;
+  CUevent idle;             /* timeout waits for the whole context: recorded on the
+                               legacy stream and polled (made at the first such wait) */
+  char last_kernel[64];     /* the last kernel launched, named by a timeout */
 };
 
 /* ---- Loading ------------------------------------------------------------------------ */
@@ -187,6 +191,7 @@ static void load_driver(void) {
   RESOLVE(StreamCreate, "cuStreamCreate", NULL);
   RESOLVE(StreamDestroy, "cuStreamDestroy_v2", NULL);
   RESOLVE(StreamSynchronize, "cuStreamSynchronize", NULL);
+  RESOLVE(StreamQuery, "cuStreamQuery", NULL);
   RESOLVE(EventCreate, "cuEventCreate", NULL);
   RESOLVE(EventRecord, "cuEventRecord", NULL);
   RESOLVE(EventSynchronize, "cuEventSynchronize", NULL);
@@ -258,8 +263,33 @@ static kc_status status_of(CUresult r) {
   case CUDA_ERROR_ASSERT:
   case CUDA_ERROR_ILLEGAL_INSTRUCTION:
   case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
   case CUDA_ERROR_HARDWARE_STACK_ERROR: return KC_ERR_LAUNCH;
   default: return KC_ERR_CUDA;
+  }
+}
+
+/* The errors cuda.h says leave the context (or the process) unusable: "any further
+ * CUDA work will return the same error" until the context is destroyed. */
+static int sticky(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ECC_UNCORRECTABLE:
+#if CUDA_VERSION >= 12080
+  case CUDA_ERROR_CONTAINED:
+  case CUDA_ERROR_TENSOR_MEMORY_LEAK:
+  case CUDA_ERROR_EXTERNAL_DEVICE:
+#endif
+    return 1;
+  default: return 0;
   }
 }
 
@@ -267,6 +297,16 @@ static kc_status cu_fail(kc_context *ctx, CUresult r, const char *call) {
   const char *name = NULL, *str = NULL;
   if (rt_drv.GetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;
   if (rt_drv.GetErrorString(r, &str) != CUDA_SUCCESS) str = NULL;
+  if (ctx && ctx->cuda && sticky(r)) {
+    /* the driver refuses all further work: lose the context (cuda_wait.c), so later
+       calls fail at once with this message instead of each asking the driver */
+    kc_status s = rt_error(ctx, status_of(r), "%s failed: %s (%s); the CUDA context is "
+                           "now unusable (CUDA keeps this error until it is destroyed): "
+                           "free the kc_context", call, name ? name : "CUDA_ERROR_UNKNOWN",
+                           str ? str : "unknown error");
+    rt_context_lose(ctx, s, RT_LOST_FAULT);
+    return s;
+  }
   return rt_error(ctx, status_of(r), "%s failed: %s (%s)", call,
                   name ? name : "CUDA_ERROR_UNKNOWN", str ? str : "unknown error");
 }
@@ -294,9 +334,53 @@ static kc_status need_driver(kc_context *ctx) {
 static kc_status enter(kc_context *ctx) {
   kc_status status = KC_OK;
   if (!ctx->cuda) return rt_error(ctx, KC_ERR_NO_DEVICE, "the context has no CUDA device");
+  if (ctx->lost) return rt_context_usable(ctx);   /* nothing reaches a lost context */
   RT_CU(ctx, CtxSetCurrent, (ctx->cuda->pctx));
 cleanup:
   return status;
+}
+
+/* For the calls that release something (kc_*_free and kc_context_free), which must
+ * work on a lost context too: whether to call the driver's release at all. After a
+ * timeout a kernel may still run, and a release that can block (cuMemFree,
+ * cuModuleUnload, cuMemFreeHost, cuMemHostUnregister synchronise) would hang: those
+ * (may_block) are skipped, and the driver frees their memory with the context. */
+static int enter_release(kc_context *ctx, int may_block) {
+  if (!ctx->cuda || (may_block && ctx->lost == RT_LOST_HUNG)) return 0;
+  return rt_drv.CtxSetCurrent(ctx->cuda->pctx) == CUDA_SUCCESS;
+}
+
+/* ---- Waits under a timeout (the loop is cuda_wait.c's) -------------------------------- */
+static kc_status poll_result(kc_context *ctx, CUresult r, const char *call, int *done) {
+  *done = r == CUDA_SUCCESS;
+  if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) return KC_OK;
+  return cu_fail(ctx, r, call);
+}
+
+static kc_status poll_stream(kc_context *ctx, void *stream, int *done) {
+  return poll_result(ctx, rt_drv.StreamQuery((CUstream)stream), "cuStreamQuery", done);
+}
+
+static kc_status poll_event(kc_context *ctx, void *event, int *done) {
+  return poll_result(ctx, rt_drv.EventQuery((CUevent)event), "cuEventQuery", done);
+}
+
+/* With a timeout, wait (polling) until the work queued so far in the context's
+ * blocking streams is done: an event recorded on the legacy stream completes after
+ * all of it. Without one, nothing: the caller's blocking call waits. */
+static kc_status wait_idle(kc_context *ctx) {
+  kc_status status = enter(ctx);
+  if (status != KC_OK || ctx->cfg.timeout_ms <= 0) return status;
+  rt_cuda *c = ctx->cuda;
+  if (!c->idle) RT_CU(ctx, EventCreate, (&c->idle, CU_EVENT_DISABLE_TIMING));
+  RT_CU(ctx, EventRecord, (c->idle, CU_STREAM_LEGACY));
+  status = rt_cuda_wait(ctx, poll_event, c->idle, c->last_kernel);
+cleanup:
+  return status;
+}
+
+void rt_cuda_note_launch(kc_context *ctx, const char *kernel) {
+  if (ctx->cuda) snprintf(ctx->cuda->last_kernel, sizeof ctx->cuda->last_kernel, "%s", kernel);
 }
 
 /* ---- Devices ------------------------------------------------------------------------ */
@@ -395,6 +479,7 @@ cleanup:
 
 void rt_cuda_close(kc_context *ctx) {
   if (!ctx->cuda) return;
+  if (ctx->cuda->idle && enter_release(ctx, 0)) rt_drv.EventDestroy(ctx->cuda->idle);
   rt_drv.DevicePrimaryCtxRelease(ctx->cuda->dev);
   rt_free(ctx, ctx->cuda, sizeof *ctx->cuda);
   ctx->cuda = NULL;
@@ -412,11 +497,14 @@ cleanup:
 }
 
 void rt_cuda_mem_free(kc_context *ctx, uint64_t p) {
-  if (ctx->cuda && enter(ctx) == KC_OK) rt_drv.MemFree((CUdeviceptr)p);
+  if (enter_release(ctx, 1)) rt_drv.MemFree((CUdeviceptr)p);
 }
 
+/* The synchronous copies to and from the host wait for earlier work in the context
+ * (the legacy stream's rule): with a timeout, that wait is wait_idle's. Copies within
+ * the device and fills do not block the host. */
 kc_status rt_cuda_copy_htod(kc_context *ctx, uint64_t dst, const void *src, size_t n) {
-  kc_status status = enter(ctx);
+  kc_status status = wait_idle(ctx);
   if (status != KC_OK || n == 0) return status;
   RT_CU(ctx, MemcpyHtoD, ((CUdeviceptr)dst, src, n));
 cleanup:
@@ -424,7 +512,7 @@ cleanup:
 }
 
 kc_status rt_cuda_copy_dtoh(kc_context *ctx, void *dst, uint64_t src, size_t n) {
-  kc_status status = enter(ctx);
+  kc_status status = wait_idle(ctx);
   if (status != KC_OK || n == 0) return status;
   RT_CU(ctx, MemcpyDtoH, (dst, (CUdeviceptr)src, n));
 cleanup:
@@ -477,7 +565,7 @@ cleanup:
 }
 
 void rt_cuda_host_free(kc_context *ctx, void *p) {
-  if (ctx->cuda && enter(ctx) == KC_OK) rt_drv.MemFreeHost(p);
+  if (enter_release(ctx, 1)) rt_drv.MemFreeHost(p);
 }
 
 /* ---- Modules and launches ------------------------------------------------------------ */
@@ -527,6 +615,7 @@ kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
   if (r != CUDA_SUCCESS) return cu_fail(ctx, r, "cuModuleGetGlobal");
   buf = rt_alloc(ctx, n + 1);
   if (!buf) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  if ((status = wait_idle(ctx)) != KC_OK) goto cleanup;
   RT_CU(ctx, MemcpyDtoH, (buf, p, n));
   buf[n] = '\0';
   *out = buf;
@@ -538,7 +627,7 @@ cleanup:
 }
 
 void rt_cuda_module_unload(kc_context *ctx, void *module) {
-  if (module && ctx->cuda && enter(ctx) == KC_OK) rt_drv.ModuleUnload((CUmodule)module);
+  if (module && enter_release(ctx, 1)) rt_drv.ModuleUnload((CUmodule)module);
 }
 
 kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
@@ -580,8 +669,8 @@ cleanup:
 
 kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
                          size_t shared, void *stream, void **params) {
-  kc_status status = KC_OK;
-  RT_CU(ctx, CtxSetCurrent, (ctx->cuda->pctx));
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
   RT_CU(ctx, LaunchKernel, ((CUfunction)fn, grid.x, grid.y, grid.z, block.x, block.y,
                             block.z, (unsigned)shared, (CUstream)stream, params, NULL));
 cleanup:
@@ -594,8 +683,8 @@ cleanup:
 kc_status rt_cuda_launch_cooperative(kc_context *ctx, const char *kernel, void *fn,
                                      kc_dim3 grid, kc_dim3 block, size_t shared, void *stream,
                                      void **params) {
-  kc_status status = KC_OK;
-  RT_CU(ctx, CtxSetCurrent, (ctx->cuda->pctx));
+  kc_status status = enter(ctx);
+  if (status != KC_OK) return status;
   if (!attr(ctx->cuda->dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH))
     return rt_error(ctx, KC_ERR_LAUNCH, "kernel '%s' synchronises its grid "
                     "(cuda.cg.this_grid().sync()) and this GPU has no cooperative launch",
@@ -624,8 +713,10 @@ cleanup:
   return status;
 }
 
+/* With a timeout, the poll first; cuCtxSynchronize after it returns at once for kcc's
+ * streams (all blocking) and still waits for non-blocking streams the caller lent. */
 kc_status rt_cuda_synchronize(kc_context *ctx) {
-  kc_status status = enter(ctx);
+  kc_status status = wait_idle(ctx);
   if (status != KC_OK) return status;
   RT_CU(ctx, CtxSynchronize, ());
 cleanup:
@@ -645,16 +736,18 @@ cleanup:
   return status;
 }
 
-kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream) {
+kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream, const char *kernel) {
   kc_status status = enter(ctx);
   if (status != KC_OK) return status;
+  if (ctx->cfg.timeout_ms > 0) return rt_cuda_wait(ctx, poll_stream, stream, kernel);
   RT_CU(ctx, StreamSynchronize, ((CUstream)stream));
 cleanup:
   return status;
 }
 
 void rt_cuda_stream_free(kc_context *ctx, void *stream) {
-  if (stream && ctx->cuda && enter(ctx) == KC_OK) rt_drv.StreamDestroy((CUstream)stream);
+  /* cuStreamDestroy returns at once even with work still queued */
+  if (stream && enter_release(ctx, 0)) rt_drv.StreamDestroy((CUstream)stream);
 }
 
 kc_status rt_cuda_event_new(kc_context *ctx, void **out) {
@@ -678,6 +771,8 @@ cleanup:
 kc_status rt_cuda_event_sync(kc_context *ctx, void *event) {
   kc_status status = enter(ctx);
   if (status != KC_OK) return status;
+  if (ctx->cfg.timeout_ms > 0)
+    return rt_cuda_wait(ctx, poll_event, event, ctx->cuda->last_kernel);
   RT_CU(ctx, EventSynchronize, ((CUevent)event));
 cleanup:
   return status;
@@ -692,7 +787,7 @@ cleanup:
 }
 
 void rt_cuda_event_free(kc_context *ctx, void *event) {
-  if (event && ctx->cuda && enter(ctx) == KC_OK) rt_drv.EventDestroy((CUevent)event);
+  if (event && enter_release(ctx, 0)) rt_drv.EventDestroy((CUevent)event);
 }
 
 /* ---- Interop ------------------------------------------------------------------------- */
@@ -742,10 +837,23 @@ cleanup:
   return status;
 }
 
+/* A copy to pageable host memory (not cuMemAllocHost'd or registered: the driver does
+ * not know the pointer) returns only once done, kernels before it included: with a
+ * timeout the stream is polled first, so the copy finds nothing to wait for. */
+static int pageable(void *p) {
+  unsigned type = 0;
+  return !rt_drv.PointerGetAttribute ||
+         rt_drv.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                    (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS;
+}
+
 kc_status rt_cuda_copy_dtoh_async(kc_context *ctx, void *dst, uint64_t src, size_t n,
                                   void *stream) {
   kc_status status = enter(ctx);
   if (status != KC_OK || n == 0) return status;
+  if (ctx->cfg.timeout_ms > 0 && pageable(dst) &&
+      (status = rt_cuda_wait(ctx, poll_stream, stream, ctx->cuda->last_kernel)) != KC_OK)
+    return status;
   RT_CU(ctx, MemcpyDtoHAsync, (dst, (CUdeviceptr)src, n, (CUstream)stream));
 cleanup:
   return status;
@@ -845,6 +953,12 @@ kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, ui
     return rt_error(dctx, KC_ERR_UNSUPPORTED,
                     "the CUDA driver (%s) lacks cuMemcpyPeer: it is too old for peer copies",
                     rt_drv.path);
+  if (!stream && dctx->cfg.timeout_ms > 0) {   /* a synchronous copy waits for both */
+    if (wait_idle(sctx) != KC_OK)
+      return rt_error(dctx, sctx->broken ? sctx->broken : KC_ERR_CUDA,
+                      "peer copy: the source's context: %s", sctx->err);
+    if ((status = wait_idle(dctx)) != KC_OK) return status;
+  }
   if (stream)
     RT_CU(dctx, MemcpyPeerAsync, ((CUdeviceptr)dst, dctx->cuda->pctx, (CUdeviceptr)src,
                                   sctx->cuda->pctx, n, (CUstream)stream));
@@ -864,7 +978,7 @@ cleanup:
 }
 
 void rt_cuda_host_unregister(kc_context *ctx, void *p) {
-  if (ctx->cuda && enter(ctx) == KC_OK) rt_drv.MemHostUnregister(p);
+  if (enter_release(ctx, 1)) rt_drv.MemHostUnregister(p);
 }
 
 #else /* !KC_HAVE_CUDA: a CPU-only build */
@@ -948,9 +1062,10 @@ kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_g
 }
 kc_status rt_cuda_synchronize(kc_context *ctx) { return no_cuda(ctx); }
 kc_status rt_cuda_stream_new(kc_context *ctx, void **out) { (void)out; return no_cuda(ctx); }
-kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream) {
-  (void)stream; return no_cuda(ctx);
+kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream, const char *kernel) {
+  (void)stream; (void)kernel; return no_cuda(ctx);
 }
+void rt_cuda_note_launch(kc_context *ctx, const char *kernel) { (void)ctx; (void)kernel; }
 void rt_cuda_stream_free(kc_context *ctx, void *stream) { (void)ctx; (void)stream; }
 kc_status rt_cuda_event_new(kc_context *ctx, void **out) { (void)out; return no_cuda(ctx); }
 kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream) {

@@ -3,6 +3,7 @@
  * include/kc.h). The runtime is split by concern:
  *   context.c   configuration, contexts, device selection, errors, dtypes, kc_detect
  *   cuda.c      the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU
+ *   cuda_wait.c waits on the GPU under kc_config.timeout_ms (polling), lost contexts
  *   array.c     device arrays (host memory on the CPU device)
  *   module.c    compiling and loading modules, kernels and their parameter tables
  *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
@@ -67,6 +68,9 @@ struct kc_context {
   kc_status broken;             /* kc_context_new failed (e.g. CUDA asked for, no
                                    driver): every call says so with broken_msg */
   char broken_msg[RT_ERR_LEN];
+  int lost;                     /* broken after creation (cuda_wait.c): RT_LOST_FAULT or
+                                   RT_LOST_HUNG; 0 while usable or when kc_context_new
+                                   failed */
   kc_status pending;            /* CPU: a kernel fault not yet reported by a sync */
   char pending_msg[RT_ERR_LEN];
   char err[RT_ERR_LEN];         /* kc_last_error */
@@ -190,6 +194,7 @@ struct kc_stream {
   void *cu_stream;              /* CUstream; NULL on the CPU */
   int borrowed;                 /* kc_stream_from_cuda: the caller's CUstream, not
                                    destroyed by kc_stream_free */
+  char last_kernel[64];         /* CUDA: the last kernel launched on it, for timeouts */
 };
 
 struct kc_event {
@@ -218,6 +223,19 @@ kc_status rt_null_arg(kc_context *ctx, const char *call, const char *what);
   } while (0)
 /* KC_OK, or for a context whose kc_context_new failed, that failure again. */
 kc_status rt_context_usable(kc_context *ctx);
+
+/* ---- cuda_wait.c: waits under kc_config.timeout_ms; contexts lost to a timeout or a
+ * sticky CUDA fault ---------------------------------------------------------------- */
+#define RT_LOST_FAULT 1   /* a sticky CUDA error: the driver refuses all further work */
+#define RT_LOST_HUNG 2    /* a wait timed out: a kernel may still run, so nothing may
+                             block on the device (no frees, no synchronisation) */
+/* One poll of what a wait waits for: *done = 1 once finished; an error is recorded. */
+typedef kc_status (*rt_cuda_poll)(kc_context *ctx, void *what, int *done);
+/* Poll until done or ctx->cfg.timeout_ms have passed: then KC_ERR_TIMEOUT naming
+ * kernel (the last one launched there; NULL or "" if unknown), the context lost. */
+kc_status rt_cuda_wait(kc_context *ctx, rt_cuda_poll poll, void *what, const char *kernel);
+/* Mark ctx unusable (how: RT_LOST_*) with status s and its current message. */
+void rt_context_lose(kc_context *ctx, kc_status s, int how);
 void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
 void *rt_calloc(kc_context *ctx, size_t count, size_t size);
 void rt_free(kc_context *ctx, void *p, size_t n);
@@ -332,7 +350,10 @@ kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_g
                             int *block);
 kc_status rt_cuda_synchronize(kc_context *ctx);
 kc_status rt_cuda_stream_new(kc_context *ctx, void **out);
-kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream);
+/* kernel: the last one launched on the stream, named if a timeout ends the wait */
+kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream, const char *kernel);
+/* A launch went in: the kernel a timeout of a context-wide wait names. */
+void rt_cuda_note_launch(kc_context *ctx, const char *kernel);
 void rt_cuda_stream_free(kc_context *ctx, void *stream);
 kc_status rt_cuda_event_new(kc_context *ctx, void **out);
 kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream);

@@ -46,7 +46,7 @@ kc_status kc_stream_synchronize(kc_stream *s) {
   if (rt_handle_live(s->ctx, s->magic, "kc_stream_synchronize", "stream") != KC_OK)
     return KC_ERR_INVALID;
   if (s->ctx->device == KC_DEVICE_CUDA) {
-    kc_status st = rt_cuda_stream_sync(s->ctx, s->cu_stream);
+    kc_status st = rt_cuda_stream_sync(s->ctx, s->cu_stream, s->last_kernel);
     return st != KC_OK ? st : rt_check_kernel_errors(s->ctx);
   }
   return take_pending(s->ctx);

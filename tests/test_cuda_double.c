@@ -5,7 +5,11 @@
  * names the driver call and the CUDA error, leak nothing (the double counts live
  * allocations and handles), and leave the context usable (out of memory, a bad PTX
  * image) or cleanly dead (a kernel that faulted: CUDA_ERROR_LAUNCH_FAILED and
- * CUDA_ERROR_ILLEGAL_ADDRESS poison the context until it is destroyed).
+ * CUDA_ERROR_ILLEGAL_ADDRESS poison the context until it is destroyed: the runtime then
+ * refuses every call at once). A kernel that never ends (=HANG) under a 200 ms
+ * kc_config.timeout_ms or KC_TIMEOUT_MS: each kind of wait returns KC_ERR_TIMEOUT naming
+ * the kernel within 2 s, the context is lost, and kc_context_free returns (the double
+ * aborts the process if anything waits on the kernel).
  *
  * Check runs each test in its own process, so each one loads the double afresh and
  * the double reads its fault list at cuInit. The kernel is samples/vector_add.k; the
@@ -13,9 +17,11 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kc.h"
 
@@ -37,6 +43,8 @@ static void counts(unsigned long out[8]) {
   dlclose(lib);
 }
 
+static int timeout_ms;   /* kc_config.timeout_ms of the next start() */
+
 static void start(const char *faults) {
   const char *root = getenv("KC_SOURCE_ROOT");
   ck_assert_ptr_nonnull(root);
@@ -48,6 +56,7 @@ static void start(const char *faults) {
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CUDA;
   cfg.cache = -1;   /* off (0 is the default: on) */
+  cfg.timeout_ms = timeout_ms;
   kc_status s = kc_context_new(&cfg, &ctx);
   ck_assert_msg(s == KC_OK, "kc_context_new: %s", ctx ? kc_last_error(ctx) : "?");
 }
@@ -172,12 +181,18 @@ static void faulting_kernel(const char *fault, const char *err) {
   ck_assert_int_eq(kc_compile_file(ctx, source, NULL, &mod), KC_OK);
   ck_assert_int_eq(make_arrays(arr), KC_OK);
   assert_error(vector_add(mod, arr), KC_ERR_LAUNCH, "cuCtxSynchronize", err);
-  assert_error(kc_array_to_host(arr[2], out, sizeof out), KC_ERR_LAUNCH, "cu", err);
+  /* the context is lost: later calls fail at once, without asking the driver */
+  unsigned long before[8], after[8];
+  counts(before);
+  assert_error(kc_array_to_host(arr[2], out, sizeof out), KC_ERR_LAUNCH, "kc_context_free",
+               err);
   kc_array *more = NULL;
   int64_t n = 4;
-  assert_error(kc_array_new(ctx, KC_FLOAT32, 1, &n, &more), KC_ERR_LAUNCH, "cuMemAlloc",
+  assert_error(kc_array_new(ctx, KC_FLOAT32, 1, &n, &more), KC_ERR_LAUNCH, "cuCtxSynchronize",
                err);
-  assert_error(kc_synchronize(ctx), KC_ERR_LAUNCH, "cuCtxSynchronize", err);
+  assert_error(kc_synchronize(ctx), KC_ERR_LAUNCH, "unusable", err);
+  counts(after);
+  ck_assert_uint_eq(after[CALLS], before[CALLS]);
   free_arrays(arr);
   kc_module_free(mod);
   finish_clean();
@@ -198,6 +213,208 @@ START_TEST(synchronize_fails) {
   start("cuCtxSynchronize:1=LAUNCH_FAILED");
   assert_error(kc_synchronize(ctx), KC_ERR_LAUNCH, "cuCtxSynchronize",
                "CUDA_ERROR_LAUNCH_FAILED");
+  finish_clean();
+}
+END_TEST
+
+/* ---- Runaway kernels: kc_config.timeout_ms on the CUDA path ------------------------ */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A kernel that never ends (=HANG) is launched (on stream s if not NULL). */
+static void launch_runaway(kc_module **mod, kc_array **arr, kc_stream **s) {
+  ck_assert_int_eq(kc_compile_file(ctx, source, NULL, mod), KC_OK);
+  ck_assert_int_eq(make_arrays(arr), KC_OK);
+  if (s) ck_assert_int_eq(kc_stream_new(ctx, s), KC_OK);
+  kc_kernel *k = NULL;
+  ck_assert_int_eq(kc_module_get_kernel(*mod, "vector_add", &k), KC_OK);
+  kc_arg args[3] = {kc_arg_array(arr[0]), kc_arg_array(arr[1]), kc_arg_array(arr[2])};
+  ck_assert_int_eq(kc_launch(k, kc_dim((N + 127) / 128), kc_dim(128), 0, s ? *s : NULL,
+                             args, 3), KC_OK);
+}
+
+/* The wait gave up: KC_ERR_TIMEOUT within 2 s of a 200 ms limit, naming the kernel
+ * and the limit. */
+static void assert_timed_out(kc_status got, double began) {
+  double took = now_s() - began;
+  const char *msg = kc_last_error(ctx);
+  ck_assert_msg(got == KC_ERR_TIMEOUT, "status %s: %s", kc_status_name(got), msg);
+  ck_assert_msg(took >= 0.19 && took < 2.0, "the wait took %.3f s", took);
+  ck_assert_msg(strstr(msg, "'vector_add'") && strstr(msg, "200 ms") &&
+                strstr(msg, "timeout_ms"), "'%s'", msg);
+}
+
+/* After a timeout every call that would touch the device fails at once with the same
+ * status and no driver call; freeing still works and the double reclaims the rest. */
+static void assert_dead_then_free(kc_module *mod, kc_array **arr, kc_stream *s) {
+  unsigned long before[8], after[8];
+  counts(before);
+  double t0 = now_s();
+  kc_kernel *k = NULL;
+  ck_assert_int_eq(kc_module_get_kernel(mod, "vector_add", &k), KC_OK);
+  kc_arg args[3] = {kc_arg_array(arr[0]), kc_arg_array(arr[1]), kc_arg_array(arr[2])};
+  assert_error(kc_launch(k, kc_dim(8), kc_dim(128), 0, NULL, args, 3), KC_ERR_TIMEOUT,
+               "unusable", "vector_add");
+  kc_array *more = NULL;
+  int64_t n = 4;
+  assert_error(kc_array_new(ctx, KC_FLOAT32, 1, &n, &more), KC_ERR_TIMEOUT,
+               "kc_context_free", "200 ms");
+  assert_error(kc_array_to_host(arr[2], out, sizeof out), KC_ERR_TIMEOUT, "unusable",
+               "vector_add");
+  assert_error(kc_array_copy_from_host(arr[0], a, sizeof a), KC_ERR_TIMEOUT, "unusable",
+               "vector_add");
+  assert_error(kc_synchronize(ctx), KC_ERR_TIMEOUT, "unusable", "vector_add");
+  kc_module *other = NULL;
+  assert_error(kc_compile_file(ctx, source, NULL, &other), KC_ERR_TIMEOUT, "unusable",
+               "vector_add");
+  ck_assert_msg(now_s() - t0 < 0.1, "the calls on a dead context waited");
+  counts(after);
+  ck_assert_uint_eq(after[CALLS], before[CALLS]);
+  free_arrays(arr);
+  kc_module_free(mod);
+  if (s) kc_stream_free(s);
+  finish_clean();   /* returns: nothing waited on the kernel (the double aborts if so) */
+}
+
+START_TEST(timeout_at_synchronize) {
+  timeout_ms = 200;
+  start("cuLaunchKernel:1=HANG");
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  launch_runaway(&mod, arr, NULL);
+  double t0 = now_s();
+  assert_timed_out(kc_synchronize(ctx), t0);
+  assert_dead_then_free(mod, arr, NULL);
+}
+END_TEST
+
+/* KC_TIMEOUT_MS does the same as the config; the wait is a stream's. */
+START_TEST(timeout_from_env_at_stream_synchronize) {
+  setenv("KC_TIMEOUT_MS", "200", 1);
+  start("cuLaunchKernel:1=HANG");
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  kc_stream *s = NULL;
+  launch_runaway(&mod, arr, &s);
+  double t0 = now_s();
+  assert_timed_out(kc_stream_synchronize(s), t0);
+  assert_error(kc_stream_synchronize(s), KC_ERR_TIMEOUT, "unusable", "vector_add");
+  assert_dead_then_free(mod, arr, s);
+}
+END_TEST
+
+START_TEST(timeout_at_event_synchronize) {
+  timeout_ms = 200;
+  start("cuLaunchKernel:1=HANG");
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  kc_stream *s = NULL;
+  kc_event *e = NULL;
+  launch_runaway(&mod, arr, &s);
+  ck_assert_int_eq(kc_event_new(ctx, &e), KC_OK);
+  ck_assert_int_eq(kc_event_record(e, s), KC_OK);
+  double t0 = now_s();
+  assert_timed_out(kc_event_synchronize(e), t0);
+  kc_event_free(e);
+  assert_dead_then_free(mod, arr, s);
+}
+END_TEST
+
+/* A blocking copy back to the host waits for the kernel: it times out too. */
+START_TEST(timeout_at_copy_to_host) {
+  timeout_ms = 200;
+  start("cuLaunchKernel:1=HANG");
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  launch_runaway(&mod, arr, NULL);
+  double t0 = now_s();
+  assert_timed_out(kc_array_to_host(arr[2], out, sizeof out), t0);
+  assert_dead_then_free(mod, arr, NULL);
+}
+END_TEST
+
+/* An async copy to pageable memory returns only once done on a GPU: it times out
+ * too; one to page-locked memory (kc_host_alloc) is queued without waiting. */
+START_TEST(timeout_at_async_copy_to_pageable) {
+  timeout_ms = 200;
+  start("cuLaunchKernel:1=HANG");
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  kc_stream *s = NULL;
+  launch_runaway(&mod, arr, &s);
+  void *pinned = NULL;
+  ck_assert_int_eq(kc_host_alloc(ctx, sizeof out, &pinned), KC_OK);
+  ck_assert_int_eq(kc_array_to_host_async(arr[2], pinned, sizeof out, s), KC_OK);
+  double t0 = now_s();
+  assert_timed_out(kc_array_to_host_async(arr[2], out, sizeof out, s), t0);
+  kc_host_free(ctx, pinned);
+  assert_dead_then_free(mod, arr, s);
+}
+END_TEST
+
+/* With a timeout and no runaway, every wait polls and the results are right. */
+START_TEST(timeout_clean_run) {
+  timeout_ms = 200;
+  start(NULL);
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  kc_stream *s = NULL;
+  kc_event *e = NULL;
+  ck_assert_int_eq(kc_compile_file(ctx, source, NULL, &mod), KC_OK);
+  ck_assert_int_eq(make_arrays(arr), KC_OK);
+  ck_assert_int_eq(vector_add(mod, arr), KC_OK);
+  check_sums(arr[2]);
+  ck_assert_int_eq(kc_stream_new(ctx, &s), KC_OK);
+  ck_assert_int_eq(kc_event_new(ctx, &e), KC_OK);
+  ck_assert_int_eq(kc_event_record(e, s), KC_OK);
+  ck_assert_int_eq(kc_stream_synchronize(s), KC_OK);
+  ck_assert_int_eq(kc_event_synchronize(e), KC_OK);
+  kc_event_free(e);
+  kc_stream_free(s);
+  free_arrays(arr);
+  kc_module_free(mod);
+  finish_clean();
+}
+END_TEST
+
+/* Without a timeout a runaway kernel hangs kc_synchronize on a GPU: the double aborts
+ * the process rather than let a test wait for ever. */
+START_TEST(runaway_without_timeout_is_caught) {
+  start("cuLaunchKernel:1=HANG");
+  kc_module *mod = NULL;
+  kc_array *arr[3] = {0};
+  launch_runaway(&mod, arr, NULL);
+  kc_synchronize(ctx);   /* cuCtxSynchronize: the double aborts */
+}
+END_TEST
+
+/* A sticky fault of earlier work, reported at synchronise: the context is lost; later
+ * calls fail clearly at once instead of each asking the driver; freeing works. */
+START_TEST(sticky_at_synchronize_loses_the_context) {
+  start("cuCtxSynchronize:1=ILLEGAL_ADDRESS");
+  kc_array *arr[3] = {0};
+  ck_assert_int_eq(make_arrays(arr), KC_OK);
+  assert_error(kc_synchronize(ctx), KC_ERR_LAUNCH, "cuCtxSynchronize",
+               "CUDA_ERROR_ILLEGAL_ADDRESS");
+  ck_assert_msg(strstr(kc_last_error(ctx), "free the kc_context"), "%s", kc_last_error(ctx));
+  unsigned long before[8], after[8];
+  counts(before);
+  kc_array *more = NULL;
+  int64_t n = 4;
+  assert_error(kc_array_new(ctx, KC_FLOAT32, 1, &n, &more), KC_ERR_LAUNCH, "kc_context_free",
+               "CUDA_ERROR_ILLEGAL_ADDRESS");
+  assert_error(kc_array_to_host(arr[2], out, sizeof out), KC_ERR_LAUNCH, "unusable",
+               "CUDA_ERROR_ILLEGAL_ADDRESS");
+  kc_module *mod = NULL;
+  assert_error(kc_compile_file(ctx, source, NULL, &mod), KC_ERR_LAUNCH, "unusable",
+               "CUDA_ERROR_ILLEGAL_ADDRESS");
+  assert_error(kc_synchronize(ctx), KC_ERR_LAUNCH, "unusable", "CUDA_ERROR_ILLEGAL_ADDRESS");
+  counts(after);
+  ck_assert_uint_eq(after[CALLS], before[CALLS]);
+  free_arrays(arr);
   finish_clean();
 }
 END_TEST
@@ -226,6 +443,14 @@ int main(void) {
   tcase_add_test(tc, illegal_address_poisons);
   tcase_add_test(tc, synchronize_fails);
   tcase_add_exit_test(tc, contract_violation_fails_the_process, 70);
+  tcase_add_test(tc, timeout_at_synchronize);
+  tcase_add_test(tc, timeout_from_env_at_stream_synchronize);
+  tcase_add_test(tc, timeout_at_event_synchronize);
+  tcase_add_test(tc, timeout_at_copy_to_host);
+  tcase_add_test(tc, timeout_at_async_copy_to_pageable);
+  tcase_add_test(tc, timeout_clean_run);
+  tcase_add_test_raise_signal(tc, runaway_without_timeout_is_caught, SIGABRT);
+  tcase_add_test(tc, sticky_at_synchronize_loses_the_context);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

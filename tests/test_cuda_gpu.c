@@ -5,7 +5,9 @@
  * fills, waits and callbacks with page-locked memory; cubins (ptxas's, of kcc's
  * PTX) loaded from a file and from memory, with the table kcc put in them and with one
  * given by the caller; interop (array pointers, arrays over device memory kcc does not
- * own, the CUcontext, a borrowed CUstream, DLPack both ways); KC_DEVICE=cuda:N and peer copies between contexts.
+ * own, the CUcontext, a borrowed CUstream, DLPack both ways); KC_DEVICE=cuda:N and peer copies between contexts;
+ * last, a kernel that never ends under kc_config.timeout_ms (KC_ERR_TIMEOUT, the context
+ * lost, kc_context_free returning).
  * Exits 77 (Meson's "skipped") without a driver or a GPU.
  *
  *   usage: test_cuda_gpu VECTOR_ADD_PTX   (kcc's PTX of samples/vector_add.k, written
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include <dlfcn.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kc.h"
@@ -462,6 +465,70 @@ static void several_devices(kc_context *ctx, int count) {
   kc_context_free(cpu);
 }
 
+/* spin(int32[:] x): waits for x[0] != 0, which nothing writes: a kernel that never ends */
+static const char spin_ptx[] =
+    "// kcc-kernel: spin spin(int32[:])\n"
+    ".version 6.0\n"
+    ".target sm_50\n"
+    ".address_size 64\n"
+    ".visible .entry spin(.param .u64 x, .param .u64 xn)\n"
+    "{\n"
+    "  .reg .u64 %rd<2>;\n"
+    "  .reg .u32 %r<1>;\n"
+    "  .reg .pred %p<1>;\n"
+    "  ld.param.u64 %rd0, [x];\n"
+    "  cvta.to.global.u64 %rd1, %rd0;\n"
+    "$Lspin:\n"
+    "  ld.volatile.global.u32 %r0, [%rd1];\n"
+    "  setp.eq.u32 %p0, %r0, 0;\n"
+    "  @%p0 bra $Lspin;\n"
+    "  ret;\n"
+    "}\n";
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A kernel that never ends, with a 200 ms timeout: kc_synchronize gives up with
+ * KC_ERR_TIMEOUT naming it, later calls fail at once, kc_context_free returns. Run last:
+ * every kc_context on a device shares its primary context, which the kernel holds. */
+static void runaway(void) {
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CUDA;
+  cfg.timeout_ms = 200;
+  kc_context *ctx = NULL;
+  kc_module *m = NULL;
+  kc_kernel *k = NULL;
+  kc_array *x = NULL;
+  int64_t one = 1;
+  CHECK_OK(ctx, kc_context_new(&cfg, &ctx));
+  CHECK_OK(ctx, kc_module_load_ptx(ctx, spin_ptx, sizeof spin_ptx - 1, &m));
+  if (m) CHECK_OK(ctx, kc_module_get_kernel(m, "spin", &k));
+  CHECK_OK(ctx, kc_array_new(ctx, KC_INT32, 1, &one, &x));
+  CHECK_OK(ctx, kc_array_zero(x));
+  if (!k || !x) return;
+  kc_arg args[] = {kc_arg_array(x)};
+  CHECK_OK(ctx, kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, args, 1));
+  double t0 = now_s();
+  kc_status s = kc_synchronize(ctx);
+  double took = now_s() - t0;
+  printf("runaway: %s after %.3f s: %s\n", kc_status_name(s), took, kc_last_error(ctx));
+  CHECK(s == KC_ERR_TIMEOUT && took < 2.0 && strstr(kc_last_error(ctx), "'spin'"));
+  kc_array *y = NULL;
+  t0 = now_s();
+  CHECK(kc_array_new(ctx, KC_INT32, 1, &one, &y) == KC_ERR_TIMEOUT);
+  CHECK(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, args, 1) == KC_ERR_TIMEOUT);
+  CHECK(now_s() - t0 < 0.1);
+  kc_array_free(x);
+  kc_module_free(m);
+  t0 = now_s();
+  kc_context_free(ctx);
+  printf("runaway: kc_context_free returned after %.3f s\n", now_s() - t0);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_cuda_gpu VECTOR_ADD_PTX\n");
@@ -609,6 +676,7 @@ int main(int argc, char **argv) {
   free(hb);
   free(hc);
   kc_context_free(ctx);
+  runaway();
   printf("%s\n", failures ? "FAILED" : "ok");
   return failures ? 1 : 0;
 }

@@ -78,6 +78,7 @@ struct dbl_obj {
   int entry;
   /* DBL_EVENT */
   int recorded;
+  int never;                   /* recorded after a kernel that never ends */
   double when_ms;
 };
 
@@ -98,6 +99,10 @@ typedef struct dbl_state {
   int ctx_alive;
   CUresult sticky;             /* a fault that poisoned the context */
   CUresult pending;            /* an injected kernel fault, reported at the next call */
+  int hung;                    /* an injected kernel that never ends (=HANG): queries say
+                                  CUDA_ERROR_NOT_READY, a blocking call aborts the test */
+  unsigned long hangs, reclaimed;   /* hangs injected; allocations and modules left to
+                                       the destruction of a hung context */
   dbl_obj *objs;
   dbl_mem *mems;
   unsigned long calls, launches, launch_params, runs, faults, violations;
@@ -111,10 +116,18 @@ extern dbl_state dbl;
 #define DBL_NEED_CTX 2         /* needs the primary context current on this thread */
 #define DBL_RELEASES 4         /* frees a resource: runs even on a poisoned context */
 #define DBL_LAUNCH 8           /* a launch: an injected kernel fault is deferred */
+#define DBL_BLOCKS 16          /* waits for the device's work: on a GPU it never returns
+                                  while a kernel never ends (the double aborts) */
+/* The pseudo-error of KC_CUDA_DOUBLE_FAIL=cuLaunchKernel:n=HANG: a kernel that never
+ * ends (never a value of CUresult) */
+#define DBL_HANG ((CUresult)0x7ffffff0)
 
 /* Lock, count, check init/context/stickiness and injected faults. Returns the error
  * the call must return, or CUDA_SUCCESS to run its body. */
 CUresult dbl_enter(const char *name, int flags);
+/* A call that waits for the device's work while a kernel never ends: abort the process
+ * with a message (on a GPU it would never return). */
+void dbl_would_hang(const char *name);
 /* Unlock and return r. */
 CUresult dbl_leave(CUresult r);
 /* For RELEASES calls: unlock and return r, or the sticky fault when there is one. */

@@ -191,7 +191,11 @@ static void destroy_context(void) {
     blocks++;
     dbl_mem_release(m);
   }
-  if (blocks)
+  /* with a kernel that never ends, freeing would have waited for ever: the context's
+     destruction is the only way to free them (and to end the kernel) */
+  if (blocks && dbl.hung)
+    dbl.reclaimed += blocks;
+  else if (blocks)
     dbl_contract("cuDevicePrimaryCtxRelease: %zu allocation%s (%zu bytes) never freed",
                  blocks, blocks == 1 ? "" : "s", leaked);
   int mods = 0;
@@ -200,12 +204,15 @@ static void destroy_context(void) {
       mods++;
       dbl_module_destroy(o);
     }
-  if (mods)
+  if (mods && dbl.hung)
+    dbl.reclaimed += (unsigned long)mods;
+  else if (mods)
     dbl_contract("cuDevicePrimaryCtxRelease: %d module%s never unloaded", mods,
                  mods == 1 ? "" : "s");
   dbl_streams_destroy_all("cuDevicePrimaryCtxRelease");
   dbl.ctx_alive = 0;
   dbl.sticky = dbl.pending = CUDA_SUCCESS;
+  dbl.hung = 0;
   dbl_ctx_set_current(0);
 }
 
@@ -231,5 +238,5 @@ CUresult cuCtxSetCurrent(CUcontext ctx) {
 }
 
 CUresult cuCtxSynchronize(void) {
-  return dbl_leave(dbl_enter("cuCtxSynchronize", DBL_NEED_CTX));
+  return dbl_leave(dbl_enter("cuCtxSynchronize", DBL_NEED_CTX | DBL_BLOCKS));
 }

@@ -10,6 +10,15 @@
  * success and the fault is returned by the next call (a synchronisation), then by
  * every call until the primary context is released (the Driver API's rule for
  * CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED and the other exceptions).
+ * "cuLaunchKernel:n=HANG" makes the n-th launch a kernel that never ends: the launch
+ * succeeds, cuStreamQuery and cuEventQuery (of events recorded after it) say
+ * CUDA_ERROR_NOT_READY from then on, and a call that would wait for the device on a GPU
+ * (cuCtxSynchronize, cuStreamSynchronize, cuEventSynchronize, the synchronous copies to
+ * and from the host, cuMemFree, cuModuleUnload ...) aborts the process with a message:
+ * on a GPU it would never return. Only destroying the context ends the kernel; what the
+ * runtime could not free without waiting is then reclaimed without a contract report.
+ * A sticky error injected into any other call that needs the context
+ * ("cuCtxSynchronize:1=ILLEGAL_ADDRESS", a fault of earlier work) is sticky too.
  * The spec is read once, at cuInit.
  */
 #include <stdio.h>
@@ -43,13 +52,17 @@ static const struct { const char *name; CUresult r; } errors[] = {
   {"NO_DEVICE", CUDA_ERROR_NO_DEVICE},
   {"NOT_FOUND", CUDA_ERROR_NOT_FOUND},
   {"UNKNOWN", CUDA_ERROR_UNKNOWN},
+  {"INVALID_ADDRESS_SPACE", CUDA_ERROR_INVALID_ADDRESS_SPACE},
+  {"INVALID_PC", CUDA_ERROR_INVALID_PC},
+  {"HANG", DBL_HANG},
 };
 
 int dbl_sticky_error(CUresult r) {
   return r == CUDA_ERROR_LAUNCH_FAILED || r == CUDA_ERROR_ILLEGAL_ADDRESS ||
          r == CUDA_ERROR_MISALIGNED_ADDRESS || r == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
          r == CUDA_ERROR_HARDWARE_STACK_ERROR || r == CUDA_ERROR_ASSERT ||
-         r == CUDA_ERROR_LAUNCH_TIMEOUT;
+         r == CUDA_ERROR_LAUNCH_TIMEOUT || r == CUDA_ERROR_INVALID_ADDRESS_SPACE ||
+         r == CUDA_ERROR_INVALID_PC;
 }
 
 static CUresult default_error(const char *call) {

@@ -98,7 +98,7 @@ static CUresult free_kind(const char *call, void *p, dbl_mem_kind kind) {
 }
 
 CUresult cuMemFree(CUdeviceptr p) {
-  CUresult r = dbl_enter("cuMemFree", DBL_NEED_CTX | DBL_RELEASES);
+  CUresult r = dbl_enter("cuMemFree", DBL_NEED_CTX | DBL_RELEASES | DBL_BLOCKS);
   if (r == CUDA_SUCCESS && p) r = free_kind("cuMemFree", (void *)(uintptr_t)p, DBL_DEVICE);
   return dbl_leave_release(r);
 }
@@ -124,7 +124,7 @@ CUresult cuMemHostAlloc(void **out, size_t bytes, unsigned flags) {
 }
 
 CUresult cuMemFreeHost(void *p) {
-  CUresult r = dbl_enter("cuMemFreeHost", DBL_NEED_CTX | DBL_RELEASES);
+  CUresult r = dbl_enter("cuMemFreeHost", DBL_NEED_CTX | DBL_RELEASES | DBL_BLOCKS);
   if (r == CUDA_SUCCESS) r = free_kind("cuMemFreeHost", p, DBL_HOST);
   return dbl_leave_release(r);
 }
@@ -157,7 +157,7 @@ CUresult cuMemHostRegister(void *p, size_t bytes, unsigned flags) {
 }
 
 CUresult cuMemHostUnregister(void *p) {
-  CUresult r = dbl_enter("cuMemHostUnregister", DBL_NEED_CTX | DBL_RELEASES);
+  CUresult r = dbl_enter("cuMemHostUnregister", DBL_NEED_CTX | DBL_RELEASES | DBL_BLOCKS);
   if (r == CUDA_SUCCESS) {
     dbl_mem *m = dbl_mem_find((uintptr_t)p);
     if (!m || m->base != (char *)p || m->kind != DBL_REGISTERED) {
@@ -189,13 +189,13 @@ static CUresult copy(const char *call, void *dst, const void *src, size_t n, int
 #define DPTR(p) ((void *)(uintptr_t)(p))
 
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) {
-  CUresult r = dbl_enter("cuMemcpyHtoD", DBL_NEED_CTX);
+  CUresult r = dbl_enter("cuMemcpyHtoD", DBL_NEED_CTX | DBL_BLOCKS);
   if (r == CUDA_SUCCESS) r = copy("cuMemcpyHtoD", DPTR(dst), src, n, 1, 0);
   return dbl_leave(r);
 }
 
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) {
-  CUresult r = dbl_enter("cuMemcpyDtoH", DBL_NEED_CTX);
+  CUresult r = dbl_enter("cuMemcpyDtoH", DBL_NEED_CTX | DBL_BLOCKS);
   if (r == CUDA_SUCCESS) r = copy("cuMemcpyDtoH", dst, DPTR(src), n, 0, 1);
   return dbl_leave(r);
 }
@@ -215,6 +215,8 @@ CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream 
 
 CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream s) {
   CUresult r = dbl_enter("cuMemcpyDtoHAsync", DBL_NEED_CTX);
+  /* to pageable memory (not the driver's) it returns only once the copy is done */
+  if (r == CUDA_SUCCESS && !dbl_mem_find((uintptr_t)dst)) dbl_would_hang("cuMemcpyDtoHAsync");
   if (r == CUDA_SUCCESS) r = dbl_stream_check("cuMemcpyDtoHAsync", s);
   if (r == CUDA_SUCCESS) r = copy("cuMemcpyDtoHAsync", dst, DPTR(src), n, 0, 1);
   return dbl_leave(r);

@@ -110,7 +110,7 @@ CUresult cuModuleLoadDataEx(CUmodule *out, const void *image, unsigned n, CUjit_
 }
 
 CUresult cuModuleUnload(CUmodule mod) {
-  CUresult r = dbl_enter("cuModuleUnload", DBL_NEED_CTX | DBL_RELEASES);
+  CUresult r = dbl_enter("cuModuleUnload", DBL_NEED_CTX | DBL_RELEASES | DBL_BLOCKS);
   dbl_obj *m = NULL;
   if (r == CUDA_SUCCESS && !(m = dbl_obj_get(mod, DBL_MODULE, "cuModuleUnload", "hmod")))
     r = CUDA_ERROR_INVALID_HANDLE;

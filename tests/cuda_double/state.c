@@ -41,6 +41,15 @@ void dbl_fatal(const char *fmt, ...) {
   fatals++;
 }
 
+void dbl_would_hang(const char *name) {
+  if (!dbl.hung) return;
+  fprintf(stderr, "cuda-double: HANG: %s called while a kernel never ends "
+          "(KC_CUDA_DOUBLE_FAIL=...=HANG): on a GPU this call would wait for ever "
+          "(with kc_config.timeout_ms the runtime must poll instead)\n", name);
+  fflush(NULL);
+  abort();
+}
+
 CUresult dbl_enter(const char *name, int flags) {
   pthread_mutex_lock(&lock);
   dbl.calls++;
@@ -60,12 +69,24 @@ CUresult dbl_enter(const char *name, int flags) {
       dbl.pending = CUDA_SUCCESS;
     }
     if (dbl.sticky && !(flags & DBL_RELEASES)) return dbl.sticky;
+    if (flags & DBL_BLOCKS) dbl_would_hang(name);
   }
   CUresult r = dbl_fault(name);
+  if (r == DBL_HANG) {
+    if (!(flags & DBL_LAUNCH)) {
+      dbl_contract("%s: =HANG is for launches only", name);
+      return CUDA_ERROR_UNKNOWN;
+    }
+    dbl.hung = 1;      /* the launch succeeds; its kernel never ends */
+    dbl.hangs++;
+    return CUDA_SUCCESS;
+  }
   if (r != CUDA_SUCCESS && (flags & DBL_LAUNCH) && dbl_sticky_error(r)) {
     dbl.pending = r;   /* the launch itself succeeds; the kernel "faults" */
     return CUDA_SUCCESS;
   }
+  /* a sticky error at another call is a fault of earlier work: it stays */
+  if ((flags & DBL_NEED_CTX) && dbl_sticky_error(r)) dbl.sticky = r;
   return r;
 }
 
@@ -124,10 +145,11 @@ static void report(void) {
   char line[512];
   snprintf(line, sizeof line,
            "cuda-double: %lu driver calls checked, %lu launches (%lu parameters checked, "
-           "%lu run on the CPU), %lu faults injected, %lu contract violations, %zu bytes "
-           "still allocated\n",
-           dbl.calls, dbl.launches, dbl.launch_params, dbl.runs, dbl.faults, dbl.violations,
-           dbl_mem_live());
+           "%lu run on the CPU), %lu faults injected (%lu kernels that never end, %lu "
+           "allocations and modules reclaimed with their hung context), %lu contract "
+           "violations, %zu bytes still allocated\n",
+           dbl.calls, dbl.launches, dbl.launch_params, dbl.runs, dbl.faults, dbl.hangs,
+           dbl.reclaimed, dbl.violations, dbl_mem_live());
   if (want && strcmp(want, "1") == 0) {
     fputs(line, stderr);
   } else if (want && *want) {

@@ -58,8 +58,17 @@ CUresult cuStreamDestroy(CUstream s) {
 }
 
 CUresult cuStreamSynchronize(CUstream s) {
-  CUresult r = dbl_enter("cuStreamSynchronize", DBL_NEED_CTX);
+  CUresult r = dbl_enter("cuStreamSynchronize", DBL_NEED_CTX | DBL_BLOCKS);
   if (r == CUDA_SUCCESS) r = dbl_stream_check("cuStreamSynchronize", s);
+  return dbl_leave(r);
+}
+
+/* Work runs when queued, so a stream is idle unless a kernel never ends (the double
+ * does not track which stream it went to: every stream then says not ready). */
+CUresult cuStreamQuery(CUstream s) {
+  CUresult r = dbl_enter("cuStreamQuery", DBL_NEED_CTX);
+  if (r == CUDA_SUCCESS) r = dbl_stream_check("cuStreamQuery", s);
+  if (r == CUDA_SUCCESS && dbl.hung) r = CUDA_ERROR_NOT_READY;
   return dbl_leave(r);
 }
 
@@ -109,13 +118,14 @@ CUresult cuEventRecord(CUevent e, CUstream s) {
   if (r == CUDA_SUCCESS) r = dbl_stream_check("cuEventRecord", s);
   if (r == CUDA_SUCCESS) {
     o->recorded = 1;
+    o->never = dbl.hung;
     o->when_ms = now_ms();
   }
   return dbl_leave(r);
 }
 
 CUresult cuEventSynchronize(CUevent e) {
-  CUresult r = dbl_enter("cuEventSynchronize", DBL_NEED_CTX);
+  CUresult r = dbl_enter("cuEventSynchronize", DBL_NEED_CTX | DBL_BLOCKS);
   if (r == CUDA_SUCCESS && !dbl_obj_get(e, DBL_EVENT, "cuEventSynchronize", "hEvent"))
     r = CUDA_ERROR_INVALID_HANDLE;
   return dbl_leave(r);
@@ -123,8 +133,10 @@ CUresult cuEventSynchronize(CUevent e) {
 
 CUresult cuEventQuery(CUevent e) {
   CUresult r = dbl_enter("cuEventQuery", DBL_NEED_CTX);
-  if (r == CUDA_SUCCESS && !dbl_obj_get(e, DBL_EVENT, "cuEventQuery", "hEvent"))
+  dbl_obj *o = NULL;
+  if (r == CUDA_SUCCESS && !(o = dbl_obj_get(e, DBL_EVENT, "cuEventQuery", "hEvent")))
     r = CUDA_ERROR_INVALID_HANDLE;
+  if (r == CUDA_SUCCESS && o->never) r = CUDA_ERROR_NOT_READY;
   return dbl_leave(r);
 }
 
