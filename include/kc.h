@@ -426,7 +426,8 @@ KC_API void kc_module_free(kc_module *m);
 KC_API kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out);
 /* Number of parameters (-1 when the kernel is untyped: specialised at launch). */
 KC_API int kc_kernel_param_count(const kc_kernel *k);
-/* The kernel's signature in Numba spelling, "add(float32[:], float32[:], int32)". For
+/* The kernel's signature in Numba spelling, "add(float32[:], float32[:], int32)"; for
+ * one declared with several, all of them, one a line, in the decorator's order. For
  * an untyped kernel (specialised at launch), the signatures it has been compiled for so
  * far, one a line in the order of their first launch, as Numba's kernel.signatures:
  * "add(float32[:], int32)\nadd(float64[:], int32)"; "add(untyped)" before the first.

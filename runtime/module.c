@@ -116,7 +116,11 @@ nomem:
   return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
 }
 
-/* Link kernels sharing a name (several signatures of one source kernel). */
+static void list_spec(kc_kernel *k, const char *sig);
+
+/* Link kernels sharing a name (several signatures of one source kernel). The first of
+ * them, which kc_module_get_kernel finds, lists every signature (Numba's
+ * kernel.signatures), in the order of the decorator's list. */
 static void link_overloads(kc_module *m) {
   for (int i = 0; i < m->nkernels; i++)
     for (int j = i + 1; j < m->nkernels; j++)
@@ -125,6 +129,13 @@ static void link_overloads(kc_module *m) {
         m->kernels[i].next_overload = &m->kernels[j];
         break;
       }
+  for (int i = 0; i < m->nkernels; i++) {
+    kc_kernel *k = &m->kernels[i];
+    int first = 1;
+    for (int j = 0; j < i && first; j++) first = m->kernels[j].next_overload != k;
+    if (!first || !k->next_overload) continue;
+    for (kc_kernel *o = k; o; o = o->next_overload) list_spec(k, o->signature);
+  }
 }
 
 static kc_status module_alloc(kc_context *ctx, int nkernels, kc_module **out) {

@@ -159,7 +159,8 @@ struct kc_kernel {
   unsigned max_threads;         /* of this kernel (registers may lower it on CUDA) */
   size_t shared_optin_set;      /* dynamic shared bytes already allowed on CUDA */
   kc_kernel *next_overload;     /* another compiled signature of the same name */
-  char *listing;                /* untyped: the signatures of its specialisations so far,
+  char *listing;                /* untyped: the signatures of its specialisations so far; typed
+                                   with several: all of them (on the first, link_overloads);
                                    one a line (kc_kernel_signature); NULL before any */
 };
 

@@ -163,6 +163,32 @@ START_TEST(untyped_kernel_signatures) {
 }
 END_TEST
 
+/* Numba lists a kernel's signatures in the decorator's order (kernel.signatures) */
+START_TEST(typed_kernel_signatures) {
+  static const char src2[] = "from numba import cuda\n"
+                             "@cuda.jit(['void(float32[:])', 'void(int64[:])'])\n"
+                             "def bump(a):\n"
+                             "    a[0] += 1\n";
+  kc_module *m = NULL;
+  ck_assert_int_eq(kc_compile_source(ctx, "t.k", src2, sizeof src2 - 1, NULL, &m), KC_OK);
+  kc_kernel *k = NULL;
+  ck_assert_int_eq(kc_module_get_kernel(m, "bump", &k), KC_OK);
+  ck_assert_str_eq(kc_kernel_signature(k), "bump(float32[:])\nbump(int64[:])");
+  int64_t n = 1;
+  kc_array *a = NULL;
+  ck_assert_int_eq(kc_array_new(ctx, KC_INT64, 1, &n, &a), KC_OK);
+  ck_assert_int_eq(kc_array_zero(a), KC_OK);
+  kc_arg args[] = {kc_arg_array(a)};
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, args, 1), KC_OK);
+  ck_assert_str_eq(kc_kernel_signature(k), "bump(float32[:])\nbump(int64[:])");
+  int64_t v = 0;
+  ck_assert_int_eq(kc_array_to_host(a, &v, sizeof v), KC_OK);
+  ck_assert_int_eq(v, 1);
+  kc_array_free(a);
+  kc_module_free(m);
+}
+END_TEST
+
 static const char random_src[] =
     "from numba import cuda\n"
     "from numba.cuda.random import xoroshiro128p_uniform_float32\n"
@@ -216,6 +242,7 @@ int main(void) {
   tcase_add_test(tc, diagnostics_silent_and_kept);
   tcase_add_test(tc, diagnostics_verbose_prints);
   tcase_add_test(tc, untyped_kernel_signatures);
+  tcase_add_test(tc, typed_kernel_signatures);
   tcase_add_test(tc, wrong_random_states);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
