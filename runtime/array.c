@@ -84,6 +84,22 @@ kc_status rt_array_alloc(kc_context *ctx, kc_dtype dtype, const char *record,
   return KC_OK;
 }
 
+kc_status rt_array_fill_new(kc_array *a, const void *host, size_t bytes, const char *call,
+                            kc_array **out) {
+  kc_status s = KC_ERR_INVALID;
+  if (bytes != a->bytes)
+    rt_error(a->ctx, s, "%s: the array holds %zu bytes, the host buffer %zu", call, a->bytes,
+             bytes);
+  else
+    s = kc_array_copy_from_host(a, host, bytes);
+  if (s != KC_OK) {
+    kc_array_free(a);
+    return s;
+  }
+  *out = a;
+  return KC_OK;
+}
+
 kc_status kc_array_from_host(kc_context *ctx, kc_dtype dtype, int ndim,
                              const int64_t *shape, const void *host, size_t bytes,
                              kc_array **out) {
@@ -95,20 +111,7 @@ kc_status kc_array_from_host(kc_context *ctx, kc_dtype dtype, int ndim,
   kc_array *a;
   kc_status s = kc_array_new(ctx, dtype, ndim, shape, &a);
   if (s != KC_OK) return s;
-  if (bytes != a->bytes) {
-    size_t want = a->bytes;
-    kc_array_free(a);
-    return rt_error(ctx, KC_ERR_INVALID,
-                    "kc_array_from_host: the array holds %zu bytes, the host buffer %zu", want,
-                    bytes);
-  }
-  s = kc_array_copy_from_host(a, host, bytes);
-  if (s != KC_OK) {
-    kc_array_free(a);
-    return s;
-  }
-  *out = a;
-  return KC_OK;
+  return rt_array_fill_new(a, host, bytes, "kc_array_from_host", out);
 }
 
 kc_status rt_array_check(const kc_array *a, const char *what) {

@@ -138,9 +138,8 @@ kc_status kc_array_from_host_records(kc_context *ctx, const kc_record *rec, int 
   RT_NEED(ctx, host, "kc_array_from_host_records");
   kc_array *a;
   kc_status s = kc_array_new_records(ctx, rec, ndim, shape, &a);
-  if (s == KC_OK && (s = kc_array_copy_from_host(a, host, bytes)) != KC_OK) kc_array_free(a);
-  if (s == KC_OK) *out = a;
-  return s;
+  if (s != KC_OK) return s;
+  return rt_array_fill_new(a, host, bytes, "kc_array_from_host_records", out);
 }
 
 const char *kc_array_record(const kc_array *a) { return a && a->record ? a->record : ""; }

@@ -267,6 +267,11 @@ void rt_diags_reset(kc_context *ctx);
 /* ---- array.c ---------------------------------------------------------------------- */
 /* KC_OK for a live array; for one passed to kc_array_free, KC_ERR_INVALID with
  * "<what>: the array was freed (kc_array_free)" in its context. */
+/* The end of kc_array_from_host and its records version: a, just made, filled from host,
+ * which must hold exactly its bytes (else KC_ERR_INVALID naming call and both sizes);
+ * *out = a on success, a freed on failure. */
+kc_status rt_array_fill_new(kc_array *a, const void *host, size_t bytes, const char *call,
+                            kc_array **out);
 kc_status rt_array_check(const kc_array *a, const char *what);
 /* handles.c: park a freed module, kernel table, stream or event (size bytes; *magic,
  * when given, becomes RT_HANDLE_FREED); really free the parked ones (kc_context_free);

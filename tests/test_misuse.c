@@ -147,6 +147,13 @@ START_TEST(host_byte_counts) {
   ck_assert_ptr_null(a);
   expect(kc_array_from_host(ctx, KC_FLOAT64, 1, &n, h, sizeof h, &a), KC_ERR_INVALID,
          "holds 800 bytes, the host buffer 400");
+  kc_record_field f[2] = {{"x", KC_FLOAT32, NULL, 0, 0, {0}}, {"y", KC_FLOAT32, NULL, 4, 0, {0}}};
+  kc_record *r = NULL;
+  ck_assert_int_eq(kc_record_new(ctx, f, 2, 8, 0, &r), KC_OK);
+  expect(kc_array_from_host_records(ctx, r, 1, &n, h, sizeof h, &a), KC_ERR_INVALID,
+         "kc_array_from_host_records: the array holds 800 bytes, the host buffer 400");
+  ck_assert_ptr_null(a);
+  kc_record_free(r);
   a = filled(ctx, N);
   expect(kc_array_to_host(a, h, sizeof h + 4), KC_ERR_INVALID,
          "the array holds 400 bytes, the host buffer 404");
