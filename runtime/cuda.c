@@ -250,25 +250,6 @@ const char *rt_cuda_driver_path(void) {
 int rt_cuda_driver_version(void) { return rt_cuda_load(NULL, 0) == KC_OK ? rt_drv.version : 0; }
 
 /* ---- Errors ------------------------------------------------------------------------- */
-static kc_status status_of(CUresult r) {
-  switch (r) {
-  case CUDA_ERROR_OUT_OF_MEMORY: return KC_ERR_NOMEM;
-  case CUDA_ERROR_NO_DEVICE:
-  case CUDA_ERROR_INVALID_DEVICE: return KC_ERR_NO_DEVICE;
-  case CUDA_ERROR_LAUNCH_FAILED:
-  case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
-  case CUDA_ERROR_LAUNCH_TIMEOUT:
-  case CUDA_ERROR_ILLEGAL_ADDRESS:
-  case CUDA_ERROR_MISALIGNED_ADDRESS:
-  case CUDA_ERROR_ASSERT:
-  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-  case CUDA_ERROR_INVALID_PC:
-  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-  case CUDA_ERROR_HARDWARE_STACK_ERROR: return KC_ERR_LAUNCH;
-  default: return KC_ERR_CUDA;
-  }
-}
-
 /* The errors cuda.h says leave the context (or the process) unusable: "any further
  * CUDA work will return the same error" until the context is destroyed. */
 static int sticky(CUresult r) {
@@ -290,6 +271,18 @@ static int sticky(CUresult r) {
 #endif
     return 1;
   default: return 0;
+  }
+}
+
+/* A fault while a kernel ran (every sticky error) and a launch the device could not
+ * start are KC_ERR_LAUNCH. */
+static kc_status status_of(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_OUT_OF_MEMORY: return KC_ERR_NOMEM;
+  case CUDA_ERROR_NO_DEVICE:
+  case CUDA_ERROR_INVALID_DEVICE: return KC_ERR_NO_DEVICE;
+  case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: return KC_ERR_LAUNCH;
+  default: return sticky(r) ? KC_ERR_LAUNCH : KC_ERR_CUDA;
   }
 }
 
