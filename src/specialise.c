@@ -373,8 +373,9 @@ static void try_reduce_type(infer_ctx *ic, func_def *k, const type *el) {
   trial.nerrors = trial.nwarnings = 0;
   trial.max_errors = 1;
   int ninst = ic->prog->instances.len, nkern = ic->prog->kernels.len, nk = k->instances.len;
-  int *nfn = arena_alloc(ic->ar, sizeof *nfn * (size_t)(ic->prog->funcs.len + 1));
-  for (int i = 0; i < ic->prog->funcs.len; i++)
+  int nfuncs = ic->prog->funcs.len;
+  int *nfn = arena_alloc(ic->ar, sizeof *nfn * (size_t)(nfuncs + 1));
+  for (int i = 0; i < nfuncs; i++)
     nfn[i] = ((func_def *)ic->prog->funcs.items[i])->instances.len;
   ptr_vec *sig = ix_reduce_kernel_sig(ic, el);
   ic->d = &trial;
@@ -388,8 +389,10 @@ static void try_reduce_type(infer_ctx *ic, func_def *k, const type *el) {
   ic->prog->instances.len = ninst;   /* forget every instance the attempt made */
   ic->prog->kernels.len = nkern;
   k->instances.len = nk;
+  /* functions the attempt brought in (a library module it loaded, kcc/cmath.k say)
+     stay known, without the instances it made of them */
   for (int i = 0; i < ic->prog->funcs.len; i++)
-    ((func_def *)ic->prog->funcs.items[i])->instances.len = nfn[i];
+    ((func_def *)ic->prog->funcs.items[i])->instances.len = i < nfuncs ? nfn[i] : 0;
 }
 
 /* @cuda.reduce: the synthesised kernel (synth.c), compiled per element type. Without
