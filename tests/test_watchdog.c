@@ -174,59 +174,29 @@ START_TEST(while_forever) {
 }
 END_TEST
 
-START_TEST(many_blocks_forever) {
-  /* more blocks than workers: the blocks not yet started never start */
-  kc_arg a[1] = {kc_arg_array(arr)};
-  expect_timeout("forever", kc_dim(N), kc_dim(1), a, 1);
-}
-END_TEST
+/* The other runaway kernels: each stopped, named, and the context still right. */
+typedef struct runaway {
+  const char *kernel;
+  unsigned grid, block;
+  int64_t n;             /* its int64 argument; 0: it has none */
+} runaway;
 
-START_TEST(spinning_on_shared_flag) {
-  kc_arg a[1] = {kc_arg_array(arr)};
-  expect_timeout("spin_flag", kc_dim(2), kc_dim(32), a, 1);
-}
-END_TEST
+static const runaway runaways[] = {
+  {"forever", N, 1, 0},               /* more blocks than workers: the rest never start */
+  {"spin_flag", 2, 32, 0},            /* thread 0 spins on a flag thread 1 would set */
+  {"sync_loop", 2, 64, INT64_MAX},    /* a loop of barriers (region form) */
+  {"count_loop", 2, 64, 0},           /* a loop of syncthreads_count (fibers) */
+  {"calls_forever", N / 64, 64, 0},   /* the loop is in a device function */
+  {"nested", N / 64, 64, (int64_t)1 << 62},
+  {"nested_const", N / 64, 64, 0},    /* a constant count, past the checks' threshold */
+  {"grid_loop", 4, 32, (int64_t)1 << 62},  /* a cooperative grid syncing for ever */
+  {"grid_waits", 2, 32, 0},           /* block 0 waits at g.sync() for block 1, never */
+};
 
-START_TEST(barrier_loop) {
-  kc_arg a[2] = {kc_arg_array(arr), kc_arg_i64(INT64_MAX)};
-  expect_timeout("sync_loop", kc_dim(2), kc_dim(64), a, 2);
-}
-END_TEST
-
-START_TEST(collective_loop_in_fibers) {
-  kc_arg a[1] = {kc_arg_array(arr)};
-  expect_timeout("count_loop", kc_dim(2), kc_dim(64), a, 1);
-}
-END_TEST
-
-START_TEST(device_function_loop) {
-  kc_arg a[1] = {kc_arg_array(arr)};
-  expect_timeout("calls_forever", kc_dim(N / 64), kc_dim(64), a, 1);
-}
-END_TEST
-
-START_TEST(nested_for_loops) {
-  kc_arg a[2] = {kc_arg_array(arr), kc_arg_i64((int64_t)1 << 62)};
-  expect_timeout("nested", kc_dim(N / 64), kc_dim(64), a, 2);
-}
-END_TEST
-
-START_TEST(nested_constant_for_loops) {
-  kc_arg a[1] = {kc_arg_array(arr)};
-  expect_timeout("nested_const", kc_dim(N / 64), kc_dim(64), a, 1);
-}
-END_TEST
-
-START_TEST(cooperative_grid_loop) {
-  kc_arg a[2] = {kc_arg_array(arr), kc_arg_i64((int64_t)1 << 62)};
-  expect_timeout("grid_loop", kc_dim(4), kc_dim(32), a, 2);
-}
-END_TEST
-
-START_TEST(cooperative_blocks_waiting) {
-  /* block 0 waits at g.sync() for block 1, which never comes */
-  kc_arg a[1] = {kc_arg_array(arr)};
-  expect_timeout("grid_waits", kc_dim(2), kc_dim(32), a, 1);
+START_TEST(runaway_kernels) {
+  const runaway *r = &runaways[_i];
+  kc_arg a[2] = {kc_arg_array(arr), kc_arg_i64(r->n)};
+  expect_timeout(r->kernel, kc_dim(r->grid), kc_dim(r->block), a, r->n ? 2 : 1);
 }
 END_TEST
 
@@ -294,15 +264,7 @@ static Suite *watchdog_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, while_forever);
-  tcase_add_test(tc, many_blocks_forever);
-  tcase_add_test(tc, spinning_on_shared_flag);
-  tcase_add_test(tc, barrier_loop);
-  tcase_add_test(tc, collective_loop_in_fibers);
-  tcase_add_test(tc, device_function_loop);
-  tcase_add_test(tc, nested_for_loops);
-  tcase_add_test(tc, nested_constant_for_loops);
-  tcase_add_test(tc, cooperative_grid_loop);
-  tcase_add_test(tc, cooperative_blocks_waiting);
+  tcase_add_loop_test(tc, runaway_kernels, 0, sizeof runaways / sizeof runaways[0]);
   tcase_add_test(tc, synchronize_reports_it_once_more);
   tcase_add_test(tc, short_launches_never_stopped);
   tcase_add_test(tc, from_the_environment);
