@@ -172,6 +172,21 @@ static int config_switch(int value, const char *env, int dflt) {
   return dflt;
 }
 
+/* digits as an int: 1 when they are decimal digits only (at least one) from 0 to
+ * INT_MAX, so "x", "-1", " 5" and "99999999999" are refused, not read as 0, -1 or a
+ * wrapped int. */
+static int decimal_int(const char *digits, int *out) {
+  long long v = 0;
+  const char *p = digits;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    v = v * 10 + (*p - '0');
+    if (v > INT_MAX) return 0;
+  }
+  if (p == digits || *p != '\0') return 0;
+  *out = (int)v;
+  return 1;
+}
+
 /* cfg.timeout_ms: -1 means none (0 after this), 0 defers to KC_TIMEOUT_MS (decimal
  * milliseconds, 0 = none), a positive value is kept. */
 static kc_status resolve_timeout(kc_context *ctx) {
@@ -185,13 +200,9 @@ static kc_status resolve_timeout(kc_context *ctx) {
   }
   const char *e = getenv("KC_TIMEOUT_MS");
   if (c->timeout_ms > 0 || !e || !*e) return KC_OK;
-  long long v = 0;
-  const char *p = e;
-  for (; *p >= '0' && *p <= '9' && v <= INT_MAX; p++) v = v * 10 + (*p - '0');
-  if (*p || v > INT_MAX)
+  if (!decimal_int(e, &c->timeout_ms))
     return rt_error(ctx, KC_ERR_INVALID, "KC_TIMEOUT_MS=%s: not a number of milliseconds "
                     "(decimal digits, 0 for none, at most %d)", e, INT_MAX);
-  c->timeout_ms = (int)v;
   return KC_OK;
 }
 
@@ -234,17 +245,10 @@ static kc_status broken_context(kc_context *ctx, kc_status s) {
  * "cuda:-1" and "cuda:99999999999" are refused, not read as 0, -1 or a wrapped int). */
 static kc_status parse_ordinal(kc_context *ctx, const char *env, const char *digits,
                                int *out) {
-  long long v = 0;
-  const char *p = digits;
-  for (; *p >= '0' && *p <= '9'; p++) {
-    v = v * 10 + (*p - '0');
-    if (v > INT_MAX) break;
-  }
-  if (p == digits || *p != '\0')
+  if (!decimal_int(digits, out))
     return rt_error(ctx, KC_ERR_INVALID,
                     "KC_DEVICE='%s': the device ordinal must be a number from 0 to %d",
                     env, INT_MAX);
-  *out = (int)v;
   return KC_OK;
 }
 
