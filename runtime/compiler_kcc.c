@@ -3,6 +3,7 @@
  * into libkc only: this file is what makes the runtime able to compile.
  */
 #include "kc_config.h"
+#include "ptx_link.h"
 #include "rt_compiler.h"
 
 static const rt_compiler kcc_compiler = {
@@ -14,6 +15,7 @@ static const rt_compiler kcc_compiler = {
   .output_drop_object = kcc_output_drop_object,
   .cpu_check = kcc_cpu_check,
   .cpu_id = kcc_cpu_id,
+  .ptx_to_cubin = ptx_link_cubin,
 };
 
 const rt_compiler *rt_compiler_get(void) {

@@ -54,6 +54,18 @@ rt_image_kind rt_image_kind_of(const void *data, size_t len) {
   return RT_IMAGE_UNKNOWN;
 }
 
+/* The word after a PTX directive (".version" -> "7.8", ".target" -> "sm_90"), into
+   out; "?" when the text lacks it. */
+void rt_ptx_directive(const char *ptx, const char *directive, char *out, size_t len) {
+  snprintf(out, len, "?");
+  const char *p = ptx ? strstr(ptx, directive) : NULL;
+  if (!p) return;
+  p += strlen(directive);
+  while (*p == ' ' || *p == '\t') p++;
+  size_t n = strcspn(p, " \t\r\n,");
+  if (n > 0 && n < len) snprintf(out, len, "%.*s", (int)n, p);
+}
+
 const char *rt_image_kind_name(rt_image_kind k) {
   switch (k) {
   case RT_IMAGE_PTX: return "PTX";

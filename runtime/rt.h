@@ -451,6 +451,9 @@ typedef enum rt_image_kind {
 /* By the first bytes: ELF magic, the fatbin magic, or text with a .version directive. */
 rt_image_kind rt_image_kind_of(const void *data, size_t len);
 const char *rt_image_kind_name(rt_image_kind k);   /* "PTX", "cubin", "fatbin" */
+/* The word after a PTX directive (".version" -> "7.8", ".target" -> "sm_90") into out,
+ * "?" when the text has none. */
+void rt_ptx_directive(const char *ptx, const char *directive, char *out, size_t len);
 /* The kernel table of an ELF cubin: the bytes of its __kcc_kernels symbol, trailing
  * NULs dropped (*table points into data). 0 when found; 1 when the cubin has none; -1
  * when data is not a well-formed 64-bit CUDA ELF; msg says why for 1 and -1. */

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cuda.h>   /* CUDA_VERSION: what the double reports */
+
 #include "kc.h"
 
 #define N 1000
@@ -161,6 +163,38 @@ START_TEST(module_load_jit_log) {
   ck_assert_msg(strstr(kc_last_error(ctx), "JIT log") &&
                 strstr(kc_last_error(ctx), "injected by the CUDA driver double"),
                 "no JIT log in '%s'", kc_last_error(ctx));
+  ck_assert_int_eq(kc_compile_file(ctx, source, NULL, &mod), KC_OK);
+  kc_array *arr[3] = {0};
+  ck_assert_int_eq(make_arrays(arr), KC_OK);
+  ck_assert_int_eq(vector_add(mod, arr), KC_OK);
+  check_sums(arr[2]);
+  free_arrays(arr);
+  kc_module_free(mod);
+  finish_clean();
+}
+END_TEST
+
+/* A driver older than the PTX ISA (CUDA_ERROR_UNSUPPORTED_PTX_VERSION): the runtime
+ * assembles the PTX into a cubin itself (nvJitLink) and loads that. The double loads
+ * no cubin, so here the message must say all of it: the error, both versions, what
+ * was tried and what to do; the context stays usable and the next load works. */
+START_TEST(module_load_ptx_too_new) {
+  start("cuModuleLoadDataEx:1=UNSUPPORTED_PTX_VERSION");
+  kc_module *mod = NULL;
+  kc_status s = kc_compile_file(ctx, source, NULL, &mod);
+  assert_error(s, KC_ERR_CUDA, "cuModuleLoadDataEx", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
+  ck_assert_ptr_null(mod);
+  const char *msg = kc_last_error(ctx);
+  char driver[32];
+  snprintf(driver, sizeof driver, "CUDA driver (%d.%d)", CUDA_VERSION / 1000,
+           CUDA_VERSION % 1000 / 10);
+  ck_assert_msg(strstr(msg, driver) && strstr(msg, "older than the PTX ISA 7.") &&
+                strstr(msg, "(for sm_") && strstr(msg, "kcc compile --emit=cubin"),
+                "'%s' lacks the versions or the remedy", msg);
+  ck_assert_msg(strstr(msg, "refused the cubin nvJitLink made from it too "
+                            "(CUDA_ERROR_INVALID_IMAGE)") ||
+                strstr(msg, "libnvJitLink is not installed"),
+                "'%s' does not say what became of the cubin", msg);
   ck_assert_int_eq(kc_compile_file(ctx, source, NULL, &mod), KC_OK);
   kc_array *arr[3] = {0};
   ck_assert_int_eq(make_arrays(arr), KC_OK);
@@ -439,6 +473,7 @@ int main(void) {
   tcase_add_test(tc, clean_run);
   tcase_add_test(tc, alloc_out_of_memory);
   tcase_add_test(tc, module_load_jit_log);
+  tcase_add_test(tc, module_load_ptx_too_new);
   tcase_add_test(tc, launch_failed_at_synchronize);
   tcase_add_test(tc, illegal_address_poisons);
   tcase_add_test(tc, synchronize_fails);

@@ -26,6 +26,8 @@ static const struct { CUresult r; const char *name, *text; } names[] = {
   {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
   {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
    "a PTX JIT compilation failed"},
+  {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+   "the provided PTX was compiled with an unsupported toolchain."},
   {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
   {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
   {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
