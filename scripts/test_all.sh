@@ -4,6 +4,10 @@
 #      (LeakSanitizer on; UBSan stops at the first error)
 #   2. the compiler and CPU runtime tests under valgrind memcheck (tests/run_valgrind.py)
 #   3. the fuzz targets, KC_FUZZ_SECONDS each (default 60), when clang has libFuzzer
+#   4. the GPU bundle rehearsed (scripts/gpu.sh): built with LLVM linked in
+#      (build-gpu/), packed, unpacked into a fresh copy of the tree with no LLVM or
+#      meson on PATH, and every program of it run on the CPU back end, so the bundle a
+#      lent GPU gets is known to build and run
 # usage: scripts/test_all.sh BUILD LLVM_CONFIG
 set -euo pipefail
 build=${1:-build}
@@ -44,6 +48,11 @@ fuzz_suite() {
     meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 2 --suite fuzz
 }
 
+gpu_bundle() {
+  scripts/gpu.sh prepare && scripts/gpu.sh run --cpu --budget 1200
+}
+
+step gpu-bundle gpu_bundle
 step asan asan_suite
 step valgrind python3 tests/run_valgrind.py "$build"
 step fuzz fuzz_suite

@@ -14,7 +14,9 @@
  *              launched with the same arguments; outputs compared, then kernel time
  *              by CUDA events, median of REPS
  *
- *   usage: gpu_bench ROOT [CUBIN_DIR] [REPS]   (ROOT: the source tree)
+ *   usage: gpu_bench ROOT [CUBIN_DIR] [REPS] [SECTION]   (ROOT: the source tree;
+ *          SECTION: launch, bandwidth or kernels, else all three; scripts/gpu.sh runs
+ *          them as separate steps, so a run cut short keeps the sections it finished)
  *
  * Prints "not run: no GPU (...)" and exits 0 without a driver or a device. The driver
  * is reached through kc's own dlopen'd table for kc calls and through dlsym here for
@@ -341,13 +343,18 @@ static void kernel_times(kc_context *ctx, const char *root, const char *cubins) 
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: gpu_bench ROOT [CUBIN_DIR] [REPS]\n");
+    fprintf(stderr, "usage: gpu_bench ROOT [CUBIN_DIR] [REPS] [launch|bandwidth|kernels]\n");
     return 2;
   }
   const char *root = argv[1];
   const char *cubins = argc > 2 ? argv[2] : "build-gpu/cubins";
   if (argc > 3) reps = atoi(argv[3]);
   if (reps < 1 || reps > 64) reps = 21;
+  const char *only = argc > 4 ? argv[4] : NULL;
+  if (only && strcmp(only, "launch") && strcmp(only, "bandwidth") && strcmp(only, "kernels")) {
+    fprintf(stderr, "gpu_bench: no section '%s' (launch, bandwidth, kernels)\n", only);
+    return 2;
+  }
   int count = 0;
   if (kc_cuda_device_count(&count) != KC_OK || count == 0) {
     printf("not run: no GPU (no CUDA driver or device)\n");
@@ -376,9 +383,9 @@ int main(int argc, char **argv) {
   TRY(ctx, kc_context_device_info(ctx, &info));
   printf("device: %s (sm_%d%d, %d SMs, %zu MiB)\n\n", info.name, info.cc_major,
          info.cc_minor, info.multiprocessors, info.total_memory >> 20);
-  launch_overhead(ctx, root);
-  bandwidth(ctx, root);
-  kernel_times(ctx, root, cubins);
+  if (!only || !strcmp(only, "launch")) launch_overhead(ctx, root);
+  if (!only || !strcmp(only, "bandwidth")) bandwidth(ctx, root);
+  if (!only || !strcmp(only, "kernels")) kernel_times(ctx, root, cubins);
   kc_context_free(ctx);
   return 0;
 }
