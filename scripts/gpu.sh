@@ -250,6 +250,8 @@ write_results() {
       echo "# kcc on a GPU: results"
       echo
       echo "Written by \`scripts/gpu.sh run\` on the GPU machine, step by step as each finished."
+      echo "What is marked passed or failed below ran on this GPU; what is marked skipped or"
+      echo "not run did not."
     fi
     echo
     echo "- date: $RUN_DATE"
@@ -285,7 +287,8 @@ write_results() {
     echo "1. Here (LLVM and the CUDA toolkit): \`scripts/gpu.sh prepare\` (packs \`.gpu/build-gpu.tar.xz\`)."
     echo "2. Through the device tool: \`run(carry=[\".gpu\"], command=\"scripts/gpu.sh run\", timeout_s=600)\`."
     echo
-    echo "\`scripts/gpu.sh run --cpu --budget 60\` rehearses it anywhere. docs/gpu-results.md says how."
+    echo "\`scripts/gpu.sh run --cpu --budget 60\` rehearses it anywhere; scripts/gpu.sh's header"
+    echo "says what each step does."
   } >"$RESULTS"
   if [[ -n ${OUT:-} && $RESULTS != "$OUT/gpu-results.md" ]]; then
     cp "$RESULTS" "$OUT/gpu-results.md"
@@ -348,6 +351,7 @@ step_tests() {   # STEP FILTER
       continue
     fi
     run_test "$name" "$env" "$cmd"
+    write_results   # a run killed mid-step keeps every test that finished
   done < <(awk -F'\t' "$filter" "$B/gpu-tests.list")
   local outcome="$((n - cut)) of $n run, $((NFAIL - f0)) failed"
   (( cut )) && outcome+=", $cut not run (budget)"
