@@ -12,37 +12,198 @@
 /* yyparse is made by bison with this prototype (not exported in its header). */
 int yyparse(parse_state *ps);
 
+/* Scan src, whose first line is line first_line of the file. */
 static void parse_begin(parse_state *ps, arena *a, diag_sink *d, const char *src,
-                        size_t len) {
+                        size_t len, int first_line) {
   memset(ps, 0, sizeof *ps);
   ps->ar = a;
   ps->d = d;
   ps->root = node_new(a, N_MODULE, span_none());
   lex_begin(ps, src, len);
+  ps->line = first_line;
 }
 
 static void parse_end(parse_state *ps) { lex_end(ps); }
 
-/* The module's span: from the start of the file to where the scanner stopped. */
-static void parse_module_span(parse_state *ps) {
-  span sp = {1, 1, ps->line, ps->col};
-  ps->root->sp = sp;
-}
+/* ---- whole modules ------------------------------------------------------------------
+ * Each top-level statement (toplevel.c finds them) is parsed alone, first with the
+ * diagnostics muted. One that parses joins the module. One that does not is host Python
+ * (an N_HOST: what it binds, and why kcc cannot compile it), unless it defines a kernel:
+ * that one is parsed again aloud, so its errors are reported as always. */
 
-node *parse_module(arena *a, diag_sink *d, const char *src, size_t len) {
+/* Parse src (starting on line `line`) as the kernel language. *end_line and *end_col:
+ * where the scanner stopped; *invalid: it met what is no Python at all (a byte that is
+ * not UTF-8, an unterminated string, bad indentation) or a limit kcc keeps, which are
+ * reported even in host code. */
+static node *parse_chunk(arena *a, diag_sink *d, const char *src, size_t len, int line,
+                         int *end_line, int *end_col, bool *invalid) {
   parse_state ps;
-  parse_begin(&ps, a, d, src, len);
+  parse_begin(&ps, a, d, src, len, line);
   yyparse(&ps);
-  parse_module_span(&ps);
+  *end_line = ps.line;
+  *end_col = ps.col;
+  *invalid = ps.fatal || ps.not_python || ps.depth_reported;
   parse_end(&ps);
   return ps.root;
 }
 
+node *parse_kernel_source(arena *a, diag_sink *d, const char *src, size_t len) {
+  int end_line, end_col;
+  bool invalid;
+  node *root = parse_chunk(a, d, src, len, 1, &end_line, &end_col, &invalid);
+  root->sp = (span){1, 1, end_line, end_col};
+  return root;
+}
+
+static int lex_tokenize_at(arena *a, diag_sink *d, const char *src, size_t len, int line,
+                           lex_token **out);
+
+static bool binds_in_segment(const lex_token *t, int i, int end) {
+  /* a target name: not an attribute (x.y = ...) nor subscripted or called */
+  if (i > 0 && t[i - 1].kind == '.') return false;
+  int next = i + 1 < end ? t[i + 1].kind : 0;
+  return next != '.' && next != '[' && next != '(';
+}
+
+static void bind_name(arena *a, node *host, const lex_token *t) {
+  if (t->kind != T_NAME || !t->val) return;
+  node *n = node_new(a, N_NAME, t->sp);
+  n->str = t->val->str;
+  node_push(a, &host->list, n);
+}
+
+/* The targets of the assignments on one logical line [from, to): the names before each
+ * '=' outside brackets; after a compound statement's header ("if x: y = 1") only what
+ * follows its colon, and of an annotated name only the name. */
+static void bind_assignments(arena *a, node *host, const lex_token *t, int from, int to) {
+  static const int compound[] = {T_IF, T_ELIF, T_ELSE, T_WHILE, T_FOR, T_WITH, T_TRY,
+                                 T_EXCEPT, T_FINALLY};
+  bool header = false;
+  for (size_t k = 0; k < sizeof compound / sizeof compound[0]; k++)
+    header |= t[from].kind == compound[k];
+  int depth = 0, seg = from, colon = -1;
+  for (int i = from; i < to; i++) {
+    int k = t[i].kind;
+    if (k == '(' || k == '[' || k == T_LBRACE) depth++;
+    if ((k == ')' || k == ']' || k == T_RBRACE) && depth > 0) depth--;
+    if (depth == 0 && k == ':' && (header || colon < 0)) colon = i;
+    if (depth != 0 || k != '=') continue;
+    int lo = seg, hi = i;
+    if (colon >= seg && header) lo = colon + 1;
+    else if (colon >= seg) hi = colon;
+    for (int j = lo; j < hi; j++)
+      if (t[j].kind == T_NAME && binds_in_segment(t, j, hi)) bind_name(a, host, &t[j]);
+    seg = i + 1;
+    colon = -1;
+  }
+}
+
+/* The names an import binds: import a.b (a), import a as b (b), from m import x, y as z. */
+static void bind_imports(arena *a, node *host, const lex_token *t, int from, int to) {
+  int i = from;
+  if (t[from].kind == T_FROM) {
+    while (i < to && t[i].kind != T_IMPORT) i++;
+  }
+  bool first = true;
+  for (i++; i < to; i++) {
+    int k = t[i].kind;
+    if (k == ',') first = true;
+    if (k == T_AS && i + 1 < to) {
+      bind_name(a, host, &t[++i]);
+      first = false;
+      continue;
+    }
+    if (k != T_NAME || !first) continue;
+    bool aliased = false;
+    int j = i + 1;
+    while (j < to && (t[j].kind == '.' || t[j].kind == T_NAME)) j++;
+    aliased = j < to && t[j].kind == T_AS;
+    if (!aliased) bind_name(a, host, &t[i]);
+    first = false;
+  }
+}
+
+/* What a host statement binds at module level, from its tokens: definitions, imports,
+ * assignment and loop targets, `as` names; not what the bodies of its classes and
+ * functions bind (their own scopes). */
+static void host_bindings(arena *a, const diag_sink *d, node *host, const char *src,
+                          size_t len, int line) {
+  diag_first fe;
+  diag_sink m = diag_muted(d, &fe);
+  lex_token *t;
+  int n = lex_tokenize_at(a, &m, src, len, line, &t);
+  int depth = 0, skip_below = -1;   /* skip_below: inside a def or class body */
+  for (int i = 0; i < n;) {
+    while (i < n && (t[i].kind == T_INDENT || t[i].kind == T_DEDENT || t[i].kind == T_NEWLINE)) {
+      depth += t[i].kind == T_INDENT ? 1 : t[i].kind == T_DEDENT ? -1 : 0;
+      i++;
+    }
+    if (skip_below >= 0 && depth <= skip_below) skip_below = -1;
+    int end = i;
+    while (end < n && t[end].kind != T_NEWLINE && t[end].kind != 0) end++;
+    if (i >= end) { i = end + 1; continue; }
+    if (skip_below < 0) {
+      int k = t[i].kind, at = k == T_ASYNC ? i + 1 : i;
+      if ((t[at].kind == T_DEF || t[at].kind == T_CLASS) && at + 1 < end) {
+        bind_name(a, host, &t[at + 1]);
+        skip_below = depth;
+      } else if (k == T_IMPORT || k == T_FROM) {
+        bind_imports(a, host, t, i, end);
+      } else {
+        bind_assignments(a, host, t, i, end);
+        for (int j = i; j + 1 < end; j++)   /* for x in, with/except ... as x */
+          if (t[j].kind == T_AS || (t[j].kind == T_FOR && j == i)) bind_name(a, host, &t[j + 1]);
+      }
+    }
+    i = end + 1;
+  }
+}
+
+static node *host_statement(arena *a, const diag_sink *d, const diag_first *fe, span sp,
+                            const char *src, size_t len) {
+  node *h = node_new(a, N_HOST, sp);
+  h->str = fe->message ? fe->message : "not in the kernel language";
+  h->a = node_new(a, N_PASS, fe->message ? fe->sp : sp);
+  host_bindings(a, d, h, src, len, sp.line);
+  return h;
+}
+
+node *parse_module(arena *a, diag_sink *d, const char *src, size_t len) {
+  node *root = node_new(a, N_MODULE, span_none());
+  int line = 1, end_line = 1, end_col = 1;
+  for (size_t pos = 0; pos < len;) {
+    int lines;
+    size_t next = toplevel_next(src, len, pos, &lines);
+    diag_first fe;
+    diag_sink m = diag_muted(d, &fe);
+    bool invalid;
+    node *part = parse_chunk(a, &m, src + pos, next - pos, line, &end_line, &end_col,
+                             &invalid);
+    if (m.nerrors > 0 && !invalid && !toplevel_defines_kernel(src + pos, next - pos)) {
+      span sp = {line, 1, end_line, end_col};
+      node_push(a, &root->body, host_statement(a, d, &fe, sp, src + pos, next - pos));
+    } else {
+      if (m.nerrors > 0 || m.nwarnings > 0)   /* say it aloud */
+        part = parse_chunk(a, d, src + pos, next - pos, line, &end_line, &end_col, &invalid);
+      for (int i = 0; i < part->body.len; i++) node_push(a, &root->body, part->body.items[i]);
+    }
+    line += lines;
+    pos = next;
+  }
+  root->sp = (span){1, 1, end_line, end_col};
+  return root;
+}
+
 int lex_tokenize(arena *a, diag_sink *d, const char *src, size_t len, lex_token **out) {
+  return lex_tokenize_at(a, d, src, len, 1, out);
+}
+
+static int lex_tokenize_at(arena *a, diag_sink *d, const char *src, size_t len, int line,
+                           lex_token **out) {
   parse_state ps;
   int n = 0, cap = 64;
   lex_token *toks = arena_alloc(a, sizeof *toks * (size_t)cap);
-  parse_begin(&ps, a, d, src, len);
+  parse_begin(&ps, a, d, src, len, line);
   for (;;) {
     YYSTYPE val;
     span sp;

@@ -16,9 +16,16 @@
 #include "ast.h"
 #include "diag.h"
 
-/* Parse a whole file. src need not be NUL-terminated. Never NULL. Running out of
- * memory longjmps to the arena's on_oom (which must be set). */
+/* Parse a whole file as Python: each top-level statement in the kernel language joins
+ * the module; one that is not (a class, a try, host functions, anything the grammar
+ * refuses) becomes an N_HOST, reported only where a kernel uses what it binds, unless
+ * it defines a kernel or is no valid Python at all (a bad byte, an unterminated
+ * string, bad indentation, a nesting limit). src need not be NUL-terminated. Never
+ * NULL. Running out of memory longjmps to the arena's on_oom (which must be set). */
 node *parse_module(arena *a, diag_sink *d, const char *src, size_t len);
+/* Parse text that is all kernel language (kcc's own library modules and templates,
+ * the parser's tests): every error is reported. */
+node *parse_kernel_source(arena *a, diag_sink *d, const char *src, size_t len);
 
 /* One token, for tests and tools: kind is the parser's token number (T_NAME, T_INDENT,
  * ... from the generated parser.h; a character like '+' for one-character operators;
@@ -68,12 +75,20 @@ typedef struct parse_state {
   int lex_error_line;      /* line of the last lexical error: a syntax error on the
                               same line is its echo and is not reported */
   bool fatal;              /* a limit was hit: stop, and report nothing more */
+  bool not_python;         /* a lexical error that is no Python at all (lexer.l) */
   /* ---- parser ---- */
   bool after_error;        /* the last statement was skipped after a syntax error */
   bool recovering;         /* since a syntax error, until a statement parses */
   int syntax_error_line;   /* line of the last syntax error */
   bool depth_reported;     /* "too complex" said for the current statement */
 } parse_state;
+
+/* toplevel.c: where the top-level statement starting at src[pos] ends (the start of
+ * the next one, or len), with the number of newlines in between into *lines; and
+ * whether a statement defines a kernel or device function (its decorator nearest the
+ * def ends in jit, vectorize, guvectorize, reduce, kernel or device). */
+size_t toplevel_next(const char *src, size_t len, size_t pos, int *lines);
+bool toplevel_defines_kernel(const char *src, size_t len);
 
 /* The scanner's life (lexer.l): scan src; lex_next is the parser's yylex. */
 void lex_begin(parse_state *ps, const char *src, size_t len);

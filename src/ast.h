@@ -62,6 +62,10 @@ typedef enum node_kind {
   N_IMPORT,     /* list = N_ALIAS nodes: import numba.cuda as cuda */
   N_IMPORTFROM, /* str = module ("numba.cuda"), list = N_ALIAS nodes */
   N_ALIAS,      /* str = dotted name, str2 = `as` name or NULL */
+  N_HOST,       /* a top-level statement kcc does not compile (host Python, parse.c):
+                   list = N_NAME nodes it binds at module level; str = why it is not the
+                   kernel language (the first error parsing it met), a = an N_PASS whose
+                   span is that error's */
   N_MODULE      /* body = top-level statements */
 } node_kind;
 

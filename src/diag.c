@@ -272,3 +272,22 @@ void diag_note(diag_sink *d, span sp, const char *fmt, ...) {
   diag_report(d, KC_SEV_NOTE, sp, fmt, ap);
   va_end(ap);
 }
+
+static void keep_first_error(void *user_data, const kc_diagnostic *kd) {
+  diag_first *first = user_data;
+  if (kd->severity != KC_SEV_ERROR || first->message) return;
+  first->message = kd->message;
+  first->sp = (span){kd->line, kd->col, kd->end_line, kd->end_col};
+}
+
+diag_sink diag_muted(const diag_sink *d, diag_first *first) {
+  diag_sink m = *d;
+  m.emit = keep_first_error;
+  m.user_data = first;
+  m.nerrors = m.nwarnings = 0;
+  m.max_errors = 1 << 30;
+  m.first_error = NULL;
+  m.stopped = m.muted = 0;
+  memset(first, 0, sizeof *first);
+  return m;
+}

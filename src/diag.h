@@ -45,6 +45,18 @@ void diag_note(diag_sink *d, span sp, const char *fmt, ...) __attribute__((forma
 void diag_report(diag_sink *d, kc_severity sev, span sp, const char *fmt, va_list ap);
 
 span span_join(span a, span b);
+
+/* The first error a muted sink met: its message alone and its span (message NULL when
+ * there was none). */
+typedef struct diag_first {
+  const char *message;
+  span sp;
+} diag_first;
+/* A copy of d that reports nothing and counts afresh, keeping its first error in *first
+ * (texts in d's arena): for trying what may turn out not to be the user's error (a
+ * top-level statement that may be host Python, a module constant only a kernel's use
+ * would make an error). */
+diag_sink diag_muted(const diag_sink *d, diag_first *first);
 static inline span span_none(void) { span s = {0, 0, 0, 0}; return s; }
 
 #endif

@@ -119,7 +119,32 @@ static void bind_alias(infer_ctx *ic, const char *name, const char *path) {
  * are bound to paths under this prefix, which no builtin has. */
 #define HOST_PREFIX "host:"
 
+/* Names bound only by host code (N_HOST statements, module-level code kcc does not run,
+ * constants it cannot evaluate, functions of other decorators) alias to HOST_DEF_PREFIX
+ * and their index in ic->host_defs. */
+#define HOST_DEF_PREFIX "hostdef:"
+
+static void bind_host(infer_ctx *ic, const char *name, span where, const char *why,
+                      span why_sp) {
+  host_def *h = arena_alloc(ic->ar, sizeof *h);
+  *h = (host_def){name, where, why, why_sp};
+  bind_alias(ic, name, arena_printf(ic->ar, HOST_DEF_PREFIX "%d", ic->host_defs.len));
+  vec_push(ic->ar, &ic->host_defs, h);
+}
+
+static bool host_def_use_error(infer_ctx *ic, span sp, const char *path) {
+  if (!path || strncmp(path, HOST_DEF_PREFIX, strlen(HOST_DEF_PREFIX)) != 0) return false;
+  int i = atoi(path + strlen(HOST_DEF_PREFIX));
+  if (i < 0 || i >= ic->host_defs.len) return false;
+  host_def *h = ic->host_defs.items[i];
+  ix_error(ic, sp, "'%s' is host Python that kcc does not compile (bound at line %d): "
+           "kernels and device functions cannot use it", h->name, h->where.line);
+  if (ic->report) diag_note(ic->d, h->why_sp, "kcc cannot compile this: %s", h->why);
+  return true;
+}
+
 bool ix_host_use_error(infer_ctx *ic, span sp, const char *path) {
+  if (host_def_use_error(ic, sp, path)) return true;
   if (!path || strncmp(path, HOST_PREFIX, strlen(HOST_PREFIX)) != 0) return false;
   ix_error(ic, sp, "'%s' is host-side Python (imported from a module kcc does not compile): "
        "kernels and device functions cannot use it", path + strlen(HOST_PREFIX));
@@ -259,33 +284,27 @@ static void import_from(infer_ctx *ic, node *s) {
   }
 }
 
-static void module_constant(infer_ctx *ic, node *s) {
-  if (s->list.len != 1 || ((node *)s->list.items[0])->kind != N_NAME) {
-    ix_error(ic, s->sp, "module-level assignments must bind one name to a constant");
-    return;
+/* Fold a module constant's value with diagnostics muted: a value kcc cannot evaluate is
+ * host Python (Numba would run it), an error only where a kernel uses the name. */
+static node *fold_quietly(infer_ctx *ic, node *e, diag_first *why) {
+  diag_sink *loud = ic->d, quiet = diag_muted(loud, why);
+  ic->d = &quiet;
+  node *v = ix_fold(ic, e);
+  ic->d = loud;
+  if (!v && !why->message) {
+    const char *callee = e->kind == N_CALL ? ix_dotted_path(ic, e->a) : NULL;
+    why->sp = e->sp;
+    why->message = callee && strncmp(callee, "numpy.", 6) == 0
+        ? arena_printf(ic->ar, "NumPy function '%s' is not supported at module level (kcc "
+                       "evaluates np.array, np.arange, np.linspace, np.zeros, np.ones, "
+                       "np.full, np.eye and the dtype casts there)", callee)
+        : "kcc evaluates constant expressions at module level (numbers, strings, other "
+          "constants, arithmetic and the NumPy calls it knows), and this is not one";
   }
-  node *target = s->list.items[0];
-  /* DT = float32, add = cuda.atomic.add: another name for a type or builtin function,
-   * bound as an import binds one (funcval.c takes them as values in kernels) */
-  const char *path = s->a->kind == N_NAME || s->a->kind == N_ATTR ? ix_dotted_path(ic, s->a) : NULL;
-  if (path && ix_funcval_path(ic, path)) {
-    bind_alias(ic, target->str, path);
-    return;
-  }
-  int errors_before = ic->d->nerrors;
-  node *v = ix_fold(ic, s->a);
-  if (!v) {
-    const char *callee = s->a->kind == N_CALL ? ix_dotted_path(ic, s->a->a) : NULL;
-    if (ic->d->nerrors != errors_before) return;   /* folding said something more precise */
-    if (callee && strncmp(callee, "numpy.", 6) == 0)
-      ix_error(ic, s->a->sp, "NumPy function '%s' is not supported at module level (kcc "
-           "evaluates np.array, np.arange, np.linspace, np.zeros, np.ones, np.full, np.eye "
-           "and the dtype casts there)", callee);
-    else
-      ix_error(ic, s->a->sp, "module-level '%s' must be a constant expression (numbers, "
-           "other constants and arithmetic)", target->str);
-    return;
-  }
+  return v;
+}
+
+static void define_constant(infer_ctx *ic, node *target, node *value) {
   symbol *sym = ix_find_const(ic, target->str);
   if (!sym) {
     sym = arena_alloc(ic->ar, sizeof *sym);
@@ -294,8 +313,33 @@ static void module_constant(infer_ctx *ic, node *s) {
     vec_push(ic->ar, &ic->consts, sym);
   }
   sym->where = target->sp;
-  sym->value = v;
-  sym->ty = ix_const_type(ic, v);
+  sym->value = value;
+  sym->ty = ix_const_type(ic, value);
+}
+
+static void host_targets(infer_ctx *ic, node *t, const char *why, span why_sp);
+
+static void module_constant(infer_ctx *ic, node *s, node *target, node *value) {
+  if (s->list.len > 1 || target->kind != N_NAME) {   /* a, b = ...; x = y = ... */
+    for (int i = 0; i < s->list.len; i++)
+      host_targets(ic, s->list.items[i], "kcc evaluates module-level assignments of one "
+                   "name to a constant", s->sp);
+    if (s->kind == N_ANNASSIGN) host_targets(ic, target, "an annotated module-level "
+                                             "target that is not a name", s->sp);
+    return;
+  }
+  /* DT = float32, add = cuda.atomic.add: another name for a type or builtin function,
+   * bound as an import binds one (funcval.c takes them as values in kernels) */
+  const char *path = value->kind == N_NAME || value->kind == N_ATTR ? ix_dotted_path(ic, value)
+                                                                    : NULL;
+  if (path && ix_funcval_path(ic, path)) {
+    bind_alias(ic, target->str, path);
+    return;
+  }
+  diag_first why;
+  node *v = fold_quietly(ic, value, &why);
+  if (v) define_constant(ic, target, v);
+  else bind_host(ic, target->str, target->sp, why.message, why.sp);
 }
 
 static bool kw_true(node *kw) {
@@ -487,21 +531,86 @@ static void define_function(infer_ctx *ic, node *s) {
   vec_push(ic->ar, &ic->prog->funcs, fn);
 }
 
+/* The names a module-level statement kcc does not run binds (host Python): assignment
+ * and loop targets, definitions and imports, in its blocks too. */
+static void host_targets(infer_ctx *ic, node *t, const char *why, span why_sp) {
+  if (!t) return;
+  if (t->kind == N_NAME) bind_host(ic, t->str, t->sp, why, why_sp);
+  if (t->kind == N_TUPLE || t->kind == N_LIST)
+    for (int i = 0; i < t->list.len; i++) host_targets(ic, t->list.items[i], why, why_sp);
+}
+
+static void host_binds(infer_ctx *ic, node *s, const char *why) {
+  switch (s->kind) {
+  case N_ASSIGN:
+    for (int i = 0; i < s->list.len; i++) host_targets(ic, s->list.items[i], why, s->sp);
+    break;
+  case N_ANNASSIGN: case N_AUGASSIGN: case N_FOR: host_targets(ic, s->a, why, s->sp); break;
+  case N_FUNCDEF: bind_host(ic, s->str, s->sp, why, s->sp); break;
+  case N_IMPORT: case N_IMPORTFROM:
+    for (int i = 0; i < s->list.len; i++) {
+      node *al = s->list.items[i];
+      const char *name = al->str2 ? al->str2 : al->str;
+      const char *dot = s->kind == N_IMPORT ? strchr(name, '.') : NULL;
+      if (dot) name = arena_strndup(ic->ar, name, (size_t)(dot - name));
+      bind_host(ic, name, al->sp, why, s->sp);
+    }
+    break;
+  default: break;
+  }
+  for (int i = 0; i < s->body.len; i++) host_binds(ic, s->body.items[i], why);
+  for (int i = 0; i < s->orelse.len; i++) host_binds(ic, s->orelse.items[i], why);
+}
+
+static const char *statement_name(const node *s) {
+  switch (s->kind) {
+  case N_IF: return "an 'if' statement";
+  case N_FOR: return "a 'for' loop";
+  case N_WHILE: return "a 'while' loop";
+  case N_EXPR_STMT: return "an expression statement";
+  case N_AUGASSIGN: return "an augmented assignment";
+  default: return "a statement";
+  }
+}
+
+/* A decorator that is not kcc's (@njit, @staticmethod, @pytest.fixture): the function is
+ * host Python, an error only where a kernel calls it. */
+static bool host_decorated(infer_ctx *ic, node *s) {
+  if (s->decorators.len == 0) return false;
+  node *dec = s->decorators.items[s->decorators.len - 1];
+  node *callee = dec->kind == N_CALL ? dec->a : dec;
+  const char *p = ix_dotted_path(ic, callee);
+  const builtin *b = p ? builtin_find(p) : NULL;
+  if (b && b->kind == BK_DECORATOR) return false;
+  bind_host(ic, s->str, s->sp, arena_printf(ic->ar, "a function decorated with @%s, which "
+                                            "kcc does not compile", decorator_text(ic, callee)),
+            dec->sp);
+  return true;
+}
+
 void ix_module_level(infer_ctx *ic, node *module) {
   for (int i = 0; i < module->body.len; i++) {
     node *s = module->body.items[i];
     switch (s->kind) {
     case N_IMPORT: import_module(ic, s); break;
     case N_IMPORTFROM: import_from(ic, s); break;
-    case N_ASSIGN: module_constant(ic, s); break;
-    case N_FUNCDEF: define_function(ic, s); break;
+    case N_ASSIGN: module_constant(ic, s, s->list.items[0], s->a); break;
+    case N_ANNASSIGN:   /* N: int = 4; an annotation alone binds nothing */
+      if (s->c) module_constant(ic, s, s->a, s->c);
+      break;
+    case N_FUNCDEF:
+      if (!host_decorated(ic, s)) define_function(ic, s);
+      break;
+    case N_HOST:
+      for (int k = 0; k < s->list.len; k++) {
+        node *n = s->list.items[k];
+        bind_host(ic, n->str, n->sp, s->str, s->a->sp);
+      }
+      break;
     case N_PASS: break;
-    case N_EXPR_STMT:
-      if (s->a->kind == N_STR) break;
-      /* fall through */
-    default:
-      ix_error(ic, s->sp, "only imports, constants and function definitions are allowed at "
-           "module level");
+    default:   /* module-level code Numba leaves to Python: if __name__ == ...: main() */
+      host_binds(ic, s, arena_printf(ic->ar, "module-level code (%s) runs on the host",
+                                     statement_name(s)));
     }
   }
 }

@@ -31,7 +31,7 @@ void synth_respan(node *n, span sp) {
 static node *template_def(arena *a, diag_sink *d, const char *text, const char *name,
                           span where) {
   int before = d->nerrors;
-  node *mod = parse_module(a, d, text, strlen(text));
+  node *mod = parse_kernel_source(a, d, text, strlen(text));
   if (d->nerrors != before) return NULL;
   for (int i = 0; i < mod->body.len; i++) {
     node *s = mod->body.items[i];
@@ -94,7 +94,7 @@ node *synth_lib_module_tree(arena *a, diag_sink *d, const char *module, span whe
   const char *src = synth_lib_source(module);
   if (!src) return NULL;
   int before = d->nerrors;
-  node *m = parse_module(a, d, src, strlen(src));
+  node *m = parse_kernel_source(a, d, src, strlen(src));
   if (d->nerrors != before) return NULL;
   synth_respan(m, where);
   return m;

@@ -15,6 +15,15 @@ typedef struct alias {
   const char *path;   /* the dotted path it stands for: "numba.cuda" */
 } alias;
 
+/* A module-level name bound only by code kcc does not compile (host Python): where,
+ * and why that code is not the kernel language. Using it in a kernel is the error. */
+typedef struct host_def {
+  const char *name;
+  span where;         /* the binding */
+  const char *why;    /* the first error compiling that code met */
+  span why_sp;
+} host_def;
+
 struct infer_ctx {
   arena *ar;
   diag_sink *d;
@@ -22,6 +31,7 @@ struct infer_ctx {
   const kcc_options *opts;
   ptr_vec consts;      /* symbol*: module constants */
   ptr_vec aliases;     /* alias*: imported names */
+  ptr_vec host_defs;   /* host_def*: names only host Python binds (resolve.c) */
   fn_instance *cur;    /* the function being typed */
   bool report;         /* this pass reports diagnostics and is final */
   bool changed;        /* a local's type changed during this pass */

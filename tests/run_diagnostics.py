@@ -8,6 +8,7 @@ Every ERRORS_DIR/*.k (or only the NAMEs given) is compiled with
 
     # expect-error: LINE:COL: text       an error starting at LINE:COL whose message
     # expect-warning: LINE:COL: text     contains `text` (a warning, likewise)
+    # expect-note: LINE:COL: text        a note (notes are otherwise not checked)
     # ptx-sig: NAME(TYPES)               compile with --sig NAME(TYPES) (a kernel
                                          typed at its launch, as Numba types it)
 
@@ -36,7 +37,7 @@ import tempfile
 
 TIMEOUT = 20
 VALGRIND_TIMEOUT = 300
-EXPECT_RE = re.compile(r"#\s*expect-(error|warning):\s*(\d+):(\d+):\s*(.*?)\s*$")
+EXPECT_RE = re.compile(r"#\s*expect-(error|warning|note):\s*(\d+):(\d+):\s*(.*?)\s*$")
 DIAG_RE = re.compile(r"^(.*?):(\d+):(\d+): (error|warning|note): (.*)$")
 
 
@@ -151,7 +152,8 @@ def generated_cases(tmp):
     # Latin-1 bytes in a comment and in a string: not UTF-8.
     data = (b"# caf\xe9\n" + head + b"    i = cuda.grid(1)\n    a[i] = 1  # \xff\xfe\n")
     cases.append(("non_utf8.k", write("non_utf8.k", data),
-                  ("expect", [("error", 1, 6, "UTF-8")])))
+                  # each top-level statement is read alone: its first bad byte each
+                  ("expect", [("error", 1, 6, "UTF-8"), ("error", 7, 17, "UTF-8")])))
     deep = b"(" * 300 + b"a[0]" + b")" * 300
     cases.append(("deep_parens.k",
                   write("deep_parens.k", head + b"    a[0] = " + deep + b"\n"),

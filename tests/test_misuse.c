@@ -340,7 +340,8 @@ END_TEST
 
 START_TEST(bad_source) {
   kc_module *m = NULL;
-  expect(kc_compile_source(ctx, "bad.k", "def (:\n", 7, NULL, &m), KC_ERR_SYNTAX, "bad.k:1:");
+  expect(kc_compile_source(ctx, "bad.k", "@cuda.jit\ndef (:\n", 17, NULL, &m), KC_ERR_SYNTAX,
+         "bad.k:2:");
   ck_assert_ptr_null(m);
   expect(kc_compile_source(ctx, "bad.k", NULL, 0, NULL, &m), KC_ERR_INVALID, "source is NULL");
   kc_kernel *k;

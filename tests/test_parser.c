@@ -31,7 +31,7 @@ static node *parsen(const char *src, size_t len) {
   errors[0] = '\0';
   diag_init(&d, &ar, "t.k", src, len);
   d.emit = on_diag;
-  node *m = parse_module(&ar, &d, src, len);
+  node *m = parse_kernel_source(&ar, &d, src, len);
   ck_assert_ptr_nonnull(m);
   ck_assert_int_eq(m->kind, N_MODULE);
   return m;
@@ -650,7 +650,7 @@ START_TEST(out_of_memory) {
     fail_after = n;
     if (setjmp(jb) == 0) {
       diag_init(&ds, &a, "t.k", src, strlen(src));
-      node *m = parse_module(&a, &ds, src, strlen(src));
+      node *m = parse_kernel_source(&a, &ds, src, strlen(src));
       ck_assert_int_eq(m->body.items[0]->body.len, 300);
       ok = 1;
     }
