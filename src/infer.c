@@ -1130,13 +1130,21 @@ static void ix_augassign(infer_ctx *ic, node *s) {
 }
 
 
+/* x: T = v. Numba ignores annotations; kcc declares x of type T when T is a kernel type
+ * it knows (x: float32 = 0), and otherwise (x: int, x: Any) reads it as x = v. */
 static void ix_annassign(infer_ctx *ic, node *s) {
-  const type *t = ix_annotation_type(ic, s->b);
   if (s->a->kind != N_NAME) {
     ix_error(ic, s->a->sp, "only a name can be annotated");
     return;
   }
-  if (t) ix_store_target(ic, s->a, t, false, NULL);
+  const type *t = ix_known_annotation(ic, s->b);
+  if (!t) {
+    if (!s->c) return;
+    const type *vt = ix_expr(ic, s->c);
+    if (vt) ix_store_target(ic, s->a, vt, s->c->weak, s->c);
+    return;
+  }
+  ix_store_target(ic, s->a, t, false, NULL);
   if (s->c) {
     const type *vt = ix_expr(ic, s->c);
     if (vt && t && !type_is_scalar(vt) && !type_equal(vt, t))

@@ -426,24 +426,33 @@ void ix_reduce_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg) {
 
 /* ---- annotations and --sig ------------------------------------------------------------------- */
 
+const type *ix_known_annotation(infer_ctx *ic, node *ann) {
+  diag_first why;
+  diag_sink *loud = ic->d, quiet = diag_muted(loud, &why);
+  ic->d = &quiet;
+  const type *t = ix_annotation_type(ic, ann);
+  ic->d = loud;
+  return quiet.nerrors ? NULL : t;
+}
+
+/* A kernel's signature from its annotations, when every parameter has one that is a
+ * kernel type (a: float32[:], n: int32). Numba ignores annotations, so any other set
+ * (some missing, or one kcc does not know: Any, np.ndarray, DeviceNDArray, 'float32[:]'
+ * spelled as a string it cannot read) leaves the kernel typed as an unannotated one is:
+ * from its decorator's signature, --sig, or the launch. */
 void ix_annotation_sig(infer_ctx *ic, func_def *fn) {
   node_list *ps = &fn->def->params;
-  int annotated = 0;
-  for (int i = 0; i < ps->len; i++) annotated += ((node *)ps->items[i])->a != NULL;
-  if (annotated == 0) return;
-  if (annotated != ps->len) {
-    for (int i = 0; i < ps->len; i++)
-      if (!((node *)ps->items[i])->a)
-        ix_error(ic, ((node *)ps->items[i])->sp, "parameter '%s' of kernel '%s' has no type "
-             "annotation (annotate all parameters or none)", ((node *)ps->items[i])->str,
-             fn->name);
-    return;
-  }
+  for (int i = 0; i < ps->len; i++)
+    if (!((node *)ps->items[i])->a) return;
+  if (ps->len == 0) return;
   ptr_vec *v = arena_alloc(ic->ar, sizeof *v);
   for (int i = 0; i < ps->len; i++) {
-    const type *t = ix_annotation_type(ic, ((node *)ps->items[i])->a);
+    node *ann = ((node *)ps->items[i])->a;
+    const type *t = ix_known_annotation(ic, ann);
     if (!t) {
-      fn->sig_failed = true;
+      /* a type kcc knows but no kernel takes (float32x4): say so, it is no oversight */
+      const char *p = ann->kind == N_NAME || ann->kind == N_ATTR ? ix_dotted_path(ic, ann) : NULL;
+      if (p && vec_type_from_path(p)) ix_annotation_type(ic, ann);
       return;
     }
     vec_push(ic->ar, v, (void *)t);

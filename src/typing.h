@@ -150,6 +150,9 @@ void ix_record_store(infer_ctx *ic, node *t, const type *vt);
 int ix_tuple_type_ctor(const char *path);
 /* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
+/* The kernel type an annotation names, or NULL, saying nothing (Numba ignores
+ * annotations: one kcc does not know is not an error). */
+const type *ix_known_annotation(infer_ctx *ic, node *ann);
 const type *ix_annotation_type(infer_ctx *ic, node *ann);
 void ix_annotation_sig(infer_ctx *ic, func_def *fn);
 void ix_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg);
