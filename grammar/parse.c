@@ -168,12 +168,126 @@ static node *host_statement(arena *a, const diag_sink *d, const diag_first *fe, 
   return h;
 }
 
+/* ---- try: at module level -----------------------------------------------------------
+ * Python runs a module's `try:` body, and its `except` clauses only when that fails: the
+ * optional-import guard (try: import cupy as cp / except ImportError: cp = None) and
+ * kernels defined inside the body. kcc takes the body as run (where Numba runs, its
+ * imports succeed), with the else: and finally: clauses; an except clause is host
+ * Python binding what the body does not bind. */
+
+static int count_newlines(const char *s, size_t n) {
+  int k = 0;
+  for (size_t i = 0; i < n; i++) k += s[i] == '\n';
+  return k;
+}
+
+/* A clause that runs (try:, else:, finally:) parsed as the block of `if 1:` in its
+ * place: its statements, or NULL when it is not the kernel language (errors reported
+ * only when it defines a kernel: `loud`). */
+static node_list *clause_statements(arena *a, diag_sink *d, const char *src, size_t len,
+                                    int line) {
+  const char *colon = memchr(src, ':', len);
+  if (!colon) return NULL;
+  size_t rest = len - (size_t)(colon - src);
+  char *buf = arena_alloc(a, rest + 5);
+  memcpy(buf, "if 1", 4);
+  memcpy(buf + 4, colon, rest);
+  diag_first fe;
+  diag_sink m = diag_muted(d, &fe);
+  int end_line, end_col;
+  bool invalid;
+  node *root = parse_chunk(a, &m, buf, rest + 4, line, &end_line, &end_col, &invalid);
+  if (m.nerrors > 0 || m.nwarnings > 0) {
+    if (m.nerrors > 0 && !invalid && !toplevel_has_kernel(src, len)) return NULL;
+    root = parse_chunk(a, d, buf, rest + 4, line, &end_line, &end_col, &invalid);
+  }
+  if (root->body.len != 1 || root->body.items[0]->kind != N_IF) return NULL;
+  return &root->body.items[0]->body;
+}
+
+static bool binds_name(const node *s, const char *name) {
+  switch (s->kind) {
+  case N_FUNCDEF: return strcmp(s->str, name) == 0;
+  case N_ASSIGN:
+    for (int i = 0; i < s->list.len; i++) {
+      const node *t = s->list.items[i];
+      if (t->kind == N_NAME && strcmp(t->str, name) == 0) return true;
+      if (t->kind == N_TUPLE)
+        for (int k = 0; k < t->list.len; k++)
+          if (t->list.items[k]->kind == N_NAME && strcmp(t->list.items[k]->str, name) == 0)
+            return true;
+    }
+    return false;
+  case N_ANNASSIGN: return s->a->kind == N_NAME && strcmp(s->a->str, name) == 0;
+  case N_IMPORT: case N_IMPORTFROM:
+    for (int i = 0; i < s->list.len; i++) {
+      const node *al = s->list.items[i];
+      const char *bound = al->str2 ? al->str2 : al->str;
+      size_t n = s->kind == N_IMPORT && !al->str2 ? strcspn(bound, ".") : strlen(bound);
+      if (strlen(name) == n && strncmp(bound, name, n) == 0) return true;
+    }
+    return false;
+  default: return false;
+  }
+}
+
+/* An except clause: host Python binding the names the clauses that run do not. */
+static node *except_clause(arena *a, const diag_sink *d, const node_list *ran,
+                           const char *src, size_t len, int line) {
+  span head = {line, 1, line, 1 + (int)strcspn(src, ":\n")};
+  diag_first why = {"a fallback in an 'except' clause (kcc takes the 'try' body, which "
+                    "runs where its imports succeed)", head};
+  node *h = host_statement(a, d, &why, head, src, len);
+  node_list kept = {0};
+  for (int i = 0; i < h->list.len; i++) {
+    bool dup = false;
+    for (int k = 0; k < ran->len && !dup; k++) dup = binds_name(ran->items[k], h->list.items[i]->str);
+    if (!dup) node_push(a, &kept, h->list.items[i]);
+  }
+  h->list = kept;
+  return h;
+}
+
+/* Append the statements of a module-level try to root; false (nothing appended) when
+ * a clause that runs is not the kernel language: the caller makes it all host Python. */
+static bool parse_try(arena *a, diag_sink *d, node *root, const char *src, size_t len,
+                      int line) {
+  enum { MAX_CLAUSES = 64 };
+  size_t starts[MAX_CLAUSES];
+  int n = toplevel_clauses(src, len, starts, MAX_CLAUSES);
+  if (n < 2 || n == MAX_CLAUSES) return false;
+  node_list ran = {0};
+  for (int k = 0; k < n; k++) {
+    size_t b = starts[k], e = k + 1 < n ? starts[k + 1] : len;
+    if (toplevel_starts_with(src + b, e - b, "except")) continue;
+    node_list *body = clause_statements(a, d, src + b, e - b, line + count_newlines(src, b));
+    if (!body) return false;
+    for (int i = 0; i < body->len; i++) node_push(a, &ran, body->items[i]);
+  }
+  for (int i = 0; i < ran.len; i++) node_push(a, &root->body, ran.items[i]);
+  for (int k = 0; k < n; k++) {
+    size_t b = starts[k], e = k + 1 < n ? starts[k + 1] : len;
+    if (toplevel_starts_with(src + b, e - b, "except"))
+      node_push(a, &root->body,
+                except_clause(a, d, &ran, src + b, e - b, line + count_newlines(src, b)));
+  }
+  return true;
+}
+
 node *parse_module(arena *a, diag_sink *d, const char *src, size_t len) {
   node *root = node_new(a, N_MODULE, span_none());
   int line = 1, end_line = 1, end_col = 1;
   for (size_t pos = 0; pos < len;) {
     int lines;
     size_t next = toplevel_next(src, len, pos, &lines);
+    if (toplevel_starts_with(src + pos, next - pos, "try") &&
+        parse_try(a, d, root, src + pos, next - pos, line)) {
+      line += lines;
+      end_line = line;
+      end_col = 1;
+      pos = next;
+      continue;
+    }
     diag_first fe;
     diag_sink m = diag_muted(d, &fe);
     bool invalid;

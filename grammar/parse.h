@@ -89,6 +89,13 @@ typedef struct parse_state {
  * def ends in jit, vectorize, guvectorize, reduce, kernel or device). */
 size_t toplevel_next(const char *src, size_t len, size_t pos, int *lines);
 bool toplevel_defines_kernel(const char *src, size_t len);
+/* The offsets of the clauses of a top-level compound statement (try:, except ...:,
+ * else:, finally:: its lines with text in column 0), at most max; their number. */
+int toplevel_clauses(const char *src, size_t len, size_t *starts, int max);
+/* Whether any line of src is a decorator that makes a kernel or device function. */
+bool toplevel_has_kernel(const char *src, size_t len);
+/* Whether src starts with the keyword word (a whole word). */
+bool toplevel_starts_with(const char *src, size_t len, const char *word);
 
 /* The scanner's life (lexer.l): scan src; lex_next is the parser's yylex. */
 void lex_begin(parse_state *ps, const char *src, size_t len);

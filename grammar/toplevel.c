@@ -49,10 +49,12 @@ static bool continues_statement(const char *src, size_t len, size_t pos, bool de
                         word_at(src, len, pos, "class") || word_at(src, len, pos, "async"));
 }
 
-size_t toplevel_next(const char *src, size_t len, size_t pos, int *lines) {
-  int depth = 0, nl = 0;
-  bool continued = false, decorators = pos < len && src[pos] == '@';
-  size_t i = pos;
+/* From src[i] on, the start of the next physical line that has text in column 0
+ * outside brackets, strings and backslash continuations (blank and comment-only lines
+ * do not count), or len; the newlines passed are added to *nl. */
+static size_t next_col0_line(const char *src, size_t len, size_t i, int *nl) {
+  int depth = 0;
+  bool continued = false;
   while (i < len) {
     char c = src[i];
     if (c == '#') {
@@ -61,38 +63,54 @@ size_t toplevel_next(const char *src, size_t len, size_t pos, int *lines) {
     }
     if (c == '"' || c == '\'') {
       size_t end = skip_string(src, len, i);
-      for (size_t k = i; k < end; k++) nl += src[k] == '\n';
+      for (size_t k = i; k < end; k++) *nl += src[k] == '\n';
       i = end;
       continue;
     }
     if (c == '\\' && i + 1 < len && src[i + 1] == '\n') {
       continued = true;
       i += 2;
-      nl++;
+      (*nl)++;
       continue;
     }
     if (c == '(' || c == '[' || c == '{') depth++;
     if ((c == ')' || c == ']' || c == '}') && depth > 0) depth--;
     i++;
     if (c != '\n') continue;
-    nl++;
+    (*nl)++;
     if (depth > 0 || continued) {
       continued = false;
       continue;
     }
-    /* a new physical line outside brackets: a statement starts here if it has text in
-       column 0 that does not continue the one before (blank and comment lines do not) */
     size_t j = i;
     while (j < len && (src[j] == ' ' || src[j] == '\t' || src[j] == '\f')) j++;
-    if (j == len || src[j] == '\n' || src[j] == '\r' || src[j] == '#' || j != i) continue;
-    if (continues_statement(src, len, j, decorators)) {
-      decorators = decorators && src[j] == '@';
-      continue;
-    }
-    break;
+    if (j < len && j == i && src[j] != '\n' && src[j] != '\r' && src[j] != '#') return i;
+  }
+  return len;
+}
+
+size_t toplevel_next(const char *src, size_t len, size_t pos, int *lines) {
+  bool decorators = pos < len && src[pos] == '@';
+  int nl = 0;
+  size_t i = pos;
+  for (;;) {
+    i = next_col0_line(src, len, i, &nl);
+    if (i == len || !continues_statement(src, len, i, decorators)) break;
+    decorators = decorators && src[i] == '@';
   }
   *lines = nl;
   return i;
+}
+
+int toplevel_clauses(const char *src, size_t len, size_t *starts, int max) {
+  int n = 0, nl = 0;
+  for (size_t i = 0; i < len && n < max; i = next_col0_line(src, len, i, &nl))
+    starts[n++] = i;
+  return n;
+}
+
+bool toplevel_starts_with(const char *src, size_t len, const char *word) {
+  return word_at(src, len, 0, word);
 }
 
 /* The dotted name of a decorator line ("@cuda.jit(...)" -> "cuda.jit"), into out. */
@@ -102,6 +120,19 @@ static void decorator_name(const char *s, size_t n, char *out, size_t cap) {
   while (i < n && k + 1 < cap && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.'))
     out[k++] = s[i++];
   out[k] = '\0';
+}
+
+static bool kernel_decorator(const char *line, size_t n);
+
+bool toplevel_has_kernel(const char *src, size_t len) {
+  for (size_t i = 0; i < len;) {
+    size_t j = i;
+    while (j < len && (src[j] == ' ' || src[j] == '\t')) j++;
+    if (j < len && src[j] == '@' && kernel_decorator(src + j, len - j)) return true;
+    while (i < len && src[i] != '\n') i++;
+    i++;
+  }
+  return false;
 }
 
 bool toplevel_defines_kernel(const char *src, size_t len) {
@@ -116,9 +147,13 @@ bool toplevel_defines_kernel(const char *src, size_t len) {
     while (i < len && src[i] != '\n') i++;
     i++;
   }
-  if (last == len) return false;
+  return last < len && kernel_decorator(src + last, len - last);
+}
+
+/* A decorator line (from its '@') that makes a kernel or device function. */
+static bool kernel_decorator(const char *line, size_t n) {
   char name[128];
-  decorator_name(src + last, len - last, name, sizeof name);
+  decorator_name(line, n, name, sizeof name);
   const char *tail = strrchr(name, '.');
   tail = tail ? tail + 1 : name;
   static const char *const makers[] = {"jit", "vectorize", "guvectorize", "reduce", "kernel",

@@ -584,6 +584,8 @@ static LLVMValueRef cg_closure(cg_ctx *g, const symbol *s) {
 
 static LLVMValueRef cg_name(cg_ctx *g, node *e) {
   symbol *s = e->sym;
+  if (!s && e->bi)   /* a builtin value imported by name: from math import pi */
+    return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
   if (!s) {
     cg_internal_error(g, e->sp, "unresolved name");
     return LLVMGetUndef(g->i32);

@@ -218,6 +218,8 @@ static void ix_condition(infer_ctx *ic, node *c) {
     ix_error(ic, c->sp, "a condition must be a number or bool, not %s", ix_tname(ic, t));
 }
 
+static const type *ix_builtin_value(infer_ctx *ic, node *e, const builtin *b);
+
 static const type *ix_name(infer_ctx *ic, node *e) {
   symbol *s = ix_find_local(ic->cur, e->str);
   if (s) {
@@ -247,6 +249,7 @@ static const type *ix_name(infer_ctx *ic, node *e) {
     if (!ix_host_use_error(ic, e->sp, p)) ix_error(ic, e->sp, "undefined name '%s'", e->str);
     return NULL;
   }
+  if (b->kind == BK_VALUE) return ix_builtin_value(ic, e, b);   /* from math import pi */
   e->bi = b;
   ix_error(ic, e->sp, "'%s' is not a value", e->str);
   return NULL;

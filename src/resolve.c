@@ -107,7 +107,19 @@ static bool module_importable(const char *m) {
   return false;
 }
 
+/* A module-level name names what it was bound to last, as in Python (cuda = None, then
+ * try: from numba import cuda): an alias replaces a constant of the same name. */
+static void forget_const(infer_ctx *ic, const char *name) {
+  for (int i = 0; i < ic->consts.len; i++) {
+    symbol *s = ic->consts.items[i];
+    if (strcmp(s->name, name) != 0) continue;
+    ic->consts.items[i] = ic->consts.items[--ic->consts.len];
+    return;
+  }
+}
+
 static void bind_alias(infer_ctx *ic, const char *name, const char *path) {
+  forget_const(ic, name);
   alias *al = arena_alloc(ic->ar, sizeof *al);
   al->name = name;
   al->path = path;
