@@ -287,7 +287,11 @@ node *ix_fold(infer_ctx *ic, node *e) {
   case N_CALL: return fold_call(ic, e);
   case N_NAME: {
     symbol *s = ix_find_const(ic, e->str);
-    return s ? s->value : NULL;
+    if (s) return s->value;
+    /* from math import pi: a builtin constant imported by name */
+    const char *p = ix_alias_path(ic, e->str);
+    const builtin *b = p ? builtin_find(p) : NULL;
+    return b && (b->flags & BF_CONSTANT) ? ix_const_float_node(ic, b->value, e->sp) : NULL;
   }
   case N_ATTR: {
     const char *p = ix_dotted_path(ic, e);

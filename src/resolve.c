@@ -331,6 +331,23 @@ static void define_constant(infer_ctx *ic, node *target, node *value) {
 
 static void host_targets(infer_ctx *ic, node *t, const char *why, span why_sp);
 
+static bool all_strings(const node *v) {
+  if (v->kind == N_STR) return true;
+  if (v->kind != N_LIST && v->kind != N_TUPLE) return false;
+  for (int i = 0; i < v->list.len; i++)
+    if (v->list.items[i]->kind != N_STR) return false;
+  return v->list.len > 0;
+}
+
+node *ix_sig_const(infer_ctx *ic, node *e) {
+  if (e->kind != N_NAME || ix_find_const(ic, e->str)) return e;
+  for (int i = ic->sig_consts.len - 1; i >= 0; i--) {
+    node *c = ic->sig_consts.items[i];
+    if (strcmp(c->str, e->str) == 0) return c->a;
+  }
+  return e;
+}
+
 static void module_constant(infer_ctx *ic, node *s, node *target, node *value) {
   if (s->list.len > 1 || target->kind != N_NAME) {   /* a, b = ...; x = y = ... */
     for (int i = 0; i < s->list.len; i++)
@@ -346,6 +363,14 @@ static void module_constant(infer_ctx *ic, node *s, node *target, node *value) {
                                                                     : NULL;
   if (path && ix_funcval_path(ic, path)) {
     bind_alias(ic, target->str, path);
+    return;
+  }
+  if (target->kind == N_NAME && all_strings(value)) {   /* SIG = 'void(float32[:])' */
+    node *c = node_new(ic->ar, N_ALIAS, target->sp);
+    c->str = target->str;
+    c->a = value;
+    vec_push(ic->ar, &ic->sig_consts, c);
+    forget_const(ic, target->str);
     return;
   }
   diag_first why;

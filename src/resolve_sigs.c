@@ -352,9 +352,9 @@ static void add_device_sig(infer_ctx *ic, func_def *fn, node *e, const sig_spec 
 /* The signatures given to @cuda.jit, @vectorize or @guvectorize (whose signatures are
  * checked as a kernel's: void, one type per parameter). */
 void ix_decorator_sigs(infer_ctx *ic, func_def *fn, node *arg) {
-  node_list *l = sig_list(ic, arg);
+  node_list *l = sig_list(ic, ix_sig_const(ic, arg));
   for (int i = 0; i < l->len; i++) {
-    node *e = l->items[i];
+    node *e = ix_sig_const(ic, l->items[i]);
     sig_spec s;
     int before = fn->sigs.len;
     if (sig_of(ic, e, &s)) {

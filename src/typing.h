@@ -32,6 +32,8 @@ struct infer_ctx {
   ptr_vec consts;      /* symbol*: module constants */
   ptr_vec aliases;     /* alias*: imported names */
   ptr_vec host_defs;   /* host_def*: names only host Python binds (resolve.c) */
+  ptr_vec sig_consts;  /* node*: N_ALIAS, str = name, a = a signature string or a list
+                          or tuple of them kept in a name (SIG = 'void(float32[:])') */
   fn_instance *cur;    /* the function being typed */
   bool report;         /* this pass reports diagnostics and is final */
   bool changed;        /* a local's type changed during this pass */
@@ -150,6 +152,9 @@ void ix_record_store(infer_ctx *ic, node *t, const type *vt);
 int ix_tuple_type_ctor(const char *path);
 /* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
+/* A decorator argument as written, or, for a name bound at module level to a signature
+ * string or a list of them, that value. */
+node *ix_sig_const(infer_ctx *ic, node *e);
 /* The kernel type an annotation names, or NULL, saying nothing (Numba ignores
  * annotations: one kcc does not know is not an error). */
 const type *ix_known_annotation(infer_ctx *ic, node *ann);

@@ -1,7 +1,8 @@
 /* import_guards.c — kernels defined in and after module-level try/except import guards:
  * scale_pi: out = a * float32(pi) + float32(0.5) (the else clause's OFFSET; float32
  * throughout, in Numba as here); clamp_inf: every
- * second element (STEP = 2 from finally) a if a < limit else inf.
+ * second element (STEP = 2 from finally) a if a < limit else inf; two_pi and two_pi64
+ * (signatures kept in names): 2 * math.pi, as float32 and float64.
  * tolerance: exact (the same float32 operations in C) */
 #include <math.h>
 
@@ -39,9 +40,27 @@ static void clamp_inf(kc_kernel *k, int64_t n) {
   free(a), free(out), free(want);
 }
 
+static void two_pi(kc_kernel *k32, kc_kernel *k64) {
+  float o32 = -1.0f;
+  double o64 = -1.0;
+  int64_t one = 1;
+  kc_array *d32 = h_array1(KC_FLOAT32, one, &o32), *d64 = h_array1(KC_FLOAT64, one, &o64);
+  kc_arg a32[] = {kc_arg_array(d32)}, a64[] = {kc_arg_array(d64)};
+  h_launch(k32, kc_dim(1), kc_dim(1), a32, 1);
+  h_launch(k64, kc_dim(1), kc_dim(1), a64, 1);
+  h_fetch(d32, &o32);
+  h_fetch(d64, &o64);
+  float w32 = (float)(2.0 * M_PI);
+  double w64 = 2.0 * M_PI;
+  h_check_f32("two_pi", &w32, &o32, 1, 0, 0);
+  h_check_f64("two_pi64", &w64, &o64, 1, 0, 0);
+  kc_array_free(d32), kc_array_free(d64);
+}
+
 int main(int argc, char **argv) {
   h_begin("import_guards", argc, argv);
   scale_pi(h_kernel("scale_pi"), 200);
   clamp_inf(h_kernel("clamp_inf"), 131);
+  two_pi(h_kernel("two_pi"), h_kernel("two_pi64"));
   return h_end();
 }
