@@ -12,9 +12,10 @@
  * swapcontext elsewhere or under sanitizers, which know about it. A thread
  * that reaches cuda.syncthreads() passes control to the next thread; when every
  * thread has had its turn, the scheduler checks that all wait at the same barrier and
- * lets them all continue. Threads that exited while others wait, or threads waiting at
- * different barriers, are a deadlock: reported with the barrier site and thread ids,
- * and the block abandoned, never a hang. A cooperative launch (a kernel with grid
+ * lets them all continue; threads that have exited do not count, as on the GPU (PTX's
+ * bar.sync waits for the threads that have not exited). Threads waiting at different
+ * barriers are a deadlock: reported with the barrier sites and thread ids, and the
+ * block abandoned, never a hang. A cooperative launch (a kernel with grid
  * barriers) runs every block at once instead, each on a thread of its own (see
  * "Cooperative launches").
  */
@@ -630,42 +631,25 @@ static int ensure_fibers(rt_worker *w, unsigned n, size_t size) {
   return 1;
 }
 
-/* A block deadlocked: say who waits where and who exited or waits elsewhere. */
+/* A block deadlocked: its threads wait at different barriers. */
 static void report_deadlock(rt_worker *w) {
   rt_job *j = w->job;
   const uint32_t *b = w->blk.block_idx;
-  unsigned T = j->nthreads, first_wait = T, first_done = T, other = T, nwait = 0, ndone = 0;
+  unsigned T = j->nthreads, first_wait = T, other = T;
   for (unsigned i = 0; i < T; i++) {
-    if (w->fibers[i].state == FIBER_DONE) {
-      ndone++;
-      if (first_done == T) first_done = i;
-    } else {
-      nwait++;
-      if (first_wait == T) first_wait = i;
-      else if (other == T && w->fibers[i].site != w->fibers[first_wait].site) other = i;
-    }
+    if (w->fibers[i].state == FIBER_DONE) continue;
+    if (first_wait == T) first_wait = i;
+    else if (other == T && w->fibers[i].site != w->fibers[first_wait].site) other = i;
   }
   uint32_t tw[3], tx[3];
-  uint32_t site = w->fibers[first_wait].site;
+  uint32_t site = w->fibers[first_wait].site, s2 = w->fibers[other].site;
   thread_of(j, first_wait, tw);
-  if (ndone > 0) {
-    thread_of(j, first_done, tx);
-    job_fail(j, KC_ERR_DEADLOCK,
-             "kernel '%s': deadlock in block (%u, %u, %u): %u thread%s wait at the barrier "
-             "at %u:%u (first: thread (%u, %u, %u)) while %u thread%s exited without "
-             "reaching it (first: thread (%u, %u, %u))",
-             j->k->name, b[0], b[1], b[2], nwait, nwait == 1 ? "" : "s", site >> 16,
-             site & 0xffff, tw[0], tw[1], tw[2], ndone, ndone == 1 ? "" : "s", tx[0], tx[1],
-             tx[2]);
-  } else {
-    uint32_t s2 = w->fibers[other].site;
-    thread_of(j, other, tx);
-    job_fail(j, KC_ERR_DEADLOCK,
-             "kernel '%s': deadlock in block (%u, %u, %u): threads wait at different "
-             "barriers: thread (%u, %u, %u) at %u:%u, thread (%u, %u, %u) at %u:%u",
-             j->k->name, b[0], b[1], b[2], tw[0], tw[1], tw[2], site >> 16, site & 0xffff,
-             tx[0], tx[1], tx[2], s2 >> 16, s2 & 0xffff);
-  }
+  thread_of(j, other, tx);
+  job_fail(j, KC_ERR_DEADLOCK,
+           "kernel '%s': deadlock in block (%u, %u, %u): threads wait at different "
+           "barriers: thread (%u, %u, %u) at %u:%u, thread (%u, %u, %u) at %u:%u",
+           j->k->name, b[0], b[1], b[2], tw[0], tw[1], tw[2], site >> 16, site & 0xffff,
+           tx[0], tx[1], tx[2], s2 >> 16, s2 & 0xffff);
 }
 
 static void run_fiber_block(rt_worker *w) {
@@ -706,7 +690,10 @@ static void run_fiber_block(rt_worker *w) {
       else if (w->fibers[i].site != w->fibers[first_wait].site) same = 0;
     }
     if (ndone == T) break;
-    if (nwarp > 0 || ndone > 0 || !same) {
+    /* Threads that exited do not hold a barrier up (PTX: bar.sync waits for the threads
+       that have not exited): the others, all at one barrier, go on. Threads at different
+       barriers, or stranded in a warp collective, can never all meet: a deadlock. */
+    if (nwarp > 0 || !same) {
       if (nwarp > 0) report_warp_deadlock(w);
       else report_deadlock(w);
       /* the waiting fibers are abandoned mid-kernel: start them afresh next time */
@@ -719,7 +706,8 @@ static void run_fiber_block(rt_worker *w) {
       for (unsigned i = 0; i < T; i++) w->fibers[i].booted = 0;
       break;
     }
-    for (unsigned i = 0; i < T; i++) w->fibers[i].state = FIBER_RUN;
+    for (unsigned i = 0; i < T; i++)   /* an exited thread stays done */
+      if (w->fibers[i].state != FIBER_DONE) w->fibers[i].state = FIBER_RUN;
     w->sync_fresh = 1;  /* a barrier released: see sync_reduce */
   }
   w->in_fibers = 0;
