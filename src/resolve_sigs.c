@@ -313,13 +313,15 @@ static void add_kernel_sig(infer_ctx *ic, func_def *fn, node *e, const sig_spec 
   vec_push(ic->ar, &fn->sigs, s->params);
 }
 
+/* A vectorize signature: scalars, with a result or without one ('(float32, float32)':
+ * the function's own result type, inferred per signature as Numba does). */
 static void add_vectorize_sig(infer_ctx *ic, func_def *fn, node *e, const sig_spec *s) {
-  bool scalar = s->ret && type_is_scalar(s->ret);
+  bool scalar = !s->ret || type_is_scalar(s->ret);
   for (int i = 0; i < s->params->len; i++)
     scalar &= type_is_scalar((const type *)s->params->items[i]);
   if (!scalar) {
-    ix_error(ic, e->sp, "a vectorize signature is of scalars with a result: "
-         "'float32(float32, float32)' or float32(float32, float32)");
+    ix_error(ic, e->sp, "a vectorize signature is of scalars, with a result or without: "
+         "'float32(float32, float32)', float32(float32, float32) or '(float32, float32)'");
     return;
   }
   if (s->params->len != fn->def->params.len) {

@@ -299,7 +299,6 @@ static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int
     args[i] = sig->items[i];
     vec_push(ic->ar, ksig, (void *)type_array(ic->ar, args[i], 1));
   }
-  vec_push(ic->ar, ksig, (void *)type_array(ic->ar, fn->rets.items[k], 1));
   bool saved = ic->report;
   ic->report = true;
   ic->cur = NULL;
@@ -311,6 +310,10 @@ static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int
     ix_error(ic, fn->def->sp, "vectorized function '%s' must return a number", fn->name);
     return;
   }
+  /* a signature without a result ('(float32, float32)') takes the function's, as Numba
+     infers it */
+  const type *ret = fn->rets.items[k] ? fn->rets.items[k] : scalar->ret;
+  vec_push(ic->ar, ksig, (void *)type_array(ic->ar, ret, 1));
   int before = ic->prog->kernels.len;
   compile_kernel(ic, kf, ksig, k);
   if (ic->prog->kernels.len == before) return;
