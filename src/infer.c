@@ -411,12 +411,44 @@ static const type *ix_view(infer_ctx *ic, node *e, const type *bt, node_list *id
   return ix_set_type(e, type_array_layout(ic->ar, bt->elem, nd, !contiguous), false);
 }
 
+void ix_expand_tuple_index(infer_ctx *ic, node **slot) {
+  node *t = *slot;
+  if (t->kind != N_NAME) return;
+  const type *tt = ix_expr(ic, t);
+  if (!tt || tt->kind != TY_TUPLE) return;
+  for (int k = 0; k < tt->nelems; k++)
+    if (tt->elems[k]->kind != TY_INT && tt->elems[k]->kind != TY_BOOL) return;
+  node *tup = node_new(ic->ar, N_TUPLE, t->sp);
+  for (int k = 0; k < tt->nelems; k++) {
+    node *name = node_new(ic->ar, N_NAME, t->sp);
+    name->str = t->str;
+    node *at = node_new(ic->ar, N_INT, t->sp);
+    at->ival = k;
+    node *el = node_new(ic->ar, N_INDEX, t->sp);
+    el->a = name;
+    el->b = at;
+    node_push(ic->ar, &tup->list, el);
+  }
+  *slot = tup;
+}
+
+/* r["y"] on a record is r.y (Numba takes both): the node becomes the attribute, for
+ * typing, stores and code alike. */
+static bool record_key(node *e, const type *bt) {
+  if (!bt || bt->kind != TY_RECORD || !e->b || e->b->kind != N_STR) return false;
+  e->kind = N_ATTR;
+  e->str = e->b->str;
+  e->b = NULL;
+  return true;
+}
+
 static const type *ix_index(infer_ctx *ic, node *e) {
   const type *bt = ix_expr(ic, e->a);
   if (!bt) {
     if (e->b) ix_expr(ic, e->b);
     return NULL;
   }
+  if (record_key(e, bt)) return ix_attr(ic, e);
   if (bt->kind == TY_TUPLE) {
     int64_t k;
     if (!ix_const_int(ic, e->b, &k)) return ix_tuple_index_dynamic(ic, e, bt);
@@ -433,6 +465,7 @@ static const type *ix_index(infer_ctx *ic, node *e) {
     ix_error(ic, e->sp, "%s cannot be indexed", ix_tname(ic, bt));
     return NULL;
   }
+  ix_expand_tuple_index(ic, &e->b);   /* idx = (i, j); a[idx] */
   node_list single = {&e->b, 1, 1};
   node_list *idx = e->b->kind == N_TUPLE ? &e->b->list : &single;
   bool ok = true, sliced = false;
@@ -1086,7 +1119,13 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
       ix_store_target(ic, t->list.items[i], vt->elems[i], false, NULL);
     return;
   }
-  case N_INDEX: ix_store_element(ic, t, vt); return;
+  case N_INDEX:
+    if (t->b && t->b->kind == N_STR && record_key(t, ix_expr(ic, t->a))) {
+      ix_record_store(ic, t, vt);   /* r["y"] = v */
+      return;
+    }
+    ix_store_element(ic, t, vt);
+    return;
   case N_ATTR: ix_record_store(ic, t, vt); return;
   default:
     ix_error(ic, t->sp, "cannot assign to this expression");

@@ -152,6 +152,10 @@ void ix_record_store(infer_ctx *ic, node *t, const type *vt);
 int ix_tuple_type_ctor(const char *path);
 /* resolve_sigs.c: signatures in every spelling */
 void ix_apply_cli_sigs(infer_ctx *ic);
+/* An array index held in a name whose value is a tuple of integers (idx = (i, j);
+ * a[idx], cuda.atomic.add(a, idx, v)): *slot becomes the tuple (idx[0], idx[1]), as
+ * though written out. Anything else is left as it is. */
+void ix_expand_tuple_index(infer_ctx *ic, node **slot);
 /* A decorator argument as written, or, for a name bound at module level to a signature
  * string or a list of them, that value. */
 node *ix_sig_const(infer_ctx *ic, node *e);

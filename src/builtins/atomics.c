@@ -67,12 +67,22 @@ static const type *ix_atomic(infer_ctx *ic, node *e, const builtin *b) {
     return NULL;
   }
   if (!no_index) {
+    ix_expand_tuple_index(ic, &e->list.items[1]);   /* idx = (i, j); atomic.add(a, idx, v) */
     node *idx = e->list.items[1];
     int nidx = idx->kind == N_TUPLE ? idx->list.len : 1;
     if (nidx != arr->ty->ndim) {
-      ix_error(ic, idx->sp, "wrong number of indices: %s has %d dimensions, %d given",
-           ix_tname(ic, arr->ty), arr->ty->ndim, nidx);
+      ix_error(ic, idx->sp, "wrong number of indices: %s has %d dimension%s, %d given",
+           ix_tname(ic, arr->ty), arr->ty->ndim, arr->ty->ndim == 1 ? "" : "s", nidx);
       return NULL;
+    }
+    for (int i = 0; i < nidx; i++) {   /* an integer each, as a[i] takes */
+      node *ix = idx->kind == N_TUPLE ? idx->list.items[i] : idx;
+      const type *t = ix_expr(ic, ix);
+      if (t && t->kind != TY_INT && t->kind != TY_BOOL) {
+        ix_error(ic, ix->sp, "%s: an array index must be an integer, not %s", fname,
+                 ix_tname(ic, t));
+        return NULL;
+      }
     }
   }
   if (!atomic_dtype_check(ic, e, id, fname)) return NULL;
