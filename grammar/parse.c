@@ -5,6 +5,7 @@
  */
 #include "parse.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "parser.h"
@@ -274,12 +275,94 @@ static bool parse_try(arena *a, diag_sink *d, node *root, const char *src, size_
   return true;
 }
 
+/* ---- class NAME(IntEnum): -------------------------------------------------------------
+ * An enum at module level (a base named Enum, IntEnum, IntFlag or Flag, also as
+ * enum.X) whose members are constants: kernels use its members (Color.RED) as
+ * constants, as Numba types IntEnum and Enum members. Its body is parsed as an `if 1:`
+ * block; anything but NAME = value, a docstring and pass makes it host Python. */
+static bool enum_header(const char *src, size_t len, const char **name, size_t *nlen) {
+  static const char *const bases[] = {"IntEnum", "Enum", "IntFlag", "Flag"};
+  const char *open = memchr(src, '(', len), *close = open ? memchr(open, ')', len - (size_t)(open - src)) : NULL;
+  const char *colon = memchr(src, ':', len);
+  if (!open || !close || !colon || colon < close) return false;
+  const char *n = src + 5;
+  while (n < open && (*n == ' ' || *n == '\t')) n++;
+  const char *e = n;
+  while (e < open && (isalnum((unsigned char)*e) || *e == '_')) e++;
+  if (e == n) return false;
+  *name = n;
+  *nlen = (size_t)(e - n);
+  for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+    size_t bl = strlen(bases[i]);
+    for (const char *p = open + 1; p + bl <= close; p++)
+      if (memcmp(p, bases[i], bl) == 0 && (p[-1] == '(' || p[-1] == '.' || p[-1] == ' ') &&
+          (p[bl] == ')' || p[bl] == ',' || p[bl] == ' '))
+        return true;
+  }
+  return false;
+}
+
+/* Inside the class body a member names the ones before it plainly (BLUE = RED + 2). */
+static void qualify_members(arena *a, node *e, const node *en) {
+  if (!e) return;
+  if (e->kind == N_NAME)
+    for (int i = 0; i < en->body.len; i++) {
+      const char *full = en->body.items[i]->list.items[0]->str;
+      size_t n = strlen(en->str);
+      if (strcmp(full + n + 1, e->str) == 0) e->str = full;
+    }
+  qualify_members(a, e->a, en);
+  qualify_members(a, e->b, en);
+  qualify_members(a, e->c, en);
+  for (int i = 0; i < e->list.len; i++) qualify_members(a, e->list.items[i], en);
+}
+
+static node *parse_enum(arena *a, diag_sink *d, const char *src, size_t len, int line) {
+  const char *name;
+  size_t nlen;
+  if (!enum_header(src, len, &name, &nlen)) return NULL;
+  diag_first fe;
+  diag_sink m = diag_muted(d, &fe);
+  const char *close = memchr(src, ')', len);
+  const char *colon = memchr(close, ':', len - (size_t)(close - src));
+  size_t rest = len - (size_t)(colon - src);
+  char *buf = arena_alloc(a, rest + 5);
+  memcpy(buf, "if 1", 4);
+  memcpy(buf + 4, colon, rest);
+  int end_line, end_col;
+  bool invalid;
+  node *root = parse_chunk(a, &m, buf, rest + 4, line, &end_line, &end_col, &invalid);
+  if (m.nerrors > 0 || root->body.len != 1 || root->body.items[0]->kind != N_IF) return NULL;
+  node *en = node_new(a, N_ENUM, (span){line, 1, end_line, end_col});
+  en->str = arena_strndup(a, name, nlen);
+  node_list *body = &root->body.items[0]->body;
+  for (int i = 0; i < body->len; i++) {
+    node *s = body->items[i];
+    if (s->kind == N_PASS || (s->kind == N_EXPR_STMT && s->a->kind == N_STR)) continue;
+    if (s->kind != N_ASSIGN || s->list.len != 1 || s->list.items[0]->kind != N_NAME)
+      return NULL;
+    node *t = s->list.items[0];
+    qualify_members(a, s->a, en);
+    t->str = arena_printf(a, "%s.%s", en->str, t->str);
+    node_push(a, &en->body, s);
+  }
+  return en;
+}
+
 node *parse_module(arena *a, diag_sink *d, const char *src, size_t len) {
   node *root = node_new(a, N_MODULE, span_none());
   int line = 1, end_line = 1, end_col = 1;
   for (size_t pos = 0; pos < len;) {
     int lines;
     size_t next = toplevel_next(src, len, pos, &lines);
+    node *en = toplevel_starts_with(src + pos, next - pos, "class")
+                   ? parse_enum(a, d, src + pos, next - pos, line) : NULL;
+    if (en) {
+      node_push(a, &root->body, en);
+      line += lines;
+      pos = next;
+      continue;
+    }
     if (toplevel_starts_with(src + pos, next - pos, "try") &&
         parse_try(a, d, root, src + pos, next - pos, line)) {
       line += lines;

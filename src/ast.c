@@ -47,7 +47,7 @@ const char *node_kind_name(node_kind k) {
     [N_CONTINUE] = "Continue", [N_RETURN] = "Return", [N_PASS] = "Pass",
     [N_ASSERT] = "Assert", [N_RAISE] = "Raise",
     [N_FUNCDEF] = "FuncDef", [N_PARAM] = "Param", [N_IMPORT] = "Import",
-    [N_IMPORTFROM] = "ImportFrom", [N_ALIAS] = "Alias", [N_HOST] = "Host", [N_MODULE] = "Module",
+    [N_IMPORTFROM] = "ImportFrom", [N_ALIAS] = "Alias", [N_HOST] = "Host", [N_ENUM] = "Enum", [N_MODULE] = "Module",
   };
   if ((unsigned)k < sizeof names / sizeof names[0] && names[k])
     return names[k];

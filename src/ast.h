@@ -66,6 +66,8 @@ typedef enum node_kind {
                    list = N_NAME nodes it binds at module level; str = why it is not the
                    kernel language (the first error parsing it met), a = an N_PASS whose
                    span is that error's */
+  N_ENUM,       /* class NAME(IntEnum): at module level (parse.c): str = NAME, body =
+                   its members as N_ASSIGNs to names spelled "NAME.MEMBER" */
   N_MODULE      /* body = top-level statements */
 } node_kind;
 

@@ -295,6 +295,8 @@ node *ix_fold(infer_ctx *ic, node *e) {
   }
   case N_ATTR: {
     const char *p = ix_dotted_path(ic, e);
+    symbol *member = p ? ix_find_const(ic, p) : NULL;   /* Color.RED */
+    if (member) return member->value;
     const builtin *b = p ? builtin_find(p) : NULL;
     return b && (b->flags & BF_CONSTANT) ? ix_const_float_node(ic, b->value, e->sp) : NULL;
   }

@@ -270,6 +270,16 @@ static void mark_written(infer_ctx *ic, const node *n);
 static const type *ix_attr(infer_ctx *ic, node *e) {
   if (e->aux == FV_CAPTURE) return e->ty;   /* typed by ix_bind_captures */
   const char *p = ix_dotted_path(ic, e);
+  size_t pl = p ? strlen(p) : 0;
+  if (pl > 6 && strcmp(p + pl - 6, ".value") == 0 &&
+      ix_find_const(ic, arena_strndup(ic->ar, p, pl - 6)))
+    p = arena_strndup(ic->ar, p, pl - 6);   /* Color.RED.value: the member's value */
+  if (p && ix_find_const(ic, p)) {   /* Color.RED, a member of an enum (resolve.c) */
+    e->kind = N_NAME;
+    e->str = p;
+    e->a = NULL;
+    return ix_name(ic, e);
+  }
   if (p) {
     const builtin *b = builtin_find(p);
     const type *fv = b ? NULL : ix_funcval_path(ic, p);   /* numba.float32 as a value */

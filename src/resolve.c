@@ -644,6 +644,13 @@ void ix_module_level(infer_ctx *ic, node *module) {
         bind_host(ic, n->str, n->sp, s->str, s->a->sp);
       }
       break;
+    case N_ENUM:   /* class Color(IntEnum): its members are constants "Color.RED" */
+      bind_alias(ic, s->str, s->str);
+      for (int k = 0; k < s->body.len; k++) {
+        node *m = s->body.items[k];
+        module_constant(ic, m, m->list.items[0], m->a);
+      }
+      break;
     case N_PASS: break;
     default:   /* module-level code Numba leaves to Python: if __name__ == ...: main() */
       host_binds(ic, s, arena_printf(ic->ar, "module-level code (%s) runs on the host",
