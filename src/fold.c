@@ -192,10 +192,22 @@ static node *fold_type_call(infer_ctx *ic, node *e, const type *t) {
   return ix_fold_cast(ic, x, t, e->sp);
 }
 
+/* float('inf'), float('-inf'), float('nan'), float('1.5'): Python's spellings, which
+ * strtod reads too; NULL for anything else. */
+static node *fold_float_string(infer_ctx *ic, node *e) {
+  if (e->list.len != 1 || e->kwargs.len || e->list.items[0]->kind != N_STR) return NULL;
+  const char *text = e->list.items[0]->str;
+  char *end;
+  double v = strtod(text, &end);
+  while (*end == ' ' || *end == '\t' || *end == '\n') end++;
+  return end != text && *end == '\0' ? ix_const_float_node(ic, v, e->sp) : NULL;
+}
+
 static node *fold_call(infer_ctx *ic, node *e) {
   const char *p = ix_dotted_path(ic, e->a);
   if (!p) return NULL;
   if (strcmp(p, "complex") == 0) return fold_complex_call(ic, e);
+  if (strcmp(p, "float") == 0 && fold_float_string(ic, e)) return fold_float_string(ic, e);
   const type *t = ix_type_from_path(p);
   if (t) return fold_type_call(ic, e, t);
   const builtin *b = builtin_find(p);

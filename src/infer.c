@@ -980,6 +980,16 @@ static const type *ix_call(infer_ctx *ic, node *e) {
     ix_args(ic, e);
     return NULL;
   }
+  if (strcmp(p, "float") == 0 && e->list.len == 1 && e->list.items[0]->kind == N_STR) {
+    node *v = ix_fold(ic, e);   /* float('inf'), float('nan'): constants */
+    if (v && v->kind == N_FLOAT) {
+      e->kind = N_FLOAT;
+      e->fval = v->fval;
+      e->a = NULL;
+      e->list.len = 0;
+      return ix_expr(ic, e);
+    }
+  }
   if (vec_type_from_path(p)) {   /* float32x4(...), float4(...) */
     e->bi = &builtin_vector_ctor;
     return builtin_vector_ctor.typing(ic, e, &builtin_vector_ctor);

@@ -94,6 +94,10 @@ const char *ix_dotted_path(infer_ctx *ic, const node *e) {
   }
   if (e->kind == N_ATTR) {
     const char *base = ix_dotted_path(ic, e->a);
+    /* CuPy's scalar types are NumPy's own (cp.float32 is np.float32), and Numba
+       resolves them so; the rest of CuPy is host Python */
+    if (base && strcmp(base, "host:cupy") == 0 && type_from_name(e->str))
+      return arena_printf(ic->ar, "numpy.%s", e->str);
     return base ? arena_printf(ic->ar, "%s.%s", base, e->str) : NULL;
   }
   return NULL;

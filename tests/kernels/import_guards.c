@@ -2,7 +2,8 @@
  * scale_pi: out = a * float32(pi) + float32(0.5) (the else clause's OFFSET; float32
  * throughout, in Numba as here); clamp_inf: every
  * second element (STEP = 2 from finally) a if a < limit else inf; two_pi and two_pi64
- * (signatures kept in names): 2 * math.pi, as float32 and float64.
+ * (signatures kept in names): 2 * math.pi, as float32 and float64; specials:
+ * float('inf'), float('-inf') and cp.float32(1.25) * 2 = 2.5.
  * tolerance: exact (the same float32 operations in C) */
 #include <math.h>
 
@@ -57,10 +58,21 @@ static void two_pi(kc_kernel *k32, kc_kernel *k64) {
   kc_array_free(d32), kc_array_free(d64);
 }
 
+static void specials(kc_kernel *k) {
+  float out[3] = {0, 0, 0}, want[3] = {INFINITY, -INFINITY, 2.5f};
+  kc_array *d = h_array1(KC_FLOAT32, 3, out);
+  kc_arg args[] = {kc_arg_array(d)};
+  h_launch(k, kc_dim(1), kc_dim(1), args, 1);
+  h_fetch(d, out);
+  h_check_f32("specials", want, out, 3, 0, 0);
+  kc_array_free(d);
+}
+
 int main(int argc, char **argv) {
   h_begin("import_guards", argc, argv);
   scale_pi(h_kernel("scale_pi"), 200);
   clamp_inf(h_kernel("clamp_inf"), 131);
   two_pi(h_kernel("two_pi"), h_kernel("two_pi64"));
+  specials(h_kernel("specials"));
   return h_end();
 }
