@@ -12,6 +12,7 @@
 #include <llvm-c/Core.h>
 
 #include "cg_target.h"
+#include "host_abi.h"
 #include "sema.h"
 
 typedef struct loop_targets {
@@ -135,9 +136,10 @@ void cg_set_range(cg_ctx *g, LLVMValueRef load, long long lo, long long hi);
  * from one; the enum attribute name on fn's index idx (-1 the function, 0 the return,
  * 1.. the parameters); a debug subprogram for fn, an entry point of f. */
 LLVMValueRef cg_build_array(cg_ctx *g, const type *t, LLVMValueRef data, LLVMValueRef *ext);
-/* The flattened parameters an array parameter of type t takes (host_abi.h). */
-static inline int cg_array_param_words(const type *t) {
-  return 1 + t->ndim * (t->strided ? 2 : 1);
+/* The flattened parameters a parameter of type t takes (host_abi.h's kc_param_words). */
+static inline int cg_param_words(const type *t) {
+  return kc_param_words(t->kind == TY_ARRAY ? t->ndim : 0, t->kind == TY_ARRAY && t->strided,
+                        t->kind == TY_TUPLE ? t->nelems : 0);
 }
 LLVMTypeRef cg_param_scalar_type(cg_ctx *g, const type *t);
 LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t);

@@ -188,7 +188,7 @@ void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef
       out[i] = v;
       continue;
     }
-    int parts = t->kind == TY_ARRAY ? cg_array_param_words(t) : 1;
+    int parts = cg_param_words(t);   /* a tuple was taken above */
     LLVMValueRef vals[1 + 2 * KC_MAX_DIMS];
     for (int k = 0; k < parts; k++) {
       LLVMValueRef idx = ci64(g, slot++);

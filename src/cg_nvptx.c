@@ -176,7 +176,7 @@ static int flat_param_count(const fn_instance *f) {
   int n = 0;
   for (int i = 0; i < f->nparams; i++) {
     const type *t = f->param_types[i];
-    n += t->kind == TY_ARRAY ? cg_array_param_words(t) : t->kind == TY_TUPLE ? t->nelems : 1;
+    n += cg_param_words(t);
   }
   return n;
 }
@@ -219,7 +219,7 @@ static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
     const type *t = f->param_types[i];
     if (t->kind == TY_ARRAY) {
       pt[n++] = g->ptr;
-      for (int k = 1; k < cg_array_param_words(t); k++) pt[n++] = g->i64;
+      for (int k = 1; k < cg_param_words(t); k++) pt[n++] = g->i64;
     } else if (t->kind == TY_TUPLE) {   /* a tuple of scalars: element by element */
       for (int k = 0; k < t->nelems; k++) pt[n++] = cg_param_scalar_type(g, t->elems[k]);
     } else {
@@ -241,7 +241,7 @@ static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
       unsigned dp = p;
       LLVMValueRef data = LLVMGetParam(fn, p++);
       LLVMValueRef ext[2 * KC_MAX_DIMS];
-      for (int k = 0; k < cg_array_param_words(t) - 1; k++) {
+      for (int k = 0; k < cg_param_words(t) - 1; k++) {
         if (k < t->ndim) add_nonnegative_i64_attr(g, fn, (int)p + 1);   /* not strides */
         ext[k] = LLVMGetParam(fn, p++);
       }

@@ -1117,7 +1117,7 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
 LLVMValueRef cg_build_array(cg_ctx *g, const type *t, LLVMValueRef data, LLVMValueRef *ext) {
   LLVMValueRef v = LLVMGetUndef(cg_type(g, t));
   v = LLVMBuildInsertValue(g->b, v, data, 0, "");
-  for (int k = 0; k < cg_array_param_words(t) - 1; k++)
+  for (int k = 0; k < cg_param_words(t) - 1; k++)
     v = LLVMBuildInsertValue(g->b, v, ext[k], (unsigned)(k + 1), "");
   return v;
 }

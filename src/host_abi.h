@@ -29,6 +29,15 @@
 
 typedef struct kc_cpu_block kc_cpu_block;
 
+/* The kernelParams entries one parameter takes, by the rule above: 1 + ndim for an
+ * array of rank ndim > 0, and ndim more when strided (any layout); nelems for a tuple
+ * of nelems > 0 scalars; 1 for a scalar or a record. The one statement of the rule:
+ * both targets' entry points (cg.h's cg_param_words) and the runtime's packing count
+ * with it. */
+static inline int kc_param_words(int ndim, int strided, int nelems) {
+  return ndim > 0 ? 1 + ndim * (strided ? 2 : 1) : nelems > 0 ? nelems : 1;
+}
+
 struct kc_cpu_block {
   uint32_t block_idx[3];   /* blockIdx.x, .y, .z */
   uint32_t block_dim[3];   /* blockDim */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "builtins/builtin.h"
+#include "host_abi.h"
 #include "records.h"
 #include "signature.h"
 #include "synth.h"
@@ -221,7 +222,7 @@ static long long param_bytes(long long at, const type *t) {
     for (int k = 0; k < t->nelems; k++) at = param_bytes(at, t->elems[k]);
     return at;
   }
-  if (t->kind == TY_ARRAY) size = 8LL * (1 + t->ndim * (t->strided ? 2 : 1)), align = 8;
+  if (t->kind == TY_ARRAY) size = 8LL * kc_param_words(t->ndim, t->strided, 0), align = 8;
   else if (t->kind == TY_BOOL) size = align = 1;
   else if (t->kind == TY_COMPLEX) size = t->bits / 8, align = t->bits / 16;
   else if (t->kind == TY_RECORD) size = t->rec->size, align = 1;   /* its bytes */

@@ -62,6 +62,13 @@ LLVMValueRef tgt_pure_asm(LLVMBuilderRef b, LLVMTypeRef ret, const char *text,
 /* The NVPTX calling convention of kernel entry points (LLVM's CallingConv::PTX_Kernel). */
 #define NVPTX_KERNEL_CC 71
 
+/* The oldest PTX ISA kcc emits, x10: asked for below sm_75 (LLVM's default there is
+ * older), LLVM's newer default from sm_75 on. A builtin row's min_ptx must not pass it
+ * (test_builtins), or the builtin would fail on old archs. */
+#define NVPTX_MIN_PTX 63
+#define NVPTX_STR_(x) #x
+#define NVPTX_FEATURE_PTX(v) "+ptx" NVPTX_STR_(v)   /* 63 -> "+ptx63" */
+
 /* The sm versions the installed LLVM can generate code for (20 … 121), for --arch
  * validation; non-zero when `arch` (e.g. 80 for sm_80) is one of them. */
 int nvptx_arch_supported(int arch);

@@ -92,7 +92,7 @@ static LLVMTargetMachineRef nvptx_create_target_machine(int arch, int opt_level,
   /* Below sm_75 LLVM defaults to older PTX: 5.0 lacks the warp *_sync intrinsics
      (PTX 6.0), 6.0 and 6.1 (sm_70, sm_72) lack activemask and nanosleep (6.2, 6.3).
      PTX 6.3 (CUDA 10) has them all and still covers every sm from sm_30 on. */
-  const char *features = arch < 75 ? "+ptx63" : "";
+  const char *features = arch < 75 ? NVPTX_FEATURE_PTX(NVPTX_MIN_PTX) : "";
   /* Full DWARF (-g, debug=True) has label differences in its sections, which ptxas
      takes from PTX 7.5 on (LLVM picks 7.0 to 7.4 for sm_75 to sm_87). */
   if (full_debug && arch < 89) features = "+ptx75";

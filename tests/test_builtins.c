@@ -14,10 +14,7 @@
 
 #include "builtins/builtin.h"
 #include "libdevice_host.h"
-
-/* The PTX ISA kcc emits at the least (target_nvptx.c: 6.3 below sm_75, LLVM's default
- * for the arch, newer, from there), x10: a row needing more would fail on old archs. */
-#define KCC_MIN_PTX_EMITTED 63
+#include "target.h"
 
 static char *read_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -123,7 +120,7 @@ START_TEST(rows_are_well_formed) {
     for (const builtin *b = f->rows; b->path; b++) {
       ck_assert_msg(builtin_find(b->path) == b, "%s: path listed twice", b->path);
       ck_assert_msg(b->max_args < 0 || b->min_args <= b->max_args, "%s: arity", b->path);
-      ck_assert_msg(b->min_ptx <= KCC_MIN_PTX_EMITTED, "%s: needs PTX %d.%d", b->path,
+      ck_assert_msg(b->min_ptx <= NVPTX_MIN_PTX, "%s: needs PTX %d.%d", b->path,
                     b->min_ptx / 10, b->min_ptx % 10);
       bool typed = b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD;
       ck_assert_msg(!typed || b->typing, "%s: no typing function", b->path);
