@@ -164,6 +164,7 @@ bool ix_array_method_refused(infer_ctx *ic, node *callee, const type *at) {
 }
 
 const builtin builtins_arrays[] = {
-  {".view", BK_METHOD, 1, 1, 0, 0, BF_ARRAY_METHOD, 0, NULL, 0, ix_array_view, cg_array_view, NULL},
+  {.path = ".view", .kind = BK_METHOD, .min_args = 1, .max_args = 1, .flags = BF_ARRAY_METHOD,
+   .typing = ix_array_view, .lower = cg_array_view},
   {NULL},
 };

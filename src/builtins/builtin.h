@@ -59,11 +59,16 @@ typedef const type *(*builtin_typing)(infer_ctx *ic, node *e, const builtin *b);
 /* Lowering: e's value (NULL for a call with no value). */
 typedef LLVMValueRef (*builtin_lowering)(cg_ctx *g, node *e, const builtin *b);
 
+/* Rows are written with designated initializers, naming only the fields they set
+ * ({.path = "numba.cuda.nanosleep", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+ * .min_sm = 70, .min_ptx = 63, .typing = ..., .lower = ..., .lower_host = ...}): a field
+ * left out is 0 or NULL, which is each field's "nothing" (any GPU, no flags ...). */
 struct builtin {
   const char *path;          /* "numba.cuda.atomic.add", "math.sin", "len" */
   builtin_kind kind;
-  signed char min_args;      /* positional arguments, checked before typing (no keywords */
-  signed char max_args;      /*   then); max_args < 0: the typing function checks */
+  signed char min_args;      /* BK_FUNCTION, BK_METHOD: positional arguments, checked */
+  signed char max_args;      /*   before typing (no keywords then); max_args < 0: the
+                                typing function checks */
   unsigned char min_sm;      /* NVPTX: the oldest GPU with the instruction (0: any) */
   unsigned char min_ptx;     /* NVPTX: the PTX ISA version it needs, x10 (0: any) */
   unsigned flags;            /* BF_* */

@@ -6,14 +6,14 @@
  */
 #include "../typing.h"
 
-#define RECORD_MAKER(path) \
-  {path, BK_FUNCTION, -1, -1, 0, 0, BF_FOLD, 0, NULL, 0, ix_record_maker, NULL, NULL}
-
 const builtin builtins_dtypes[] = {
-  {"numba.np", BK_MODULE, 0, 0, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
-  {"numba.np.numpy_support", BK_MODULE, 0, 0, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
-  RECORD_MAKER("numpy.dtype"),
-  RECORD_MAKER("numba.from_dtype"),
-  RECORD_MAKER("numba.np.numpy_support.from_dtype"),
+  {.path = "numba.np", .kind = BK_MODULE},
+  {.path = "numba.np.numpy_support", .kind = BK_MODULE},
+  {.path = "numpy.dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+   .typing = ix_record_maker},
+  {.path = "numba.from_dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+   .typing = ix_record_maker},
+  {.path = "numba.np.numpy_support.from_dtype", .kind = BK_FUNCTION, .max_args = -1,
+   .flags = BF_FOLD, .typing = ix_record_maker},
   {NULL},
 };

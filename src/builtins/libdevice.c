@@ -103,11 +103,11 @@ static LLVMValueRef cg_libdevice(cg_ctx *g, node *e, const builtin *b) {
 
 /* arguments: the signature's letters after ':' that are not result pointers */
 #define LD(fn, sig) \
-  {"numba.cuda.libdevice." #fn, BK_FUNCTION, -1, -1, 0, 0, 0, 0, sig, 0, ix_libdevice, \
-   cg_libdevice, NULL}
+  {.path = "numba.cuda.libdevice." #fn, .kind = BK_FUNCTION, .max_args = -1, .name = sig, \
+   .typing = ix_libdevice, .lower = cg_libdevice}
 
 static const builtin libdevice_rows[] = {
-  {"numba.cuda.libdevice", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+  {.path = "numba.cuda.libdevice", .kind = BK_MODULE},
   LD(abs, "i:i"), LD(acos, "d:d"), LD(acosf, "f:f"), LD(acosh, "d:d"),
   LD(acoshf, "f:f"), LD(asin, "d:d"), LD(asinf, "f:f"), LD(asinh, "d:d"),
   LD(asinhf, "f:f"), LD(atan, "d:d"), LD(atan2, "d:dd"), LD(atan2f, "f:ff"),

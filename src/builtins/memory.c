@@ -223,7 +223,6 @@ static const type *ix_gu_view(infer_ctx *ic, node *e, const builtin *b) {
   return ix_set_type(e, type_array(ic->ar, at->elem, row ? at->ndim - 1 : 1), false);
 }
 
-
 /* ---- lowering ---- */
 
 /* A shared array: an addrspace(3) global on the GPU, a slice of the block's shared
@@ -336,19 +335,22 @@ static LLVMValueRef cg_gu_view(cg_ctx *g, node *e, const builtin *b) {
   return v;
 }
 
-
-#define NS(path) {path, BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL}
-
 /* name: the kind of array, for messages */
 const builtin builtins_memory[] = {
-  NS("numba.cuda.shared"), NS("numba.cuda.local"), NS("numba.cuda.const"),
-  {"numba.cuda.shared.array", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY, MEM_SHARED, "shared", 0,
-   ix_mem_array, cg_mem_array, NULL},
-  {"numba.cuda.local.array", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY, MEM_LOCAL, "local", 0,
-   ix_mem_array, cg_mem_array, NULL},
-  {"numba.cuda.const.array_like", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY | BF_READ_ONLY,
-   MEM_CONST, "constant", 0, ix_const_array, cg_const_array, NULL},
-  {"_kc_row", BK_FUNCTION, 2, 2, 0, 0, 0, MEM_ROW, NULL, 0, ix_gu_view, cg_gu_view, NULL},
-  {"_kc_cell", BK_FUNCTION, 2, 2, 0, 0, 0, MEM_CELL, NULL, 0, ix_gu_view, cg_gu_view, NULL},
+  {.path = "numba.cuda.shared", .kind = BK_MODULE},
+  {.path = "numba.cuda.local", .kind = BK_MODULE},
+  {.path = "numba.cuda.const", .kind = BK_MODULE},
+  {.path = "numba.cuda.shared.array", .kind = BK_FUNCTION, .max_args = -1,
+   .flags = BF_NEW_ARRAY, .op = MEM_SHARED, .name = "shared", .typing = ix_mem_array,
+   .lower = cg_mem_array},
+  {.path = "numba.cuda.local.array", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_NEW_ARRAY,
+   .op = MEM_LOCAL, .name = "local", .typing = ix_mem_array, .lower = cg_mem_array},
+  {.path = "numba.cuda.const.array_like", .kind = BK_FUNCTION, .max_args = -1,
+   .flags = BF_NEW_ARRAY | BF_READ_ONLY, .op = MEM_CONST, .name = "constant",
+   .typing = ix_const_array, .lower = cg_const_array},
+  {.path = "_kc_row", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .op = MEM_ROW,
+   .typing = ix_gu_view, .lower = cg_gu_view},
+  {.path = "_kc_cell", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .op = MEM_CELL,
+   .typing = ix_gu_view, .lower = cg_gu_view},
   {NULL},
 };

@@ -199,25 +199,34 @@ static LLVMValueRef cg_cast(cg_ctx *g, node *e, const builtin *b) {
 }
 
 const builtin builtins_python[] = {
-  {"range", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_loop_only, NULL, NULL},
-  {"enumerate", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_loop_only, NULL, NULL},
-  {"zip", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_loop_only, NULL, NULL},
-  {"reversed", BK_FUNCTION, -1, -1, 0, 0, BF_LOOP, 0, NULL, 0, ix_loop_only, NULL, NULL},
-  {"len", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_len, cg_len, NULL},
-  {"abs", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_abs, cg_abs, NULL},
-  {"min", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_minmax, cg_minmax, NULL},
-  {"max", BK_FUNCTION, -1, -1, 0, 0, 0, 1, NULL, 0, ix_minmax, cg_minmax, NULL},
-  {"round", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_round, cg_round, NULL},
-  {"pow", BK_FUNCTION, 2, 2, 0, 0, 0, 0, NULL, 0, ix_pow, cg_pow_builtin, NULL},
-  {"divmod", BK_FUNCTION, 2, 2, 0, 0, 0, 0, NULL, 0, ix_divmod, cg_divmod, NULL},
-  {"int", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_int, cg_cast, NULL},
-  {"float", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_float, cg_cast, NULL},
-  {"bool", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_bool, cg_cast, NULL},
+  {.path = "range", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_LOOP,
+   .typing = ix_loop_only},
+  {.path = "enumerate", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_LOOP,
+   .typing = ix_loop_only},
+  {.path = "zip", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_LOOP,
+   .typing = ix_loop_only},
+  {.path = "reversed", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_LOOP,
+   .typing = ix_loop_only},
+  {.path = "len", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .typing = ix_len,
+   .lower = cg_len},
+  {.path = "abs", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .typing = ix_abs,
+   .lower = cg_abs},
+  {.path = "min", .kind = BK_FUNCTION, .max_args = -1, .typing = ix_minmax, .lower = cg_minmax},
+  {.path = "max", .kind = BK_FUNCTION, .max_args = -1, .op = 1, .typing = ix_minmax,
+   .lower = cg_minmax},
+  {.path = "round", .kind = BK_FUNCTION, .max_args = -1, .typing = ix_round, .lower = cg_round},
+  {.path = "pow", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .typing = ix_pow,
+   .lower = cg_pow_builtin},
+  {.path = "divmod", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .typing = ix_divmod,
+   .lower = cg_divmod},
+  {.path = "int", .kind = BK_FUNCTION, .max_args = -1, .typing = ix_int, .lower = cg_cast},
+  {.path = "float", .kind = BK_FUNCTION, .max_args = -1, .typing = ix_float, .lower = cg_cast},
+  {.path = "bool", .kind = BK_FUNCTION, .max_args = -1, .typing = ix_bool, .lower = cg_cast},
   {NULL},
 };
 
 /* A type called as a cast (float32(x)): type inference types it itself (ix_cast, with
  * the type its path names), so the row carries only the lowering. */
 const builtin builtin_type_cast = {
-  "<cast>", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, NULL, cg_cast, NULL,
+  .path = "<cast>", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .lower = cg_cast,
 };
