@@ -463,6 +463,7 @@ static uint64_t cpu_collective(kc_cpu_block *blk, uint32_t op, uint32_t mask, ui
              site & 0xffff);
     return 0;
   }
+  /* ORDER KC_COLL (host_abi.h): the block-wide codes come first */
   if (op <= KC_COLL_SYNC_OR) return sync_reduce(w, blk, op, value, site);
   if (op == KC_COLL_GRID_SYNC) return grid_barrier(w, site);
   if (op == KC_COLL_ACTIVEMASK) return activemask_wait(w, site);

@@ -243,3 +243,34 @@ bool ast_visit_list(const node_list *l, ast_visit_fn visit, void *ud) {
     if (ast_visit(l->items[i], visit, ud)) return true;
   return false;
 }
+
+static bool visit_stmts(const node_list *body, int loops, ast_stmt_fn visit, void *ud);
+
+static bool visit_stmt(const node *s, int loops, ast_stmt_fn visit, void *ud) {
+  if (visit(s, loops, ud)) return true;
+  if (s->kind == N_FUNCDEF) return false;
+  bool loop = s->kind == N_WHILE || s->kind == N_FOR;
+  return visit_stmts(&s->body, loops + loop, visit, ud) ||
+         visit_stmts(&s->orelse, loops, visit, ud);
+}
+
+static bool visit_stmts(const node_list *body, int loops, ast_stmt_fn visit, void *ud) {
+  for (int i = 0; i < body->len; i++)
+    if (visit_stmt(body->items[i], loops, visit, ud)) return true;
+  return false;
+}
+
+bool ast_visit_stmt(const node *s, ast_stmt_fn visit, void *ud) {
+  return visit_stmt(s, 0, visit, ud);
+}
+
+bool ast_visit_stmts(const node_list *body, ast_stmt_fn visit, void *ud) {
+  return visit_stmts(body, 0, visit, ud);
+}
+
+void ast_assign_targets(const node *s, ast_target_fn target, void *ud) {
+  if (s->kind == N_ASSIGN)
+    for (int i = 0; i < s->list.len; i++) target(s->list.items[i], ud);
+  else if (s->kind == N_AUGASSIGN || s->kind == N_ANNASSIGN || s->kind == N_FOR)
+    target(s->a, ud);
+}

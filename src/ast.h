@@ -122,6 +122,20 @@ const char *op_symbol(op_kind op);   /* "+", "//", "<=", "and" ... */
 typedef bool (*ast_visit_fn)(const node *n, void *ud);
 bool ast_visit(const node *n, ast_visit_fn visit, void *ud);
 bool ast_visit_list(const node_list *l, ast_visit_fn visit, void *ud);
+/* Visit statement s, then the statements of its blocks (if, while and for bodies and
+ * else blocks; an inner def's body is not entered), in source order, until visit returns
+ * true; returns whether it did. `loops` counts the loops around a statement from where
+ * the walk began (a loop's else block is outside the loop), for break and continue. The
+ * statement walks of funcval.c and host_regions.c go through here and
+ * ast_assign_targets, so a new statement with a block, or one that assigns, is taught
+ * to them in this file. */
+typedef bool (*ast_stmt_fn)(const node *s, int loops, void *ud);
+bool ast_visit_stmt(const node *s, ast_stmt_fn visit, void *ud);
+bool ast_visit_stmts(const node_list *body, ast_stmt_fn visit, void *ud);
+/* Call target(t, ud) for each target statement s assigns (a = b = v: a and b; x += 1,
+ * x: int = 0 and `for x in`: x; a tuple or a[i] is one target); none for others. */
+typedef void (*ast_target_fn)(const node *t, void *ud);
+void ast_assign_targets(const node *s, ast_target_fn target, void *ud);
 /* Print the tree, one node per line with its span, for `kcc compile --emit=ast`. */
 char *ast_dump(arena *a, const node *module);
 

@@ -97,13 +97,15 @@ static const char *c_type_of(kc_dtype t) {
   }
 }
 
+#define DTYPE_ENUM(d) [d] = #d
 static const char *const dtype_enum[] = {
-  "KC_BOOL", "KC_INT8", "KC_INT16", "KC_INT32", "KC_INT64", "KC_UINT8", "KC_UINT16",
-  "KC_UINT32", "KC_UINT64", "KC_FLOAT32", "KC_FLOAT64", "KC_COMPLEX64", "KC_COMPLEX128",
-  "KC_FLOAT16",
+  DTYPE_ENUM(KC_BOOL), DTYPE_ENUM(KC_INT8), DTYPE_ENUM(KC_INT16), DTYPE_ENUM(KC_INT32),
+  DTYPE_ENUM(KC_INT64), DTYPE_ENUM(KC_UINT8), DTYPE_ENUM(KC_UINT16), DTYPE_ENUM(KC_UINT32),
+  DTYPE_ENUM(KC_UINT64), DTYPE_ENUM(KC_FLOAT32), DTYPE_ENUM(KC_FLOAT64),
+  DTYPE_ENUM(KC_COMPLEX64), DTYPE_ENUM(KC_COMPLEX128), DTYPE_ENUM(KC_FLOAT16),
 };
 _Static_assert(sizeof dtype_enum / sizeof dtype_enum[0] == KC_DTYPE_COUNT,
-               "dtype_enum names every kc_dtype, in kc.h's order");
+               "dtype_enum names every kc_dtype");
 
 /* Names the generated functions use themselves; a kernel parameter of the same name
  * (or a C keyword) gets a trailing '_'. */

@@ -59,42 +59,35 @@ static void target_names(arena *ar, const node *t, ptr_vec *out) {
     for (int i = 0; i < t->list.len; i++) target_names(ar, t->list.items[i], out);
 }
 
+typedef struct names_ctx { arena *ar; ptr_vec *out; } names_ctx;
+
+static void bind_target(const node *t, void *ud) {
+  names_ctx *c = ud;
+  target_names(c->ar, t, c->out);
+}
+
+static bool bound_here(const node *s, int loops, void *ud) {
+  names_ctx *c = ud;
+  (void)loops;
+  if (s->kind == N_FUNCDEF) add_name(c->ar, c->out, s->str);
+  else ast_assign_targets(s, bind_target, c);
+  return false;
+}
+
 /* The names a body binds (Python's locals), not looking inside inner defs. */
 static void bound_names(arena *ar, const node_list *body, ptr_vec *out) {
-  for (int i = 0; i < body->len; i++) {
-    const node *s = body->items[i];
-    if (s->kind == N_ASSIGN)
-      for (int j = 0; j < s->list.len; j++) target_names(ar, s->list.items[j], out);
-    if (s->kind == N_AUGASSIGN || s->kind == N_ANNASSIGN || s->kind == N_FOR)
-      target_names(ar, s->a, out);
-    if (s->kind == N_FUNCDEF) {
-      add_name(ar, out, s->str);
-      continue;
-    }
-    bound_names(ar, &s->body, out);
-    bound_names(ar, &s->orelse, out);
-  }
+  names_ctx c = {ar, out};
+  ast_visit_stmts(body, bound_here, &c);
 }
 
 static void free_names(arena *ar, const node *def, ptr_vec *out);
 
-static void names_read_list(arena *ar, const node_list *l, ptr_vec *out);
-
-static void names_read(arena *ar, const node *n, ptr_vec *out) {
-  if (!n) return;
-  if (n->kind == N_FUNCDEF) { free_names(ar, n, out); return; }
-  if (n->kind == N_NAME) { add_name(ar, out, n->str); return; }
-  names_read(ar, n->a, out);
-  names_read(ar, n->b, out);
-  names_read(ar, n->c, out);
-  names_read_list(ar, &n->list, out);
-  names_read_list(ar, &n->kwargs, out);
-  names_read_list(ar, &n->body, out);
-  names_read_list(ar, &n->orelse, out);
-}
-
-static void names_read_list(arena *ar, const node_list *l, ptr_vec *out) {
-  for (int i = 0; i < l->len; i++) names_read(ar, l->items[i], out);
+/* every name read, an inner def's free names included */
+static bool read_here(const node *n, void *ud) {
+  names_ctx *c = ud;
+  if (n->kind == N_FUNCDEF) free_names(c->ar, n, c->out);
+  else if (n->kind == N_NAME) add_name(c->ar, c->out, n->str);
+  return false;
 }
 
 /* The names def reads that it does not bind: those of an enclosing scope (Python's
@@ -104,7 +97,8 @@ static void free_names(arena *ar, const node *def, ptr_vec *out) {
   for (int i = 0; i < def->params.len; i++)
     add_name(ar, &mine, ((node *)def->params.items[i])->str);
   bound_names(ar, &def->body, &mine);
-  names_read_list(ar, &def->body, &used);
+  names_ctx reads = {ar, &used};
+  ast_visit_list(&def->body, read_here, &reads);
   for (int i = 0; i < used.len; i++)
     if (!has_name(&mine, used.items[i])) add_name(ar, out, used.items[i]);
 }
@@ -173,34 +167,31 @@ static bool names_target(const node *t, const char *name) {
   return false;
 }
 
-/* How often body assigns name (*n), and whether any of them is in a loop. */
-static void count_assignments(const node_list *body, const char *name, bool in_loop,
-                              int *n, bool *looped) {
-  for (int i = 0; i < body->len; i++) {
-    const node *s = body->items[i];
-    if (s->kind == N_FUNCDEF) continue;
-    bool hit = false;
-    if (s->kind == N_ASSIGN)
-      for (int j = 0; j < s->list.len; j++) hit |= names_target(s->list.items[j], name);
-    if (s->kind == N_AUGASSIGN || s->kind == N_ANNASSIGN || s->kind == N_FOR)
-      hit |= names_target(s->a, name);
-    if (hit) {
-      (*n)++;
-      *looped |= in_loop || s->kind == N_FOR;
-    }
-    bool loop = in_loop || s->kind == N_FOR || s->kind == N_WHILE;
-    count_assignments(&s->body, name, loop, n, looped);
-    count_assignments(&s->orelse, name, in_loop, n, looped);
+/* How often a body assigns name (n), and whether any of them is in a loop. */
+typedef struct assign_count { const char *name; bool hit; int n; bool looped; } assign_count;
+
+static void count_target(const node *t, void *ud) {
+  assign_count *c = ud;
+  c->hit |= names_target(t, c->name);
+}
+
+static bool count_here(const node *s, int loops, void *ud) {
+  assign_count *c = ud;
+  c->hit = false;
+  ast_assign_targets(s, count_target, c);
+  if (c->hit) {
+    c->n++;
+    c->looped |= loops > 0 || s->kind == N_FOR;
   }
+  return false;
 }
 
 /* Whether a local keeps one value once assigned: a parameter never assigned, or a local
  * assigned once, outside any loop. */
 static bool stable_local(const fn_instance *f, const symbol *c) {
-  int n = 0;
-  bool looped = false;
-  count_assignments(&f->def->body, c->name, false, &n, &looped);
-  return c->is_param ? n == 0 : n == 1 && !looped;
+  assign_count count = {c->name, false, 0, false};
+  ast_visit_stmts(&f->def->body, count_here, &count);
+  return c->is_param ? count.n == 0 : count.n == 1 && !count.looped;
 }
 
 /* `g = f` with f an inner function: g holds the captured values as they are now, while a

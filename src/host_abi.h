@@ -83,7 +83,11 @@ struct kc_cpu_block {
 };
 
 /* collective operations (kc_cpu_block.collective). A warp is 32 consecutive
- * linear thread ids (x fastest), as on the GPU. */
+ * linear thread ids (x fastest), as on the GPU.
+ * ORDER KC_COLL: the block-wide ones come first, through KC_COLL_SYNC_OR, as
+ * runtime/cpu_exec.c's cpu_collective tells them by `op <= KC_COLL_SYNC_OR` (asserted
+ * below). The codes are compiled into host code: the builtin rows of sync.c and warp.c
+ * name them. */
 enum {
   KC_COLL_SYNC_COUNT, KC_COLL_SYNC_AND, KC_COLL_SYNC_OR,   /* block-wide, a barrier */
   KC_COLL_SYNCWARP, KC_COLL_SHFL_IDX, KC_COLL_SHFL_UP, KC_COLL_SHFL_DOWN,
@@ -92,6 +96,8 @@ enum {
   KC_COLL_ACTIVEMASK,                                      /* no exchange */
   KC_COLL_GRID_SYNC   /* grid-wide: every thread of every block (a cooperative launch) */
 };
+_Static_assert(KC_COLL_SYNC_COUNT == 0 && KC_COLL_SYNC_AND == 1 && KC_COLL_SYNC_OR == 2,
+               "ORDER KC_COLL: the block-wide collectives are the codes <= KC_COLL_SYNC_OR");
 
 /* The error record of a bounds-checked or debug kernel: on the CPU one per launch
  * (blk->error), on the GPU the module global KC_KERNEL_ERROR_SYMBOL. The first thread

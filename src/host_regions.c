@@ -10,11 +10,13 @@
  * over range() whose condition or bounds are *uniform*: the same for every thread)
  * runs once, outside the thread loops, as do assignments to uniform locals.
  *
- * Uniform values: constants, parameters, blockIdx/blockDim/gridDim, cuda.gridsize,
- * array shapes, pure builtins (math, len, min, casts ...) of uniform values, and
- * locals whose every assignment is of a uniform value at a uniform position (not under
- * a thread-dependent condition, not after a thread-dependent break, continue or
- * return). A fixpoint finds them: a local starts uniform and loses it for good.
+ * Uniform values: constants, parameters, array shapes, the builtins whose rows say so
+ * (BF_UNIFORM: blockIdx/blockDim/gridDim, cuda.gridsize ...), pure builtins (BF_PURE:
+ * math, len, min, casts ...) of uniform values, and locals whose every assignment is of
+ * a uniform value at a uniform position (not under a thread-dependent condition, not
+ * after a thread-dependent break, continue or return). A fixpoint finds them: a local
+ * starts uniform and loses it for good. Which builtins are which is in their rows
+ * (builtin.h's flags), never in this file.
  *
  * Locals in regions: one that a region reads before assigning it (the value came from
  * an earlier region, or from this region's previous run in a loop) is kept per
@@ -60,8 +62,6 @@ typedef struct host_regions {
   symbol **syms;
   int *hash, hcap;        /* symbol -> index */
   bool *uniform;
-  const builtin *pure[8][2];  /* families of pure builtins: [first, end) rows */
-  int npure;
   /* one walk of the body (repeated until the uniform locals settle) */
   bool changed;
   const char *why;        /* the first reason the kernel keeps fibers */
@@ -129,8 +129,11 @@ static int local_of(const host_regions *R, const node *e) {
 
 /* ---- the tree ---- */
 
+/* cuda.syncthreads(): a barrier that exchanges nothing (builtin.h, BF_COLLECTIVE) */
 static bool is_plain_barrier(const node *e) {
-  return e && e->kind == N_CALL && e->bi && strcmp(e->bi->path, "numba.cuda.syncthreads") == 0;
+  if (!e || e->kind != N_CALL || !e->bi) return false;
+  unsigned fl = e->bi->flags;
+  return (fl & BF_BARRIER) && !(fl & (BF_COLLECTIVE | BF_GROUP | BF_WARP));
 }
 
 static bool is_barrier_stmt(const node *s) {
@@ -158,27 +161,20 @@ static bool refers_to(const host_regions *R, const node *n, int v) {
   return ast_visit(n, ref_here, &q);
 }
 
+static bool note_jump(const node *s, int loops, void *ud) {
+  int *bits = ud;
+  if (s->kind == N_RETURN) *bits |= JUMP_RET;
+  else if (s->kind == N_BREAK && loops == 0) *bits |= JUMP_BRK;
+  else if (s->kind == N_CONTINUE && loops == 0) *bits |= JUMP_CONT;
+  return false;
+}
+
 /* The jumps in s that leave it: return always, break and continue when no loop inside
  * s takes them. */
 static int jumps_out(const node *s) {
-  switch (s->kind) {
-  case N_RETURN: return JUMP_RET;
-  case N_BREAK: return JUMP_BRK;
-  case N_CONTINUE: return JUMP_CONT;
-  case N_IF: {
-    int bits = 0;
-    for (int i = 0; i < s->body.len; i++) bits |= jumps_out(s->body.items[i]);
-    for (int i = 0; i < s->orelse.len; i++) bits |= jumps_out(s->orelse.items[i]);
-    return bits;
-  }
-  case N_WHILE: case N_FOR: {
-    int bits = 0;
-    for (int i = 0; i < s->body.len; i++) bits |= jumps_out(s->body.items[i]) & JUMP_RET;
-    for (int i = 0; i < s->orelse.len; i++) bits |= jumps_out(s->orelse.items[i]);
-    return bits;
-  }
-  default: return 0;
-  }
+  int bits = 0;
+  ast_visit_stmt(s, note_jump, &bits);
+  return bits;
 }
 
 /* What fibers alone can run, anywhere in the kernel. */
@@ -193,7 +189,7 @@ static bool refusal_here(const node *n, void *ud) {
   case N_CALL:
     if (n->bi) {
       unsigned fl = n->bi->flags;
-      if ((fl & (BF_WARP | BF_GROUP)) || ((fl & BF_BARRIER) && !is_plain_barrier(n))) {
+      if (fl & (BF_WARP | BF_GROUP | BF_COLLECTIVE)) {
         refuse(R, "a warp or block collective");
         return true;
       }
@@ -221,33 +217,11 @@ static bool count_barrier_stmts(const node *n, void *ud) {
 
 /* ---- uniform values ---- */
 
-static void find_pure_families(host_regions *R) {
-  static const char *const names[] = {"math", "python", "bits", "complex", "fp16", "dtypes"};
-  for (const builtin_family *fam = builtin_families(); fam->name; fam++)
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-      if (strcmp(fam->name, names[k]) != 0 || R->npure >= 8) continue;
-      const builtin *end = fam->rows;
-      while (end->path) end++;
-      R->pure[R->npure][0] = fam->rows;
-      R->pure[R->npure++][1] = end;
-    }
-}
-
-static bool thread_index(const builtin *b) {
-  return strncmp(b->path, "numba.cuda.threadIdx.", 21) == 0 ||
-         strcmp(b->path, "numba.cuda.grid") == 0 || strcmp(b->path, "numba.cuda.laneid") == 0;
-}
-
+/* Whether b's value is the same in every thread (of uniform arguments, for a call): its
+ * row says so. When recomputing (remat), a thread's own index counts too. */
 static bool builtin_uniform(const host_regions *R, const builtin *b) {
-  if (b == &builtin_type_cast || (R->remat_mode && thread_index(b))) return true;
-  static const char *const uniform_values[] = {
-    "numba.cuda.blockIdx.", "numba.cuda.blockDim.", "numba.cuda.gridDim.",
-    "numba.cuda.warpsize", "numba.cuda.gridsize"};
-  for (size_t k = 0; k < sizeof uniform_values / sizeof uniform_values[0]; k++)
-    if (strncmp(b->path, uniform_values[k], strlen(uniform_values[k])) == 0) return true;
-  for (int k = 0; k < R->npure; k++)
-    if (b >= R->pure[k][0] && b < R->pure[k][1]) return true;
-  return false;
+  if (b->flags & (BF_PURE | BF_UNIFORM)) return true;
+  return R->remat_mode && (b->flags & BF_THREAD_INDEX);
 }
 
 static bool uniform_expr(const host_regions *R, const node *e);
@@ -258,19 +232,18 @@ static bool uniform_all(const host_regions *R, const node_list *l) {
   return true;
 }
 
-/* A pure builtin of uniform arguments; an array argument only to len() (the others
-   would read its elements). */
+/* A pure builtin of uniform arguments; an array argument only to one that reads its
+   shape alone (len: the others would read its elements). */
 static bool uniform_call(const host_regions *R, const node *e) {
   if (!e->bi) return false;
-  /* one array for the whole block; its arguments are known at compile time */
-  if (strcmp(e->bi->path, "numba.cuda.shared.array") == 0 ||
-      strcmp(e->bi->path, "numba.cuda.const.array_like") == 0)
-    return true;
+  /* a shared or constant array: one for the whole block; its arguments are known at
+     compile time */
+  if ((e->bi->flags & BF_NEW_ARRAY) && e->bi->op != MEM_LOCAL) return true;
   if (!builtin_uniform(R, e->bi)) return false;
-  bool len = strcmp(e->bi->path, "len") == 0;
+  bool shape_only = e->bi->flags & BF_ARRAY_SHAPE;
   for (int i = 0; i < e->list.len; i++) {
     const node *a = e->list.items[i];
-    if ((!len && a->ty && a->ty->kind == TY_ARRAY) || !uniform_expr(R, a)) return false;
+    if ((!shape_only && a->ty && a->ty->kind == TY_ARRAY) || !uniform_expr(R, a)) return false;
   }
   for (int i = 0; i < e->kwargs.len; i++)
     if (!uniform_expr(R, ((node *)e->kwargs.items[i])->a)) return false;
@@ -653,7 +626,7 @@ static bool plain_value(const type *t, size_t *bytes) {
 
 static bool collect_local_arrays(const node *e, void *ud) {
   host_regions *R = ud;
-  if (e->kind == N_CALL && e->bi && strcmp(e->bi->path, "numba.cuda.local.array") == 0)
+  if (e->kind == N_CALL && e->bi && (e->bi->flags & BF_NEW_ARRAY) && e->bi->op == MEM_LOCAL)
     vec_push(R->ar, &R->local_arrays, (void *)e);
   return false;
 }
@@ -702,7 +675,6 @@ static host_regions *plan(arena *a, fn_instance *f) {
   R->remat = arena_alloc(a, n * sizeof *R->remat);
   for (int v = 0; v < R->n; v++) R->uniform[v] = true;
   index_locals(R);
-  find_pure_families(R);
   int calls = 0, stmts = 0;
   ast_visit_list(&f->def->body, count_barrier_calls, &calls);
   ast_visit_list(&f->def->body, count_barrier_stmts, &stmts);

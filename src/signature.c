@@ -40,8 +40,10 @@ static const struct { const char *name; kc_dtype dtype; } sig_names[] = {
 };
 
 static const char *const sig_dtype_names[KC_DTYPE_COUNT] = {
-  "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-  "float32", "float64", "complex64", "complex128", "float16",
+  [KC_BOOL] = "bool", [KC_INT8] = "int8", [KC_INT16] = "int16", [KC_INT32] = "int32",
+  [KC_INT64] = "int64", [KC_UINT8] = "uint8", [KC_UINT16] = "uint16", [KC_UINT32] = "uint32",
+  [KC_UINT64] = "uint64", [KC_FLOAT32] = "float32", [KC_FLOAT64] = "float64",
+  [KC_COMPLEX64] = "complex64", [KC_COMPLEX128] = "complex128", [KC_FLOAT16] = "float16",
 };
 
 int sig_dtype_from_name(const char *name, size_t len) {

@@ -32,8 +32,10 @@ const type ty_c128 = TY_SCALAR(TY_COMPLEX, 128, true);
 
 /* Indexed by kc_dtype. */
 static const type *const types_by_dtype[KC_DTYPE_COUNT] = {
-  &ty_bool, &ty_i8, &ty_i16, &ty_i32, &ty_i64, &ty_u8, &ty_u16, &ty_u32, &ty_u64,
-  &ty_f32, &ty_f64, &ty_c64, &ty_c128, &ty_f16,
+  [KC_BOOL] = &ty_bool, [KC_INT8] = &ty_i8, [KC_INT16] = &ty_i16, [KC_INT32] = &ty_i32,
+  [KC_INT64] = &ty_i64, [KC_UINT8] = &ty_u8, [KC_UINT16] = &ty_u16, [KC_UINT32] = &ty_u32,
+  [KC_UINT64] = &ty_u64, [KC_FLOAT32] = &ty_f32, [KC_FLOAT64] = &ty_f64,
+  [KC_COMPLEX64] = &ty_c64, [KC_COMPLEX128] = &ty_c128, [KC_FLOAT16] = &ty_f16,
 };
 
 const type *type_array(arena *a, const type *elem, int ndim) {

@@ -115,6 +115,35 @@ static bool user_visible(const builtin *b) {
          strncmp(b->path, "_kc_", 4) != 0;   /* _kc_row, _kc_cell: generated code only */
 }
 
+/* The flags the CPU back end's region form reads (host_regions.c) say one thing each:
+ * a pure row has no effect, a uniform one is no thread's own, an array maker says where
+ * its array lives. */
+static void row_flags_agree(const builtin *b) {
+  unsigned fl = b->flags;
+  const unsigned effects = BF_BARRIER | BF_WARP | BF_WRITES_ARG0 | BF_NEW_ARRAY | BF_GROUP;
+  ck_assert_msg(!(fl & BF_PURE) || !(fl & effects), "%s: pure, with an effect", b->path);
+  ck_assert_msg(!(fl & BF_ARRAY_SHAPE) || (fl & BF_PURE), "%s: BF_ARRAY_SHAPE, not pure", b->path);
+  ck_assert_msg(!(fl & BF_UNIFORM) || !(fl & BF_THREAD_INDEX), "%s: uniform and per thread",
+                b->path);
+  ck_assert_msg(!(fl & BF_COLLECTIVE) || (fl & BF_BARRIER), "%s: a collective, no barrier",
+                b->path);
+  ck_assert_msg(!(fl & BF_NEW_ARRAY) || b->op == MEM_SHARED || b->op == MEM_LOCAL ||
+                b->op == MEM_CONST, "%s: an array maker's op is where its array lives", b->path);
+}
+
+/* Exactly one row is the plain barrier, cuda.syncthreads() (host_regions.c splits there). */
+START_TEST(one_plain_barrier) {
+  int n = 0;
+  for (const builtin_family *f = builtin_families(); f->name; f++)
+    for (const builtin *b = f->rows; b->path; b++)
+      if ((b->flags & BF_BARRIER) && !(b->flags & (BF_COLLECTIVE | BF_GROUP | BF_WARP))) {
+        ck_assert_str_eq(b->path, "numba.cuda.syncthreads");
+        n++;
+      }
+  ck_assert_int_eq(n, 1);
+}
+END_TEST
+
 START_TEST(rows_are_well_formed) {
   for (const builtin_family *f = builtin_families(); f->name; f++) {
     for (const builtin *b = f->rows; b->path; b++) {
@@ -131,6 +160,7 @@ START_TEST(rows_are_well_formed) {
       ck_assert_msg((b->kind == BK_METHOD) == (b->path[0] == '.'),
                     "%s: a method's path, and only a method's, starts with '.'", b->path);
       ck_assert_msg(!(b->flags & BF_CONSTANT) || b->kind == BK_VALUE, "%s: constant", b->path);
+      row_flags_agree(b);
     }
   }
 }
@@ -219,6 +249,7 @@ int main(void) {
   Suite *s = suite_create("builtins");
   TCase *tc = tcase_create("registry");
   tcase_add_test(tc, rows_are_well_formed);
+  tcase_add_test(tc, one_plain_barrier);
   tcase_add_test(tc, lookup_by_path);
   tcase_add_test(tc, every_builtin_documented_and_tested);
   tcase_add_test(tc, libdevice_rows);

@@ -94,17 +94,17 @@ static LLVMValueRef cg_selp(cg_ctx *g, node *e, const builtin *b) {
 }
 
 const builtin builtins_bits[] = {
-  {.path = "numba.cuda.popc", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .op = BIT_POPC,
-   .typing = ix_bit_op, .lower = cg_bit_op},
-  {.path = "numba.cuda.brev", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .op = BIT_BREV,
-   .typing = ix_bit_op, .lower = cg_bit_op},
-  {.path = "numba.cuda.clz", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .op = BIT_CLZ,
-   .typing = ix_bit_op, .lower = cg_bit_op},
-  {.path = "numba.cuda.ffs", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .op = BIT_FFS,
-   .typing = ix_bit_op, .lower = cg_bit_op},
+  {.path = "numba.cuda.popc", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = BIT_POPC, .typing = ix_bit_op, .lower = cg_bit_op},
+  {.path = "numba.cuda.brev", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = BIT_BREV, .typing = ix_bit_op, .lower = cg_bit_op},
+  {.path = "numba.cuda.clz", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = BIT_CLZ, .typing = ix_bit_op, .lower = cg_bit_op},
+  {.path = "numba.cuda.ffs", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = BIT_FFS, .typing = ix_bit_op, .lower = cg_bit_op},
   {.path = "numba.cuda.fma", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
-   .typing = ix_fma, .lower = cg_fma},
+   .flags = BF_PURE, .typing = ix_fma, .lower = cg_fma},
   {.path = "numba.cuda.selp", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
-   .typing = ix_selp, .lower = cg_selp},
+   .flags = BF_PURE, .typing = ix_selp, .lower = cg_selp},
   {NULL},
 };

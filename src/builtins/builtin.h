@@ -36,7 +36,9 @@ typedef enum builtin_kind {
   BK_DECORATOR, /* @cuda.jit, @vectorize ...: op holds the func_kind it makes */
 } builtin_kind;
 
-/* What a builtin does besides computing its value, acted on by type inference. */
+/* What a builtin does besides computing its value, and what is known of that value: read
+ * by type inference, and by the CPU back end's region form (host_regions.c), which asks
+ * these flags, never paths or families, which builtins it may run once per block. */
 enum {
   BF_BARRIER = 1 << 0,       /* a block-wide barrier: the threads of a block meet there */
   BF_WARP = 1 << 1,          /* exchanges values between the threads of a warp */
@@ -51,7 +53,24 @@ enum {
   BF_GROUP = 1 << 9,         /* BK_METHOD: a method of a cooperative group (g.sync()),
                                 not of numbers */
   BF_ARRAY_METHOD = 1 << 10, /* BK_METHOD: called on an array (a.view); others on numbers */
+  BF_PURE = 1 << 11,         /* no effect, and a value that depends on its arguments alone
+                                (math.sin, len, float32(x)): the same in every thread when
+                                they are */
+  BF_ARRAY_SHAPE = 1 << 12,  /* BF_PURE: reads an array argument's shape, not its elements
+                                (len), so it stays the same in every thread */
+  BF_UNIFORM = 1 << 13,      /* the same in every thread of a block (cuda.blockIdx.x,
+                                cuda.blockDim.x, cuda.gridsize(1), cuda.warpsize) */
+  BF_THREAD_INDEX = 1 << 14, /* the thread's own place, computed from its coordinates alone
+                                (cuda.threadIdx.x, cuda.grid(1), cuda.laneid) */
+  BF_COLLECTIVE = 1 << 15,   /* BF_BARRIER: also exchanges values between the block's threads
+                                (syncthreads_count/and/or); a barrier without it or BF_GROUP
+                                is cuda.syncthreads() */
 };
+
+/* Where an array a memory.c row makes lives: its op. BF_NEW_ARRAY rows are MEM_SHARED
+ * and MEM_CONST (one array for the whole block) and MEM_LOCAL (one per thread); MEM_ROW
+ * and MEM_CELL are @guvectorize's views of an argument (_kc_row, _kc_cell). */
+typedef enum mem_kind { MEM_SHARED, MEM_LOCAL, MEM_CONST, MEM_ROW, MEM_CELL } mem_kind;
 
 /* Typing: check e's arguments, type them, return e's type (NULL after an error).
  * e is the N_CALL (BK_FUNCTION, BK_METHOD) or the N_NAME/N_ATTR (BK_VALUE). */

@@ -9,11 +9,11 @@
 const builtin builtins_dtypes[] = {
   {.path = "numba.np", .kind = BK_MODULE},
   {.path = "numba.np.numpy_support", .kind = BK_MODULE},
-  {.path = "numpy.dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+  {.path = "numpy.dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD | BF_PURE,
    .typing = ix_record_maker},
-  {.path = "numba.from_dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+  {.path = "numba.from_dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD | BF_PURE,
    .typing = ix_record_maker},
   {.path = "numba.np.numpy_support.from_dtype", .kind = BK_FUNCTION, .max_args = -1,
-   .flags = BF_FOLD, .typing = ix_record_maker},
+   .flags = BF_FOLD | BF_PURE, .typing = ix_record_maker},
   {NULL},
 };

@@ -11,8 +11,7 @@
 #include "host_regions.h"
 #include "typing.h"
 
-/* op of this family's rows */
-enum { MEM_SHARED, MEM_LOCAL, MEM_CONST, MEM_ROW, MEM_CELL };
+/* op of this family's rows: a mem_kind (builtin.h) */
 
 /* ---- typing ---- */
 
