@@ -146,9 +146,11 @@ LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t);
 void cg_add_attr(cg_ctx *g, LLVMValueRef fn, int idx, const char *name);
 void cg_entry_debug(cg_ctx *g, LLVMValueRef fn, fn_instance *f);
 
-/* Lowerings other code shares (defined in their families, src/builtins/). */
+/* cg_math.c: the C library's math function name ("sqrt", "tgamma") on n values of float
+ * type t, as each target calls it (libdevice, libm or an LLVM intrinsic) */
 LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
-                          unsigned n);                         /* math.c: libm's name */
+                          unsigned n);
+/* Lowerings other code shares (defined in their families, src/builtins/). */
 LLVMValueRef cg_math_unary_value(cg_ctx *g, const struct builtin *b, LLVMValueRef v,
                                  const type *t);   /* math.c: math.isnan ... on a value */
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);     /* memory.c */
@@ -162,12 +164,15 @@ static inline LLVMValueRef cx_re(cg_ctx *g, LLVMValueRef z) {
 static inline LLVMValueRef cx_im(cg_ctx *g, LLVMValueRef z) {
   return LLVMBuildExtractValue(g->b, z, 1, "im");
 }
-/* complex.c: complex values and their arithmetic */
+static inline LLVMValueRef cx_fabs(cg_ctx *g, LLVMValueRef x) {   /* of a part */
+  return cg_call_intrinsic(g, "llvm.fabs", LLVMTypeOf(x), &x, 1);
+}
+/* cg_complex.c: complex values and their arithmetic */
 LLVMValueRef cx_make(cg_ctx *g, const type *t, LLVMValueRef re, LLVMValueRef im);
 LLVMValueRef cx_arith(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y, const type *t);
 LLVMValueRef cx_compare(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef cx_pow_small(cg_ctx *g, LLVMValueRef z, int64_t k, const type *t);
-/* a ** e->b by the library's complex power (ix_complex_pow typed it) */
+/* a ** e->b by the library's complex power (infer.c instantiated it: e->aux_ptr) */
 LLVMValueRef cx_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t);
 LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t);
 /* a.real, a.imag of a complex array value arr: a strided view of its parts (e->ty) */

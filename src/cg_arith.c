@@ -7,7 +7,7 @@
  * poison; ** on integers is an internal helper per type (power by squaring; a negative
  * exponent gives Numba's 0, +-1, or the minimum for a base of 0), on small literal exponents of
  * floats and complex numbers repeated multiplication. Complex operands go to
- * complex.c. Assumes both operands already converted to the operation's type t.
+ * cg_complex.c. Assumes both operands already converted to the operation's type t.
  */
 #include <stdio.h>
 

@@ -13,7 +13,7 @@
  *
  * cg_program picks one (g->target) before generating anything; codegen.c and the
  * families call through it. They test which one they have only to choose a builtin's
- * lowering (host), and in math.c's cg_math_call, where a function is libdevice's
+ * lowering (host), and in cg_math.c's cg_math_call, where a function is libdevice's
  * __nv_* on the GPU and libm's (or an LLVM intrinsic) on the CPU. The members build instructions at g->b's position, in
  * the order the pre-interface code did: LLVM numbers values in build order, and the
  * generated IR is pinned (scripts/ir_snapshot.sh).

@@ -472,14 +472,23 @@ static bool small_exponent(const node *b) {
   return b->kind == N_INT && !b->big && b->ival >= 0 && b->ival <= 8;
 }
 
+/* a ** b with complex operands of type t and an exponent that is not a small constant:
+ * lib/kcc/cmath.k's _kc_cpow, instantiated for (t, t) and kept in e->aux_ptr (the
+ * N_BINOP's) for cg_complex.c's cx_pow; false after an error. */
+static bool complex_pow(infer_ctx *ic, node *e, const type *t) {
+  const type *params[2] = {t, t};
+  e->aux_ptr = ix_lib_instance(ic, IX_CMATH_MODULE, "_kc_cpow", params, 2, e->sp);
+  return e->aux_ptr != NULL;
+}
+
 /* + - * / and ** are defined on complex numbers (of type t); //, %, shifts and bitwise
  * operators are not (Python raises TypeError). ** by a small constant multiplies, any
- * other exponent calls the library's complex power (complex.c). */
+ * other exponent calls the library's complex power. */
 static bool complex_op_ok(infer_ctx *ic, node *e, const type *a, const type *b,
                           const type *t) {
   switch (e->op) {
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: return true;
-  case OP_POW: return small_exponent(e->b) || ix_complex_pow(ic, e, t);
+  case OP_POW: return small_exponent(e->b) || complex_pow(ic, e, t);
   default:
     ix_error(ic, e->sp, "operator %s is not defined for complex numbers (%s and %s)",
          op_symbol(e->op), ix_tname(ic, a), ix_tname(ic, b));

@@ -116,11 +116,12 @@ func_def *ix_find_func(infer_ctx *ic, const char *name);
  * NULL after an error. Code generation calls it with cg_call_values. */
 fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
                              const type **args, int n, span where);
+/* lib/kcc/cmath.k: the complex functions written in the kernel language (complex ** by
+ * infer.c, cmath.exp ... by builtins/complex.c) */
+#define IX_CMATH_MODULE "kcc.cmath"
 /* A call of a numba.cuda.random function: false, with one error at the call, when its
  * states argument is not a uint64 array of two dimensions. */
 bool ix_random_states_ok(infer_ctx *ic, node *call, func_def *fn, const type **args, int n);
-/* complex ** with an exponent other than a small constant (complex.c) */
-bool ix_complex_pow(infer_ctx *ic, node *e, const type *t);
 bool ix_host_use_error(infer_ctx *ic, span sp, const char *path);
 void ix_module_level(infer_ctx *ic, node *module);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);

@@ -1,13 +1,12 @@
 /*
  * math.c — Python's math module in kernels: math.sqrt ... math.lgamma, pow, fmod,
- * remainder, copysign, hypot, atan2, frexp, ldexp, modf, floor/ceil/trunc (to int64), isnan/isinf/isfinite, cbrt (also
- * cuda.cbrt), degrees, radians, and the constants pi, e, tau, inf, nan (math.* and
- * cmath.*).
+ * remainder, copysign, hypot, atan2, frexp, ldexp, modf, floor/ceil/trunc (to int64),
+ * isnan/isinf/isfinite, cbrt (also cuda.cbrt), degrees, radians, and the constants pi,
+ * e, tau, inf, nan (math.* and cmath.*).
  *
- * A function is libdevice's __nv_<name>[f] on the GPU (__nv_fast_<name>f for float32
- * in fast-math code, where libdevice has one) and the C library's <name>[f] on the CPU,
- * unless an LLVM intrinsic serves (the row's op says which). float16 arguments compute
- * in float32 and round once.
+ * A function row names the C library function it is (its name, "sqrt", "tgamma"),
+ * which cg_math.c calls on each target (libdevice on the GPU, the C library or an LLVM
+ * intrinsic on the CPU). float16 arguments compute in float32 and round once.
  */
 #include <math.h>
 #include <stdint.h>
@@ -18,13 +17,9 @@
 #include "cg.h"
 #include "typing.h"
 
-/* op of a function's row: how it is lowered and what it returns */
+/* op of a function's row: what it returns (name: the libm function it calls, lowered
+ * by cg_math.c) */
 enum {
-  M_INTRINSIC = 1 << 0,      /* llvm.<name> on both targets */
-  M_HOST_INTRINSIC = 1 << 1, /* llvm.<name> on the CPU (LLVM lowers it well there) */
-  M_FAST_F32 = 1 << 2,       /* libdevice has __nv_fast_<name>f (Numba's fast-math list;
-                                not tanh: tanh.approx is good to 2^-11 only) */
-  M_FREM = 1 << 3,           /* fmod: LLVM's frem on the CPU, libdevice's on the GPU */
   M_TO_INT = 1 << 4,         /* floor, ceil, trunc: int64 */
   M_ISNAN = 1 << 5, M_ISINF = 1 << 6, M_ISFINITE = 1 << 7,  /* -> bool */
 };
@@ -97,41 +92,6 @@ const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b) {
 }
 
 /* ---- lowering ---- */
-
-static const builtin *math_row(const char *name) {
-  for (const builtin *b = builtins_math; b->path; b++)
-    if (b->name && strcmp(b->name, name) == 0) return b;
-  return NULL;
-}
-
-/* The math function libm calls name (float64 spelling: "sqrt", "tgamma") on n values of
- * float type t. Also used by complex.c, fp16.c and ** (codegen.c). */
-LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
-                          unsigned n) {
-  const builtin *me = math_row(name);
-  if (!me) return NULL;
-  if (t->kind == TY_FLOAT && t->bits == 16) {   /* libm and libdevice have no half */
-    LLVMValueRef wide[2];
-    for (unsigned i = 0; i < n && i < 2; i++) wide[i] = cg_convert(g, args[i], t, &ty_f32);
-    return cg_convert(g, cg_math_call(g, name, &ty_f32, wide, n), &ty_f32, t);
-  }
-  LLVMTypeRef ft = cg_scalar_type(g, t);
-  char fn[64];
-  if ((me->op & M_INTRINSIC) || (g->target->host && (me->op & M_HOST_INTRINSIC))) {
-    snprintf(fn, sizeof fn, "llvm.%s", name);
-    return cg_call_intrinsic(g, fn, ft, args, n);
-  }
-  /* frem is fmod on the CPU; NVPTX lowers it as a - trunc(a / b) * b, which is not
-   * fmod (1.0 % 0.1 would be -5.6e-17, not 0.09999999999999995): libdevice's is */
-  if ((me->op & M_FREM) && g->target->host) return LLVMBuildFRem(g->b, args[0], args[1], "");
-  bool f32 = t->bits == 32;
-  bool fast = f32 && g->fi->fastmath && (me->op & M_FAST_F32);
-  if (g->target->host) snprintf(fn, sizeof fn, "%s%s", name, f32 ? "f" : "");
-  else snprintf(fn, sizeof fn, "__nv_%s%s%s", fast ? "fast_" : "", name, f32 ? "f" : "");
-  LLVMTypeRef pt[2] = {ft, ft};
-  LLVMValueRef f = cg_declare_fn(g, fn, ft, pt, n);
-  return cg_call_fn(g, f, args, n);
-}
 
 /* isnan, isinf, isfinite: integers are finite numbers. */
 static LLVMValueRef float_class(cg_ctx *g, int op, LLVMValueRef v, const type *t) {
@@ -244,35 +204,33 @@ LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b) {
   return LLVMConstReal(cg_scalar_type(g, e->ty), b->value);
 }
 
-#define HI (M_HOST_INTRINSIC)
-#define FAST (M_FAST_F32)
 
 const builtin builtins_math[] = {
   {.path = "math", .kind = BK_MODULE},
   {.path = "math.sqrt", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = M_INTRINSIC, .name = "sqrt", .typing = ix_math, .lower = cg_math},
+   .name = "sqrt", .typing = ix_math, .lower = cg_math},
   {.path = "math.exp", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = HI | FAST, .name = "exp", .typing = ix_math, .lower = cg_math},
+   .name = "exp", .typing = ix_math, .lower = cg_math},
   {.path = "math.exp2", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = HI, .name = "exp2", .typing = ix_math, .lower = cg_math},
+   .name = "exp2", .typing = ix_math, .lower = cg_math},
   {.path = "math.expm1", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
    .name = "expm1", .typing = ix_math, .lower = cg_math},
   {.path = "math.log", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = HI | FAST, .name = "log", .typing = ix_math, .lower = cg_math},
+   .name = "log", .typing = ix_math, .lower = cg_math},
   {.path = "math.log2", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = HI | FAST, .name = "log2", .typing = ix_math, .lower = cg_math},
+   .name = "log2", .typing = ix_math, .lower = cg_math},
   {.path = "math.log10", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = HI | FAST, .name = "log10", .typing = ix_math, .lower = cg_math},
+   .name = "log10", .typing = ix_math, .lower = cg_math},
   {.path = "math.log1p", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
    .name = "log1p", .typing = ix_math, .lower = cg_math},
   {.path = "math.fabs", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = M_INTRINSIC, .name = "fabs", .typing = ix_math, .lower = cg_math},
+   .name = "fabs", .typing = ix_math, .lower = cg_math},
   {.path = "math.sin", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = HI | FAST, .name = "sin", .typing = ix_math, .lower = cg_math},
+   .name = "sin", .typing = ix_math, .lower = cg_math},
   {.path = "math.cos", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = HI | FAST, .name = "cos", .typing = ix_math, .lower = cg_math},
+   .name = "cos", .typing = ix_math, .lower = cg_math},
   {.path = "math.tan", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = FAST, .name = "tan", .typing = ix_math, .lower = cg_math},
+   .name = "tan", .typing = ix_math, .lower = cg_math},
   {.path = "math.asin", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
    .name = "asin", .typing = ix_math, .lower = cg_math},
   {.path = "math.acos", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
@@ -300,11 +258,11 @@ const builtin builtins_math[] = {
   {.path = "math.lgamma", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
    .name = "lgamma", .typing = ix_math, .lower = cg_math},
   {.path = "math.pow", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
-   .op = HI | FAST, .name = "pow", .typing = ix_math, .lower = cg_math},
+   .name = "pow", .typing = ix_math, .lower = cg_math},
   {.path = "math.fmod", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
-   .op = M_FREM, .name = "fmod", .typing = ix_math, .lower = cg_math},
+   .name = "fmod", .typing = ix_math, .lower = cg_math},
   {.path = "math.copysign", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
-   .op = M_INTRINSIC, .name = "copysign", .typing = ix_math, .lower = cg_math},
+   .name = "copysign", .typing = ix_math, .lower = cg_math},
   {.path = "math.hypot", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
    .name = "hypot", .typing = ix_math, .lower = cg_math},
   {.path = "math.atan2", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
@@ -318,11 +276,11 @@ const builtin builtins_math[] = {
   {.path = "math.ldexp", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
    .typing = ix_ldexp, .lower = cg_ldexp},
   {.path = "math.floor", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = M_INTRINSIC | M_TO_INT, .name = "floor", .typing = ix_math, .lower = cg_math},
+   .op = M_TO_INT, .name = "floor", .typing = ix_math, .lower = cg_math},
   {.path = "math.ceil", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = M_INTRINSIC | M_TO_INT, .name = "ceil", .typing = ix_math, .lower = cg_math},
+   .op = M_TO_INT, .name = "ceil", .typing = ix_math, .lower = cg_math},
   {.path = "math.trunc", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
-   .op = M_INTRINSIC | M_TO_INT, .name = "trunc", .typing = ix_math, .lower = cg_math},
+   .op = M_TO_INT, .name = "trunc", .typing = ix_math, .lower = cg_math},
   {.path = "math.isnan", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
    .op = M_ISNAN, .typing = ix_math, .lower = cg_math},
   {.path = "math.isinf", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,

@@ -14,7 +14,7 @@
  * go to any float (numba/np/numpy_support.py, ufunc_can_cast: np.power(float32, int32)
  * is float32). Numba 0.56's NumPy types have no float16, so a float16 ("e") loop is
  * taken only when an input is float16. The lowering converts the inputs to the loop's
- * types and computes with math.c's functions (cg_math_call) and cg_arith.c's
+ * types and computes with cg_math.c's functions (cg_math_call) and cg_arith.c's
  * operators, so np.sin and math.sin are one implementation.
  */
 #include <math.h>
@@ -27,7 +27,7 @@
 
 /* How a ufunc computes, on inputs already converted to its loop's types. */
 typedef enum ufunc_kind {
-  UK_MATH,     /* math.c's cg_math_call(lib): sin, sqrt, arctan2, hypot, power on floats */
+  UK_MATH,     /* cg_math.c's cg_math_call(lib): sin, sqrt, arctan2, hypot, power on floats */
   UK_ARITH,    /* cg_arith_op(op): add, floor_divide, remainder, bitwise_*, shifts */
   UK_TRUEDIV,  /* inputs converted to the (float) output type, then divided */
   UK_FLOORDIV, UK_REMAINDER, /* floats: CPython's divmod, as NumPy and Numba compute
