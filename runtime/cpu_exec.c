@@ -258,7 +258,7 @@ static void cpu_trap(kc_cpu_block *blk, const char *message) {
 
 static void switch_next(rt_worker *w, rt_ctx *from);
 
-/* The calling thread raised (debug_checks.c; a checked kernel filled the error record
+/* The calling thread raised (cg_checks.c; a checked kernel filled the error record
  * first): it ends here, as a GPU thread ends at PTX's exit, and the others run on. Its
  * fiber is left mid-kernel, so it starts afresh when next used. The compiler runs every
  * kernel that can raise as fibers; anything else is kcc's bug. */

@@ -53,7 +53,7 @@ typedef enum node_kind {
   N_RETURN,     /* a = value or NULL */
   N_PASS,
   N_ASSERT,     /* a = condition, b = message or NULL; str = the failure's text, set by
-                   type inference (debug_checks.c) */
+                   type inference (infer_checks.c) */
   N_RAISE,      /* a = exception (a class or a call of one) or NULL (a bare re-raise),
                    b = the `from` cause or NULL; str as N_ASSERT's */
   N_FUNCDEF,    /* str = name, params = N_PARAM nodes, decorators, body,

@@ -178,7 +178,7 @@ LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t);
 /* a.real, a.imag of a complex array value arr: a strided view of its parts (e->ty) */
 LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr);
 LLVMValueRef cg_part(cg_ctx *g, node *e);   /* z.real, z.imag */
-/* debug_checks.c: an assert or raise statement */
+/* cg_checks.c: an assert or raise statement */
 void cg_check_stmt(cg_ctx *g, node *s);
 /* cg_options.c: the decorator options' effects (fn_options): attributes of instance f's
  * function fn (opt=False, inline=), whether f gets line info, and whether any kernel

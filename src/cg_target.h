@@ -61,7 +61,7 @@ typedef struct cg_target {
      and the 16-byte scratch slot the failed access is redirected to */
   LLVMValueRef (*error_record)(cg_ctx *g);
   LLVMValueRef (*error_scratch)(cg_ctx *g);
-  /* end the calling thread (it raised: debug_checks.c), closing the block with
+  /* end the calling thread (it raised: cg_checks.c), closing the block with
      `unreachable` */
   void (*thread_exit)(cg_ctx *g);
   /* at a loop's back edge (NULL: nothing to do): the host target ends the thread when

@@ -66,7 +66,7 @@ struct kc_cpu_block {
   void *dyn_shared;
   uint64_t dyn_shared_bytes;
   /* ends the calling thread, which raised (a `raise`, or a failed `assert` in a debug
-     kernel: debug_checks.c, which has filled the error record first when the kernel is
+     kernel: cg_checks.c, which has filled the error record first when the kernel is
      checked); the other threads run on. Never returns. Only kernels run as fibers call
      it (the compiler makes a kernel that can raise one: fn_instance.uses_barrier) */
   void (*exit_thread)(kc_cpu_block *blk);

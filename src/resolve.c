@@ -1,9 +1,9 @@
 /*
- * resolve.c — type inference at module level: names and paths (imports, aliases, the
- * builtin registry's paths, types spelled as paths), module constants, library modules
- * written in the kernel language (lib/), decorators and what they make of a function
- * (kernel, device function, @vectorize, @guvectorize, @cuda.reduce; their signatures
- * are resolve_sigs.c's), and default parameter values.
+ * resolve.c — type inference at module level: imports (binding the names that scope.c
+ * looks up), module constants, library modules written in the kernel language (lib/),
+ * decorators and what they make of a function (kernel, device function, @vectorize,
+ * @guvectorize, @cuda.reduce; their signatures are resolve_sigs.c's), and default
+ * parameter values.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,102 +16,22 @@
 #include "typing.h"
 #include "vector_types.h"
 
-/* ---- the builtin namespace ---------------------------------------------------------- */
+/* ---- module level: imports, constants, functions --------------------------------------- */
 
-/* Names bound without an import: Numba code always imports them, but we let a kernel
- * file stand alone. */
-static const alias default_aliases[] = {
-  {"cuda", "numba.cuda"}, {"math", "math"}, {"numba", "numba"}, {"types", "numba.types"},
-  {"vectorize", "numba.vectorize"}, {"guvectorize", "numba.guvectorize"}, {"jit", "numba.jit"}, {"np", "numpy"},
-  {"cmath", "cmath"},
-};
-
+/* the modules kcc compiles; others are host-side Python (HOST_PREFIX) */
 static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.types",
                                          "numpy", "cmath", "numba.np",
                                          "numba.np.numpy_support"};
-
-/* A scalar type spelled by a path: "float32", "numba.float32", "numba.types.int32",
- * "numpy.float64". */
-const type *ix_type_from_path(const char *path) {
-  static const char *const prefixes[] = {"numba.types.", "numba.", "numpy.", ""};
-  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
-    size_t n = strlen(prefixes[i]);
-    if (strncmp(path, prefixes[i], n) == 0 && !strchr(path + n, '.'))
-      return type_from_name(path + n);
-  }
-  return NULL;
-}
 
 static bool path_is_known(const char *path) {
   return builtin_find(path) != NULL || ix_type_from_path(path) != NULL ||
          vec_type_from_path(path) != NULL || ix_tuple_type_ctor(path) != 0;
 }
 
-/* The dotted path a module-level name stands for, or NULL. */
-const char *ix_alias_path(infer_ctx *ic, const char *name) {
-  for (int i = ic->aliases.len - 1; i >= 0; i--) {
-    alias *al = ic->aliases.items[i];
-    if (strcmp(al->name, name) == 0) return al->path;
-  }
-  for (size_t i = 0; i < sizeof default_aliases / sizeof default_aliases[0]; i++)
-    if (strcmp(default_aliases[i].name, name) == 0) return default_aliases[i].path;
-  if (builtin_find(name) || type_from_name(name)) return name;
-  return NULL;
-}
-
-symbol *ix_find_local(fn_instance *f, const char *name) {
-  if (!f) return NULL;
-  for (int i = 0; i < f->locals.len; i++) {
-    symbol *s = f->locals.items[i];
-    if (strcmp(s->name, name) == 0) return s;
-  }
-  return NULL;
-}
-
-symbol *ix_find_const(infer_ctx *ic, const char *name) {
-  for (int i = 0; i < ic->consts.len; i++) {
-    symbol *s = ic->consts.items[i];
-    if (strcmp(s->name, name) == 0) return s;
-  }
-  return NULL;
-}
-
-func_def *ix_find_func(infer_ctx *ic, const char *name) {
-  for (int i = 0; i < ic->prog->funcs.len; i++) {
-    func_def *f = ic->prog->funcs.items[i];
-    if (strcmp(f->name, name) == 0) return f;
-  }
-  return NULL;
-}
-
-/* The builtin path of a name/attribute chain whose root is not a value ("cuda.grid" ->
- * "numba.cuda.grid"), or NULL when the root is a local, constant or function. */
-const char *ix_dotted_path(infer_ctx *ic, const node *e) {
-  if (e->kind == N_NAME) {
-    if (ix_find_local(ic->cur, e->str) || ix_find_const(ic, e->str) || ix_find_func(ic, e->str))
-      return NULL;
-    return ix_alias_path(ic, e->str);
-  }
-  if (e->kind == N_ATTR) {
-    const char *base = ix_dotted_path(ic, e->a);
-    return base ? arena_printf(ic->ar, "%s.%s", base, e->str) : NULL;
-  }
-  return NULL;
-}
-
-/* ---- module level: imports, constants, functions --------------------------------------- */
-
 static bool module_importable(const char *m) {
   for (size_t i = 0; i < sizeof importable / sizeof importable[0]; i++)
     if (strcmp(importable[i], m) == 0) return true;
   return false;
-}
-
-static void bind_alias(infer_ctx *ic, const char *name, const char *path) {
-  alias *al = arena_alloc(ic->ar, sizeof *al);
-  al->name = name;
-  al->path = path;
-  vec_push(ic->ar, &ic->aliases, al);
 }
 
 /* A module kcc does not compile (timeit, os, numpy.linalg) is host-side Python, as a
@@ -136,11 +56,11 @@ static void import_module(infer_ctx *ic, node *s) {
     }
     const char *host = module_importable(al->str) ? "" : HOST_PREFIX;
     if (al->str2) {
-      bind_alias(ic, al->str2, arena_printf(ic->ar, "%s%s", host, al->str));
+      ix_bind_alias(ic, al->str2, arena_printf(ic->ar, "%s%s", host, al->str));
     } else {
       const char *dot = strchr(al->str, '.');
       const char *root = dot ? arena_strndup(ic->ar, al->str, (size_t)(dot - al->str)) : al->str;
-      bind_alias(ic, root, arena_printf(ic->ar, "%s%s", host, root));
+      ix_bind_alias(ic, root, arena_printf(ic->ar, "%s%s", host, root));
     }
   }
 }
@@ -242,7 +162,7 @@ static void import_from(infer_ctx *ic, node *s) {
   if (!module_importable(s->str)) {   /* host-side Python: an error where a kernel uses it */
     for (int i = 0; i < s->list.len; i++) {
       node *al = s->list.items[i];
-      bind_alias(ic, al->str2 ? al->str2 : al->str,
+      ix_bind_alias(ic, al->str2 ? al->str2 : al->str,
                  arena_printf(ic->ar, HOST_PREFIX "%s.%s", s->str, al->str));
     }
     return;
@@ -255,7 +175,7 @@ static void import_from(infer_ctx *ic, node *s) {
       ix_error(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
       continue;
     }
-    bind_alias(ic, al->str2 ? al->str2 : al->str, path);
+    ix_bind_alias(ic, al->str2 ? al->str2 : al->str, path);
   }
 }
 
@@ -269,7 +189,7 @@ static void module_constant(infer_ctx *ic, node *s) {
    * bound as an import binds one (funcval.c takes them as values in kernels) */
   const char *path = s->a->kind == N_NAME || s->a->kind == N_ATTR ? ix_dotted_path(ic, s->a) : NULL;
   if (path && ix_funcval_path(ic, path)) {
-    bind_alias(ic, target->str, path);
+    ix_bind_alias(ic, target->str, path);
     return;
   }
   int errors_before = ic->d->nerrors;

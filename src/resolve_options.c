@@ -4,7 +4,7 @@
  * function's fn_options (sema.h) for the stages that act on them:
  *
  *   debug=True        asserts and raises checked, indices bounds-checked, full debug
- *                     info (debug_checks.c, codegen.c, specialise.c's _debug instances)
+ *                     info (cg_checks.c, codegen.c, specialise.c's _debug instances)
  *   opt=False         the kernel's code, and its device functions', not optimised
  *   lineinfo=True     .loc line info (codegen.c)
  *   max_registers=N   PTX .maxnreg (cg_nvptx.c)

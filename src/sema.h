@@ -43,7 +43,7 @@ typedef enum fn_inline { FN_INLINE_DEFAULT, FN_INLINE_ALWAYS, FN_INLINE_NEVER } 
 
 typedef struct fn_options {
   bool debug;             /* debug=True: asserts, raises and indices checked, full debug
-                             info (debug_checks.c) */
+                             info (cg_checks.c) */
   bool noopt;             /* opt=False: its code is not optimised (LLVM optnone) */
   bool lineinfo;          /* lineinfo=True: .loc line info in the PTX */
   int max_registers;      /* max_registers=N: PTX .maxnreg; 0 = none */

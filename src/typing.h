@@ -65,7 +65,15 @@ const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *fname);
 /* Constants: e folded to a literal node when it is one (NULL otherwise). */
 node *ix_fold(infer_ctx *ic, node *e);
 bool ix_const_int(infer_ctx *ic, node *e, int64_t *v);
+
+/* scope.c: what a name means. A local of f, a module constant, a function (NULL when
+ * none); the dotted path a module-level name stands for (an import's, a default alias's
+ * or a builtin's own name), and binding one. */
+symbol *ix_find_local(fn_instance *f, const char *name);
 symbol *ix_find_const(infer_ctx *ic, const char *name);
+func_def *ix_find_func(infer_ctx *ic, const char *name);
+const char *ix_alias_path(infer_ctx *ic, const char *name);
+void ix_bind_alias(infer_ctx *ic, const char *name, const char *path);
 /* The builtin path a name or attribute chain stands for ("cuda.grid" ->
  * "numba.cuda.grid"), or NULL when its root is a local, constant or function. */
 const char *ix_dotted_path(infer_ctx *ic, const node *e);
@@ -75,7 +83,6 @@ const type *ix_type_from_path(const char *path);
 /* The stage's files, each other's: */
 /* infer.c: statements, and a function's locals */
 void ix_block(infer_ctx *ic, node_list *body);
-symbol *ix_find_local(fn_instance *f, const char *name);
 symbol *ix_new_local(infer_ctx *ic, fn_instance *f, const char *name, span where);
 void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body);
 /* infer.c, for infer_loops.c: range(...)'s arguments checked and the type it counts in
@@ -109,8 +116,6 @@ node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp);
  * module array; NULL after an error. */
 node *np_fold_call(infer_ctx *ic, node *e, const builtin *b);
 /* resolve.c: module level */
-const char *ix_alias_path(infer_ctx *ic, const char *name);
-func_def *ix_find_func(infer_ctx *ic, const char *name);
 /* A builtin written in the kernel language: the instance of library module mod's
  * function name for parameter types args[0..n) (the module loaded on first use), or
  * NULL after an error. Code generation calls it with cg_call_values. */
@@ -176,7 +181,7 @@ void ix_compile_functions(infer_ctx *ic);
 /* resolve_options.c: one keyword option of @cuda.jit (or of @vectorize ...) for fn;
    false when kw is not one of those options (the caller's keywords: device=) */
 bool ix_decorator_option(infer_ctx *ic, func_def *fn, node *kw);
-/* debug_checks.c: an assert or raise statement typed, its failure's text made */
+/* infer_checks.c: an assert or raise statement typed, its failure's text made */
 void ix_check_stmt(infer_ctx *ic, node *s);
 
 #endif
