@@ -228,6 +228,20 @@ char *ast_dump(arena *a, const node *module) {
   return b.s ? b.s : arena_strdup(a, "");
 }
 
+bool ast_tuple_shape(const node *v, int depth, int64_t *dims, int *ndim) {
+  if (v->kind != N_TUPLE) {
+    if (depth == 0) return false;
+    if (*ndim == 0) *ndim = depth;
+    return *ndim == depth;
+  }
+  if (depth >= KC_MAX_DIMS || v->list.len == 0) return false;
+  if (dims[depth] == 0) dims[depth] = v->list.len;
+  if (dims[depth] != v->list.len) return false;
+  for (int i = 0; i < v->list.len; i++)
+    if (!ast_tuple_shape(v->list.items[i], depth + 1, dims, ndim)) return false;
+  return true;
+}
+
 bool ast_visit(const node *n, ast_visit_fn visit, void *ud) {
   if (!n) return false;
   if (visit(n, ud)) return true;

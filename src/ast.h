@@ -136,6 +136,10 @@ bool ast_visit_stmts(const node_list *body, ast_stmt_fn visit, void *ud);
  * x: int = 0 and `for x in`: x; a tuple or a[i] is one target); none for others. */
 typedef void (*ast_target_fn)(const node *t, void *ud);
 void ast_assign_targets(const node *s, ast_target_fn target, void *ud);
+/* The extents of a constant nested tuple v (a folded module constant), 1 to KC_MAX_DIMS
+ * deep and rectangular, into dims (zeroed by the caller) and *ndim (0 first); false
+ * when it is not one. depth: 0. */
+bool ast_tuple_shape(const node *v, int depth, int64_t *dims, int *ndim);
 /* Print the tree, one node per line with its span, for `kcc compile --emit=ast`. */
 char *ast_dump(arena *a, const node *module);
 

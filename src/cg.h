@@ -154,7 +154,7 @@ LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueR
 LLVMValueRef cg_math_unary_value(cg_ctx *g, const struct builtin *b, LLVMValueRef v,
                                  const type *t);   /* math.c: math.isnan ... on a value */
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);     /* memory.c */
-/* memory.c: the constant array (addrspace(4) on the GPU) named name holding the
+/* cg_consts.c: the constant array (addrspace(4) on the GPU) named name holding the
  * folded nested tuple value, as an array value of type t; made once per name. */
 LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,
                                   const type *t);

@@ -199,9 +199,7 @@ static node *fold_call(infer_ctx *ic, node *e) {
   const type *t = ix_type_from_path(p);
   if (t) return fold_type_call(ic, e, t);
   const builtin *b = builtin_find(p);
-  if (b && (b->flags & BF_FOLD) && b->typing == ix_record_maker)   /* np.dtype, from_dtype */
-    return ix_record_fold_call(ic, e, b);
-  return b && (b->flags & BF_FOLD) ? np_fold_call(ic, e, b) : NULL;
+  return b && (b->flags & BF_FOLD) ? b->fold(ic, e, b) : NULL;   /* np.array, np.dtype ... */
 }
 
 static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r);

@@ -112,9 +112,6 @@ static inline bool ix_const_is_array(const node *v) {
 /* v (a folded number) converted to scalar type t as NumPy's astype does: rounded to a
  * float's precision, wrapped to an integer's width (a float truncated first). */
 node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp);
-/* numpy.c: a module-level np.array, np.arange ... (a row with BF_FOLD) folded to a
- * module array; NULL after an error. */
-node *np_fold_call(infer_ctx *ic, node *e, const builtin *b);
 /* resolve.c: module level */
 /* A builtin written in the kernel language: the instance of library module mod's
  * function name for parameter types args[0..n) (the module loaded on first use), or

@@ -48,8 +48,8 @@ enum {
   BF_LOOP = 1 << 5,          /* only as the iterable of a for loop (range) */
   BF_DECORATOR_ARGS = 1 << 6,/* BK_DECORATOR: takes signatures and keywords (cuda.jit) */
   BF_CONSTANT = 1 << 7,      /* BK_VALUE: a float64 constant (value), folded as literals are */
-  BF_FOLD = 1 << 8,          /* BK_FUNCTION: evaluated at module level by constant folding
-                                (np.array, np.arange ...: numpy.c's np_fold_call) */
+  BF_FOLD = 1 << 8,          /* BK_FUNCTION: evaluated at module level by constant folding,
+                                by the row's fold (np.array, np.arange, np.dtype ...) */
   BF_GROUP = 1 << 9,         /* BK_METHOD: a method of a cooperative group (g.sync()),
                                 not of numbers */
   BF_ARRAY_METHOD = 1 << 10, /* BK_METHOD: called on an array (a.view); others on numbers */
@@ -77,6 +77,9 @@ typedef enum mem_kind { MEM_SHARED, MEM_LOCAL, MEM_CONST, MEM_ROW, MEM_CELL } me
 typedef const type *(*builtin_typing)(infer_ctx *ic, node *e, const builtin *b);
 /* Lowering: e's value (NULL for a call with no value). */
 typedef LLVMValueRef (*builtin_lowering)(cg_ctx *g, node *e, const builtin *b);
+/* Folding (BF_FOLD): the call e at module level evaluated to a constant node (a module
+ * array, a record type ...), NULL after an error; run by constant folding (fold.c). */
+typedef node *(*builtin_fold)(infer_ctx *ic, node *e, const builtin *b);
 
 /* Rows are written with designated initializers, naming only the fields they set
  * ({.path = "numba.cuda.nanosleep", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
@@ -98,6 +101,7 @@ struct builtin {
   builtin_typing typing;
   builtin_lowering lower;    /* both targets, unless lower_host is given */
   builtin_lowering lower_host; /* the CPU back end, where it differs (may be NULL) */
+  builtin_fold fold;         /* BF_FOLD: the call evaluated at module level */
 };
 
 /* A family's rows, ended by a row with a NULL path. */
@@ -125,10 +129,9 @@ extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);
 LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b);
 
-/* libdevice.c: cuda.libdevice.* (not a family: builtin_find asks it for paths under
- * numba.cuda.libdevice), and all its rows, ended by a NULL path (for tests). */
-const builtin *libdevice_find(const char *path);
-const builtin *libdevice_rows_all(void);
+/* libdevice.c: cuda.libdevice.*, ended by a NULL path. Not a family: builtin_find
+ * looks in it only for paths under numba.cuda.libdevice. */
+extern const builtin builtins_libdevice[];
 
 /* memory.c: the dtype an argument names (float32, np.int8, 'f4', a.dtype, a local
  * holding a type), or NULL; shared by the array makers and a.view(dtype). */

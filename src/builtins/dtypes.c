@@ -10,10 +10,10 @@ const builtin builtins_dtypes[] = {
   {.path = "numba.np", .kind = BK_MODULE},
   {.path = "numba.np.numpy_support", .kind = BK_MODULE},
   {.path = "numpy.dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD | BF_PURE,
-   .typing = ix_record_maker},
+   .typing = ix_record_maker, .fold = ix_record_fold_call},
   {.path = "numba.from_dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD | BF_PURE,
-   .typing = ix_record_maker},
+   .typing = ix_record_maker, .fold = ix_record_fold_call},
   {.path = "numba.np.numpy_support.from_dtype", .kind = BK_FUNCTION, .max_args = -1,
-   .flags = BF_FOLD | BF_PURE, .typing = ix_record_maker},
+   .flags = BF_FOLD | BF_PURE, .typing = ix_record_maker, .fold = ix_record_fold_call},
   {NULL},
 };

@@ -11,9 +11,9 @@
  * signature converts them. The call is __nv_<name> on both targets: libdevice's on the
  * GPU, src/libdevice_host.c's on the CPU back end (bound by target_host.c).
  *
- * The rows are not one of the registry's families: registry.c finds them through
- * libdevice_find, so the 300 of them neither lengthen the lookup of every other name
- * nor each need a line of their own in docs/language.md.
+ * The rows are not one of the registry's families: registry.c looks in them only for
+ * paths under numba.cuda.libdevice, so the 300 of them neither lengthen the lookup of
+ * every other name nor each need a line of their own in docs/language.md.
  */
 #include <string.h>
 
@@ -106,7 +106,7 @@ static LLVMValueRef cg_libdevice(cg_ctx *g, node *e, const builtin *b) {
   {.path = "numba.cuda.libdevice." #fn, .kind = BK_FUNCTION, .max_args = -1, .name = sig, \
    .typing = ix_libdevice, .lower = cg_libdevice}
 
-static const builtin libdevice_rows[] = {
+const builtin builtins_libdevice[] = {
   {.path = "numba.cuda.libdevice", .kind = BK_MODULE},
   LD(abs, "i:i"), LD(acos, "d:d"), LD(acosf, "f:f"), LD(acosh, "d:d"),
   LD(acoshf, "f:f"), LD(asin, "d:d"), LD(asinf, "f:f"), LD(asinh, "d:d"),
@@ -196,11 +196,3 @@ static const builtin libdevice_rows[] = {
   LD(y1f, "f:f"), LD(yn, "d:id"), LD(ynf, "f:if"),
   {NULL},
 };
-
-const builtin *libdevice_find(const char *path) {
-  for (const builtin *b = libdevice_rows; b->path; b++)
-    if (strcmp(b->path, path) == 0) return b;
-  return NULL;
-}
-
-const builtin *libdevice_rows_all(void) { return libdevice_rows; }

@@ -912,7 +912,7 @@ static node *np_eye(np_call *c, const type *t) {
   return np_result(c, flat, dims, 2, t);
 }
 
-node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
+static node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
   np_call c = {ic, e, builtin_user_name(b), {NULL}};
   if (!np_bind(&c, b->op)) return NULL;
   static const int dtype_at[] = {[NP_ARRAY] = 1, [NP_ARANGE] = 3, [NP_LINSPACE] = 5,
@@ -949,18 +949,18 @@ const builtin builtins_numpy[] = {
    .value = 0.57721566490153286061, .typing = ix_math_constant, .lower = cg_math_constant},
   /* array constructors: folded at module level (np_fold_call), refused in kernels */
   {.path = "numpy.array", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ARRAY,
-   .typing = ix_array_maker},
+   .typing = ix_array_maker, .fold = np_fold_call},
   {.path = "numpy.arange", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
-   .op = NP_ARANGE, .typing = ix_array_maker},
+   .op = NP_ARANGE, .typing = ix_array_maker, .fold = np_fold_call},
   {.path = "numpy.linspace", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
-   .op = NP_LINSPACE, .typing = ix_array_maker},
+   .op = NP_LINSPACE, .typing = ix_array_maker, .fold = np_fold_call},
   {.path = "numpy.zeros", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ZEROS,
-   .typing = ix_array_maker},
+   .typing = ix_array_maker, .fold = np_fold_call},
   {.path = "numpy.ones", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ONES,
-   .typing = ix_array_maker},
+   .typing = ix_array_maker, .fold = np_fold_call},
   {.path = "numpy.full", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_FULL,
-   .typing = ix_array_maker},
+   .typing = ix_array_maker, .fold = np_fold_call},
   {.path = "numpy.eye", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_EYE,
-   .typing = ix_array_maker},
+   .typing = ix_array_maker, .fold = np_fold_call},
   {NULL},
 };
