@@ -211,7 +211,5 @@ void cg_broadcast_init(cg_ctx *g, cg_broadcast *bc);
 void cg_broadcast_source(cg_ctx *g, cg_broadcast *bc, int nd, LLVMValueRef *ext, LLVMValueRef src,
                          const type *st, LLVMValueRef *sstr, LLVMValueRef *sext);
 LLVMValueRef cg_broadcast_check(cg_ctx *g, cg_broadcast *bc, span sp, int nd, LLVMValueRef *ext);
-/* builtins/arrays.c: a.strides, a.itemsize, a.nbytes, a.T of the array value arr */
-LLVMValueRef cg_array_attr(cg_ctx *g, node *e, LLVMValueRef arr);
 
 #endif

@@ -605,11 +605,10 @@ static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
   if (bt->kind == TY_VECTOR) return cg_vector_attr(g, e);
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
-  if (e->ty->kind == TY_ARRAY && strcmp(e->str, "T") != 0)
-    return cx_array_part(g, e, arr);   /* z.real, z.imag */
+  if (e->ty->kind == TY_ARRAY) return cx_array_part(g, e, arr);   /* z.real, z.imag */
   if (strcmp(e->str, "size") == 0) return cg_array_size(g, arr, bt->ndim);
   if (strcmp(e->str, "ndim") == 0) return ci64(g, bt->ndim);
-  if (strcmp(e->str, "shape") != 0) return cg_array_attr(g, e, arr);   /* builtins/arrays.c */
+  /* a.shape (a.strides, a.T ... are rows: builtins/arrays.c) */
   LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
   for (int k = 0; k < bt->ndim; k++)
     agg = LLVMBuildInsertValue(g->b, agg, cg_array_extent(g, arr, k), (unsigned)k, "");

@@ -264,6 +264,9 @@ static bool uniform_expr(const host_regions *R, const node *e) {
     return v >= 0 && R->uniform[v];
   }
   case N_ATTR:
+    /* an attribute row (a.strides, a.T): a value of its receiver alone */
+    if (e->bi && e->bi->kind == BK_ATTRIBUTE)
+      return builtin_uniform(R, e->bi) && uniform_expr(R, e->a);
     if (e->bi) return builtin_uniform(R, e->bi);
     if (e->aux == FV_CAPTURE || !e->a->ty) return false;
     /* an array's shape, size, strides ...; a complex number's parts */

@@ -128,33 +128,32 @@ symbol *ix_new_local(infer_ctx *ic, fn_instance *f, const char *name, span where
 }
 
 /* Names assigned anywhere in a function body are its locals (Python's rule). */
-static void collect_target_names(infer_ctx *ic, fn_instance *f, node *t) {
+typedef struct locals_ctx { infer_ctx *ic; fn_instance *f; } locals_ctx;
+
+static void collect_target_names(const node *t, void *ud) {
+  locals_ctx *c = ud;
   if (!t) return;
   if (t->kind == N_NAME) {
-    if (!ix_find_local(f, t->str)) ix_new_local(ic, f, t->str, t->sp);
+    if (!ix_find_local(c->f, t->str)) ix_new_local(c->ic, c->f, t->str, t->sp);
   } else if (t->kind == N_TUPLE) {
-    for (int i = 0; i < t->list.len; i++) collect_target_names(ic, f, t->list.items[i]);
+    for (int i = 0; i < t->list.len; i++) collect_target_names(t->list.items[i], ud);
   }
 }
 
-void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body) {
-  for (int i = 0; i < body->len; i++) {
-    node *s = body->items[i];
-    switch (s->kind) {
-    case N_ASSIGN:
-      for (int j = 0; j < s->list.len; j++) collect_target_names(ic, f, s->list.items[j]);
-      break;
-    case N_AUGASSIGN: collect_target_names(ic, f, s->a); break;
-    case N_ANNASSIGN: collect_target_names(ic, f, s->a); break;
-    case N_FOR: collect_target_names(ic, f, s->a); break;
-    case N_FUNCDEF:   /* an inner function: its name is a local, its body its own */
-      if (!ix_find_local(f, s->str)) ix_new_local(ic, f, s->str, s->sp);
-      continue;
-    default: break;
-    }
-    ix_collect_locals(ic, f, &s->body);
-    ix_collect_locals(ic, f, &s->orelse);
+static bool collect_here(const node *s, int loops, void *ud) {
+  locals_ctx *c = ud;
+  (void)loops;
+  if (s->kind == N_FUNCDEF) {   /* an inner function: its name is a local, its body its own */
+    if (!ix_find_local(c->f, s->str)) ix_new_local(c->ic, c->f, s->str, s->sp);
+  } else {
+    ast_assign_targets(s, collect_target_names, c);
   }
+  return false;
+}
+
+void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body) {
+  locals_ctx c = {ic, f};
+  ast_visit_stmts(body, collect_here, &c);
 }
 
 static const type *unify(infer_ctx *ic, const type *a, bool aw, const type *b, bool bw,
@@ -300,8 +299,11 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
     }
     if (strcmp(e->str, "size") == 0) return ix_set_type(e, &ty_i64, false);
     if (strcmp(e->str, "ndim") == 0) return ix_set_type(e, &ty_i64, false);
-    const type *t;
-    if (ix_array_attr(ic, e, bt, &t)) return t;
+  }
+  const builtin *b = builtin_attribute(bt, e->str);   /* a.strides, a.T ... (arrays.c) */
+  if (b) {
+    e->bi = b;
+    return b->typing(ic, e, b);
   }
   ix_error(ic, e->sp, "%s has no attribute '%s'", ix_tname(ic, bt), e->str);
   return NULL;
@@ -788,9 +790,10 @@ static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
   node *callee = e->a;
   const builtin *b = builtin_find(arena_printf(ic->ar, ".%s", callee->str));
   bool on_array = bt->kind == TY_ARRAY;
-  if (b && ((b->flags & BF_GROUP)         ? bt->kind == TY_GROUP
-            : (b->flags & BF_ARRAY_METHOD) ? on_array
-                                           : type_is_numeric(bt)))
+  if (b && b->kind == BK_METHOD &&
+      ((b->flags & BF_GROUP)         ? bt->kind == TY_GROUP
+       : (b->flags & BF_ARRAY_METHOD) ? on_array
+                                      : type_is_numeric(bt)))
     return ix_builtin_call(ic, e, b);
   if (on_array && ix_array_method_refused(ic, callee, bt)) return NULL;
   ix_error(ic, callee->sp, "methods are not supported: %s has no method '%s'", ix_tname(ic, bt),

@@ -165,9 +165,7 @@ void ix_inner_def(infer_ctx *ic, node *s);
 void ix_closure_copy_check(infer_ctx *ic, node *target, node *value);
 bool ix_bind_captures(infer_ctx *ic, node *e, func_def *fn);
 bool ix_sig_args(infer_ctx *ic, node *e, func_def *fn, const type **args, int n);
-/* builtins/arrays.c: an array's .strides, .itemsize, .nbytes, .T (true when e names
- * one, its type in *out); an array method kernels do not have (reported: true) */
-bool ix_array_attr(infer_ctx *ic, node *e, const type *at, const type **out);
+/* builtins/arrays.c: an array method kernels do not have (reported: true) */
 bool ix_array_method_refused(infer_ctx *ic, node *callee, const type *at);
 /* infer.c: e makes a view that can be written through: its root parameter is written */
 bool ix_mark_view_of(infer_ctx *ic, node *e);   /* false: a module array's, refused */

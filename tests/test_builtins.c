@@ -111,7 +111,8 @@ static const char *tail2(const char *name) {
 }
 
 static bool user_visible(const builtin *b) {
-  return (b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD) &&
+  return (b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD ||
+          b->kind == BK_ATTRIBUTE) &&
          strncmp(b->path, "_kc_", 4) != 0;   /* _kc_row, _kc_cell: generated code only */
 }
 
@@ -152,14 +153,17 @@ START_TEST(rows_are_well_formed) {
       ck_assert_msg(b->max_args < 0 || b->min_args <= b->max_args, "%s: arity", b->path);
       ck_assert_msg(b->min_ptx <= NVPTX_MIN_PTX, "%s: needs PTX %d.%d", b->path,
                     b->min_ptx / 10, b->min_ptx % 10);
-      bool typed = b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD;
+      bool typed = b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD ||
+                   b->kind == BK_ATTRIBUTE;
       ck_assert_msg(!typed || b->typing, "%s: no typing function", b->path);
       ck_assert_msg(!typed || b->lower || (b->flags & (BF_LOOP | BF_FOLD)), "%s: no lowering",
                     b->path);
       ck_assert_msg(typed || (!b->typing && !b->lower), "%s: a %s has no functions", b->path,
                     b->kind == BK_MODULE ? "module" : "decorator");
-      ck_assert_msg((b->kind == BK_METHOD) == (b->path[0] == '.'),
-                    "%s: a method's path, and only a method's, starts with '.'", b->path);
+      bool of_value = b->kind == BK_METHOD || b->kind == BK_ATTRIBUTE;
+      ck_assert_msg(of_value == (b->path[0] == '.'),
+                    "%s: a method's or attribute's path, and only theirs, starts with '.'",
+                    b->path);
       ck_assert_msg(!(b->flags & BF_CONSTANT) || b->kind == BK_VALUE, "%s: constant", b->path);
       row_flags_agree(b);
     }
@@ -189,7 +193,9 @@ START_TEST(every_builtin_documented_and_tested) {
   for (const builtin_family *f = builtin_families(); f->name; f++) {
     for (const builtin *b = f->rows; b->path; b++) {
       if (!user_visible(b)) continue;
-      const char *name = b->kind == BK_METHOD ? b->path : builtin_user_name(b);
+      bool of_value = b->kind == BK_METHOD || b->kind == BK_ATTRIBUTE;
+      bool called = b->kind == BK_FUNCTION || b->kind == BK_METHOD;
+      const char *name = of_value ? b->path : builtin_user_name(b);
       /* numpy.sin is written np.sin, NumPy's conventional alias, in docs and kernels */
       char np_name[256];
       if (strncmp(name, "numpy.", 6) == 0) {
@@ -202,8 +208,8 @@ START_TEST(every_builtin_documented_and_tested) {
         missing++;
       }
       char key[300];
-      snprintf(key, sizeof key, "%s%s", tail2(name), b->kind == BK_VALUE ? "" : "(");
-      if (!mentions(kernels, key, b->kind == BK_VALUE)) {
+      snprintf(key, sizeof key, "%s%s", tail2(name), called ? "(" : "");
+      if (!mentions(kernels, key, !called)) {
         fprintf(stderr, "%s (src/builtins/%s.c): no kernel test in tests/kernels/ uses %s\n",
                 b->path, f->name, key);
         missing++;

@@ -34,6 +34,7 @@ typedef enum builtin_kind {
   BK_FUNCTION,  /* called: cuda.grid(1), math.sin(x), len(a) */
   BK_METHOD,    /* called on a value: z.conjugate(); its path starts with '.' */
   BK_DECORATOR, /* @cuda.jit, @vectorize ...: op holds the func_kind it makes */
+  BK_ATTRIBUTE, /* an attribute of a value: a.strides, a.T; its path starts with '.' */
 } builtin_kind;
 
 /* What a builtin does besides computing its value, and what is known of that value: read
@@ -52,7 +53,8 @@ enum {
                                 by the row's fold (np.array, np.arange, np.dtype ...) */
   BF_GROUP = 1 << 9,         /* BK_METHOD: a method of a cooperative group (g.sync()),
                                 not of numbers */
-  BF_ARRAY_METHOD = 1 << 10, /* BK_METHOD: called on an array (a.view); others on numbers */
+  BF_ARRAY_METHOD = 1 << 10, /* BK_METHOD, BK_ATTRIBUTE: of an array (a.view, a.T); other
+                                methods are of numbers */
   BF_PURE = 1 << 11,         /* no effect, and a value that depends on its arguments alone
                                 (math.sin, len, float32(x)): the same in every thread when
                                 they are */
@@ -112,6 +114,9 @@ typedef struct builtin_family {
 
 /* The row for a dotted path ("numba.cuda.atomic.add"), or NULL. */
 const builtin *builtin_find(const char *path);
+/* The BK_ATTRIBUTE row for attribute name of a value of type t (".strides" of an array),
+ * or NULL. */
+const builtin *builtin_attribute(const type *t, const char *name);
 /* Every family, ended by one with a NULL name (for tests and documentation). */
 const builtin_family *builtin_families(void);
 /* The name as users write it: "cuda.atomic.add" for "numba.cuda.atomic.add". */

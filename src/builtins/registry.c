@@ -4,6 +4,7 @@
  * so a linear scan of ~250 rows (their first characters compared first) costs less
  * than building an index would: about 0.3% of compiling a small kernel.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "builtin.h"
@@ -39,6 +40,14 @@ const builtin *builtin_find(const char *path) {
     if (b) return b;
   }
   return NULL;
+}
+
+const builtin *builtin_attribute(const type *t, const char *name) {
+  char path[64];
+  if ((size_t)snprintf(path, sizeof path, ".%s", name) >= sizeof path) return NULL;
+  const builtin *b = builtin_find(path);
+  if (!b || b->kind != BK_ATTRIBUTE) return NULL;
+  return (b->flags & BF_ARRAY_METHOD) && t->kind == TY_ARRAY ? b : NULL;
 }
 
 const builtin_family *builtin_families(void) { return families; }
