@@ -5,7 +5,7 @@ front end, inference, code generation, the targets, the embedded standard librar
 a new id, so a rebuilt kcc never takes PTX or host code compiled by an older build from
 the cache, even when the version number did not change.
 
-The files are every source under the DIRs (relative to ROOT: src, grammar, lib), found
+The files are every source under the DIRs (relative to ROOT: src, lib), found
 in the tree rather than listed in meson.build, so a header no list names (a new one, or
 one a list forgot) still changes the id. DEPFILE names each file and each folder for
 ninja: an edit reruns this, and so does a file added or removed (the folder's time

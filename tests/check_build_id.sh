@@ -2,7 +2,7 @@
 # check_build_id.sh SCRIPT SOURCE_ROOT BUILT_H — the disk cache's key follows every
 # header: scripts/build_id.py (SCRIPT), run on a copy of the tree as meson.build runs
 # it, gives the id the build has (BUILT_H, kc_build_id.h); and an edit to any header
-# under src/ or grammar/ alone gives a new id and is named in the depfile (so ninja
+# under src/ alone gives a new id and is named in the depfile (so ninja
 # reruns the script). A header missing from the fingerprint would let a rebuilt kcc
 # load a stale kernel from the cache.
 set -u
@@ -11,17 +11,17 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp -r "$ROOT/src" "$ROOT/grammar" "$ROOT/lib" "$tmp/"
+cp -r "$ROOT/src" "$ROOT/lib" "$tmp/"
 
 id_of() {   # the id build_id.py gives the copy
-  python3 "$SCRIPT" "$tmp/id.h" "$tmp/id.d" "$tmp" src grammar lib &&
+  python3 "$SCRIPT" "$tmp/id.h" "$tmp/id.d" "$tmp" src lib &&
     grep -o '"[0-9a-f]*"' "$tmp/id.h"
 }
 
 base=$(id_of) || { echo "FAIL: build_id.py failed"; exit 1; }
 built=$(grep -o '"[0-9a-f]*"' "$BUILT")
 [ "$base" = "$built" ] || fail "the build's id $built is not the tree's $base (meson.build's arguments?)"
-headers=$(cd "$tmp" && find src grammar -name '*.h' | sort)
+headers=$(cd "$tmp" && find src -name '*.h' | sort)
 n=$(echo "$headers" | grep -c .)
 [ "$n" -gt 20 ] || fail "found only $n headers"
 for h in $headers; do

@@ -4,7 +4,7 @@
  * folding (BF_FOLD; infer_records.c evaluates them) into record types; in a kernel
  * they are an error, as Numba-CUDA cannot make a dtype on the device either.
  */
-#include "../typing.h"
+#include "typing.h"
 
 const builtin builtins_dtypes[] = {
   {.path = "numba.np", .kind = BK_MODULE},

@@ -9,9 +9,9 @@
  */
 #include <string.h>
 
-#include "../cg.h"
-#include "../typing.h"
-#include "../vector_types.h"
+#include "cg.h"
+#include "typing.h"
+#include "vector_types.h"
 
 static const char *const vec_fields[] = {"x", "y", "z", "w"};
 
