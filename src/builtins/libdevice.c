@@ -9,7 +9,7 @@
  * void) and the pointed-to values, in order (sincos(x) -> (sin, cos), frexp(x) ->
  * (mantissa, exponent)). Arguments convert to the parameter's type, as Numba's single
  * signature converts them. The call is __nv_<name> on both targets: libdevice's on the
- * GPU, src/libdevice_host.c's on the CPU back end (bound by target_host.c).
+ * GPU, src/target/libdevice_host.c's on the CPU back end (bound by target_host.c).
  *
  * The rows are not one of the registry's families: registry.c looks in them only for
  * paths under numba.cuda.libdevice, so the 300 of them neither lengthen the lookup of

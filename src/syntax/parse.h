@@ -3,7 +3,7 @@
  * with its span. Syntax errors go to the diag_sink (several per file: the parser
  * skips to the next line and goes on); the tree is then partial but well formed.
  *
- * The rest of this header is shared by grammar/lexer.l, grammar/parser.y and parse.c
+ * The rest of this header is shared by src/syntax/lexer.l, src/syntax/parser.y and parse.c
  * only: the parse state both the scanner and the parser see.
  */
 #ifndef KCC_PARSE_H
