@@ -102,7 +102,7 @@ void cg_statement(cg_ctx *g, node *s);
 void cg_set_fast_math_flags(LLVMValueRef fn);
 void cg_for_iter(cg_ctx *g, node *s);
 /* the watchdog's check at the back edge of loop s (a for loop of count passes; NULL for
- * a while loop), at the builder's position, where the target has one (codegen.c says
+ * a while loop), at the builder's position, where the target has one (cg_stmts.c says
  * which loops get it) */
 void cg_loop_check(cg_ctx *g, const node *s, LLVMValueRef count);
 LLVMValueRef cg_tuple_index(cg_ctx *g, node *e);
@@ -154,6 +154,16 @@ LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueR
 LLVMValueRef cg_math_unary_value(cg_ctx *g, const struct builtin *b, LLVMValueRef v,
                                  const type *t);   /* math.c: math.isnan ... on a value */
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t);     /* memory.c */
+/* codegen.c, for cg_stmts.c: whether the current block has its terminator; a branch
+ * to `to` unless it has; an element of memory type el loaded from / stored to p */
+bool cg_terminated(cg_ctx *g);
+void cg_br_if_open(cg_ctx *g, LLVMBasicBlockRef to);
+LLVMValueRef cg_load_element(cg_ctx *g, LLVMValueRef p, const type *el);
+void cg_store_element(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, const type *el);
+/* cg_stmts.c, for codegen.c: a function body's statements; the debug location of sp
+ * (when the function has line info) */
+void cg_block(cg_ctx *g, node_list *body);
+void cg_set_debug_loc(cg_ctx *g, span sp);
 /* cg_consts.c: the constant array (addrspace(4) on the GPU) named name holding the
  * folded nested tuple value, as an array value of type t; made once per name. */
 LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,

@@ -1,6 +1,7 @@
 /*
  * cg_arith.c — Python's arithmetic and comparisons on LLVM values, for code generation
- * (codegen.c's operators, augmented assignment, and builtins that compute with them).
+ * (codegen.c's operators, cg_stmts.c's augmented assignment, and builtins that compute
+ * with them).
  * Integer division and modulo floor, with the sign of the divisor; division by zero
  * gives 0 rather than a trap (NumPy's error model), so no kernel can crash the host;
  * shifts by the width or more (or by a negative amount) give 0 (or the sign), never

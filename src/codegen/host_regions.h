@@ -24,7 +24,7 @@ void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef
 /* Generate f's K__block in region form when f's barriers allow it; false (nothing
  * generated) when they do not, and the executor runs f's threads as fibers. */
 bool host_regions_entry(cg_ctx *g, fn_instance *f);
-/* codegen.c's statement lists while a region-form kernel is generated: a list at the
+/* cg_stmts.c's statement lists while a region-form kernel is generated: a list at the
  * block's level (outside any thread loop), split into regions. */
 bool host_regions_at_block_level(const cg_ctx *g);
 void host_regions_block(cg_ctx *g, node_list *body);

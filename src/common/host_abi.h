@@ -75,7 +75,7 @@ struct kc_cpu_block {
      least `bytes` bytes (64-aligned, kept across blocks), or NULL when out of memory */
   void *(*frame)(kc_cpu_block *blk, uint64_t bytes);
   /* the watchdog (kc_config.timeout_ms) and failed launches: generated code loads *stop
-     (an atomic int, relaxed) at loop back edges (codegen.c cg_loop_check) and, once it
+     (an atomic int, relaxed) at loop back edges (cg_stmts.c cg_loop_check) and, once it
      is not 0, calls cancel, which ends the calling thread (its fiber, or the whole
      K__block call) and never returns */
   const int *stop;

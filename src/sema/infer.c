@@ -1,8 +1,9 @@
 /*
  * infer.c — type inference: AST -> typed program (sema.h). This file is the stage's
- * entry (infer_program) and types expressions and statements; the stage's other files
- * are resolve.c (module level: imports, decorators, signatures), fold.c (constants)
- * and specialise.c (function instances), sharing typing.h.
+ * entry (infer_program) and types expressions (statements are infer_stmts.c's); the
+ * stage's other files are scope.c (what a name means), resolve.c (module level:
+ * imports, decorators, signatures), fold.c (constants) and specialise.c (function
+ * instances), sharing typing.h.
  *
  * Module level: imports are checked and bound, constants folded, functions classified
  * by their decorators (kernel, device function, vectorize). Each kernel with types (from
@@ -89,7 +90,7 @@ static const type *promote_strong(const type *a, const type *b) {
 }
 
 /* An integer or a bool: Numba's integer rules apply between two of these. */
-static bool is_intlike(const type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
+bool ix_is_intlike(const type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
 
 /* The type two operands meet in: locals assigned both, min/max, comparisons, the
  * branches of `x if c else y`. Two integers (or bools) unify as Numba's
@@ -100,7 +101,7 @@ const type *ix_promote(const type *a, bool aw, const node *an, const type *b, bo
                            const node *bn, bool *weak) {
   (void)an, (void)bn;
   *weak = aw && bw;
-  if (aw == bw || (is_intlike(a) && is_intlike(b))) return promote_strong(a, b);
+  if (aw == bw || (ix_is_intlike(a) && ix_is_intlike(b))) return promote_strong(a, b);
   const type *lit = aw ? a : b, *str = aw ? b : a;
   /* an imaginary literal with a float operand takes its width: x * 1j is complex64
      for a float32 x */
@@ -156,8 +157,8 @@ void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body) {
   ast_visit_stmts(body, collect_here, &c);
 }
 
-static const type *unify(infer_ctx *ic, const type *a, bool aw, const type *b, bool bw,
-                         bool *weak) {
+const type *ix_unify(infer_ctx *ic, const type *a, bool aw, const type *b, bool bw,
+                     bool *weak) {
   *weak = aw && bw;
   if (type_equal(a, b)) return a;
   if (type_is_numeric(a) && type_is_numeric(b)) {
@@ -168,7 +169,7 @@ static const type *unify(infer_ctx *ic, const type *a, bool aw, const type *b, b
     const type **el = arena_alloc(ic->ar, sizeof *el * (size_t)a->nelems);
     for (int i = 0; i < a->nelems; i++) {
       bool w;
-      el[i] = unify(ic, a->elems[i], false, b->elems[i], false, &w);
+      el[i] = ix_unify(ic, a->elems[i], false, b->elems[i], false, &w);
       if (!el[i]) return NULL;
     }
     *weak = false;
@@ -177,7 +178,7 @@ static const type *unify(infer_ctx *ic, const type *a, bool aw, const type *b, b
   return NULL;
 }
 
-static void assign_local(infer_ctx *ic, symbol *s, const type *t, bool weak, span sp) {
+void ix_assign_local(infer_ctx *ic, symbol *s, const type *t, bool weak, span sp) {
   if (!t && ic->report) s->poisoned = true;
   if (!t || t->kind == TY_VOID) return;
   if (!s->ty) {
@@ -187,7 +188,7 @@ static void assign_local(infer_ctx *ic, symbol *s, const type *t, bool weak, spa
     return;
   }
   bool w;
-  const type *u = unify(ic, s->ty, s->weak, t, weak, &w);
+  const type *u = ix_unify(ic, s->ty, s->weak, t, weak, &w);
   if (!u) {
     ix_error(ic, sp, "cannot assign a value of type %s to '%s', which holds %s",
          ix_tname(ic, t), s->name, ix_tname(ic, s->ty));
@@ -211,7 +212,7 @@ const type *ix_set_type(node *e, const type *t, bool weak) {
 }
 
 /* Truth value of a condition: any scalar will do. */
-static void ix_condition(infer_ctx *ic, node *c) {
+void ix_condition(infer_ctx *ic, node *c) {
   const type *t = ix_expr(ic, c);
   if (t && !type_is_scalar(t))
     ix_error(ic, c->sp, "a condition must be a number or bool, not %s", ix_tname(ic, t));
@@ -261,7 +262,6 @@ static const type *ix_builtin_value(infer_ctx *ic, node *e, const builtin *b) {
   return NULL;
 }
 
-static void mark_written(infer_ctx *ic, const node *n);
 
 static const type *ix_attr(infer_ctx *ic, node *e) {
   if (e->aux == FV_CAPTURE) return e->ty;   /* typed by ix_bind_captures */
@@ -289,7 +289,7 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
   if (bt->kind == TY_ARRAY) {
     /* a complex array's parts: strided views of its floats, readable and writable */
     if (bt->elem->kind == TY_COMPLEX && (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0)) {
-      mark_written(ic, e->a);
+      ix_mark_name_written(ic, e->a);
       return ix_set_type(e, type_array_layout(ic->ar, type_complex_part(bt->elem), bt->ndim, true), false);
     }
     if (strcmp(e->str, "shape") == 0) {
@@ -349,7 +349,7 @@ static bool slice_has_step(const node *s) {
 /* n names a parameter of the function being typed that is stored to (directly, through
  * a view, by an atomic, or by a callee): it loses the read-only treatment (noalias,
  * non-coherent loads). */
-static void mark_written(infer_ctx *ic, const node *n) {
+void ix_mark_name_written(infer_ctx *ic, const node *n) {
   if (n->kind == N_NAME && n->sym && n->sym->kind == SYM_LOCAL && n->sym->is_param)
     mark_param_written(ic->cur, n->sym->param_index);
 }
@@ -362,7 +362,7 @@ static bool is_module_array(const node *n) {
          ix_const_is_array(n->sym->value);
 }
 
-static void module_array_written(infer_ctx *ic, const node *n, span where) {
+void ix_module_array_written(infer_ctx *ic, const node *n, span where) {
   if (is_module_array(n))
     ix_error(ic, where, "module array '%s' is read-only in kernels (a global NumPy array "
          "is frozen into the kernel as a constant, as in Numba)", n->sym->name);
@@ -378,7 +378,7 @@ bool ix_mark_view_of(infer_ctx *ic, node *e) {
     else if (root->kind == N_CALL && root->a->kind == N_ATTR) root = root->a->a;
     else break;
   }
-  mark_written(ic, root);
+  ix_mark_name_written(ic, root);
   if (is_module_array(root)) {   /* a view could be written, and the data is constant */
     ix_error(ic, e->sp, "views of module array '%s' are not supported: index every "
          "dimension (%s[i%s])", root->sym->name, root->sym->name, root->ty->ndim > 1 ? ", j" : "");
@@ -410,7 +410,7 @@ static const type *ix_view(infer_ctx *ic, node *e, const type *bt, node_list *id
   return ix_set_type(e, type_array_layout(ic->ar, bt->elem, nd, !contiguous), false);
 }
 
-static const type *ix_index(infer_ctx *ic, node *e) {
+const type *ix_index(infer_ctx *ic, node *e) {
   const type *bt = ix_expr(ic, e->a);
   if (!bt) {
     if (e->b) ix_expr(ic, e->b);
@@ -527,7 +527,7 @@ static void operand_error(infer_ctx *ic, node *e, const type *a, const type *b) 
        "supported in kernels: index the elements, e.g. a[i] or a[0])" : "");
 }
 
-static const type *ix_binop(infer_ctx *ic, node *e) {
+const type *ix_binop(infer_ctx *ic, node *e) {
   const type *a = ix_expr(ic, e->a), *b = ix_expr(ic, e->b);
   if (!a || !b) return NULL;
   if (!type_is_numeric(a) || !type_is_numeric(b)) {
@@ -536,7 +536,7 @@ static const type *ix_binop(infer_ctx *ic, node *e) {
   }
   bool weak;
   const type *t = ix_promote(a, e->a->weak, e->a, b, e->b->weak, e->b, &weak);
-  if (is_intlike(a) && is_intlike(b) && e->op != OP_MATMUL)
+  if (ix_is_intlike(a) && ix_is_intlike(b) && e->op != OP_MATMUL)
     return ix_set_type(e, int_binop_type(e->op, a, b), weak);
   if (t->kind == TY_COMPLEX && !complex_op_ok(ic, e, a, b, t)) return NULL;
   switch (e->op) {
@@ -666,7 +666,7 @@ static const type *ix_ifexp(infer_ctx *ic, node *e) {
   const type *a = ix_expr(ic, e->b), *b = ix_expr(ic, e->c);
   if (!a || !b) return NULL;
   bool w;
-  const type *t = unify(ic, a, e->b->weak, b, e->c->weak, &w);
+  const type *t = ix_unify(ic, a, e->b->weak, b, e->c->weak, &w);
   if (!t) {
     ix_error(ic, e->sp, "both branches of a conditional expression must have compatible types "
          "(%s and %s)", ix_tname(ic, a), ix_tname(ic, b));
@@ -688,289 +688,6 @@ static const type *ix_tuple(infer_ctx *ic, node *e) {
     }
   }
   return ok ? ix_set_type(e, type_tuple(ic->ar, el, e->list.len), false) : NULL;
-}
-
-/* ---- calls -------------------------------------------------------------------------------- */
-
-
-bool ix_check_argc(infer_ctx *ic, node *e, const char *what, int lo, int hi) {
-  int n = e->list.len;
-  if (e->kwargs.len) {
-    ix_error(ic, e->kwargs.items[0]->sp, "%s takes no keyword arguments", what);
-    return false;
-  }
-  if (n >= lo && n <= hi) return true;
-  if (lo == hi) ix_error(ic, e->sp, "%s takes %d argument%s, %d given", what, lo, lo == 1 ? "" : "s", n);
-  else if (hi > 100) ix_error(ic, e->sp, "%s takes at least %d arguments, %d given", what, lo, n);
-  else ix_error(ic, e->sp, "%s takes %d to %d arguments, %d given", what, lo, hi, n);
-  return false;
-}
-
-/* Type every argument; false if any is unknown. */
-bool ix_args(infer_ctx *ic, node *e) {
-  bool ok = true;
-  for (int i = 0; i < e->list.len; i++)
-    if (!ix_expr(ic, e->list.items[i])) ok = false;
-  for (int i = 0; i < e->kwargs.len; i++) ix_expr(ic, ((node *)e->kwargs.items[i])->a);
-  return ok;
-}
-
-bool ix_need_scalar(infer_ctx *ic, node *arg, const char *fname) {
-  if (arg->ty && type_is_scalar(arg->ty)) return true;
-  if (arg->ty) ix_error(ic, arg->sp, "%s needs a number, not %s", fname, ix_tname(ic, arg->ty));
-  return false;
-}
-
-bool ix_need_int(infer_ctx *ic, node *arg, const char *fname, const char *what) {
-  if (arg->ty && (arg->ty->kind == TY_INT || arg->ty->kind == TY_BOOL)) return true;
-  if (arg->ty) ix_error(ic, arg->sp, "%s needs an integer %s, not %s", fname, what, ix_tname(ic, arg->ty));
-  return false;
-}
-
-/* A real number (not complex): what math.*, min, max, round and int() take. */
-bool ix_need_real(infer_ctx *ic, node *arg, const char *fname) {
-  if (!ix_need_scalar(ic, arg, fname)) return false;
-  if (arg->ty->kind != TY_COMPLEX) return true;
-  ix_error(ic, arg->sp, "%s needs a real number, not %s (take .real, .imag or abs() first%s)",
-       fname, ix_tname(ic, arg->ty), strncmp(fname, "math.", 5) == 0 ? ", or use cmath" : "");
-  return false;
-}
-
-const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *fname) {
-  if (!ix_check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
-  bool real = to->kind != TY_COMPLEX && to->kind != TY_BOOL;
-  if (!(real ? ix_need_real : ix_need_scalar)(ic, e->list.items[0], fname)) return NULL;
-  return ix_set_type(e, to, false);
-}
-
-
-/* ---- CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -- */
-
-/* An instruction the GPU has from sm_<min> on: older targets get an error here, where
- * LLVM would stop the process when it cannot select the instruction. */
-bool ix_need_arch(infer_ctx *ic, node *e, const char *fname, int min) {
-  if (ic->opts->target != KCC_TARGET_NVPTX || ic->opts->arch >= min) return true;
-  ix_error(ic, e->sp, "%s needs sm_%d or later, not sm_%d", fname, min, ic->opts->arch);
-  return false;
-}
-
-/* ---- calls of builtins: the registry's rows (src/builtins/) ---- */
-
-/* A call of a builtin function or method: the row's own checks (argument count, GPU),
- * its typing, then its effects on the function being typed. */
-static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
-  e->bi = b;
-  /* messages say cuda.atomic.add, as the user wrote it, not numba.cuda.atomic.add */
-  const char *fname = b->kind == BK_METHOD ? b->path + 1 : builtin_user_name(b);
-  if (b->kind == BK_DECORATOR) {
-    ix_error(ic, e->sp, "'%s' is a decorator and cannot be called inside a function", b->path);
-    return NULL;
-  }
-  if (b->kind != BK_FUNCTION && b->kind != BK_METHOD) {
-    ix_error(ic, e->sp, "'%s' cannot be called", fname);
-    return NULL;
-  }
-  if (b->max_args >= 0 && !ix_check_argc(ic, e, fname, b->min_args, b->max_args)) return NULL;
-  const type *t = b->typing(ic, e, b);
-  if (!t) return NULL;
-  if (b->min_sm && !ix_need_arch(ic, e, fname, b->min_sm)) return e->ty = NULL;
-  /* barriers and warp exchanges: the CPU back end runs the threads as fibers */
-  if (b->flags & (BF_BARRIER | BF_WARP)) ic->cur->uses_barrier = true;
-  if (b->flags & BF_WRITES_ARG0) {
-    mark_written(ic, e->list.items[0]);
-    module_array_written(ic, e->list.items[0], e->sp);
-  }
-  return t;
-}
-
-/* z.conjugate(): methods are the registry's rows whose path starts with '.'; only
- * numbers have them, cooperative groups theirs (BF_GROUP), and arrays those flagged
- * BF_ARRAY_METHOD (builtins/arrays.c). */
-static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
-  node *callee = e->a;
-  const builtin *b = builtin_find(arena_printf(ic->ar, ".%s", callee->str));
-  bool on_array = bt->kind == TY_ARRAY;
-  if (b && b->kind == BK_METHOD &&
-      ((b->flags & BF_GROUP)         ? bt->kind == TY_GROUP
-       : (b->flags & BF_ARRAY_METHOD) ? on_array
-                                      : type_is_numeric(bt)))
-    return ix_builtin_call(ic, e, b);
-  if (on_array && ix_array_method_refused(ic, callee, bt)) return NULL;
-  ix_error(ic, callee->sp, "methods are not supported: %s has no method '%s'", ix_tname(ic, bt),
-       callee->str);
-  return NULL;
-}
-
-/* ---- calls of device functions: keywords and defaults ---- */
-
-static int param_named(const func_def *fn, const char *name) {
-  for (int i = 0; i < fn->def->params.len; i++)
-    if (strcmp(((node *)fn->def->params.items[i])->str, name) == 0) return i;
-  return -1;
-}
-
-static int count_defaults(const func_def *fn) {
-  int k = 0;
-  for (int i = 0; fn->defaults && i < fn->def->params.len; i++) k += fn->defaults[i] != NULL;
-  return k;
-}
-
-/* Too many positional arguments, or (with no keywords or defaults in play) too few: the
- * message every call with a wrong count has always had. */
-static void argc_error(infer_ctx *ic, node *e, const func_def *fn) {
-  int np = fn->def->params.len, lo = np - count_defaults(fn), n = e->list.len;
-  if (lo == np)
-    ix_error(ic, e->sp, "'%s' takes %d argument%s, %d given", fn->name, np, np == 1 ? "" : "s", n);
-  else
-    ix_error(ic, e->sp, "'%s' takes %d to %d arguments, %d given", fn->name, lo, np, n);
-}
-
-/* Python's binding of a call's arguments to fn's parameters: the positional ones first,
- * then keywords by name, then defaults for the rest (their indices in *omitted). The
- * arguments in parameter order go to e->params; false, after an error, if the call does
- * not fit. */
-static bool bind_args(infer_ctx *ic, node *e, func_def *fn, bitset *omitted) {
-  int np = fn->def->params.len;
-  *omitted = bitset_new(ic->ar, np);
-  if (e->list.len > np || (e->list.len < np && !e->kwargs.len && !count_defaults(fn))) {
-    argc_error(ic, e, fn);
-    return false;
-  }
-  node **bound = arena_alloc(ic->ar, sizeof *bound * (size_t)(np + 1));
-  for (int i = 0; i < e->list.len; i++) bound[i] = e->list.items[i];
-  bool ok = true;
-  for (int k = 0; k < e->kwargs.len; k++) {
-    node *kw = e->kwargs.items[k];
-    int j = param_named(fn, kw->str);
-    if (j < 0 || bound[j]) {
-      if (j < 0) ix_error(ic, kw->sp, "'%s' has no parameter named '%s'", fn->name, kw->str);
-      else ix_error(ic, kw->sp, "'%s' got two values for parameter '%s'", fn->name, kw->str);
-      ok = false;
-      continue;
-    }
-    bound[j] = kw->a;
-  }
-  for (int j = 0; j < np; j++) {
-    if (bound[j]) continue;
-    if (fn->defaults && fn->defaults[j]) {
-      if (fn->defaults[j]->kind == N_NONE) ok = false;   /* a bad default, reported */
-      bound[j] = fn->defaults[j];
-      bitset_add(*omitted, j);
-      continue;
-    }
-    ix_error(ic, e->sp, "call of '%s' gives no value for parameter '%s'", fn->name,
-         ((node *)fn->def->params.items[j])->str);
-    ok = false;
-  }
-  e->params = (node_list){bound, np, np};
-  return ok;
-}
-
-/* A call of a device function, an inner function, or a kernel (compiled as a device
- * function there, as Numba does when a kernel calls another @cuda.jit function). */
-static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
-  bitset omitted = {0};
-  bool bound = bind_args(ic, e, fn, &omitted);
-  bool typed = ix_args(ic, e);
-  for (int i = 0; i < e->kwargs.len; i++)
-    typed = typed && ((node *)e->kwargs.items[i])->a->ty;
-  if (!bound || !typed || !ix_bind_captures(ic, e, fn)) return NULL;
-  int n = e->params.len;
-  const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) {
-    node *a = e->params.items[i];
-    if (bitset_has(omitted, i) && !ix_expr(ic, a)) return NULL;
-    args[i] = a->ty;
-  }
-  if (!ix_sig_args(ic, e, fn, args, n) || !ix_random_states_ok(ic, e, fn, args, n)) return NULL;
-  fn_instance *inst = ix_instantiate(ic, fn, args, n, omitted, e->sp);
-  if (!inst) return NULL;
-  e->aux_ptr = inst;
-  /* an array the callee writes is written by the caller too: a parameter passed
-     on must not be compiled as read-only (noalias, ld.global.nc) */
-  for (int i = 0; i < n; i++) {
-    node *a = e->params.items[i];
-    if (param_written(inst, i)) {
-      mark_written(ic, a);
-      module_array_written(ic, a, a->sp);
-    }
-  }
-  if (inst->uses_barrier) ic->cur->uses_barrier = true;
-  if (inst->uses_grid_sync) ic->cur->uses_grid_sync = true;
-  if (inst->ret_failed && inst->ret->kind == TY_VOID) return NULL;
-  return ix_set_type(e, inst->ret, false);
-}
-
-/* A call through a local holding a function value: an inner function, a parameter
- * given a device function, a builtin or a type (funcval.c). */
-static const type *ix_value_call(infer_ctx *ic, node *e) {
-  const type *ft = ix_expr(ic, e->a);
-  e->bi = NULL;
-  e->aux_ptr = NULL;
-  if (!ft) return NULL;
-  if (ft->fv_kind == FV_BUILTIN) return ix_builtin_call(ic, e, ft->fv);
-  if (ft->fv_kind == FV_CLASS) {
-    e->bi = &builtin_type_cast;
-    return ix_cast(ic, e, ft->elem, ft->fv_name);
-  }
-  return ix_func_call(ic, e, (func_def *)ft->fv);
-}
-
-static const type *ix_call(infer_ctx *ic, node *e) {
-  node *callee = e->a;
-  symbol *local = callee->kind == N_NAME ? ix_find_local(ic->cur, callee->str) : NULL;
-  if (local && local->ty && local->ty->kind == TY_FUNCVAL) return ix_value_call(ic, e);
-  if (local && local->poisoned && !local->ty) {   /* its error was reported */
-    ix_args(ic, e);
-    return NULL;
-  }
-  if (callee->kind == N_NAME) {
-    func_def *fn = ix_find_func(ic, callee->str);
-    if (fn && !ix_find_local(ic->cur, callee->str)) return ix_func_call(ic, e, fn);
-  }
-  const char *p = ix_dotted_path(ic, callee);
-  if (!p) {
-    if (callee->kind == N_NAME && !ix_find_local(ic->cur, callee->str) &&
-        !ix_find_const(ic, callee->str)) {
-      ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
-    } else if (callee->kind == N_ATTR) {
-      const type *bt = ix_expr(ic, callee->a);
-      if (bt) return ix_method(ic, e, bt);
-    } else if (callee->kind == N_INDEX && callee->a->kind == N_NAME &&
-               ix_find_func(ic, callee->a->str)) {
-      ix_error(ic, callee->sp, "a kernel cannot launch a kernel (CUDA's dynamic parallelism "
-           "is not supported, as in Numba): launch '%s' from the host", callee->a->str);
-    } else {
-      ix_error(ic, callee->sp, "this value cannot be called");
-    }
-    ix_args(ic, e);
-    return NULL;
-  }
-  if (vec_type_from_path(p)) {   /* float32x4(...), float4(...) */
-    e->bi = &builtin_vector_ctor;
-    return builtin_vector_ctor.typing(ic, e, &builtin_vector_ctor);
-  }
-  const type *cast = ix_type_from_path(p);
-  if (cast) {
-    e->bi = &builtin_type_cast;
-    return ix_cast(ic, e, cast, p);
-  }
-  const builtin *b = builtin_find(p);
-  if (!b) {
-    if (ix_host_use_error(ic, callee->sp, p)) ;
-    else if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
-    else if (strncmp(p, "numpy.", 6) == 0)
-      ix_error(ic, callee->sp, "NumPy function '%s' is not supported in kernels (its ufuncs "
-           "on scalars are: docs/language.md, NumPy)", p);
-    else if (strncmp(p, "numba.cuda.libdevice.", 21) == 0)
-      ix_error(ic, callee->sp, "cuda.libdevice has no function '%s': its functions are "
-           "libdevice's __nv_* without the prefix, as in Numba (nan and nanf are left out, "
-           "as Numba leaves them: use math.nan)", p + 21);
-    else ix_error(ic, callee->sp, "unknown function '%s'", p);
-    ix_args(ic, e);
-    return NULL;
-  }
-  return ix_builtin_call(ic, e, b);
 }
 
 const type *ix_expr(infer_ctx *ic, node *e) {
@@ -1010,343 +727,3 @@ const type *ix_expr(infer_ctx *ic, node *e) {
     return NULL;
   }
 }
-
-/* ---- statements ---------------------------------------------------------------------------- */
-
-static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, node *value);
-
-static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
-  const type *et = ix_index(ic, t);
-  node *base = t->a;
-  if (base->ty && base->ty->kind == TY_TUPLE) {
-    ix_error(ic, t->sp, "tuples are immutable: an element cannot be assigned");
-    return;
-  }
-  mark_written(ic, base);
-  if (base->sym && base->sym->kind == SYM_CONST && ix_const_is_array(base->sym->value))
-    module_array_written(ic, base, t->sp);
-  else if (base->sym && base->sym->kind == SYM_CONST)
-    ix_error(ic, t->sp, "module constant '%s' cannot be modified", base->sym->name);
-  if (base->sym && base->sym->is_shared && base->sym->value &&
-      (base->sym->value->bi->flags & BF_READ_ONLY))
-    ix_error(ic, t->sp, "'%s' is a constant array and cannot be modified", base->sym->name);
-  if (et && et->kind == TY_ARRAY) {   /* a[1:] = v: broadcast or copied (cg_slices.c) */
-    if (vt && vt->kind == TY_ARRAY && vt->ndim > et->ndim)
-      ix_error(ic, t->sp, "cannot assign %s to a slice of %d dimension%s (%s): the source has "
-           "more dimensions than the view", ix_tname(ic, vt), et->ndim, et->ndim == 1 ? "" : "s",
-           ix_tname(ic, et));
-    else if (vt && vt->kind != TY_ARRAY && !type_is_scalar(vt))
-      ix_error(ic, t->sp, "cannot store %s into a slice of %s", ix_tname(ic, vt), ix_tname(ic, base->ty));
-    return;
-  }
-  if (et && vt && et->kind == TY_RECORD && !type_equal(et, vt))
-    ix_error(ic, t->sp, "cannot store %s into an element of %s (records are copied whole "
-         "only from the same record type)", ix_tname(ic, vt), ix_tname(ic, base->ty));
-  else if (et && vt && !type_is_scalar(vt) && et->kind != TY_RECORD)
-    ix_error(ic, t->sp, "cannot store %s into an element of %s", ix_tname(ic, vt),
-         ix_tname(ic, base->ty));
-}
-
-static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, node *value) {
-  switch (t->kind) {
-  case N_NAME: {
-    symbol *s = ix_find_local(ic->cur, t->str);
-    t->sym = s;
-    if (s->value && s->value->kind == N_FUNCDEF) {
-      ix_error(ic, t->sp, "'%s' names an inner function (defined at line %d) and cannot be "
-           "reassigned", s->name, s->value->sp.line);
-      return;
-    }
-    if (value && vt && vt->kind == TY_FUNCVAL) ix_closure_copy_check(ic, t, value);
-    if (value && value->kind == N_CALL && value->bi && (value->bi->flags & BF_NEW_ARRAY)) {
-      if (s->ty && !s->is_shared && ic->report)
-        ix_error(ic, t->sp, "'%s' is bound to a %s array and also to other values", s->name,
-             value->bi->name);
-      s->is_shared = true;
-      s->value = value;
-    } else if (s->is_shared && vt) {
-      ix_error(ic, t->sp, "'%s' is bound to a shared or local array and cannot be reassigned",
-           s->name);
-      return;
-    }
-    if (s->is_param && vt && vt->kind == TY_ARRAY && !type_equal(vt, s->ty)) {
-      ix_error(ic, t->sp, "cannot rebind array parameter '%s' to %s", s->name, ix_tname(ic, vt));
-      return;
-    }
-    assign_local(ic, s, vt, weak, t->sp);
-    t->ty = s->ty;
-    return;
-  }
-  case N_TUPLE: {
-    if (!vt) {
-      for (int i = 0; i < t->list.len; i++) ix_store_target(ic, t->list.items[i], NULL, false, NULL);
-      return;
-    }
-    if (vt->kind != TY_TUPLE) {
-      ix_error(ic, t->sp, "cannot unpack %s into %d names", ix_tname(ic, vt), t->list.len);
-      return;
-    }
-    if (vt->nelems != t->list.len) {
-      ix_error(ic, t->sp, "cannot unpack a tuple of %d values into %d names", vt->nelems,
-           t->list.len);
-      return;
-    }
-    for (int i = 0; i < t->list.len; i++)
-      ix_store_target(ic, t->list.items[i], vt->elems[i], false, NULL);
-    return;
-  }
-  case N_INDEX: ix_store_element(ic, t, vt); return;
-  case N_ATTR: ix_record_store(ic, t, vt); return;
-  default:
-    ix_error(ic, t->sp, "cannot assign to this expression");
-  }
-}
-
-static void ix_assign(infer_ctx *ic, node *s) {
-  const type *vt = ix_expr(ic, s->a);
-  if (vt && vt->kind == TY_VOID) {
-    ix_error(ic, s->a->sp, "this call returns no value");
-    vt = NULL;
-  }
-  for (int i = 0; i < s->list.len; i++)
-    ix_store_target(ic, s->list.items[i], vt, s->a->weak, s->a);
-}
-
-/* x op= v: typed as x = x op v, the element type kept for array stores. */
-static void ix_augassign(infer_ctx *ic, node *s) {
-  node *t = s->a;
-  if (t->kind != N_NAME && t->kind != N_INDEX && t->kind != N_ATTR) {
-    ix_error(ic, t->sp, "cannot use augmented assignment on this expression");
-    return;
-  }
-  node tmp = {0};
-  tmp.kind = N_BINOP;
-  tmp.sp = s->sp;
-  tmp.op = s->op;
-  tmp.a = t;
-  tmp.b = s->b;
-  const type *rt = ix_binop(ic, &tmp);
-  s->ty = rt;
-  if (t->kind == N_NAME) {
-    if (t->sym && t->sym->is_shared) {
-      ix_error(ic, t->sp, "'%s' is bound to a shared or local array and cannot be reassigned",
-           t->str);
-      return;
-    }
-    ix_store_target(ic, t, rt, tmp.weak, NULL);
-  } else if (t->kind == N_ATTR) {
-    ix_record_store(ic, t, rt);
-  } else {
-    ix_store_element(ic, t, rt);
-  }
-}
-
-
-static void ix_annassign(infer_ctx *ic, node *s) {
-  const type *t = ix_annotation_type(ic, s->b);
-  if (s->a->kind != N_NAME) {
-    ix_error(ic, s->a->sp, "only a name can be annotated");
-    return;
-  }
-  if (t) ix_store_target(ic, s->a, t, false, NULL);
-  if (s->c) {
-    const type *vt = ix_expr(ic, s->c);
-    if (vt && t && !type_is_scalar(vt) && !type_equal(vt, t))
-      ix_error(ic, s->c->sp, "cannot assign %s to '%s' declared %s", ix_tname(ic, vt), s->a->str,
-           ix_tname(ic, t));
-  }
-}
-
-/* How well an integer argument fits a formal integer parameter, Numba's Conversion
- * kinds (typeconv/rules.py, closed over its cast graph): exact, promote (same
- * signedness, wider), safe (a bool to any integer, an unsigned to a wider signed) or
- * unsafe (anything else). An integer literal converts as int64 (uint64 above 2^63 - 1)
- * does, but never better than promote (types/scalars.py IntegerLiteral). */
-enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE };
-
-static int int_conversion(const type *from, bool literal, const type *to) {
-  int c;
-  if (type_equal(from, to)) c = CONV_EXACT;
-  else if (from->kind == TY_BOOL) c = CONV_SAFE;
-  else if (from->is_signed == to->is_signed) c = to->bits > from->bits ? CONV_PROMOTE : CONV_UNSAFE;
-  else if (!from->is_signed && to->bits > from->bits) c = CONV_SAFE;
-  else c = CONV_UNSAFE;
-  return literal && c < CONV_PROMOTE ? CONV_PROMOTE : c;
-}
-
-/* The type range(...) counts in, as Numba's Range template resolves it
- * (typing/builtins.py): of its three signatures, all-int32 (range_state32), all-int64
- * and all-uint64, the one whose conversions rate best (fewest unsafe, then safe, then
- * promote conversions; the first on a tie, typing/context.py resolve_overload). So
- * range(n) counts in int32 for an int32 n, range(0, n) in int64 (the literal is int64),
- * range(u) in uint64 for an unsigned u. */
-static const type *range_type(node *it) {
-  static const type *const formal[3] = {&ty_i32, &ty_i64, &ty_u64};
-  const type *best = NULL;
-  int best_rate[3] = {0, 0, 0};
-  for (int k = 0; k < 3; k++) {
-    int rate[3] = {0, 0, 0}; /* unsafe, safe, promote */
-    for (int i = 0; i < it->list.len; i++) {
-      node *a = it->list.items[i];
-      int c = int_conversion(a->ty, a->weak && a->ty->kind == TY_INT, formal[k]);
-      if (c == CONV_UNSAFE) rate[0]++;
-      else if (c == CONV_SAFE) rate[1]++;
-      else if (c == CONV_PROMOTE) rate[2]++;
-    }
-    int d = rate[0] != best_rate[0] ? rate[0] - best_rate[0]
-          : rate[1] != best_rate[1] ? rate[1] - best_rate[1] : rate[2] - best_rate[2];
-    if (!best || d < 0) {
-      best = formal[k];
-      for (int j = 0; j < 3; j++) best_rate[j] = rate[j];
-    }
-  }
-  return best;
-}
-
-/* range(...)'s arguments checked (one to three integers): the type it counts in, or
- * NULL after an error. */
-const type *ix_range_args(infer_ctx *ic, node *it) {
-  bool ok = ix_check_argc(ic, it, "range", 1, 3) && ix_args(ic, it);
-  for (int i = 0; ok && i < it->list.len; i++) {
-    node *a = it->list.items[i];
-    if (!is_intlike(a->ty)) {
-      ix_error(ic, a->sp, "range() needs integers, not %s%s", ix_tname(ic, a->ty),
-           a->kind == N_ATTR && strcmp(a->str, "shape") == 0
-               ? " (.shape is a tuple: write .shape[0] for the first dimension)" : "");
-      ok = false;
-    }
-  }
-  return it->ty = ok ? range_type(it) : NULL;
-}
-
-/* for over range(...) here; over anything else (arrays, tuples, enumerate, zip,
- * reversed) in infer_loops.c. */
-static void ix_for(infer_ctx *ic, node *s) {
-  node *it = s->b;
-  const char *p = it->kind == N_CALL ? ix_dotted_path(ic, it->a) : NULL;
-  const builtin *b = p ? builtin_find(p) : NULL;
-  s->aux_ptr = NULL;
-  if (!b || strcmp(b->path, "range") != 0 || s->a->kind != N_NAME) {
-    ix_for_iter(ic, s);
-    return;
-  }
-  it->bi = b;
-  const type *t = ix_range_args(ic, it);
-  ix_store_target(ic, s->a, t, false, NULL);
-  ic->loop_depth++;
-  ix_block(ic, &s->body);
-  ic->loop_depth--;
-  ix_block(ic, &s->orelse);
-}
-
-void ix_store(infer_ctx *ic, node *t, const type *vt) { ix_store_target(ic, t, vt, false, NULL); }
-
-void ix_mark_written(infer_ctx *ic, const node *n) {
-  node *root = (node *)n;
-  while (root->kind == N_INDEX) root = root->a;
-  mark_written(ic, root);
-}
-
-static void ix_return(infer_ctx *ic, node *s) {
-  fn_instance *f = ic->cur;
-  node *v = s->a;
-  if (v && v->kind == N_NONE) v = NULL;
-  if (f->is_kernel) {
-    if (v) ix_error(ic, v->sp, "a kernel cannot return a value; write results into an array");
-    return;
-  }
-  const type *t = v ? ix_expr(ic, v) : &ty_void;
-  if (!t) {
-    f->ret_failed = ic->report;
-    return;
-  }
-  if (t->kind == TY_ARRAY || t->kind == TY_FUNCVAL) {
-    ix_error(ic, v->sp, "a device function cannot return %s",
-             t->kind == TY_ARRAY ? "an array" : "a function (call it here instead)");
-    f->ret_failed = ic->report;
-    return;
-  }
-  if (f->ret_declared) {   /* converted to the signature's result */
-    if (!type_equal(t, f->ret) && !(type_is_scalar(t) && type_is_scalar(f->ret)))
-      ix_error(ic, v ? v->sp : s->sp, "'%s' is declared to return %s, not %s", f->fn->name,
-           ix_tname(ic, f->ret), ix_tname(ic, t));
-    return;
-  }
-  if (!f->ret) {
-    f->ret = t;
-    ic->changed = true;
-    return;
-  }
-  if ((f->ret->kind == TY_VOID) != (t->kind == TY_VOID)) {
-    ix_error(ic, s->sp, "this function returns a value on some paths and nothing on others");
-    return;
-  }
-  bool w;
-  const type *u = unify(ic, f->ret, false, t, false, &w);
-  if (!u) {
-    ix_error(ic, s->sp, "this function returns %s here and %s elsewhere", ix_tname(ic, t),
-         ix_tname(ic, f->ret));
-    return;
-  }
-  if (!type_equal(u, f->ret)) { f->ret = u; ic->changed = true; }
-}
-
-static void ix_stmt(infer_ctx *ic, node *s) {
-  switch (s->kind) {
-  case N_EXPR_STMT:
-    if (s->a->kind != N_STR) ix_expr(ic, s->a); /* a string alone is a docstring */
-    return;
-  case N_ASSIGN: ix_assign(ic, s); return;
-  case N_AUGASSIGN: ix_augassign(ic, s); return;
-  case N_ANNASSIGN: ix_annassign(ic, s); return;
-  case N_IF:
-    ix_condition(ic, s->a);
-    ix_block(ic, &s->body);
-    ix_block(ic, &s->orelse);
-    return;
-  case N_WHILE:
-    ix_condition(ic, s->a);
-    ic->loop_depth++;
-    ix_block(ic, &s->body);
-    ic->loop_depth--;
-    ix_block(ic, &s->orelse);
-    return;
-  case N_FOR: ix_for(ic, s); return;
-  case N_BREAK: case N_CONTINUE:
-    if (ic->loop_depth == 0)
-      ix_error(ic, s->sp, "'%s' outside a loop", s->kind == N_BREAK ? "break" : "continue");
-    return;
-  case N_RETURN: ix_return(ic, s); return;
-  case N_PASS: return;
-  case N_ASSERT: case N_RAISE: ix_check_stmt(ic, s); return;
-  case N_FUNCDEF: ix_inner_def(ic, s); return;
-  case N_IMPORT: case N_IMPORTFROM:
-    ix_error(ic, s->sp, "imports are only allowed at module level");
-    return;
-  default:
-    ix_error(ic, s->sp, "unexpected %s statement", node_kind_name(s->kind));
-  }
-}
-
-void ix_block(infer_ctx *ic, node_list *body) {
-  for (int i = 0; i < body->len; i++) ix_stmt(ic, body->items[i]);
-}
-
-int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
-                  program *out) {
-  memset(out, 0, sizeof *out);
-  out->module = module;
-  infer_ctx ic = {0};
-  ic.ar = a;
-  ic.d = d;
-  ic.prog = out;
-  ic.opts = opts;
-  ic.report = true;
-  int before = d->nerrors;
-  ix_module_level(&ic, module);
-  for (int i = 0; i < out->funcs.len; i++) ix_fold_defaults(&ic, out->funcs.items[i]);
-  ix_apply_cli_sigs(&ic);
-  ix_compile_functions(&ic);
-  return d->nerrors - before;
-}
-

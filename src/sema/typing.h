@@ -85,6 +85,21 @@ const type *ix_type_from_path(const char *path);
 void ix_block(infer_ctx *ic, node_list *body);
 symbol *ix_new_local(infer_ctx *ic, fn_instance *f, const char *name, span where);
 void ix_collect_locals(infer_ctx *ic, fn_instance *f, node_list *body);
+/* infer.c, for infer_stmts.c: integers and bools; the type two assignments' types
+ * unify to (NULL: none); a local's type widened by an assignment; a condition typed;
+ * an element read a[i]; a binary operator typed (x op= v); a parameter named by n
+ * written; an error where a module array is written */
+bool ix_is_intlike(const type *t);
+const type *ix_unify(infer_ctx *ic, const type *a, bool aw, const type *b, bool bw,
+                     bool *weak);
+void ix_assign_local(infer_ctx *ic, symbol *s, const type *t, bool weak, span sp);
+void ix_condition(infer_ctx *ic, node *c);
+const type *ix_index(infer_ctx *ic, node *e);
+const type *ix_binop(infer_ctx *ic, node *e);
+/* infer_calls.c, for infer.c: a call typed */
+const type *ix_call(infer_ctx *ic, node *e);
+void ix_mark_name_written(infer_ctx *ic, const node *n);
+void ix_module_array_written(infer_ctx *ic, const node *n, span where);
 /* infer.c, for infer_loops.c: range(...)'s arguments checked and the type it counts in
  * (NULL after an error); a store to a for loop's target; a parameter (or the array a
  * view of it is taken from: a[i] of a 2-D a) that a view made here may write */
