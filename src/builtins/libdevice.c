@@ -103,8 +103,8 @@ static LLVMValueRef cg_libdevice(cg_ctx *g, node *e, const builtin *b) {
 
 /* arguments: the signature's letters after ':' that are not result pointers */
 #define LD(fn, sig) \
-  {.path = "numba.cuda.libdevice." #fn, .kind = BK_FUNCTION, .max_args = -1, .name = sig, \
-   .typing = ix_libdevice, .lower = cg_libdevice}
+  {.path = "numba.cuda.libdevice." #fn, .kind = BK_FUNCTION, .max_args = -1, \
+   .flags = BF_PURE, .name = sig, .typing = ix_libdevice, .lower = cg_libdevice}
 
 const builtin builtins_libdevice[] = {
   {.path = "numba.cuda.libdevice", .kind = BK_MODULE},

@@ -931,21 +931,21 @@ static node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
 
 /* a ufunc's row, from the UFUNCS table: ufuncs[op] is its spec */
 #define UFUNC_ROW(n, nin, kind_, op_, lib_, loops_) \
-  {.path = "numpy." #n, .kind = BK_FUNCTION, .min_args = nin, .max_args = -1, .op = UF_##n, \
-   .typing = ix_ufunc, .lower = cg_ufunc},
+  {.path = "numpy." #n, .kind = BK_FUNCTION, .min_args = nin, .max_args = -1, \
+   .flags = BF_PURE, .op = UF_##n, .typing = ix_ufunc, .lower = cg_ufunc},
 
 const builtin builtins_numpy[] = {
   UFUNCS(UFUNC_ROW)
   /* float64 constants: math.c's typing and lowering (math.pi ...) */
-  {.path = "numpy.pi", .kind = BK_VALUE, .flags = BF_CONSTANT, .value = 3.14159265358979323846,
+  {.path = "numpy.pi", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 3.14159265358979323846, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "numpy.e", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 2.71828182845904523536, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "numpy.inf", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE, .value = INFINITY,
    .typing = ix_math_constant, .lower = cg_math_constant},
-  {.path = "numpy.e", .kind = BK_VALUE, .flags = BF_CONSTANT, .value = 2.71828182845904523536,
+  {.path = "numpy.nan", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE, .value = NAN,
    .typing = ix_math_constant, .lower = cg_math_constant},
-  {.path = "numpy.inf", .kind = BK_VALUE, .flags = BF_CONSTANT, .value = INFINITY,
-   .typing = ix_math_constant, .lower = cg_math_constant},
-  {.path = "numpy.nan", .kind = BK_VALUE, .flags = BF_CONSTANT, .value = NAN,
-   .typing = ix_math_constant, .lower = cg_math_constant},
-  {.path = "numpy.euler_gamma", .kind = BK_VALUE, .flags = BF_CONSTANT,
+  {.path = "numpy.euler_gamma", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
    .value = 0.57721566490153286061, .typing = ix_math_constant, .lower = cg_math_constant},
   /* array constructors: folded at module level (np_fold_call), refused in kernels */
   {.path = "numpy.array", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ARRAY,
