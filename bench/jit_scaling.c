@@ -7,7 +7,7 @@
  *   PTX  with kcc_compile (source -> PTX for the default sm_80, the JIT path of CUDA).
  * and (the "calls" rows) kernels of 10, 100 and 1 000 calls of one device function that
  * holds a loop, which LLVM's inliner would copy into every call site (issue 18:
- * src/inline_budget.c keeps them roughly linear).
+ * src/target/inline_budget.c keeps them roughly linear).
  * Times are CPU time of the process (LLVM may use helper threads) in ms, the median of
  * up to REPS runs; a size stops once its runs have used BUDGET_MS, so a slow
  * compiler cannot stretch `make bench` (the runs are reported). Each run compiles a

@@ -41,11 +41,13 @@ size_t kc_dtype_size(kc_dtype t) {
 }
 
 const char *kc_dtype_name(kc_dtype t) {
-  static const char *const names[] = {"bool", "int8", "int16", "int32", "int64",
-                                      "uint8", "uint16", "uint32", "uint64",
-                                      "float32", "float64",
-                                      "complex64", "complex128", "float16"};
-  if ((unsigned)t < KC_DTYPE_COUNT) return names[t];
+  static const char *const names[KC_DTYPE_COUNT] = {
+    [KC_BOOL] = "bool", [KC_INT8] = "int8", [KC_INT16] = "int16", [KC_INT32] = "int32",
+    [KC_INT64] = "int64", [KC_UINT8] = "uint8", [KC_UINT16] = "uint16",
+    [KC_UINT32] = "uint32", [KC_UINT64] = "uint64", [KC_FLOAT32] = "float32",
+    [KC_FLOAT64] = "float64", [KC_COMPLEX64] = "complex64", [KC_COMPLEX128] = "complex128",
+    [KC_FLOAT16] = "float16"};
+  if ((unsigned)t < KC_DTYPE_COUNT && names[t]) return names[t];
   return "?";
 }
 

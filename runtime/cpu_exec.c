@@ -259,7 +259,7 @@ static void cpu_trap(kc_cpu_block *blk, const char *message) {
 
 static void switch_next(rt_worker *w, rt_ctx *from);
 
-/* The calling thread raised (debug_checks.c; a checked kernel filled the error record
+/* The calling thread raised (cg_checks.c; a checked kernel filled the error record
  * first): it ends here, as a GPU thread ends at PTX's exit, and the others run on. Its
  * fiber is left mid-kernel, so it starts afresh when next used. The compiler runs every
  * kernel that can raise as fibers; anything else is kcc's bug. */
@@ -464,6 +464,7 @@ static uint64_t cpu_collective(kc_cpu_block *blk, uint32_t op, uint32_t mask, ui
              site & 0xffff);
     return 0;
   }
+  /* ORDER KC_COLL (host_abi.h): the block-wide codes come first */
   if (op <= KC_COLL_SYNC_OR) return sync_reduce(w, blk, op, value, site);
   if (op == KC_COLL_GRID_SYNC) return grid_barrier(w, site);
   if (op == KC_COLL_ACTIVEMASK) return activemask_wait(w, site);

@@ -27,7 +27,7 @@
 #define GU_KDIMS 3   /* loop dimensions the kernel indexes, after coalescing */
 #define GU_NLOOP 6   /* its int64 parameters after the arrays (synth.h) */
 
-/* The names of those parameters, as SYNTH_GU_LOOP_PARAMS in src/synth.h gives them. */
+/* The names of those parameters, as SYNTH_GU_LOOP_PARAMS in src/sema/synth.h gives them. */
 static const char *const gu_loop_names[GU_NLOOP] = {"_kc_n", "_kc_e1", "_kc_e2",
                                                     "_kc_b0", "_kc_b1", "_kc_b2"};
 

@@ -4,8 +4,15 @@
  *   context.c   configuration, contexts, device selection, errors, dtypes, kc_detect
  *   cuda.c      the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU
  *   cuda_wait.c waits on the GPU under kc_config.timeout_ms (polling), lost contexts
+ *   diagnostics.c  where a compilation's diagnostics go (the diag hook, stderr)
+ *   handles.c   freed module, stream and event handles kept to catch their later use
  *   array.c     device arrays (host memory on the CPU device)
+ *   array_slice.c  kc_array_slice: strided views of an array
+ *   peer.c      copies between arrays of two contexts
+ *   records.c   record descriptions and arrays of records
  *   module.c    compiling and loading modules, kernels and their parameter tables
+ *               (the compiler reached through rt_compiler.h: compiler_kcc.c in libkc,
+ *               compiler_none.c in libkcrt)
  *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
  *   launch.c    argument checking and packing, launch-shape checks, dispatch
  *   stream.c    streams and events
@@ -15,6 +22,9 @@
  *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
  *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
+ *   guvectorize.c  kc_guvectorize: @guvectorize functions called on arrays
+ *   reduce.c    kc_reduce: @cuda.reduce functions called on an array
+ *   random.c    kc_random_states: numba.cuda.random's generator states
  *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
  *   interop.c   array pointers, arrays over the caller's memory, CUDA handles
  *   dlpack.c    DLPack export and import

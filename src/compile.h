@@ -35,7 +35,7 @@ typedef struct kcc_options {
                              contraction, reassociation; on NVPTX float32 denormals
                              flushed to zero (docs/language.md, "Fast math") */
   int loop_checks;        /* host target: the watchdog's check at loop back edges
-                             (codegen.c cg_loop_check); 1 unless KC_LOOP_CHECKS=0, which
+                             (cg_stmts.c cg_loop_check); 1 unless KC_LOOP_CHECKS=0, which
                              leaves kc_config.timeout_ms only between blocks (for
                              measuring what the checks cost: bench/watchdog.sh) */
   const char *const *sigs;/* "name(float32[:], int32)" from --sig; name may be absent

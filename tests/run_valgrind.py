@@ -54,7 +54,7 @@ def main(argv):
         "--suppressions=" + os.path.join(HERE, "valgrind.supp")])
     # one process per suite: leaks are seen. The CPU back end compiles for a baseline
     # x86-64 under valgrind, whose emulation of BMI2's bzhi (which LLVM picks for
-    # isfinite on this CPU) gives wrong results: src/target_host.c, KC_HOST_CPU.
+    # isfinite on this CPU) gives wrong results: src/target/target_host.c, KC_HOST_CPU.
     env = dict(os.environ, CK_FORK="no")
     if platform.machine() == "x86_64":
         env.setdefault("KC_HOST_CPU", "x86-64-v2")

@@ -14,10 +14,7 @@
 
 #include "builtins/builtin.h"
 #include "libdevice_host.h"
-
-/* The PTX ISA kcc emits at the least (target_nvptx.c: 6.3 below sm_75, LLVM's default
- * for the arch, newer, from there), x10: a row needing more would fail on old archs. */
-#define KCC_MIN_PTX_EMITTED 63
+#include "target.h"
 
 static char *read_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -114,26 +111,61 @@ static const char *tail2(const char *name) {
 }
 
 static bool user_visible(const builtin *b) {
-  return (b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD) &&
+  return (b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD ||
+          b->kind == BK_ATTRIBUTE) &&
          strncmp(b->path, "_kc_", 4) != 0;   /* _kc_row, _kc_cell: generated code only */
 }
+
+/* The flags the CPU back end's region form reads (host_regions.c) say one thing each:
+ * a pure row has no effect, a uniform one is no thread's own, an array maker says where
+ * its array lives. */
+static void row_flags_agree(const builtin *b) {
+  unsigned fl = b->flags;
+  const unsigned effects = BF_BARRIER | BF_WARP | BF_WRITES_ARG0 | BF_NEW_ARRAY | BF_GROUP;
+  ck_assert_msg(!(fl & BF_PURE) || !(fl & effects), "%s: pure, with an effect", b->path);
+  ck_assert_msg(!(fl & BF_ARRAY_SHAPE) || (fl & BF_PURE), "%s: BF_ARRAY_SHAPE, not pure", b->path);
+  ck_assert_msg(!(fl & BF_UNIFORM) || !(fl & BF_THREAD_INDEX), "%s: uniform and per thread",
+                b->path);
+  ck_assert_msg(!(fl & BF_COLLECTIVE) || (fl & BF_BARRIER), "%s: a collective, no barrier",
+                b->path);
+  ck_assert_msg(!(fl & BF_FOLD) == !b->fold, "%s: BF_FOLD, and only it, has a fold", b->path);
+  ck_assert_msg(!(fl & BF_NEW_ARRAY) || b->op == MEM_SHARED || b->op == MEM_LOCAL ||
+                b->op == MEM_CONST, "%s: an array maker's op is where its array lives", b->path);
+}
+
+/* Exactly one row is the plain barrier, cuda.syncthreads() (host_regions.c splits there). */
+START_TEST(one_plain_barrier) {
+  int n = 0;
+  for (const builtin_family *f = builtin_families(); f->name; f++)
+    for (const builtin *b = f->rows; b->path; b++)
+      if ((b->flags & BF_BARRIER) && !(b->flags & (BF_COLLECTIVE | BF_GROUP | BF_WARP))) {
+        ck_assert_str_eq(b->path, "numba.cuda.syncthreads");
+        n++;
+      }
+  ck_assert_int_eq(n, 1);
+}
+END_TEST
 
 START_TEST(rows_are_well_formed) {
   for (const builtin_family *f = builtin_families(); f->name; f++) {
     for (const builtin *b = f->rows; b->path; b++) {
       ck_assert_msg(builtin_find(b->path) == b, "%s: path listed twice", b->path);
       ck_assert_msg(b->max_args < 0 || b->min_args <= b->max_args, "%s: arity", b->path);
-      ck_assert_msg(b->min_ptx <= KCC_MIN_PTX_EMITTED, "%s: needs PTX %d.%d", b->path,
+      ck_assert_msg(b->min_ptx <= NVPTX_MIN_PTX, "%s: needs PTX %d.%d", b->path,
                     b->min_ptx / 10, b->min_ptx % 10);
-      bool typed = b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD;
+      bool typed = b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD ||
+                   b->kind == BK_ATTRIBUTE;
       ck_assert_msg(!typed || b->typing, "%s: no typing function", b->path);
       ck_assert_msg(!typed || b->lower || (b->flags & (BF_LOOP | BF_FOLD)), "%s: no lowering",
                     b->path);
       ck_assert_msg(typed || (!b->typing && !b->lower), "%s: a %s has no functions", b->path,
                     b->kind == BK_MODULE ? "module" : "decorator");
-      ck_assert_msg((b->kind == BK_METHOD) == (b->path[0] == '.'),
-                    "%s: a method's path, and only a method's, starts with '.'", b->path);
+      bool of_value = b->kind == BK_METHOD || b->kind == BK_ATTRIBUTE;
+      ck_assert_msg(of_value == (b->path[0] == '.'),
+                    "%s: a method's or attribute's path, and only theirs, starts with '.'",
+                    b->path);
       ck_assert_msg(!(b->flags & BF_CONSTANT) || b->kind == BK_VALUE, "%s: constant", b->path);
+      row_flags_agree(b);
     }
   }
 }
@@ -161,7 +193,9 @@ START_TEST(every_builtin_documented_and_tested) {
   for (const builtin_family *f = builtin_families(); f->name; f++) {
     for (const builtin *b = f->rows; b->path; b++) {
       if (!user_visible(b)) continue;
-      const char *name = b->kind == BK_METHOD ? b->path : builtin_user_name(b);
+      bool of_value = b->kind == BK_METHOD || b->kind == BK_ATTRIBUTE;
+      bool called = b->kind == BK_FUNCTION || b->kind == BK_METHOD;
+      const char *name = of_value ? b->path : builtin_user_name(b);
       /* numpy.sin is written np.sin, NumPy's conventional alias, in docs and kernels */
       char np_name[256];
       if (strncmp(name, "numpy.", 6) == 0) {
@@ -174,8 +208,8 @@ START_TEST(every_builtin_documented_and_tested) {
         missing++;
       }
       char key[300];
-      snprintf(key, sizeof key, "%s%s", tail2(name), b->kind == BK_VALUE ? "" : "(");
-      if (!mentions(kernels, key, b->kind == BK_VALUE)) {
+      snprintf(key, sizeof key, "%s%s", tail2(name), called ? "(" : "");
+      if (!mentions(kernels, key, !called)) {
         fprintf(stderr, "%s (src/builtins/%s.c): no kernel test in tests/kernels/ uses %s\n",
                 b->path, f->name, key);
         missing++;
@@ -200,7 +234,7 @@ static bool host_has(const char *name) {
 
 START_TEST(libdevice_rows) {
   int n = 0;
-  for (const builtin *b = libdevice_rows_all(); b->path; b++) {
+  for (const builtin *b = builtins_libdevice; b->path; b++) {
     ck_assert_msg(builtin_find(b->path) == b, "%s: not found by path", b->path);
     if (b->kind == BK_MODULE) continue;
     n++;
@@ -222,6 +256,7 @@ int main(void) {
   Suite *s = suite_create("builtins");
   TCase *tc = tcase_create("registry");
   tcase_add_test(tc, rows_are_well_formed);
+  tcase_add_test(tc, one_plain_barrier);
   tcase_add_test(tc, lookup_by_path);
   tcase_add_test(tc, every_builtin_documented_and_tested);
   tcase_add_test(tc, libdevice_rows);

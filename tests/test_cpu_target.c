@@ -1,6 +1,6 @@
 /*
  * test_cpu_target.c — the CPU the CPU back end compiles for (kc_config.cpu_target,
- * KC_CPU_TARGET, KC_HOST_CPU; src/target_host.c): this CPU by default, x86-64's
+ * KC_CPU_TARGET, KC_HOST_CPU; src/target/target_host.c): this CPU by default, x86-64's
  * baselines by name (the baseline's IR has SSE2's vectors, the code runs and computes
  * right), an unknown
  * name refused by kc_context_new with a message naming it and the known ones, the

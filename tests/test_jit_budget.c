@@ -1,5 +1,5 @@
 /*
- * test_jit_budget.c — big kernels on the CPU back end (src/host_budget.c): kernels of
+ * test_jit_budget.c — big kernels on the CPU back end (src/target/host_budget.c): kernels of
  * 600 and 1 200 straight-line statements, the shape scripts/gen_big_kernel.py makes
  * (the same statement forms, built here in C), compile with the thread loop left
  * scalar (600), or with the body called rather than inlined twice and its big block cut
@@ -15,7 +15,7 @@
 #include "rt.h"
 
 /* 1 200 statements: the body is outlined and its block cut; 600: the body is inlined
- * into the thread loop, which is too big to vectorise (src/target.h's budgets). */
+ * into the thread loop, which is too big to vectorise (src/target/target.h's budgets). */
 enum { BIG = 1200, MIDDLE = 600, NELEM = 1000, NVARS = 8 };
 
 /* Statement k's form and operands, as in scripts/gen_big_kernel.py. */

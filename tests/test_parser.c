@@ -444,7 +444,7 @@ START_TEST(unsupported_python) {
   ck_assert_str_eq(errs("async def f(): pass\n"), "1:1: 'async' functions are not supported in kernels\n");
   ck_assert_str_eq(errs("x = await y\n"), "1:5: 'await' is not supported in kernels\n");
   ck_assert_str_eq(errs("del x\n"), "1:1: 'del' statements are not supported in kernels\n");
-  /* assert and raise parse (debug_checks.c types them) */
+  /* assert and raise parse (infer_checks.c types them) */
   ck_assert_str_eq(errs("assert x\nassert x > 0, 'm'\n"), "");
   ck_assert_str_eq(errs("raise X\nraise X('m', 1)\nraise\nraise X from Y\n"), "");
   ck_assert_str_eq(errs("f(*args)\n"), "1:3: star arguments and unpacking ('*args', '**kwargs') are not supported in kernels\n");

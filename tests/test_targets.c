@@ -1,6 +1,6 @@
 /*
- * test_targets.c — the back ends' module-level work (src/target_nvptx.c,
- * src/target_host.c) on hand-built LLVM modules: libdevice linked and internalised,
+ * test_targets.c — the back ends' module-level work (src/target/target_nvptx.c,
+ * src/target/target_host.c) on hand-built LLVM modules: libdevice linked and internalised,
  * kernels marked either way, PTX accepted by ptxas for sm_80 and sm_90 when ptxas is
  * installed, and host code JIT-compiled and run. Prints the time each step takes.
  */

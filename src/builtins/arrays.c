@@ -1,8 +1,9 @@
 /*
  * arrays.c — the attributes and methods of arrays that Numba-CUDA has in kernels and
- * that make no new array: .strides, .itemsize, .nbytes, .T (the transposed view) and
- * .view(dtype) (the same memory read as another dtype). (.shape, .size, .ndim and the
- * complex parts .real/.imag stay with infer.c's and complex.c's attribute code.)
+ * that make no new array: .strides, .itemsize, .nbytes, .T (the transposed view), rows
+ * of kind BK_ATTRIBUTE, and .view(dtype) (the same memory read as another dtype).
+ * (.shape, .size, .ndim and the complex parts .real/.imag stay with infer.c's and
+ * codegen.c's attribute code.)
  * Methods that would allocate (a.copy(), a.sum(), a.reshape(...) ...) are refused here,
  * as Numba-CUDA refuses them, with what to write instead.
  *
@@ -22,27 +23,29 @@ static int64_t itemsize(const type *el) {
 
 /* ---- attributes ---- */
 
-bool ix_array_attr(infer_ctx *ic, node *e, const type *at, const type **out) {
-  const char *n = e->str;
-  if (strcmp(n, "itemsize") == 0 || strcmp(n, "nbytes") == 0) {
-    *out = ix_set_type(e, &ty_i64, false);
-    return true;
-  }
-  if (strcmp(n, "strides") == 0) {
-    const type **el = arena_alloc(ic->ar, sizeof *el * (size_t)at->ndim);
-    for (int k = 0; k < at->ndim; k++) el[k] = &ty_i64;
-    *out = ix_set_type(e, type_tuple(ic->ar, el, at->ndim), false);
-    return true;
-  }
-  if (strcmp(n, "T") == 0) {
-    if (!ix_mark_view_of(ic, e)) return *out = NULL, true;
-    /* a 1-D array is its own transpose; otherwise the axes reversed, which is no
-       longer C-contiguous (Numba's 'F' layout, kcc's strided view) */
-    *out = ix_set_type(e, at->ndim == 1 ? at : type_array_layout(ic->ar, at->elem, at->ndim, true),
-                       false);
-    return true;
-  }
-  return false;
+/* a.itemsize, a.nbytes: int64 */
+static const type *ix_array_int(infer_ctx *ic, node *e, const builtin *b) {
+  (void)ic, (void)b;
+  return ix_set_type(e, &ty_i64, false);
+}
+
+/* a.strides: a tuple of int64, one per axis */
+static const type *ix_strides(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  const type *at = e->a->ty;
+  const type **el = arena_alloc(ic->ar, sizeof *el * (size_t)at->ndim);
+  for (int k = 0; k < at->ndim; k++) el[k] = &ty_i64;
+  return ix_set_type(e, type_tuple(ic->ar, el, at->ndim), false);
+}
+
+/* a.T: a 1-D array is its own transpose; otherwise the axes reversed, which is no
+ * longer C-contiguous (Numba's 'F' layout, kcc's strided view) */
+static const type *ix_transpose(infer_ctx *ic, node *e, const builtin *b) {
+  (void)b;
+  const type *at = e->a->ty;
+  if (!ix_mark_view_of(ic, e)) return NULL;
+  return ix_set_type(e, at->ndim == 1 ? at : type_array_layout(ic->ar, at->elem, at->ndim, true),
+                     false);
 }
 
 /* A view value of type vt from data, extents and strides (in elements). */
@@ -68,19 +71,36 @@ static LLVMValueRef transpose(cg_ctx *g, node *e, LLVMValueRef arr) {
   return make_view(g, e->ty, LLVMBuildExtractValue(g->b, arr, 0, "data"), ext, str);
 }
 
-LLVMValueRef cg_array_attr(cg_ctx *g, node *e, LLVMValueRef arr) {
+static LLVMValueRef cg_itemsize(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  cg_expr(g, e->a);   /* evaluated, as any attribute's value is */
+  return ci64(g, itemsize(e->a->ty->elem));
+}
+
+static LLVMValueRef cg_nbytes(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
   const type *at = e->a->ty;
+  LLVMValueRef arr = cg_expr(g, e->a);
+  return LLVMBuildMul(g->b, cg_array_size(g, arr, at->ndim), ci64(g, itemsize(at->elem)),
+                      "nbytes");
+}
+
+/* strides: in bytes, as NumPy gives them */
+static LLVMValueRef cg_strides(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  const type *at = e->a->ty;
+  LLVMValueRef arr = cg_expr(g, e->a);
   int64_t size = itemsize(at->elem);
-  if (strcmp(e->str, "itemsize") == 0) return ci64(g, size);
-  if (strcmp(e->str, "nbytes") == 0)
-    return LLVMBuildMul(g->b, cg_array_size(g, arr, at->ndim), ci64(g, size), "nbytes");
-  if (strcmp(e->str, "T") == 0) return transpose(g, e, arr);
-  /* strides: in bytes, as NumPy gives them */
   LLVMValueRef agg = LLVMGetUndef(cg_type(g, e->ty));
   for (int k = 0; k < at->ndim; k++)
     agg = LLVMBuildInsertValue(g->b, agg, LLVMBuildMul(g->b, cg_array_stride(g, arr, at, k),
                                                        ci64(g, size), ""), (unsigned)k, "");
   return agg;
+}
+
+static LLVMValueRef cg_transpose(cg_ctx *g, node *e, const builtin *b) {
+  (void)b;
+  return transpose(g, e, cg_expr(g, e->a));
 }
 
 /* ---- methods ---- */
@@ -164,6 +184,15 @@ bool ix_array_method_refused(infer_ctx *ic, node *callee, const type *at) {
 }
 
 const builtin builtins_arrays[] = {
-  {".view", BK_METHOD, 1, 1, 0, 0, BF_ARRAY_METHOD, 0, NULL, 0, ix_array_view, cg_array_view, NULL},
+  {.path = ".itemsize", .kind = BK_ATTRIBUTE, .flags = BF_ARRAY_METHOD | BF_PURE,
+   .typing = ix_array_int, .lower = cg_itemsize},
+  {.path = ".nbytes", .kind = BK_ATTRIBUTE, .flags = BF_ARRAY_METHOD | BF_PURE,
+   .typing = ix_array_int, .lower = cg_nbytes},
+  {.path = ".strides", .kind = BK_ATTRIBUTE, .flags = BF_ARRAY_METHOD | BF_PURE,
+   .typing = ix_strides, .lower = cg_strides},
+  {.path = ".T", .kind = BK_ATTRIBUTE, .flags = BF_ARRAY_METHOD | BF_PURE,
+   .typing = ix_transpose, .lower = cg_transpose},
+  {.path = ".view", .kind = BK_METHOD, .min_args = 1, .max_args = 1, .flags = BF_ARRAY_METHOD,
+   .typing = ix_array_view, .lower = cg_array_view},
   {NULL},
 };

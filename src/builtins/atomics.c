@@ -91,7 +91,6 @@ static const type *ix_atomic(infer_ctx *ic, node *e, const builtin *b) {
   return ix_set_type(e, arr->ty->elem, false);
 }
 
-
 /* ---- lowering ---- */
 
 static LLVMAtomicRMWBinOp atomic_op(int id, const type *el) {
@@ -196,19 +195,36 @@ static LLVMValueRef cg_atomic(cg_ctx *g, node *e, const builtin *b) {
   return LLVMBuildAtomicRMW(g->b, atomic_op(id, el), p, v, LLVMAtomicOrderingMonotonic, 0);
 }
 
-
-#define ATOMIC(path, nargs, op) \
-  {path, BK_FUNCTION, nargs, nargs, 0, 0, BF_WRITES_ARG0, op, NULL, 0, ix_atomic, cg_atomic, NULL}
-
 const builtin builtins_atomics[] = {
-  {"numba.cuda.atomic", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
-  ATOMIC("numba.cuda.atomic.add", 3, A_ADD),       ATOMIC("numba.cuda.atomic.sub", 3, A_SUB),
-  ATOMIC("numba.cuda.atomic.max", 3, A_MAX),       ATOMIC("numba.cuda.atomic.min", 3, A_MIN),
-  ATOMIC("numba.cuda.atomic.nanmax", 3, A_NANMAX), ATOMIC("numba.cuda.atomic.nanmin", 3, A_NANMIN),
-  ATOMIC("numba.cuda.atomic.exch", 3, A_EXCH),     ATOMIC("numba.cuda.atomic.and_", 3, A_AND),
-  ATOMIC("numba.cuda.atomic.or_", 3, A_OR),        ATOMIC("numba.cuda.atomic.xor", 3, A_XOR),
-  ATOMIC("numba.cuda.atomic.inc", 3, A_INC),       ATOMIC("numba.cuda.atomic.dec", 3, A_DEC),
-  ATOMIC("numba.cuda.atomic.cas", 4, A_CAS),
-  ATOMIC("numba.cuda.atomic.compare_and_swap", 3, A_CAS0),
+  {.path = "numba.cuda.atomic", .kind = BK_MODULE},
+  {.path = "numba.cuda.atomic.add", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_ADD, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.sub", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_SUB, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.max", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_MAX, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.min", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_MIN, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.nanmax", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_NANMAX, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.nanmin", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_NANMIN, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.exch", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_EXCH, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.and_", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_AND, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.or_", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_OR, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.xor", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_XOR, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.inc", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_INC, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.dec", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_WRITES_ARG0, .op = A_DEC, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.cas", .kind = BK_FUNCTION, .min_args = 4, .max_args = 4,
+   .flags = BF_WRITES_ARG0, .op = A_CAS, .typing = ix_atomic, .lower = cg_atomic},
+  {.path = "numba.cuda.atomic.compare_and_swap", .kind = BK_FUNCTION, .min_args = 3,
+   .max_args = 3, .flags = BF_WRITES_ARG0, .op = A_CAS0, .typing = ix_atomic,
+   .lower = cg_atomic},
   {NULL},
 };

@@ -93,13 +93,18 @@ static LLVMValueRef cg_selp(cg_ctx *g, node *e, const builtin *b) {
   return LLVMBuildSelect(g->b, test, x, y, "");
 }
 
-#define BIT(path, op) \
-  {path, BK_FUNCTION, 1, 1, 0, 0, 0, op, NULL, 0, ix_bit_op, cg_bit_op, NULL}
-
 const builtin builtins_bits[] = {
-  BIT("numba.cuda.popc", BIT_POPC), BIT("numba.cuda.brev", BIT_BREV),
-  BIT("numba.cuda.clz", BIT_CLZ),   BIT("numba.cuda.ffs", BIT_FFS),
-  {"numba.cuda.fma", BK_FUNCTION, 3, 3, 0, 0, 0, 0, NULL, 0, ix_fma, cg_fma, NULL},
-  {"numba.cuda.selp", BK_FUNCTION, 3, 3, 0, 0, 0, 0, NULL, 0, ix_selp, cg_selp, NULL},
+  {.path = "numba.cuda.popc", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = BIT_POPC, .typing = ix_bit_op, .lower = cg_bit_op},
+  {.path = "numba.cuda.brev", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = BIT_BREV, .typing = ix_bit_op, .lower = cg_bit_op},
+  {.path = "numba.cuda.clz", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = BIT_CLZ, .typing = ix_bit_op, .lower = cg_bit_op},
+  {.path = "numba.cuda.ffs", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = BIT_FFS, .typing = ix_bit_op, .lower = cg_bit_op},
+  {.path = "numba.cuda.fma", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_PURE, .typing = ix_fma, .lower = cg_fma},
+  {.path = "numba.cuda.selp", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
+   .flags = BF_PURE, .typing = ix_selp, .lower = cg_selp},
   {NULL},
 };

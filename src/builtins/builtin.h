@@ -34,9 +34,12 @@ typedef enum builtin_kind {
   BK_FUNCTION,  /* called: cuda.grid(1), math.sin(x), len(a) */
   BK_METHOD,    /* called on a value: z.conjugate(); its path starts with '.' */
   BK_DECORATOR, /* @cuda.jit, @vectorize ...: op holds the func_kind it makes */
+  BK_ATTRIBUTE, /* an attribute of a value: a.strides, a.T; its path starts with '.' */
 } builtin_kind;
 
-/* What a builtin does besides computing its value, acted on by type inference. */
+/* What a builtin does besides computing its value, and what is known of that value: read
+ * by type inference, and by the CPU back end's region form (host_regions.c), which asks
+ * these flags, never paths or families, which builtins it may run once per block. */
 enum {
   BF_BARRIER = 1 << 0,       /* a block-wide barrier: the threads of a block meet there */
   BF_WARP = 1 << 1,          /* exchanges values between the threads of a warp */
@@ -46,24 +49,50 @@ enum {
   BF_LOOP = 1 << 5,          /* only as the iterable of a for loop (range) */
   BF_DECORATOR_ARGS = 1 << 6,/* BK_DECORATOR: takes signatures and keywords (cuda.jit) */
   BF_CONSTANT = 1 << 7,      /* BK_VALUE: a float64 constant (value), folded as literals are */
-  BF_FOLD = 1 << 8,          /* BK_FUNCTION: evaluated at module level by constant folding
-                                (np.array, np.arange ...: numpy.c's np_fold_call) */
+  BF_FOLD = 1 << 8,          /* BK_FUNCTION: evaluated at module level by constant folding,
+                                by the row's fold (np.array, np.arange, np.dtype ...) */
   BF_GROUP = 1 << 9,         /* BK_METHOD: a method of a cooperative group (g.sync()),
                                 not of numbers */
-  BF_ARRAY_METHOD = 1 << 10, /* BK_METHOD: called on an array (a.view); others on numbers */
+  BF_ARRAY_METHOD = 1 << 10, /* BK_METHOD, BK_ATTRIBUTE: of an array (a.view, a.T); other
+                                methods are of numbers */
+  BF_PURE = 1 << 11,         /* no effect, and a value that depends on its arguments alone
+                                (math.sin, len, float32(x)): the same in every thread when
+                                they are */
+  BF_ARRAY_SHAPE = 1 << 12,  /* BF_PURE: reads an array argument's shape, not its elements
+                                (len), so it stays the same in every thread */
+  BF_UNIFORM = 1 << 13,      /* the same in every thread of a block (cuda.blockIdx.x,
+                                cuda.blockDim.x, cuda.gridsize(1), cuda.warpsize) */
+  BF_THREAD_INDEX = 1 << 14, /* the thread's own place, computed from its coordinates alone
+                                (cuda.threadIdx.x, cuda.grid(1), cuda.laneid) */
+  BF_COLLECTIVE = 1 << 15,   /* BF_BARRIER: also exchanges values between the block's threads
+                                (syncthreads_count/and/or); a barrier without it or BF_GROUP
+                                is cuda.syncthreads() */
 };
+
+/* Where an array a memory.c row makes lives: its op. BF_NEW_ARRAY rows are MEM_SHARED
+ * and MEM_CONST (one array for the whole block) and MEM_LOCAL (one per thread); MEM_ROW
+ * and MEM_CELL are @guvectorize's views of an argument (_kc_row, _kc_cell). */
+typedef enum mem_kind { MEM_SHARED, MEM_LOCAL, MEM_CONST, MEM_ROW, MEM_CELL } mem_kind;
 
 /* Typing: check e's arguments, type them, return e's type (NULL after an error).
  * e is the N_CALL (BK_FUNCTION, BK_METHOD) or the N_NAME/N_ATTR (BK_VALUE). */
 typedef const type *(*builtin_typing)(infer_ctx *ic, node *e, const builtin *b);
 /* Lowering: e's value (NULL for a call with no value). */
 typedef LLVMValueRef (*builtin_lowering)(cg_ctx *g, node *e, const builtin *b);
+/* Folding (BF_FOLD): the call e at module level evaluated to a constant node (a module
+ * array, a record type ...), NULL after an error; run by constant folding (fold.c). */
+typedef node *(*builtin_fold)(infer_ctx *ic, node *e, const builtin *b);
 
+/* Rows are written with designated initializers, naming only the fields they set
+ * ({.path = "numba.cuda.nanosleep", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+ * .min_sm = 70, .min_ptx = 63, .typing = ..., .lower = ..., .lower_host = ...}): a field
+ * left out is 0 or NULL, which is each field's "nothing" (any GPU, no flags ...). */
 struct builtin {
   const char *path;          /* "numba.cuda.atomic.add", "math.sin", "len" */
   builtin_kind kind;
-  signed char min_args;      /* positional arguments, checked before typing (no keywords */
-  signed char max_args;      /*   then); max_args < 0: the typing function checks */
+  signed char min_args;      /* BK_FUNCTION, BK_METHOD: positional arguments, checked */
+  signed char max_args;      /*   before typing (no keywords then); max_args < 0: the
+                                typing function checks */
   unsigned char min_sm;      /* NVPTX: the oldest GPU with the instruction (0: any) */
   unsigned char min_ptx;     /* NVPTX: the PTX ISA version it needs, x10 (0: any) */
   unsigned flags;            /* BF_* */
@@ -74,6 +103,7 @@ struct builtin {
   builtin_typing typing;
   builtin_lowering lower;    /* both targets, unless lower_host is given */
   builtin_lowering lower_host; /* the CPU back end, where it differs (may be NULL) */
+  builtin_fold fold;         /* BF_FOLD: the call evaluated at module level */
 };
 
 /* A family's rows, ended by a row with a NULL path. */
@@ -84,6 +114,9 @@ typedef struct builtin_family {
 
 /* The row for a dotted path ("numba.cuda.atomic.add"), or NULL. */
 const builtin *builtin_find(const char *path);
+/* The BK_ATTRIBUTE row for attribute name of a value of type t (".strides" of an array),
+ * or NULL. */
+const builtin *builtin_attribute(const type *t, const char *name);
 /* Every family, ended by one with a NULL name (for tests and documentation). */
 const builtin_family *builtin_families(void);
 /* The name as users write it: "cuda.atomic.add" for "numba.cuda.atomic.add". */
@@ -101,10 +134,9 @@ extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);
 LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b);
 
-/* libdevice.c: cuda.libdevice.* (not a family: builtin_find asks it for paths under
- * numba.cuda.libdevice), and all its rows, ended by a NULL path (for tests). */
-const builtin *libdevice_find(const char *path);
-const builtin *libdevice_rows_all(void);
+/* libdevice.c: cuda.libdevice.*, ended by a NULL path. Not a family: builtin_find
+ * looks in it only for paths under numba.cuda.libdevice. */
+extern const builtin builtins_libdevice[];
 
 /* memory.c: the dtype an argument names (float32, np.int8, 'f4', a.dtype, a local
  * holding a type), or NULL; shared by the array makers and a.view(dtype). */

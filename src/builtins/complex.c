@@ -1,12 +1,10 @@
 /*
- * complex.c — complex numbers: complex(x, y), z.conjugate(), the cmath module, and the
- * arithmetic, comparison, powers, abs() and .real/.imag of complex values that the
- * rest of code generation uses (cx_*, cg.h). A complex value is an LLVM {float, float}
- * or {double, double}; the operations work on the parts with the same real math the
- * rest of the language uses. The cmath functions with special cases (exp, sqrt, rect,
- * the trigonometric and hyperbolic functions and their inverses, log10, log with a
- * base) and ** with a general exponent are written in the kernel language, in
- * lib/kcc/cmath.k, following Numba's implementations; their rows instantiate them.
+ * complex.c — complex numbers' builtins: complex(x, y), z.conjugate() and the cmath
+ * module. They compute with code generation's complex arithmetic (cg_complex.c, cx_*).
+ * The cmath functions with special cases (exp, sqrt, rect, the trigonometric and
+ * hyperbolic functions and their inverses, log10, log with a base) are written in the
+ * kernel language, in lib/kcc/cmath.k, following Numba's implementations; their rows
+ * instantiate them.
  */
 #include <string.h>
 
@@ -16,9 +14,6 @@
 
 /* op of the cmath rows */
 enum { CM_LIB, CM_LOG, CM_PHASE, CM_POLAR, CM_RECT, CM_ISNAN, CM_ISINF, CM_ISFINITE };
-
-/* the library module of the functions written in the kernel language */
-#define CMATH_MODULE "kcc.cmath"
 
 /* ---- typing ---- */
 
@@ -89,17 +84,8 @@ static const type *ix_cmath(infer_ctx *ic, node *e, const builtin *row) {
   }
   const type *params[2] = {row->op == CM_RECT ? pt : ct, row->op == CM_RECT ? pt : ct};
   const char *fn = row->op == CM_LOG ? "_kc_cmath_log_base" : row->name;
-  e->aux_ptr = ix_lib_instance(ic, CMATH_MODULE, fn, params, e->list.len, e->sp);
+  e->aux_ptr = ix_lib_instance(ic, IX_CMATH_MODULE, fn, params, e->list.len, e->sp);
   return e->aux_ptr ? ix_set_type(e, ct, weak) : NULL;
-}
-
-/* a ** b with complex operands of type t and an exponent that is not a small constant:
- * lib/kcc/cmath.k's _kc_cpow, instantiated for (t, t) and kept in e->aux_ptr (the
- * N_BINOP's); false after an error. */
-bool ix_complex_pow(infer_ctx *ic, node *e, const type *t) {
-  const type *params[2] = {t, t};
-  e->aux_ptr = ix_lib_instance(ic, CMATH_MODULE, "_kc_cpow", params, 2, e->sp);
-  return e->aux_ptr != NULL;
 }
 
 /* z.conjugate(): the number's own type (a real number is its own conjugate). */
@@ -109,70 +95,6 @@ static const type *ix_conjugate(infer_ctx *ic, node *e, const builtin *row) {
 }
 
 /* ---- lowering ---- */
-
-LLVMValueRef cx_make(cg_ctx *g, const type *t, LLVMValueRef re, LLVMValueRef im) {
-  LLVMValueRef z = LLVMGetUndef(cg_scalar_type(g, t));
-  z = LLVMBuildInsertValue(g->b, z, re, 0, "");
-  return LLVMBuildInsertValue(g->b, z, im, 1, "");
-}
-
-static LLVMValueRef cx_fabs(cg_ctx *g, LLVMValueRef x) {
-  return cg_call_intrinsic(g, "llvm.fabs", LLVMTypeOf(x), &x, 1);
-}
-
-/* (a + bi) / (c + di) by Smith's algorithm: scale by the larger of |c|, |d| so that
- * c*c + d*d neither overflows nor underflows where the quotient is representable. */
-static LLVMValueRef cx_div(cg_ctx *g, LLVMValueRef x, LLVMValueRef y, const type *t) {
-  LLVMBuilderRef b = g->b;
-  LLVMValueRef a = cx_re(g, x), bi = cx_im(g, x), c = cx_re(g, y), d = cx_im(g, y);
-  LLVMValueRef big_c = LLVMBuildFCmp(b, LLVMRealOGE, cx_fabs(g, c), cx_fabs(g, d), "");
-  /* |c| >= |d|: r = d/c, den = c + d*r, re = (a + b*r)/den, im = (b - a*r)/den */
-  LLVMValueRef r1 = LLVMBuildFDiv(b, d, c, "");
-  LLVMValueRef den1 = LLVMBuildFAdd(b, c, LLVMBuildFMul(b, d, r1, ""), "");
-  LLVMValueRef re1 = LLVMBuildFDiv(b, LLVMBuildFAdd(b, a, LLVMBuildFMul(b, bi, r1, ""), ""), den1, "");
-  LLVMValueRef im1 = LLVMBuildFDiv(b, LLVMBuildFSub(b, bi, LLVMBuildFMul(b, a, r1, ""), ""), den1, "");
-  /* otherwise: r = c/d, den = c*r + d, re = (a*r + b)/den, im = (b*r - a)/den */
-  LLVMValueRef r2 = LLVMBuildFDiv(b, c, d, "");
-  LLVMValueRef den2 = LLVMBuildFAdd(b, LLVMBuildFMul(b, c, r2, ""), d, "");
-  LLVMValueRef re2 = LLVMBuildFDiv(b, LLVMBuildFAdd(b, LLVMBuildFMul(b, a, r2, ""), bi, ""), den2, "");
-  LLVMValueRef im2 = LLVMBuildFDiv(b, LLVMBuildFSub(b, LLVMBuildFMul(b, bi, r2, ""), a, ""), den2, "");
-  return cx_make(g, t, LLVMBuildSelect(b, big_c, re1, re2, ""), LLVMBuildSelect(b, big_c, im1, im2, ""));
-}
-
-LLVMValueRef cx_arith(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y, const type *t) {
-  LLVMBuilderRef b = g->b;
-  LLVMValueRef a = cx_re(g, x), bi = cx_im(g, x), c = cx_re(g, y), d = cx_im(g, y);
-  switch (op) {
-  case OP_ADD: return cx_make(g, t, LLVMBuildFAdd(b, a, c, ""), LLVMBuildFAdd(b, bi, d, ""));
-  case OP_SUB: return cx_make(g, t, LLVMBuildFSub(b, a, c, ""), LLVMBuildFSub(b, bi, d, ""));
-  case OP_MUL:
-    return cx_make(g, t,
-        LLVMBuildFSub(b, LLVMBuildFMul(b, a, c, ""), LLVMBuildFMul(b, bi, d, ""), ""),
-        LLVMBuildFAdd(b, LLVMBuildFMul(b, a, d, ""), LLVMBuildFMul(b, bi, c, ""), ""));
-  case OP_DIV: return cx_div(g, x, y, t);
-  default: return NULL;  /* the type checker allows no other operator */
-  }
-}
-
-LLVMValueRef cx_compare(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y) {
-  LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : LLVMRealUNE;
-  LLVMValueRef re = LLVMBuildFCmp(g->b, p, cx_re(g, x), cx_re(g, y), "");
-  LLVMValueRef im = LLVMBuildFCmp(g->b, p, cx_im(g, x), cx_im(g, y), "");
-  return op == OP_EQ ? LLVMBuildAnd(g->b, re, im, "") : LLVMBuildOr(g->b, re, im, "");
-}
-
-/* z ** k for a constant 0 <= k <= 8: repeated multiplication. */
-LLVMValueRef cx_pow_small(cg_ctx *g, LLVMValueRef z, int64_t k, const type *t) {
-  LLVMTypeRef pt = cg_scalar_type(g, type_complex_part(t));
-  LLVMValueRef r = cx_make(g, t, LLVMConstReal(pt, 1.0), LLVMConstNull(pt));
-  for (int64_t i = 0; i < k; i++) r = i == 0 ? z : cx_arith(g, OP_MUL, r, z, t);
-  return r;
-}
-
-LLVMValueRef cx_abs(cg_ctx *g, LLVMValueRef z, const type *t) {
-  LLVMValueRef args[2] = {cx_re(g, z), cx_im(g, z)};
-  return cg_math_call(g, "hypot", type_complex_part(t), args, 2);
-}
 
 static LLVMValueRef cx_phase(cg_ctx *g, LLVMValueRef z, const type *t) {
   LLVMValueRef args[2] = {cx_im(g, z), cx_re(g, z)};
@@ -225,46 +147,12 @@ static LLVMValueRef cg_cmath(cg_ctx *g, node *e, const builtin *row) {
   }
 }
 
-/* a ** b by lib/kcc/cmath.k's _kc_cpow (ix_complex_pow made the instance, e->aux_ptr):
- * a is evaluated, b is e->b; both of type t. */
-LLVMValueRef cx_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t) {
-  fn_instance *inst = e->aux_ptr;
-  LLVMValueRef args[2] = {a, cg_expr_as(g, e->b, t)};
-  return cg_convert(g, cg_call_values(g, inst, args, 2), inst->ret, t);
-}
-
-/* a.real, a.imag: the array's floats from part 0 or 1 of its first element, every
- * stride doubled (strides count elements: a complex is two floats), the same extents;
- * Numba's views of the parts, written through as well as read. */
-LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr) {
-  const type *at = e->a->ty, *vt = e->ty;
-  LLVMValueRef off = ci64(g, strcmp(e->str, "imag") == 0);
-  LLVMValueRef data = LLVMBuildGEP2(g->b, cg_mem_type(g, vt->elem),
-                                    LLVMBuildExtractValue(g->b, arr, 0, "data"), &off, 1, "");
-  LLVMValueRef v = LLVMBuildInsertValue(g->b, LLVMGetUndef(cg_type(g, vt)), data, 0, "");
-  for (int k = 0; k < at->ndim; k++) {
-    LLVMValueRef s = LLVMBuildMul(g->b, cg_array_stride(g, arr, at, k), ci64(g, 2), "");
-    v = LLVMBuildInsertValue(g->b, v, cg_array_extent(g, arr, k), (unsigned)(1 + k), "");
-    v = LLVMBuildInsertValue(g->b, v, s, (unsigned)(1 + vt->ndim + k), "");
-  }
-  return v;
-}
-
 /* complex(x), complex(x, y) */
 static LLVMValueRef cg_complex(cg_ctx *g, node *e, const builtin *row) {
   (void)row;
   if (e->list.len == 1) return cg_expr_as(g, e->list.items[0], e->ty);
   const type *pt = type_complex_part(e->ty);
   return cx_make(g, e->ty, cg_expr_as(g, e->list.items[0], pt), cg_expr_as(g, e->list.items[1], pt));
-}
-
-/* z.real, z.imag; x.real is x and x.imag 0 for a real x */
-LLVMValueRef cg_part(cg_ctx *g, node *e) {
-  const type *bt = e->a->ty;
-  LLVMValueRef v = cg_expr(g, e->a);
-  bool imag = strcmp(e->str, "imag") == 0;
-  if (bt->kind == TY_COMPLEX) return imag ? cx_im(g, v) : cx_re(g, v);
-  return imag ? LLVMConstNull(cg_scalar_type(g, bt)) : v;
 }
 
 static LLVMValueRef cg_conjugate(cg_ctx *g, node *e, const builtin *row) {
@@ -275,24 +163,55 @@ static LLVMValueRef cg_conjugate(cg_ctx *g, node *e, const builtin *row) {
   return cx_make(g, t, cx_re(g, v), LLVMBuildFNeg(g->b, cx_im(g, v), ""));
 }
 
-
-#define CMATH(path, lo, hi, op, name) \
-  {path, BK_FUNCTION, lo, hi, 0, 0, 0, op, name, 0, ix_cmath, cg_cmath, NULL}
-#define CMATH_LIB(fn) CMATH("cmath." #fn, 1, 1, CM_LIB, "_kc_cmath_" #fn)
-
 const builtin builtins_complex[] = {
-  {"cmath", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
-  {"complex", BK_FUNCTION, 1, 2, 0, 0, 0, 0, NULL, 0, ix_complex, cg_complex, NULL},
-  {".conjugate", BK_METHOD, 0, 0, 0, 0, 0, 0, NULL, 0, ix_conjugate, cg_conjugate, NULL},
-  CMATH("cmath.log", 1, 2, CM_LOG, NULL),    CMATH("cmath.phase", 1, 1, CM_PHASE, NULL),
-  CMATH("cmath.polar", 1, 1, CM_POLAR, NULL),
-  CMATH("cmath.rect", 2, 2, CM_RECT, "_kc_cmath_rect"),
-  CMATH("cmath.isnan", 1, 1, CM_ISNAN, NULL), CMATH("cmath.isinf", 1, 1, CM_ISINF, NULL),
-  CMATH("cmath.isfinite", 1, 1, CM_ISFINITE, NULL),
-  CMATH_LIB(exp),   CMATH_LIB(sqrt),  CMATH_LIB(log10),
-  CMATH_LIB(sin),   CMATH_LIB(cos),   CMATH_LIB(tan),
-  CMATH_LIB(asin),  CMATH_LIB(acos),  CMATH_LIB(atan),
-  CMATH_LIB(sinh),  CMATH_LIB(cosh),  CMATH_LIB(tanh),
-  CMATH_LIB(asinh), CMATH_LIB(acosh), CMATH_LIB(atanh),
+  {.path = "cmath", .kind = BK_MODULE},
+  {.path = "complex", .kind = BK_FUNCTION, .min_args = 1, .max_args = 2, .flags = BF_PURE,
+   .typing = ix_complex, .lower = cg_complex},
+  {.path = ".conjugate", .kind = BK_METHOD, .min_args = 0, .max_args = 0, .flags = BF_PURE,
+   .typing = ix_conjugate, .lower = cg_conjugate},
+  {.path = "cmath.log", .kind = BK_FUNCTION, .min_args = 1, .max_args = 2, .flags = BF_PURE,
+   .op = CM_LOG, .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.phase", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_PHASE, .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.polar", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_POLAR, .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.rect", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
+   .op = CM_RECT, .name = "_kc_cmath_rect", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.isnan", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_ISNAN, .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.isinf", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_ISINF, .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.isfinite", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .op = CM_ISFINITE, .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.exp", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_exp", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.sqrt", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_sqrt", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.log10", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_log10", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.sin", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_sin", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.cos", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_cos", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.tan", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_tan", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.asin", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_asin", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.acos", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_acos", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.atan", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_atan", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.sinh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_sinh", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.cosh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_cosh", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.tanh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_tanh", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.asinh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_asinh", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.acosh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_acosh", .typing = ix_cmath, .lower = cg_cmath},
+  {.path = "cmath.atanh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = CM_LIB, .name = "_kc_cmath_atanh", .typing = ix_cmath, .lower = cg_cmath},
   {NULL},
 };

@@ -134,11 +134,12 @@ static LLVMValueRef cg_grid_sync_host(cg_ctx *g, node *e, const builtin *b) {
 }
 
 const builtin builtins_coop[] = {
-  {"numba.cuda.cg", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
-  {"numba.cuda.cg.this_grid", BK_FUNCTION, 0, 0, 0, 0, 0, 0, NULL, 0, ix_this_grid,
-   cg_this_grid, NULL},
+  {.path = "numba.cuda.cg", .kind = BK_MODULE},
+  {.path = "numba.cuda.cg.this_grid", .kind = BK_FUNCTION, .min_args = 0, .max_args = 0,
+   .typing = ix_this_grid, .lower = cg_this_grid},
   /* sm_60: cooperative launch needs Pascal or later */
-  {".sync", BK_METHOD, 0, 0, 60, 0, BF_GROUP | BF_BARRIER, 0, NULL, 0, ix_grid_sync,
-   cg_grid_sync, cg_grid_sync_host},
+  {.path = ".sync", .kind = BK_METHOD, .min_args = 0, .max_args = 0, .min_sm = 60,
+   .flags = BF_GROUP | BF_BARRIER, .typing = ix_grid_sync, .lower = cg_grid_sync,
+   .lower_host = cg_grid_sync_host},
   {NULL},
 };

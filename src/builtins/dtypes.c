@@ -4,16 +4,16 @@
  * folding (BF_FOLD; infer_records.c evaluates them) into record types; in a kernel
  * they are an error, as Numba-CUDA cannot make a dtype on the device either.
  */
-#include "../typing.h"
-
-#define RECORD_MAKER(path) \
-  {path, BK_FUNCTION, -1, -1, 0, 0, BF_FOLD, 0, NULL, 0, ix_record_maker, NULL, NULL}
+#include "typing.h"
 
 const builtin builtins_dtypes[] = {
-  {"numba.np", BK_MODULE, 0, 0, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
-  {"numba.np.numpy_support", BK_MODULE, 0, 0, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
-  RECORD_MAKER("numpy.dtype"),
-  RECORD_MAKER("numba.from_dtype"),
-  RECORD_MAKER("numba.np.numpy_support.from_dtype"),
+  {.path = "numba.np", .kind = BK_MODULE},
+  {.path = "numba.np.numpy_support", .kind = BK_MODULE},
+  {.path = "numpy.dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD | BF_PURE,
+   .typing = ix_record_maker, .fold = ix_record_fold_call},
+  {.path = "numba.from_dtype", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD | BF_PURE,
+   .typing = ix_record_maker, .fold = ix_record_fold_call},
+  {.path = "numba.np.numpy_support.from_dtype", .kind = BK_FUNCTION, .max_args = -1,
+   .flags = BF_FOLD | BF_PURE, .typing = ix_record_maker, .fold = ix_record_fold_call},
   {NULL},
 };

@@ -9,11 +9,11 @@
  * void) and the pointed-to values, in order (sincos(x) -> (sin, cos), frexp(x) ->
  * (mantissa, exponent)). Arguments convert to the parameter's type, as Numba's single
  * signature converts them. The call is __nv_<name> on both targets: libdevice's on the
- * GPU, src/libdevice_host.c's on the CPU back end (bound by target_host.c).
+ * GPU, src/target/libdevice_host.c's on the CPU back end (bound by target_host.c).
  *
- * The rows are not one of the registry's families: registry.c finds them through
- * libdevice_find, so the 300 of them neither lengthen the lookup of every other name
- * nor each need a line of their own in docs/language.md.
+ * The rows are not one of the registry's families: registry.c looks in them only for
+ * paths under numba.cuda.libdevice, so the 300 of them neither lengthen the lookup of
+ * every other name nor each need a line of their own in docs/language.md.
  */
 #include <string.h>
 
@@ -103,11 +103,11 @@ static LLVMValueRef cg_libdevice(cg_ctx *g, node *e, const builtin *b) {
 
 /* arguments: the signature's letters after ':' that are not result pointers */
 #define LD(fn, sig) \
-  {"numba.cuda.libdevice." #fn, BK_FUNCTION, -1, -1, 0, 0, 0, 0, sig, 0, ix_libdevice, \
-   cg_libdevice, NULL}
+  {.path = "numba.cuda.libdevice." #fn, .kind = BK_FUNCTION, .max_args = -1, \
+   .flags = BF_PURE, .name = sig, .typing = ix_libdevice, .lower = cg_libdevice}
 
-static const builtin libdevice_rows[] = {
-  {"numba.cuda.libdevice", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+const builtin builtins_libdevice[] = {
+  {.path = "numba.cuda.libdevice", .kind = BK_MODULE},
   LD(abs, "i:i"), LD(acos, "d:d"), LD(acosf, "f:f"), LD(acosh, "d:d"),
   LD(acoshf, "f:f"), LD(asin, "d:d"), LD(asinf, "f:f"), LD(asinh, "d:d"),
   LD(asinhf, "f:f"), LD(atan, "d:d"), LD(atan2, "d:dd"), LD(atan2f, "f:ff"),
@@ -196,11 +196,3 @@ static const builtin libdevice_rows[] = {
   LD(y1f, "f:f"), LD(yn, "d:id"), LD(ynf, "f:if"),
   {NULL},
 };
-
-const builtin *libdevice_find(const char *path) {
-  for (const builtin *b = libdevice_rows; b->path; b++)
-    if (strcmp(b->path, path) == 0) return b;
-  return NULL;
-}
-
-const builtin *libdevice_rows_all(void) { return libdevice_rows; }

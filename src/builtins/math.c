@@ -1,13 +1,12 @@
 /*
  * math.c — Python's math module in kernels: math.sqrt ... math.lgamma, pow, fmod,
- * remainder, copysign, hypot, atan2, frexp, ldexp, modf, floor/ceil/trunc (to int64), isnan/isinf/isfinite, cbrt (also
- * cuda.cbrt), degrees, radians, and the constants pi, e, tau, inf, nan (math.* and
- * cmath.*).
+ * remainder, copysign, hypot, atan2, frexp, ldexp, modf, floor/ceil/trunc (to int64),
+ * isnan/isinf/isfinite, cbrt (also cuda.cbrt), degrees, radians, and the constants pi,
+ * e, tau, inf, nan (math.* and cmath.*).
  *
- * A function is libdevice's __nv_<name>[f] on the GPU (__nv_fast_<name>f for float32
- * in fast-math code, where libdevice has one) and the C library's <name>[f] on the CPU,
- * unless an LLVM intrinsic serves (the row's op says which). float16 arguments compute
- * in float32 and round once.
+ * A function row names the C library function it is (its name, "sqrt", "tgamma"),
+ * which cg_math.c calls on each target (libdevice on the GPU, the C library or an LLVM
+ * intrinsic on the CPU). float16 arguments compute in float32 and round once.
  */
 #include <math.h>
 #include <stdint.h>
@@ -18,13 +17,9 @@
 #include "cg.h"
 #include "typing.h"
 
-/* op of a function's row: how it is lowered and what it returns */
+/* op of a function's row: what it returns (name: the libm function it calls, lowered
+ * by cg_math.c) */
 enum {
-  M_INTRINSIC = 1 << 0,      /* llvm.<name> on both targets */
-  M_HOST_INTRINSIC = 1 << 1, /* llvm.<name> on the CPU (LLVM lowers it well there) */
-  M_FAST_F32 = 1 << 2,       /* libdevice has __nv_fast_<name>f (Numba's fast-math list;
-                                not tanh: tanh.approx is good to 2^-11 only) */
-  M_FREM = 1 << 3,           /* fmod: LLVM's frem on the CPU, libdevice's on the GPU */
   M_TO_INT = 1 << 4,         /* floor, ceil, trunc: int64 */
   M_ISNAN = 1 << 5, M_ISINF = 1 << 6, M_ISFINITE = 1 << 7,  /* -> bool */
 };
@@ -97,41 +92,6 @@ const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b) {
 }
 
 /* ---- lowering ---- */
-
-static const builtin *math_row(const char *name) {
-  for (const builtin *b = builtins_math; b->path; b++)
-    if (b->name && strcmp(b->name, name) == 0) return b;
-  return NULL;
-}
-
-/* The math function libm calls name (float64 spelling: "sqrt", "tgamma") on n values of
- * float type t. Also used by complex.c, fp16.c and ** (codegen.c). */
-LLVMValueRef cg_math_call(cg_ctx *g, const char *name, const type *t, LLVMValueRef *args,
-                          unsigned n) {
-  const builtin *me = math_row(name);
-  if (!me) return NULL;
-  if (t->kind == TY_FLOAT && t->bits == 16) {   /* libm and libdevice have no half */
-    LLVMValueRef wide[2];
-    for (unsigned i = 0; i < n && i < 2; i++) wide[i] = cg_convert(g, args[i], t, &ty_f32);
-    return cg_convert(g, cg_math_call(g, name, &ty_f32, wide, n), &ty_f32, t);
-  }
-  LLVMTypeRef ft = cg_scalar_type(g, t);
-  char fn[64];
-  if ((me->op & M_INTRINSIC) || (g->target->host && (me->op & M_HOST_INTRINSIC))) {
-    snprintf(fn, sizeof fn, "llvm.%s", name);
-    return cg_call_intrinsic(g, fn, ft, args, n);
-  }
-  /* frem is fmod on the CPU; NVPTX lowers it as a - trunc(a / b) * b, which is not
-   * fmod (1.0 % 0.1 would be -5.6e-17, not 0.09999999999999995): libdevice's is */
-  if ((me->op & M_FREM) && g->target->host) return LLVMBuildFRem(g->b, args[0], args[1], "");
-  bool f32 = t->bits == 32;
-  bool fast = f32 && g->fi->fastmath && (me->op & M_FAST_F32);
-  if (g->target->host) snprintf(fn, sizeof fn, "%s%s", name, f32 ? "f" : "");
-  else snprintf(fn, sizeof fn, "__nv_%s%s%s", fast ? "fast_" : "", name, f32 ? "f" : "");
-  LLVMTypeRef pt[2] = {ft, ft};
-  LLVMValueRef f = cg_declare_fn(g, fn, ft, pt, n);
-  return cg_call_fn(g, f, args, n);
-}
 
 /* isnan, isinf, isfinite: integers are finite numbers. */
 static LLVMValueRef float_class(cg_ctx *g, int op, LLVMValueRef v, const type *t) {
@@ -244,48 +204,116 @@ LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b) {
   return LLVMConstReal(cg_scalar_type(g, e->ty), b->value);
 }
 
-#define FN1(path, name, op) {path, BK_FUNCTION, 1, 1, 0, 0, 0, op, name, 0, ix_math, cg_math, NULL}
-#define FN2(path, name, op) {path, BK_FUNCTION, 2, 2, 0, 0, 0, op, name, 0, ix_math, cg_math, NULL}
-#define CONST(path, v) \
-  {path, BK_VALUE, -1, -1, 0, 0, BF_CONSTANT, 0, NULL, v, ix_math_constant, cg_math_constant, NULL}
-#define HI (M_HOST_INTRINSIC)
-#define FAST (M_FAST_F32)
 
 const builtin builtins_math[] = {
-  {"math", BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
-  FN1("math.sqrt", "sqrt", M_INTRINSIC),    FN1("math.exp", "exp", HI | FAST),
-  FN1("math.exp2", "exp2", HI),             FN1("math.expm1", "expm1", 0),
-  FN1("math.log", "log", HI | FAST),        FN1("math.log2", "log2", HI | FAST),
-  FN1("math.log10", "log10", HI | FAST),    FN1("math.log1p", "log1p", 0),
-  FN1("math.fabs", "fabs", M_INTRINSIC),    FN1("math.sin", "sin", HI | FAST),
-  FN1("math.cos", "cos", HI | FAST),        FN1("math.tan", "tan", FAST),
-  FN1("math.asin", "asin", 0),              FN1("math.acos", "acos", 0),
-  FN1("math.atan", "atan", 0),              FN1("math.sinh", "sinh", 0),
-  FN1("math.cosh", "cosh", 0),              FN1("math.tanh", "tanh", 0),
-  FN1("math.asinh", "asinh", 0),            FN1("math.acosh", "acosh", 0),
-  FN1("math.atanh", "atanh", 0),            FN1("math.erf", "erf", 0),
-  FN1("math.erfc", "erfc", 0),              FN1("math.gamma", "tgamma", 0),
-  FN1("math.lgamma", "lgamma", 0),
-  FN2("math.pow", "pow", HI | FAST),        FN2("math.fmod", "fmod", M_FREM),
-  FN2("math.copysign", "copysign", M_INTRINSIC), FN2("math.hypot", "hypot", 0),
-  FN2("math.atan2", "atan2", 0),            FN2("math.remainder", "remainder", 0),
-  {"math.frexp", BK_FUNCTION, 1, 1, 0, 0, 0, 1, NULL, 0, ix_math_split, cg_math_split, NULL},
-  {"math.modf", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_math_split, cg_math_split, NULL},
-  {"math.ldexp", BK_FUNCTION, 2, 2, 0, 0, 0, 0, NULL, 0, ix_ldexp, cg_ldexp, NULL},
-  FN1("math.floor", "floor", M_INTRINSIC | M_TO_INT),
-  FN1("math.ceil", "ceil", M_INTRINSIC | M_TO_INT),
-  FN1("math.trunc", "trunc", M_INTRINSIC | M_TO_INT),
-  FN1("math.isnan", NULL, M_ISNAN), FN1("math.isinf", NULL, M_ISINF),
-  FN1("math.isfinite", NULL, M_ISFINITE),
-  {"math.cbrt", BK_FUNCTION, 1, 1, 0, 0, 0, 0, "cbrt", 0, ix_math_unary, cg_cbrt, NULL},
-  {"math.degrees", BK_FUNCTION, 1, 1, 0, 0, 0, 1, NULL, 0, ix_math_unary, cg_angle, NULL},
-  {"math.radians", BK_FUNCTION, 1, 1, 0, 0, 0, 0, NULL, 0, ix_math_unary, cg_angle, NULL},
-  {"numba.cuda.cbrt", BK_FUNCTION, 1, 1, 0, 0, 0, 0, "cbrt", 0, ix_math_unary, cg_cbrt, NULL},
-  CONST("math.pi", 3.14159265358979323846), CONST("math.e", 2.71828182845904523536),
-  CONST("math.tau", 6.28318530717958647692), CONST("math.inf", INFINITY),
-  CONST("math.nan", NAN),
-  CONST("cmath.pi", 3.14159265358979323846), CONST("cmath.e", 2.71828182845904523536),
-  CONST("cmath.tau", 6.28318530717958647692), CONST("cmath.inf", INFINITY),
-  CONST("cmath.nan", NAN),
+  {.path = "math", .kind = BK_MODULE},
+  {.path = "math.sqrt", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "sqrt", .typing = ix_math, .lower = cg_math},
+  {.path = "math.exp", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "exp", .typing = ix_math, .lower = cg_math},
+  {.path = "math.exp2", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "exp2", .typing = ix_math, .lower = cg_math},
+  {.path = "math.expm1", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "expm1", .typing = ix_math, .lower = cg_math},
+  {.path = "math.log", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "log", .typing = ix_math, .lower = cg_math},
+  {.path = "math.log2", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "log2", .typing = ix_math, .lower = cg_math},
+  {.path = "math.log10", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "log10", .typing = ix_math, .lower = cg_math},
+  {.path = "math.log1p", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "log1p", .typing = ix_math, .lower = cg_math},
+  {.path = "math.fabs", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "fabs", .typing = ix_math, .lower = cg_math},
+  {.path = "math.sin", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "sin", .typing = ix_math, .lower = cg_math},
+  {.path = "math.cos", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "cos", .typing = ix_math, .lower = cg_math},
+  {.path = "math.tan", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "tan", .typing = ix_math, .lower = cg_math},
+  {.path = "math.asin", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "asin", .typing = ix_math, .lower = cg_math},
+  {.path = "math.acos", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "acos", .typing = ix_math, .lower = cg_math},
+  {.path = "math.atan", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "atan", .typing = ix_math, .lower = cg_math},
+  {.path = "math.sinh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "sinh", .typing = ix_math, .lower = cg_math},
+  {.path = "math.cosh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "cosh", .typing = ix_math, .lower = cg_math},
+  {.path = "math.tanh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "tanh", .typing = ix_math, .lower = cg_math},
+  {.path = "math.asinh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "asinh", .typing = ix_math, .lower = cg_math},
+  {.path = "math.acosh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "acosh", .typing = ix_math, .lower = cg_math},
+  {.path = "math.atanh", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "atanh", .typing = ix_math, .lower = cg_math},
+  {.path = "math.erf", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "erf", .typing = ix_math, .lower = cg_math},
+  {.path = "math.erfc", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "erfc", .typing = ix_math, .lower = cg_math},
+  {.path = "math.gamma", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "tgamma", .typing = ix_math, .lower = cg_math},
+  {.path = "math.lgamma", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "lgamma", .typing = ix_math, .lower = cg_math},
+  {.path = "math.pow", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
+   .name = "pow", .typing = ix_math, .lower = cg_math},
+  {.path = "math.fmod", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
+   .name = "fmod", .typing = ix_math, .lower = cg_math},
+  {.path = "math.copysign", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
+   .name = "copysign", .typing = ix_math, .lower = cg_math},
+  {.path = "math.hypot", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
+   .name = "hypot", .typing = ix_math, .lower = cg_math},
+  {.path = "math.atan2", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
+   .name = "atan2", .typing = ix_math, .lower = cg_math},
+  {.path = "math.remainder", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2,
+   .flags = BF_PURE, .name = "remainder", .typing = ix_math, .lower = cg_math},
+  {.path = "math.frexp", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = 1, .typing = ix_math_split, .lower = cg_math_split},
+  {.path = "math.modf", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .typing = ix_math_split, .lower = cg_math_split},
+  {.path = "math.ldexp", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
+   .typing = ix_ldexp, .lower = cg_ldexp},
+  {.path = "math.floor", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = M_TO_INT, .name = "floor", .typing = ix_math, .lower = cg_math},
+  {.path = "math.ceil", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = M_TO_INT, .name = "ceil", .typing = ix_math, .lower = cg_math},
+  {.path = "math.trunc", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = M_TO_INT, .name = "trunc", .typing = ix_math, .lower = cg_math},
+  {.path = "math.isnan", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = M_ISNAN, .typing = ix_math, .lower = cg_math},
+  {.path = "math.isinf", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = M_ISINF, .typing = ix_math, .lower = cg_math},
+  {.path = "math.isfinite", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = M_ISFINITE, .typing = ix_math, .lower = cg_math},
+  {.path = "math.cbrt", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .name = "cbrt", .typing = ix_math_unary, .lower = cg_cbrt},
+  {.path = "math.degrees", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .op = 1, .typing = ix_math_unary, .lower = cg_angle},
+  {.path = "math.radians", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, .flags = BF_PURE,
+   .typing = ix_math_unary, .lower = cg_angle},
+  {.path = "numba.cuda.cbrt", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1,
+   .flags = BF_PURE, .name = "cbrt", .typing = ix_math_unary, .lower = cg_cbrt},
+  {.path = "math.pi", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 3.14159265358979323846, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "math.e", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 2.71828182845904523536, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "math.tau", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 6.28318530717958647692, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "math.inf", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE, .value = INFINITY,
+   .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "math.nan", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE, .value = NAN,
+   .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "cmath.pi", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 3.14159265358979323846, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "cmath.e", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 2.71828182845904523536, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "cmath.tau", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 6.28318530717958647692, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "cmath.inf", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE, .value = INFINITY,
+   .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "cmath.nan", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE, .value = NAN,
+   .typing = ix_math_constant, .lower = cg_math_constant},
   {NULL},
 };

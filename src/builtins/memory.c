@@ -11,8 +11,7 @@
 #include "host_regions.h"
 #include "typing.h"
 
-/* op of this family's rows */
-enum { MEM_SHARED, MEM_LOCAL, MEM_CONST, MEM_ROW, MEM_CELL };
+/* op of this family's rows: a mem_kind (builtin.h) */
 
 /* ---- typing ---- */
 
@@ -137,21 +136,6 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
   return t;
 }
 
-/* The extents of a module constant tuple, nested 1 to KC_MAX_DIMS deep and rectangular. */
-static bool const_tuple_shape(const node *v, int depth, int64_t *dims, int *ndim) {
-  if (v->kind != N_TUPLE) {
-    if (depth == 0) return false;
-    if (*ndim == 0) *ndim = depth;
-    return *ndim == depth;
-  }
-  if (depth >= KC_MAX_DIMS || v->list.len == 0) return false;
-  if (dims[depth] == 0) dims[depth] = v->list.len;
-  if (dims[depth] != v->list.len) return false;
-  for (int i = 0; i < v->list.len; i++)
-    if (!const_tuple_shape(v->list.items[i], depth + 1, dims, ndim)) return false;
-  return true;
-}
-
 static bool const_has_complex(const node *v) {
   if (v->kind == N_COMPLEX) return true;
   if (v->kind != N_TUPLE) return false;
@@ -187,7 +171,7 @@ static const type *ix_const_array(infer_ctx *ic, node *e, const builtin *b) {
   int64_t *dims = arena_alloc(ic->ar, sizeof(int64_t) * KC_MAX_DIMS);
   for (int k = 0; k < KC_MAX_DIMS; k++) dims[k] = 0;
   int ndim = 0;
-  if (!s || !s->value || !const_tuple_shape(s->value, 0, dims, &ndim)) {
+  if (!s || !s->value || !ast_tuple_shape(s->value, 0, dims, &ndim)) {
     ix_error(ic, src->sp, "%s needs the name of a module constant holding a tuple of numbers "
          "(nested, with equal lengths, for 2 or more dimensions)", fname);
     return NULL;
@@ -222,7 +206,6 @@ static const type *ix_gu_view(infer_ctx *ic, node *e, const builtin *b) {
   }
   return ix_set_type(e, type_array(ic->ar, at->elem, row ? at->ndim - 1 : 1), false);
 }
-
 
 /* ---- lowering ---- */
 
@@ -260,54 +243,6 @@ LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
   return LLVMBuildInsertValue(g->b, v, LLVMBuildUDiv(g->b, bytes, ci64(g, size), ""), 1, "");
 }
 
-/* One element of a module constant as an LLVM constant of memory type el. */
-static LLVMValueRef const_element(cg_ctx *g, const node *v, const type *el) {
-  LLVMTypeRef mt = cg_mem_type(g, el);
-  double d = v->kind == N_FLOAT ? v->fval : v->big ? (double)v->uval : (double)v->ival;
-  if (el->kind == TY_FLOAT) return LLVMConstReal(mt, d);
-  if (el->kind == TY_BOOL) return LLVMConstInt(mt, d != 0, 0);
-  if (v->kind == N_FLOAT) return LLVMConstInt(mt, (unsigned long long)(long long)d, 1);
-  return LLVMConstInt(mt, v->big ? v->uval : (unsigned long long)v->ival, 0);
-}
-
-static void flatten_const(cg_ctx *g, const node *v, const type *el, LLVMValueRef *out, int *n) {
-  if (v->kind != N_TUPLE) {
-    out[(*n)++] = const_element(g, v, el);
-    return;
-  }
-  for (int i = 0; i < v->list.len; i++) flatten_const(g, v->list.items[i], el, out, n);
-}
-
-/* The constant array named name holding the folded nested tuple value, as an array
- * value of type t: a constant global (addrspace(4) on the GPU), made once per name.
- * cuda.const.array_like and module arrays (np.array ..., read in a kernel) share it. */
-LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,
-                                  const type *t) {
-  int64_t dims[KC_MAX_DIMS] = {0};
-  int ndim = 0;
-  const_tuple_shape(value, 0, dims, &ndim);
-  int64_t n = 1;
-  for (int k = 0; k < t->ndim; k++) n *= dims[k];
-  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, name);
-  if (!gv) {
-    LLVMTypeRef at = LLVMArrayType2(cg_mem_type(g, t->elem), (uint64_t)n);
-    LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)n);
-    int k = 0;
-    flatten_const(g, value, t->elem, vals, &k);
-    gv = LLVMAddGlobalInAddressSpace(g->m, at, name, g->target->const_addrspace);
-    LLVMSetInitializer(gv, LLVMConstArray2(cg_mem_type(g, t->elem), vals, (uint64_t)n));
-    LLVMSetGlobalConstant(gv, 1);
-    LLVMSetLinkage(gv, LLVMInternalLinkage);
-    LLVMSetAlignment(gv, 16);
-  }
-  LLVMValueRef data = cg_generic_ptr(g, gv);
-  LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, t->ndim));
-  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
-  for (int k = 0; k < t->ndim; k++)
-    v = LLVMBuildInsertValue(g->b, v, ci64(g, dims[k]), (unsigned)(k + 1), "");
-  return v;
-}
-
 /* cuda.const.array_like(CONST): made once per constant and dtype. */
 static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
   (void)b;
@@ -336,19 +271,22 @@ static LLVMValueRef cg_gu_view(cg_ctx *g, node *e, const builtin *b) {
   return v;
 }
 
-
-#define NS(path) {path, BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL}
-
 /* name: the kind of array, for messages */
 const builtin builtins_memory[] = {
-  NS("numba.cuda.shared"), NS("numba.cuda.local"), NS("numba.cuda.const"),
-  {"numba.cuda.shared.array", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY, MEM_SHARED, "shared", 0,
-   ix_mem_array, cg_mem_array, NULL},
-  {"numba.cuda.local.array", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY, MEM_LOCAL, "local", 0,
-   ix_mem_array, cg_mem_array, NULL},
-  {"numba.cuda.const.array_like", BK_FUNCTION, -1, -1, 0, 0, BF_NEW_ARRAY | BF_READ_ONLY,
-   MEM_CONST, "constant", 0, ix_const_array, cg_const_array, NULL},
-  {"_kc_row", BK_FUNCTION, 2, 2, 0, 0, 0, MEM_ROW, NULL, 0, ix_gu_view, cg_gu_view, NULL},
-  {"_kc_cell", BK_FUNCTION, 2, 2, 0, 0, 0, MEM_CELL, NULL, 0, ix_gu_view, cg_gu_view, NULL},
+  {.path = "numba.cuda.shared", .kind = BK_MODULE},
+  {.path = "numba.cuda.local", .kind = BK_MODULE},
+  {.path = "numba.cuda.const", .kind = BK_MODULE},
+  {.path = "numba.cuda.shared.array", .kind = BK_FUNCTION, .max_args = -1,
+   .flags = BF_NEW_ARRAY, .op = MEM_SHARED, .name = "shared", .typing = ix_mem_array,
+   .lower = cg_mem_array},
+  {.path = "numba.cuda.local.array", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_NEW_ARRAY,
+   .op = MEM_LOCAL, .name = "local", .typing = ix_mem_array, .lower = cg_mem_array},
+  {.path = "numba.cuda.const.array_like", .kind = BK_FUNCTION, .max_args = -1,
+   .flags = BF_NEW_ARRAY | BF_READ_ONLY, .op = MEM_CONST, .name = "constant",
+   .typing = ix_const_array, .lower = cg_const_array},
+  {.path = "_kc_row", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .op = MEM_ROW,
+   .typing = ix_gu_view, .lower = cg_gu_view},
+  {.path = "_kc_cell", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .op = MEM_CELL,
+   .typing = ix_gu_view, .lower = cg_gu_view},
   {NULL},
 };

@@ -7,23 +7,27 @@
 #include "builtin.h"
 #include "sema.h"
 
-#define NS(path) {path, BK_MODULE, -1, -1, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL}
-#define DECORATOR(path, kind, flags) \
-  {path, BK_DECORATOR, -1, -1, 0, 0, flags, kind, NULL, 0, NULL, NULL, NULL}
-
 const builtin builtins_modules[] = {
-  NS("numba"), NS("numba.cuda"), NS("numba.types"), NS("numpy"),
-  DECORATOR("numba.cuda.jit", FN_KERNEL, BF_DECORATOR_ARGS),
+  {.path = "numba", .kind = BK_MODULE},
+  {.path = "numba.cuda", .kind = BK_MODULE},
+  {.path = "numba.types", .kind = BK_MODULE},
+  {.path = "numpy", .kind = BK_MODULE},
+  {.path = "numba.cuda.jit", .kind = BK_DECORATOR, .flags = BF_DECORATOR_ARGS, .op = FN_KERNEL},
   /* numba.jit/njit compile for the CPU in Numba; called from a kernel they are
      compiled for the GPU (Numba's target extension): here, device functions */
-  DECORATOR("numba.jit", FN_DEVICE, BF_DECORATOR_ARGS),
-  DECORATOR("numba.njit", FN_DEVICE, BF_DECORATOR_ARGS),
-  DECORATOR("kernel", FN_KERNEL, 0),
-  DECORATOR("device", FN_DEVICE, 0),
-  DECORATOR("numba.vectorize", FN_VECTORIZE, BF_DECORATOR_ARGS),
-  DECORATOR("numba.cuda.vectorize", FN_VECTORIZE, BF_DECORATOR_ARGS),
-  DECORATOR("numba.cuda.reduce", FN_REDUCE, BF_DECORATOR_ARGS),
-  DECORATOR("numba.guvectorize", FN_GUVECTORIZE, BF_DECORATOR_ARGS),
-  DECORATOR("numba.cuda.guvectorize", FN_GUVECTORIZE, BF_DECORATOR_ARGS),
+  {.path = "numba.jit", .kind = BK_DECORATOR, .flags = BF_DECORATOR_ARGS, .op = FN_DEVICE},
+  {.path = "numba.njit", .kind = BK_DECORATOR, .flags = BF_DECORATOR_ARGS, .op = FN_DEVICE},
+  {.path = "kernel", .kind = BK_DECORATOR, .op = FN_KERNEL},
+  {.path = "device", .kind = BK_DECORATOR, .op = FN_DEVICE},
+  {.path = "numba.vectorize", .kind = BK_DECORATOR, .flags = BF_DECORATOR_ARGS,
+   .op = FN_VECTORIZE},
+  {.path = "numba.cuda.vectorize", .kind = BK_DECORATOR, .flags = BF_DECORATOR_ARGS,
+   .op = FN_VECTORIZE},
+  {.path = "numba.cuda.reduce", .kind = BK_DECORATOR, .flags = BF_DECORATOR_ARGS,
+   .op = FN_REDUCE},
+  {.path = "numba.guvectorize", .kind = BK_DECORATOR, .flags = BF_DECORATOR_ARGS,
+   .op = FN_GUVECTORIZE},
+  {.path = "numba.cuda.guvectorize", .kind = BK_DECORATOR, .flags = BF_DECORATOR_ARGS,
+   .op = FN_GUVECTORIZE},
   {NULL},
 };

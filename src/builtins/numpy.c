@@ -14,7 +14,7 @@
  * go to any float (numba/np/numpy_support.py, ufunc_can_cast: np.power(float32, int32)
  * is float32). Numba 0.56's NumPy types have no float16, so a float16 ("e") loop is
  * taken only when an input is float16. The lowering converts the inputs to the loop's
- * types and computes with math.c's functions (cg_math_call) and cg_arith.c's
+ * types and computes with cg_math.c's functions (cg_math_call) and cg_arith.c's
  * operators, so np.sin and math.sin are one implementation.
  */
 #include <math.h>
@@ -27,7 +27,7 @@
 
 /* How a ufunc computes, on inputs already converted to its loop's types. */
 typedef enum ufunc_kind {
-  UK_MATH,     /* math.c's cg_math_call(lib): sin, sqrt, arctan2, hypot, power on floats */
+  UK_MATH,     /* cg_math.c's cg_math_call(lib): sin, sqrt, arctan2, hypot, power on floats */
   UK_ARITH,    /* cg_arith_op(op): add, floor_divide, remainder, bitwise_*, shifts */
   UK_TRUEDIV,  /* inputs converted to the (float) output type, then divided */
   UK_FLOORDIV, UK_REMAINDER, /* floats: CPython's divmod, as NumPy and Numba compute
@@ -912,7 +912,7 @@ static node *np_eye(np_call *c, const type *t) {
   return np_result(c, flat, dims, 2, t);
 }
 
-node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
+static node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
   np_call c = {ic, e, builtin_user_name(b), {NULL}};
   if (!np_bind(&c, b->op)) return NULL;
   static const int dtype_at[] = {[NP_ARRAY] = 1, [NP_ARANGE] = 3, [NP_LINSPACE] = 5,
@@ -929,22 +929,38 @@ node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
   }
 }
 
-#define UFUNC_ROW(n, nin, kind, op, lib, loops) \
-  {"numpy." #n, BK_FUNCTION, nin, -1, 0, 0, 0, UF_##n, NULL, 0, ix_ufunc, cg_ufunc, NULL},
-/* math.c's typing and lowering of a float64 constant (math.pi ...) */
-#define CONST(path, v) \
-  {path, BK_VALUE, -1, -1, 0, 0, BF_CONSTANT, 0, NULL, v, ix_math_constant, cg_math_constant, NULL}
-/* an array constructor: folded at module level (np_fold_call), refused in kernels */
-#define MAKER(path, kind) \
-  {path, BK_FUNCTION, -1, -1, 0, 0, BF_FOLD, kind, NULL, 0, ix_array_maker, NULL, NULL}
+/* a ufunc's row, from the UFUNCS table: ufuncs[op] is its spec */
+#define UFUNC_ROW(n, nin, kind_, op_, lib_, loops_) \
+  {.path = "numpy." #n, .kind = BK_FUNCTION, .min_args = nin, .max_args = -1, \
+   .flags = BF_PURE, .op = UF_##n, .typing = ix_ufunc, .lower = cg_ufunc},
 
 const builtin builtins_numpy[] = {
   UFUNCS(UFUNC_ROW)
-  CONST("numpy.pi", 3.14159265358979323846), CONST("numpy.e", 2.71828182845904523536),
-  CONST("numpy.inf", INFINITY), CONST("numpy.nan", NAN),
-  CONST("numpy.euler_gamma", 0.57721566490153286061),
-  MAKER("numpy.array", NP_ARRAY), MAKER("numpy.arange", NP_ARANGE),
-  MAKER("numpy.linspace", NP_LINSPACE), MAKER("numpy.zeros", NP_ZEROS),
-  MAKER("numpy.ones", NP_ONES), MAKER("numpy.full", NP_FULL), MAKER("numpy.eye", NP_EYE),
+  /* float64 constants: math.c's typing and lowering (math.pi ...) */
+  {.path = "numpy.pi", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 3.14159265358979323846, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "numpy.e", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 2.71828182845904523536, .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "numpy.inf", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE, .value = INFINITY,
+   .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "numpy.nan", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE, .value = NAN,
+   .typing = ix_math_constant, .lower = cg_math_constant},
+  {.path = "numpy.euler_gamma", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
+   .value = 0.57721566490153286061, .typing = ix_math_constant, .lower = cg_math_constant},
+  /* array constructors: folded at module level (np_fold_call), refused in kernels */
+  {.path = "numpy.array", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ARRAY,
+   .typing = ix_array_maker, .fold = np_fold_call},
+  {.path = "numpy.arange", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+   .op = NP_ARANGE, .typing = ix_array_maker, .fold = np_fold_call},
+  {.path = "numpy.linspace", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+   .op = NP_LINSPACE, .typing = ix_array_maker, .fold = np_fold_call},
+  {.path = "numpy.zeros", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ZEROS,
+   .typing = ix_array_maker, .fold = np_fold_call},
+  {.path = "numpy.ones", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ONES,
+   .typing = ix_array_maker, .fold = np_fold_call},
+  {.path = "numpy.full", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_FULL,
+   .typing = ix_array_maker, .fold = np_fold_call},
+  {.path = "numpy.eye", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_EYE,
+   .typing = ix_array_maker, .fold = np_fold_call},
   {NULL},
 };

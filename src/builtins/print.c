@@ -155,6 +155,6 @@ static LLVMValueRef cg_print(cg_ctx *g, node *e, const builtin *b) {
 
 
 const builtin builtins_print[] = {
-  {"print", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_print, cg_print, NULL},
+  {.path = "print", .kind = BK_FUNCTION, .max_args = -1, .typing = ix_print, .lower = cg_print},
   {NULL},
 };

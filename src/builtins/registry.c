@@ -4,6 +4,7 @@
  * so a linear scan of ~250 rows (their first characters compared first) costs less
  * than building an index would: about 0.3% of compiling a small kernel.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "builtin.h"
@@ -17,12 +18,36 @@ static const builtin_family families[] = {
   {"arrays", builtins_arrays},   {NULL, NULL},
 };
 
-const builtin *builtin_find(const char *path) {
-  if (strncmp(path, "numba.cuda.libdevice", 20) == 0) return libdevice_find(path);
-  for (const builtin_family *f = families; f->name; f++)
-    for (const builtin *b = f->rows; b->path; b++)
-      if (b->path[0] == path[0] && strcmp(b->path, path) == 0) return b;
+/* Rows reached only under their prefix: the 300 of libdevice neither lengthen the
+ * lookup of every other name nor count as a family (each family's builtins need a line
+ * of docs/language.md; test_builtins checks these apart). */
+static const struct { const char *prefix; const builtin *rows; } prefixed[] = {
+  {"numba.cuda.libdevice", builtins_libdevice},
+};
+
+static const builtin *find_in(const builtin *rows, const char *path) {
+  for (const builtin *b = rows; b->path; b++)
+    if (b->path[0] == path[0] && strcmp(b->path, path) == 0) return b;
   return NULL;
+}
+
+const builtin *builtin_find(const char *path) {
+  for (size_t i = 0; i < sizeof prefixed / sizeof prefixed[0]; i++)
+    if (strncmp(path, prefixed[i].prefix, strlen(prefixed[i].prefix)) == 0)
+      return find_in(prefixed[i].rows, path);
+  for (const builtin_family *f = families; f->name; f++) {
+    const builtin *b = find_in(f->rows, path);
+    if (b) return b;
+  }
+  return NULL;
+}
+
+const builtin *builtin_attribute(const type *t, const char *name) {
+  char path[64];
+  if ((size_t)snprintf(path, sizeof path, ".%s", name) >= sizeof path) return NULL;
+  const builtin *b = builtin_find(path);
+  if (!b || b->kind != BK_ATTRIBUTE) return NULL;
+  return (b->flags & BF_ARRAY_METHOD) && t->kind == TY_ARRAY ? b : NULL;
 }
 
 const builtin_family *builtin_families(void) { return families; }

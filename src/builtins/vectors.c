@@ -9,9 +9,9 @@
  */
 #include <string.h>
 
-#include "../cg.h"
-#include "../typing.h"
-#include "../vector_types.h"
+#include "cg.h"
+#include "typing.h"
+#include "vector_types.h"
 
 static const char *const vec_fields[] = {"x", "y", "z", "w"};
 
@@ -63,7 +63,8 @@ static LLVMValueRef cg_vector_ctor(cg_ctx *g, node *e, const builtin *b) {
 
 /* The constructor of every vector type: ix_call finds it by the callee's path. */
 const builtin builtin_vector_ctor = {
-  "<vector>", BK_FUNCTION, -1, -1, 0, 0, 0, 0, NULL, 0, ix_vector_ctor, cg_vector_ctor, NULL,
+  .path = "<vector>", .kind = BK_FUNCTION, .max_args = -1, .typing = ix_vector_ctor,
+  .lower = cg_vector_ctor,
 };
 
 const type *ix_vector_attr(infer_ctx *ic, node *e, const type *vt) {

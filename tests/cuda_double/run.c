@@ -222,7 +222,7 @@ static int check_params(const char *call, const dbl_entry *e, const kc_kernel *k
     const rt_param *p = &k->params[i];
     int ok = 1;
     if (p->ndim > 0) {
-      int slots = 1 + p->ndim * (p->strided ? 2 : 1);
+      int slots = kc_param_words(p->ndim, p->strided, 0);
       for (int s = 0; s < slots; s++) ok &= check_slot(call, e, params, p->flat + s, 8, 0);
       if (ok) ok = check_array(call, e, p, params, i);
     } else if (p->dtype == KC_RECORD) {

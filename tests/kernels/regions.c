@@ -1,5 +1,5 @@
 /* regions.c — barrier kernels in region form and grid-stride loops on the CPU
- * (src/host_regions.c), checked against C computed here. Inputs are small integers or
+ * (src/codegen/host_regions.c), checked against C computed here. Inputs are small integers or
  * halves, so every sum is exact whatever the order: all checks are exact. The same
  * checks run under KC_CPU_REGIONS=0 (tests/meson.build), where the barrier kernels run
  * as fibers and the grid-stride loops one thread at a time. */

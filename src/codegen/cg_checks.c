@@ -1,0 +1,60 @@
+/*
+ * cg_checks.c — the code of `assert` and `raise` (infer_checks.c types them and makes
+ * the exception's text): in a kernel compiled with debug=True a failed assert or a raise
+ * fills the launch's error record (host_abi.h: KC_KERNEL_ERROR_RAISE, the source
+ * position, the block and thread, the text) and ends the thread; elsewhere an assert is
+ * compiled out and a raise only ends the thread. A thread ends with PTX's `exit` on the
+ * GPU and the executor's blk->exit_thread on the CPU (cg_target's thread_exit).
+ */
+#include <string.h>
+
+#include "cg.h"
+#include "host_abi.h"
+
+/* The text into the record: its bytes (cut to fit, NUL-terminated and zero-padded) as
+ * constant little-endian 8-byte words, so no string needs to live on the device. */
+static void store_message(cg_ctx *g, LLVMValueRef rec, const char *text) {
+  unsigned char buf[KC_KERNEL_ERROR_MSG_LEN] = {0};
+  size_t n = strlen(text);
+  if (n > sizeof buf - 1) n = sizeof buf - 1;
+  memcpy(buf, text, n);
+  for (size_t w = 0; w < (n + 8) / 8; w++) {
+    unsigned long long word = 0;
+    for (int k = 7; k >= 0; k--) word = word << 8 | buf[w * 8 + (size_t)k];
+    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_MESSAGE + (int)(w * 8), LLVMConstInt(g->i64, word, 0));
+  }
+}
+
+/* Claim the launch's error record (the first thread to fail wins) and fill it. */
+static void record_raise(cg_ctx *g, node *s) {
+  LLVMBasicBlockRef done;
+  LLVMValueRef rec = cg_error_claim(g, s->sp, &done);
+  cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_KIND, ci32(g, KC_KERNEL_ERROR_RAISE));
+  store_message(g, rec, s->str ? s->str : "Exception");
+  cg_error_done(g, done);
+}
+
+/* The thread raised: reported when checked, then ended. Leaves the builder in a block
+ * that is closed (codegen.c starts a new one for any statement after it). */
+static void raise_here(cg_ctx *g, node *s) {
+  if (g->fi->debug) record_raise(g, s);
+  g->target->thread_exit(g);
+}
+
+void cg_check_stmt(cg_ctx *g, node *s) {
+  if (s->kind == N_RAISE) {
+    raise_here(g, s);
+    return;
+  }
+  if (!g->fi->debug) return;   /* an assert outside debug code is compiled out */
+  LLVMValueRef ok = cg_to_bool(g, cg_expr(g, s->a), s->a->ty);
+  LLVMBasicBlockRef fail = cg_new_bb(g, "assert.fail"), pass = cg_new_bb(g, "assert.ok");
+  LLVMValueRef br = LLVMBuildCondBr(g->b, ok, pass, fail);
+  /* failures are rare: keep their code out of the hot path */
+  LLVMValueRef w[3] = {LLVMMDStringInContext(g->c, "branch_weights", 14), ci32(g, 1 << 20),
+                       ci32(g, 1)};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->c, "prof", 4), LLVMMDNodeInContext(g->c, w, 3));
+  LLVMPositionBuilderAtEnd(g->b, fail);
+  raise_here(g, s);
+  LLVMPositionBuilderAtEnd(g->b, pass);
+}

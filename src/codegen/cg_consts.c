@@ -1,0 +1,54 @@
+/*
+ * cg_consts.c — module arrays in code generation: a folded constant (a nested tuple of
+ * numbers: np.array(...) at module level, or the tuple cuda.const.array_like copies) as
+ * a constant global array, addrspace(4) on the GPU, made once per name per module.
+ */
+#include "cg.h"
+
+/* One element of a module constant as an LLVM constant of memory type el. */
+static LLVMValueRef const_element(cg_ctx *g, const node *v, const type *el) {
+  LLVMTypeRef mt = cg_mem_type(g, el);
+  double d = v->kind == N_FLOAT ? v->fval : v->big ? (double)v->uval : (double)v->ival;
+  if (el->kind == TY_FLOAT) return LLVMConstReal(mt, d);
+  if (el->kind == TY_BOOL) return LLVMConstInt(mt, d != 0, 0);
+  if (v->kind == N_FLOAT) return LLVMConstInt(mt, (unsigned long long)(long long)d, 1);
+  return LLVMConstInt(mt, v->big ? v->uval : (unsigned long long)v->ival, 0);
+}
+
+static void flatten_const(cg_ctx *g, const node *v, const type *el, LLVMValueRef *out, int *n) {
+  if (v->kind != N_TUPLE) {
+    out[(*n)++] = const_element(g, v, el);
+    return;
+  }
+  for (int i = 0; i < v->list.len; i++) flatten_const(g, v->list.items[i], el, out, n);
+}
+
+/* The constant array named name holding the folded nested tuple value, as an array
+ * value of type t: a constant global (addrspace(4) on the GPU), made once per name.
+ * cuda.const.array_like and module arrays (np.array ..., read in a kernel) share it. */
+LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,
+                                  const type *t) {
+  int64_t dims[KC_MAX_DIMS] = {0};
+  int ndim = 0;
+  ast_tuple_shape(value, 0, dims, &ndim);
+  int64_t n = 1;
+  for (int k = 0; k < t->ndim; k++) n *= dims[k];
+  LLVMValueRef gv = LLVMGetNamedGlobal(g->m, name);
+  if (!gv) {
+    LLVMTypeRef at = LLVMArrayType2(cg_mem_type(g, t->elem), (uint64_t)n);
+    LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)n);
+    int k = 0;
+    flatten_const(g, value, t->elem, vals, &k);
+    gv = LLVMAddGlobalInAddressSpace(g->m, at, name, g->target->const_addrspace);
+    LLVMSetInitializer(gv, LLVMConstArray2(cg_mem_type(g, t->elem), vals, (uint64_t)n));
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetAlignment(gv, 16);
+  }
+  LLVMValueRef data = cg_generic_ptr(g, gv);
+  LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, t->ndim));
+  v = LLVMBuildInsertValue(g->b, v, data, 0, "");
+  for (int k = 0; k < t->ndim; k++)
+    v = LLVMBuildInsertValue(g->b, v, ci64(g, dims[k]), (unsigned)(k + 1), "");
+  return v;
+}

@@ -1,0 +1,35 @@
+/*
+ * host_regions.h — the CPU back end's region form of kernels with barriers
+ * (host_regions.c), and the thread loops it shares with cg_host.c.
+ */
+#ifndef KCC_HOST_REGIONS_H
+#define KCC_HOST_REGIONS_H
+
+#include "cg.h"
+
+/* Loops over a block's threads, z outermost: open positions the builder in the body
+ * with iv[] the thread's index; close ends the body (from wherever the builder is) and
+ * leaves the builder after the loops. dims[] are the block's extents (each >= 1). */
+typedef struct host_thread_loops {
+  LLVMValueRef dims[3], iv[3];
+  LLVMBasicBlockRef head[3];
+} host_thread_loops;
+void host_thread_loops_open(cg_ctx *g, host_thread_loops *l);
+void host_thread_loops_close(cg_ctx *g, host_thread_loops *l);
+/* blockDim.x, .y, .z of the block record blk (host_abi.h), with their range */
+void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3]);
+/* The kernel's arguments from a kernelParams-style void** array (cg_host.c). */
+void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef *out);
+
+/* Generate f's K__block in region form when f's barriers allow it; false (nothing
+ * generated) when they do not, and the executor runs f's threads as fibers. */
+bool host_regions_entry(cg_ctx *g, fn_instance *f);
+/* cg_stmts.c's statement lists while a region-form kernel is generated: a list at the
+ * block's level (outside any thread loop), split into regions. */
+bool host_regions_at_block_level(const cg_ctx *g);
+void host_regions_block(cg_ctx *g, node_list *body);
+/* memory.c: a cuda.local.array's storage (of LLVM type at) for the call e, one per
+ * thread, inside a region */
+LLVMValueRef host_regions_local_array(cg_ctx *g, node *e, LLVMTypeRef at);
+
+#endif

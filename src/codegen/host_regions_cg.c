@@ -1,0 +1,399 @@
+/*
+ * host_regions_cg.c — the region form's code (host_regions.c plans it): K__block as a
+ * loop over the block's threads per region, the control flow around barriers run once
+ * for the block, locals kept per thread in the executor's frame (blk->frame) as one
+ * array per local, recomputed thread-index locals, and grid-stride loops run step by
+ * step for the whole block.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtins/builtin.h"
+#include "host_abi.h"
+#include "host_regions.h"
+#include "host_regions_plan.h"
+
+bool host_regions_at_block_level(const cg_ctx *g) {
+  return g->regions && g->regions->block_level;
+}
+
+/* thread (x, y, z)'s index in the block, x fastest */
+static LLVMValueRef linear_thread(cg_ctx *g, host_regions *R, LLVMValueRef *iv) {
+  LLVMValueRef lin = LLVMBuildZExt(g->b, iv[2], g->i64, "");
+  for (int k = 1; k >= 0; k--) {
+    LLVMValueRef d = LLVMBuildZExt(g->b, R->dims[k], g->i64, "");
+    lin = LLVMBuildNUWAdd(g->b, LLVMBuildNUWMul(g->b, lin, d, ""),
+                          LLVMBuildZExt(g->b, iv[k], g->i64, ""), "");
+  }
+  return lin;
+}
+
+/* Point every local kept per thread at this thread's element. */
+static void enter_thread(cg_ctx *g, host_regions *R, host_thread_loops *l) {
+  R->lin = linear_thread(g, R, l->iv);
+  for (int v = 0; v < R->n; v++)
+    if (R->base[v]) {
+      symbol *s = R->syms[v];
+      s->cg = LLVMBuildInBoundsGEP2(g->b, cg_type(g, s->ty), R->base[v], &R->lin, 1, s->name);
+    }
+  for (int k = 0; k < 3; k++) g->tid[k] = l->iv[k];
+}
+
+/* Open a region's thread loops: each thread's locals, and the recomputed ones (remat)
+ * that region r comes after. */
+static void open_region(cg_ctx *g, host_regions *R, host_thread_loops *l, int r) {
+  if (cg_terminated(g)) LLVMPositionBuilderAtEnd(g->b, cg_new_bb(g, "dead"));
+  memcpy(l->dims, R->dims, sizeof l->dims);
+  host_thread_loops_open(g, l);
+  enter_thread(g, R, l);
+  R->block_level = false;
+  for (int k = 0; k < R->remat_order.len; k++) {
+    node *def = R->remat_order.items[k];
+    if (R->def_region[hr_local_of(R, def->list.items[0])] < r) cg_statement(g, def);
+  }
+}
+
+/* blk->trap(blk, message): the launch fails with it (KC_ERR_LAUNCH) */
+static void host_trap(cg_ctx *g, const char *message) {
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  LLVMValueRef fn = cg_blk_load(g, KC_CPU_BLOCK_OFF_TRAP, g->ptr, "trap");
+  LLVMValueRef args[2] = {g->blk, LLVMBuildGlobalStringPtr(g->b, message, "kc.msg")};
+  LLVMBuildCall2(g->b, LLVMFunctionType(g->voidt, pt, 2, 0), fn, args, 2, "");
+}
+
+/* How many steps a thread takes through range(lo, stop, step), step != 0: as unsigned
+ * 64-bit arithmetic, which is exact for every signed lo, stop and step. */
+static LLVMValueRef trip_count(cg_ctx *g, LLVMValueRef lo, LLVMValueRef stop, LLVMValueRef step) {
+  LLVMValueRef zero = ci64(g, 0), one = ci64(g, 1);
+  LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, zero, "");
+  LLVMValueRef dist = LLVMBuildSelect(g->b, up, LLVMBuildSub(g->b, stop, lo, ""),
+                                      LLVMBuildSub(g->b, lo, stop, ""), "");
+  LLVMValueRef mag = LLVMBuildSelect(g->b, up, step, LLVMBuildNeg(g->b, step, ""), "");
+  LLVMValueRef some = LLVMBuildSelect(g->b, up, LLVMBuildICmp(g->b, LLVMIntSLT, lo, stop, ""),
+                                      LLVMBuildICmp(g->b, LLVMIntSGT, lo, stop, ""), "");
+  LLVMValueRef n = LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, LLVMBuildSub(g->b, dist, one, ""), mag, ""), one, "");
+  return LLVMBuildSelect(g->b, some, n, zero, "trips");
+}
+
+/* Whether the thread's iteration i = lo + c * step (step != 0) is before stop. */
+static LLVMValueRef before_stop(cg_ctx *g, LLVMValueRef i, LLVMValueRef stop, LLVMValueRef step) {
+  return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), ""),
+                         LLVMBuildICmp(g->b, LLVMIntSLT, i, stop, ""),
+                         LLVMBuildICmp(g->b, LLVMIntSGT, i, stop, ""), "");
+}
+
+static LLVMValueRef overflows(cg_ctx *g, const char *op, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef args[2] = {a, b};
+  LLVMValueRef r = cg_call_intrinsic(g, op, g->i64, args, 2);
+  return LLVMBuildExtractValue(g->b, r, 1, "");
+}
+
+/* Every lo + c * step of the block's threads (c below the most steps any takes) fits
+ * in int64, so that `i < stop` alone is exact and the arithmetic can say nsw: the one
+ * with the most steps stays before stop, the others within the spread of lo beyond
+ * it, and c * step below 2^63. Only ranges within that much of the int64 limits fail. */
+static LLVMValueRef strided_fits(cg_ctx *g, LLVMValueRef stop, LLVMValueRef step, LLVMValueRef steps,
+                                 LLVMValueRef lo_min, LLVMValueRef lo_max) {
+  LLVMValueRef spread = LLVMBuildSub(g->b, lo_max, lo_min, "");
+  LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), "");
+  LLVMValueRef mag = LLVMBuildSelect(g->b, up, step, LLVMBuildNeg(g->b, step, ""), "");
+  LLVMValueRef bad = overflows(g, "llvm.ssub.with.overflow", lo_max, lo_min);
+  bad = LLVMBuildOr(g->b, bad, LLVMBuildICmp(g->b, LLVMIntSLT, mag, ci64(g, 0), ""), "");
+  bad = LLVMBuildOr(g->b, bad, overflows(g, "llvm.smul.with.overflow", steps, mag), "");
+  bad = LLVMBuildOr(g->b, bad, LLVMBuildSelect(g->b, up,
+      overflows(g, "llvm.sadd.with.overflow", stop, spread),
+      overflows(g, "llvm.ssub.with.overflow", stop, spread), ""), "");
+  return LLVMBuildNot(g->b, bad, "fits");
+}
+
+/* lo + c * step, which fits (strided_fits): as lo + c * |step| or lo - c * |step|, with
+ * both factors' sign bits cleared (they are clear), so LLVM sees that the product is
+ * not negative and, for a step it knows is positive, that the index is not negative
+ * where lo is not: no negative-index wrap is left for the vectoriser. */
+static LLVMValueRef strided_index(cg_ctx *g, LLVMValueRef lo, LLVMValueRef c, LLVMValueRef step) {
+  LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), "");
+  LLVMValueRef mag = LLVMBuildSelect(g->b, up, step, LLVMBuildNeg(g->b, step, ""), "");
+  LLVMValueRef low63 = ci64(g, INT64_MAX);
+  LLVMValueRef k = LLVMBuildNSWMul(g->b, LLVMBuildAnd(g->b, c, low63, ""),
+                                   LLVMBuildAnd(g->b, mag, low63, ""), "");
+  return LLVMBuildSelect(g->b, up, LLVMBuildNSWAdd(g->b, lo, k, ""), LLVMBuildNSWSub(g->b, lo, k, ""), "i");
+}
+
+static void update_extreme(cg_ctx *g, LLVMValueRef slot, LLVMValueRef v, LLVMIntPredicate keep) {
+  LLVMValueRef cur = LLVMBuildLoad2(g->b, g->i64, slot, "");
+  LLVMBuildStore(g->b, LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, keep, v, cur, ""), v, cur, ""), slot);
+}
+
+/* A grid-stride loop, interchanged: the block takes step c = 0, 1, ... while some
+ * thread has one left, and at each step every thread that has takes its iteration
+ * i = start + c * step, so the threads of a step touch neighbouring elements and the
+ * thread loop vectorises. A first thread loop finds the threads' smallest and largest
+ * start, and so the most steps a thread takes.
+ * Threads of a block are independent where no barrier is, so this order is one of
+ * those CUDA allows; each thread still takes its own iterations, in order. */
+static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
+  const type *t = s->b->ty;
+  const node_list *a = &s->b->list;
+  int n = a->len, r = R->emitted++;
+  LLVMValueRef stop = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[1], t), g->i64, "stop");
+  LLVMValueRef step = n == 3 ? LLVMBuildSExt(g->b, cg_expr_as(g, a->items[2], t), g->i64, "step") : ci64(g, 1);
+  LLVMBasicBlockRef bad = cg_new_bb(g, "step.zero"), ok = cg_new_bb(g, "step.ok");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, step, ci64(g, 0), ""), bad, ok);
+  LLVMPositionBuilderAtEnd(g->b, bad);
+  host_trap(g, "ValueError: range() arg 3 must not be zero");
+  LLVMBuildBr(g->b, g->ret_bb);
+  LLVMPositionBuilderAtEnd(g->b, ok);
+  LLVMValueRef lo_min = cg_entry_alloca(g, g->i64, "lo.min"), lo_max = cg_entry_alloca(g, g->i64, "lo.max");
+  LLVMBuildStore(g->b, ci64(g, INT64_MAX), lo_min);
+  LLVMBuildStore(g->b, ci64(g, INT64_MIN), lo_max);
+  host_thread_loops l;
+  open_region(g, R, &l, r);
+  LLVMValueRef lo = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[0], t), g->i64, "");
+  update_extreme(g, lo_min, lo, LLVMIntSLT);
+  update_extreme(g, lo_max, lo, LLVMIntSGT);
+  host_thread_loops_close(g, &l);
+  R->block_level = true;
+  /* the thread starting furthest back (for a positive step, the smallest start) takes
+     the most steps: one division for the block */
+  LLVMValueRef first = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), ""),
+                                       LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
+                                       LLVMBuildLoad2(g->b, g->i64, lo_max, ""), "");
+  LLVMValueRef steps = trip_count(g, first, stop, step);
+  LLVMBasicBlockRef wide = cg_new_bb(g, "range.wide"), fits = cg_new_bb(g, "range.fits");
+  LLVMBuildCondBr(g->b, strided_fits(g, stop, step, steps, LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
+                                     LLVMBuildLoad2(g->b, g->i64, lo_max, "")), fits, wide);
+  LLVMPositionBuilderAtEnd(g->b, wide);
+  host_trap(g, "a grid-stride range() this close to the int64 limits is not supported "
+               "by the CPU back end");
+  LLVMBuildBr(g->b, g->ret_bb);
+  LLVMPositionBuilderAtEnd(g->b, fits);
+  /* for c in range(steps): for each thread: i = start + c * step; if in range: body */
+  LLVMValueRef ctr = cg_entry_alloca(g, g->i64, "step.c");
+  LLVMBuildStore(g->b, ci64(g, 0), ctr);
+  LLVMBasicBlockRef head = cg_new_bb(g, "steps"), body = cg_new_bb(g, "step"), done = cg_new_bb(g, "steps.end");
+  LLVMBuildBr(g->b, head);
+  LLVMPositionBuilderAtEnd(g->b, head);
+  LLVMValueRef c = LLVMBuildLoad2(g->b, g->i64, ctr, "c");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, c, steps, ""), body, done);
+  LLVMPositionBuilderAtEnd(g->b, body);
+  open_region(g, R, &l, r);
+  lo = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[0], t), g->i64, "");
+  LLVMValueRef i = strided_index(g, lo, c, step);
+  LLVMValueRef mine = before_stop(g, i, stop, step);
+  LLVMBasicBlockRef take = cg_new_bb(g, "step.take"), next = cg_new_bb(g, "thread.next");
+  LLVMBuildCondBr(g->b, mine, take, next);
+  LLVMPositionBuilderAtEnd(g->b, take);
+  cg_store_target(g, s->a, LLVMBuildTrunc(g->b, i, cg_scalar_type(g, t), ""), t);
+  loop_targets lt = {next, next}, *saved_loop = g->loop;
+  g->loop = &lt;   /* continue: this thread's next step (break was ruled out) */
+  for (int k = 0; k < s->body.len; k++) cg_statement(g, s->body.items[k]);
+  if (!cg_terminated(g)) LLVMBuildBr(g->b, next);
+  LLVMPositionBuilderAtEnd(g->b, next);
+  host_thread_loops_close(g, &l);
+  g->loop = saved_loop;
+  R->block_level = true;
+  for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
+  LLVMBuildStore(g->b, LLVMBuildNUWAdd(g->b, c, ci64(g, 1), ""), ctr);
+  LLVMBuildBr(g->b, head);
+  LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void emit_region(cg_ctx *g, host_regions *R, node **items, int n) {
+  host_thread_loops l;
+  open_region(g, R, &l, R->emitted++);
+  loop_targets *saved_loop = g->loop;
+  LLVMBasicBlockRef saved_ret = g->ret_bb, next = cg_new_bb(g, "thread.next");
+  g->loop = NULL;
+  g->ret_bb = next;   /* a return ends this thread (no barrier follows: plan) */
+  for (int k = 0; k < n; k++) cg_statement(g, items[k]);
+  if (!cg_terminated(g)) LLVMBuildBr(g->b, next);
+  LLVMPositionBuilderAtEnd(g->b, next);
+  host_thread_loops_close(g, &l);
+  R->block_level = true;
+  g->loop = saved_loop;
+  g->ret_bb = saved_ret;
+  for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
+}
+
+void host_regions_block(cg_ctx *g, node_list *body) {
+  host_regions *R = g->regions;
+  for (int i = 0; i < body->len;) {
+    node *s = body->items[i];
+    switch (hr_classify(R, s)) {
+    case ST_BARRIER: i++; break;
+    case ST_BLOCK: cg_statement(g, s); i++; break;
+    case ST_STRIDED: emit_strided(g, R, s); i++; break;
+    case ST_REGION: {
+      int j = hr_region_end(R, body, i);
+      emit_region(g, R, body->items + i, j - i);
+      i = j;
+      break;
+    }
+    }
+  }
+}
+
+LLVMValueRef host_regions_local_array(cg_ctx *g, node *e, LLVMTypeRef at) {
+  host_regions *R = g->regions;
+  for (int k = 0; k < R->local_arrays.len; k++)
+    if (R->local_arrays.items[k] == e && R->arr_base[k])
+      return LLVMBuildInBoundsGEP2(g->b, at, R->arr_base[k], &R->lin, 1, "local");
+  return cg_entry_alloca(g, at, "local");
+}
+
+static LLVMTypeRef local_array_type(cg_ctx *g, const node *e) {
+  const int64_t *dims = e->aux_ptr;
+  uint64_t n = 1;
+  for (int k = 0; k < e->ty->ndim; k++) n *= (uint64_t)dims[k];
+  return LLVMArrayType2(cg_mem_type(g, e->ty->elem), n);
+}
+
+/* bytes rounded up to a multiple of 64 */
+static LLVMValueRef round64(cg_ctx *g, LLVMValueRef bytes) {
+  return LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, bytes, ci64(g, 63), ""), ci64(g, -64), "");
+}
+
+/* The buffer for what is kept per thread, one array per local, zeroed (a local read
+ * before any assignment is 0, as elsewhere); false when there is none to be had (the
+ * executor has failed the launch). */
+static void lay_out_frame(cg_ctx *g, host_regions *R, LLVMValueRef nthreads) {
+  R->base = arena_alloc(g->ar, sizeof *R->base * ((size_t)R->n + 1));
+  R->arr_base = arena_alloc(g->ar, sizeof *R->arr_base * ((size_t)R->local_arrays.len + 1));
+  LLVMTypeRef *types = arena_alloc(g->ar, sizeof *types * ((size_t)R->n + (size_t)R->local_arrays.len + 1));
+  int nt = 0;
+  for (int v = 0; v < R->n; v++)
+    if (R->syms[v]->ty && hr_per_thread(R, v)) types[nt++] = cg_type(g, R->syms[v]->ty);
+  for (int k = 0; k < R->local_arrays.len; k++) types[nt++] = local_array_type(g, R->local_arrays.items[k]);
+  if (nt == 0) return;
+  LLVMValueRef *offs = arena_alloc(g->ar, sizeof *offs * (size_t)nt);
+  LLVMValueRef total = ci64(g, 0);
+  for (int i = 0; i < nt; i++) {
+    offs[i] = total;
+    total = LLVMBuildAdd(g->b, total, round64(g, LLVMBuildMul(g->b, nthreads, LLVMSizeOf(types[i]), "")), "");
+  }
+  LLVMTypeRef pt[2] = {g->ptr, g->i64};
+  LLVMTypeRef ft = LLVMFunctionType(g->ptr, pt, 2, 0);
+  LLVMValueRef fp = cg_blk_load(g, KC_CPU_BLOCK_OFF_FRAME, g->ptr, "frame_fn");
+  LLVMValueRef args[2] = {g->blk, total};
+  LLVMValueRef frame = LLVMBuildCall2(g->b, ft, fp, args, 2, "frame");
+  LLVMBasicBlockRef ok = cg_new_bb(g, "frame.ok");
+  LLVMBuildCondBr(g->b, LLVMBuildIsNull(g->b, frame, ""), g->ret_bb, ok);
+  LLVMPositionBuilderAtEnd(g->b, ok);
+  LLVMBuildMemSet(g->b, frame, LLVMConstInt(g->i8, 0, 0), total, 64);
+  int i = 0;
+  for (int v = 0; v < R->n; v++)
+    if (R->syms[v]->ty && hr_per_thread(R, v))
+      R->base[v] = LLVMBuildInBoundsGEP2(g->b, g->i8, frame, &offs[i++], 1, "");
+  for (int k = 0; k < R->local_arrays.len; k++)
+    R->arr_base[k] = LLVMBuildInBoundsGEP2(g->b, g->i8, frame, &offs[i++], 1, "");
+}
+
+/* Locals that are not kept per thread: one each for the block; parameters take their
+ * arguments (every thread's copy of a parameter kept per thread, in a first thread
+ * loop). */
+static void init_locals(cg_ctx *g, host_regions *R, LLVMValueRef *args) {
+  fn_instance *f = R->f;
+  bool any_thread_param = false;
+  for (int v = 0; v < R->n; v++) {
+    symbol *s = R->syms[v];
+    if (!s->ty) continue;
+    if (R->base[v]) {
+      any_thread_param |= s->is_param;
+      continue;
+    }
+    LLVMTypeRef lt = cg_type(g, s->ty);
+    s->cg = cg_entry_alloca(g, lt, s->name);
+    LLVMValueRef init = s->is_param
+        ? cg_convert(g, args[s->param_index], f->param_types[s->param_index], s->ty)
+        : LLVMConstNull(lt);
+    LLVMBuildStore(g->b, init, s->cg);
+  }
+  if (!any_thread_param) return;
+  host_thread_loops l;
+  memcpy(l.dims, R->dims, sizeof l.dims);
+  host_thread_loops_open(g, &l);
+  enter_thread(g, R, &l);
+  for (int v = 0; v < R->n; v++) {
+    symbol *s = R->syms[v];
+    if (R->base[v] && s->is_param)
+      LLVMBuildStore(g->b, cg_convert(g, args[s->param_index], f->param_types[s->param_index], s->ty), s->cg);
+  }
+  host_thread_loops_close(g, &l);
+}
+
+/* a for loop among the function's top-level statements: perhaps a grid-stride one */
+static bool top_level_loop(const fn_instance *f) {
+  for (int i = 0; i < f->def->body.len; i++)
+    if (((node *)f->def->body.items[i])->kind == N_FOR) return true;
+  return false;
+}
+
+typedef struct saved_state {
+  fn_instance *fi;
+  LLVMValueRef fn, blk, tid[3], ret_slot;
+  LLVMBasicBlockRef entry, ret_bb;
+  loop_targets *loop;
+} saved_state;
+
+static void save_state(const cg_ctx *g, saved_state *s) {
+  *s = (saved_state){g->fi, g->fn, g->blk, {g->tid[0], g->tid[1], g->tid[2]}, g->ret_slot,
+                     g->entry, g->ret_bb, g->loop};
+}
+
+static void restore_state(cg_ctx *g, const saved_state *s) {
+  g->fi = s->fi; g->fn = s->fn; g->blk = s->blk; g->ret_slot = s->ret_slot;
+  g->entry = s->entry; g->ret_bb = s->ret_bb; g->loop = s->loop;
+  for (int k = 0; k < 3; k++) g->tid[k] = s->tid[k];
+  g->regions = NULL;
+}
+
+/* K__block(args, blk) in region form. */
+bool host_regions_entry(cg_ctx *g, fn_instance *f) {
+  const char *off = getenv("KC_CPU_REGIONS");   /* 0: fibers for every barrier kernel */
+  if ((off && strcmp(off, "0") == 0) || (!f->uses_barrier && !top_level_loop(f))) return false;
+  if (f->noopt || f->uses_grid_sync) {
+    hr_explain(f, f->noopt ? "opt=False" : "a grid barrier");
+    return false;
+  }
+  host_regions *R = hr_plan(g->ar, f);
+  if (!f->uses_barrier && (!R || R->why || R->strided.len == 0))
+    return false;   /* no barrier and no grid-stride loop: the plain K__block */
+  if (!R || R->why) {
+    hr_explain(f, R ? R->why : "");
+    return false;
+  }
+  saved_state saved;
+  save_state(g, &saved);
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  const char *name = arena_printf(g->ar, "%s__block", f->symbol_name);
+  g->fn = LLVMAddFunction(g->m, name, LLVMFunctionType(g->voidt, pt, 2, 0));
+  g->fi = f;
+  g->entry = cg_new_bb(g, "entry");
+  g->ret_bb = cg_new_bb(g, "return");
+  g->ret_slot = NULL;
+  g->loop = NULL;
+  LLVMPositionBuilderAtEnd(g->b, g->entry);
+  cg_entry_debug(g, g->fn, f);
+  g->blk = LLVMGetParam(g->fn, 1);
+  for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
+  LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * ((size_t)f->nparams + 1));
+  host_unpack_args(g, f, LLVMGetParam(g->fn, 0), args);
+  host_block_dims(g, g->blk, R->dims);
+  LLVMValueRef nthreads = ci64(g, 1);
+  for (int k = 0; k < 3; k++)
+    nthreads = LLVMBuildNUWMul(g->b, nthreads, LLVMBuildZExt(g->b, R->dims[k], g->i64, ""), "");
+  lay_out_frame(g, R, nthreads);
+  init_locals(g, R, args);
+  g->regions = R;
+  R->block_level = true;
+  host_regions_block(g, &f->def->body);
+  if (!cg_terminated(g)) LLVMBuildBr(g->b, g->ret_bb);
+  LLVMPositionBuilderAtEnd(g->b, g->ret_bb);
+  LLVMBuildRetVoid(g->b);
+  LLVMSetCurrentDebugLocation2(g->b, NULL);
+  if (f->fastmath) cg_set_fast_math_flags(g->fn);
+  restore_state(g, &saved);
+  return true;
+}

@@ -1,0 +1,355 @@
+/*
+ * fold.c — constant folding: module constants, literal arithmetic (integers with
+ * Python's floor division and modulo, floats, complex numbers with Smith's division,
+ * small integer powers), tuples, math.pi and the other registry constants. A folded
+ * expression is a literal node (N_INT, N_FLOAT, N_BOOL, N_COMPLEX, N_TUPLE).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtins/builtin.h"
+#include "signature.h"
+#include "synth.h"
+#include "typing.h"
+
+/* ---- constant folding (module constants) -------------------------------------------- */
+
+node *ix_const_int_node(infer_ctx *ic, int64_t v, span sp) {
+  node *n = node_new(ic->ar, N_INT, sp);
+  n->ival = v;
+  return n;
+}
+
+node *ix_const_float_node(infer_ctx *ic, double v, span sp) {
+  node *n = node_new(ic->ar, N_FLOAT, sp);
+  n->fval = v;
+  return n;
+}
+
+double ix_const_as_double(const node *n) {
+  return n->kind == N_FLOAT ? n->fval : n->big ? (double)n->uval : (double)n->ival;
+}
+
+static int64_t floordiv_i64(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+/* ---- complex constants (I = 1j, Z = complex(1.0, 2.0), W = 2 + 3j) ---- */
+
+static node *const_complex(infer_ctx *ic, double re, double im, span sp) {
+  node *n = node_new(ic->ar, N_COMPLEX, sp);
+  n->a = ix_const_float_node(ic, re, sp);
+  n->b = ix_const_float_node(ic, im, sp);
+  return n;
+}
+
+/* The parts of a folded number; a real one has imaginary part 0. */
+static void const_parts(const node *n, double *re, double *im) {
+  *re = n->kind == N_COMPLEX ? n->a->fval : ix_const_as_double(n);
+  *im = n->kind == N_COMPLEX ? n->b->fval : 0.0;
+}
+
+/* x / y by Smith's algorithm, the code generator's (cx_div), so that a folded
+ * quotient is the one a kernel computes. */
+static void complex_div(double a, double b, double c, double d, double *re, double *im) {
+  if (fabs(c) >= fabs(d)) {
+    double r = d / c, den = c + d * r;
+    *re = (a + b * r) / den, *im = (b - a * r) / den;
+  } else {
+    double r = c / d, den = c * r + d;
+    *re = (a * r + b) / den, *im = (b * r - a) / den;
+  }
+}
+
+/* + - * / on two constants, one at least complex, and ** by an integer from 0 to 8 (a
+ * product, as in kernels). NULL for the other operators, which complex numbers lack. */
+static node *fold_complex_binop(infer_ctx *ic, node *e, node *l, node *r) {
+  double a, b, c, d, re = 1.0, im = 0.0;
+  const_parts(l, &a, &b);
+  const_parts(r, &c, &d);
+  switch (e->op) {
+  case OP_ADD: return const_complex(ic, a + c, b + d, e->sp);
+  case OP_SUB: return const_complex(ic, a - c, b - d, e->sp);
+  case OP_MUL: return const_complex(ic, a * c - b * d, a * d + b * c, e->sp);
+  case OP_DIV:
+    if (c == 0 && d == 0) {
+      ix_error(ic, e->sp, "division by zero in a constant expression");
+      return NULL;
+    }
+    complex_div(a, b, c, d, &re, &im);
+    return const_complex(ic, re, im, e->sp);
+  case OP_POW:
+    if (r->kind != N_INT || r->ival < 0 || r->ival > 8) {
+      ix_error(ic, e->sp, "complex ** in a constant takes an integer exponent from 0 to 8");
+      return NULL;
+    }
+    for (int64_t k = 0; k < r->ival; k++) {
+      double t = re * a - im * b;
+      im = re * b + im * a, re = t;
+    }
+    return const_complex(ic, re, im, e->sp);
+  default:
+    ix_error(ic, e->sp, "operator %s is not defined for complex numbers", op_symbol(e->op));
+    return NULL;
+  }
+}
+
+/* complex(x) and complex(x, y) on real constants (a complex x alone stays itself). */
+static node *fold_complex_call(infer_ctx *ic, node *e) {
+  if (e->kwargs.len || e->list.len < 1 || e->list.len > 2) return NULL;
+  node *x = ix_fold(ic, e->list.items[0]);
+  node *y = e->list.len == 2 ? ix_fold(ic, e->list.items[1]) : NULL;
+  if (!x || x->kind == N_TUPLE || (e->list.len == 2 && (!y || y->kind == N_TUPLE)))
+    return NULL;
+  if (x->kind == N_COMPLEX && !y) return x;
+  if (x->kind == N_COMPLEX || (y && y->kind == N_COMPLEX)) {
+    ix_error(ic, e->sp, "complex(x, y) in a constant takes real x and y");
+    return NULL;
+  }
+  return const_complex(ic, ix_const_as_double(x), y ? ix_const_as_double(y) : 0.0, e->sp);
+}
+
+/* ---- typed constants: NumPy's scalars (np.float32(x)) ---- */
+
+static int64_t wrap_int(int64_t v, const type *t) {
+  if (t->bits == 64) return v;
+  uint64_t m = ((uint64_t)1 << t->bits) - 1, u = (uint64_t)v & m;
+  if (t->is_signed && (u >> (t->bits - 1))) u |= ~m;   /* sign-extend */
+  return (int64_t)u;
+}
+
+/* d rounded to float16 (11 significant bits, subnormals below 2^-14, overflow past
+ * 65504 to infinity), halves to even, without the compiler's _Float16 */
+static double round_half(double d) {
+  if (!isfinite(d) || d == 0) return d;
+  int e;
+  frexp(d, &e);
+  int q = e - 11 < -24 ? -24 : e - 11;   /* the exponent of the last bit kept */
+  double r = ldexp(nearbyint(ldexp(d, -q)), q);
+  return fabs(r) > 65504 ? copysign(INFINITY, d) : r;
+}
+
+static double round_to(double d, const type *t) {
+  if (t->bits == 32) return (double)(float)d;
+  if (t->bits == 16) return round_half(d);
+  return d;
+}
+
+static node *typed(node *n, const type *t) {
+  n->aux = FOLD_TYPED;
+  n->ty = t;
+  return n;
+}
+
+node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp) {
+  double re, im;
+  const_parts(v, &re, &im);
+  if (t->kind == TY_COMPLEX) {
+    const type *pt = type_complex_part(t);
+    return typed(const_complex(ic, round_to(re, pt), round_to(im, pt), sp), t);
+  }
+  if (t->kind == TY_BOOL) {
+    node *b = node_new(ic->ar, N_BOOL, sp);
+    b->ival = re != 0 || im != 0;
+    return typed(b, t);
+  }
+  if (t->kind == TY_FLOAT) return typed(ix_const_float_node(ic, round_to(re, t), sp), t);
+  /* an integer: a float truncates toward zero (NaN and out-of-range values, which C
+     leaves undefined, give 0), then wraps to the width */
+  int64_t iv;
+  if (v->kind == N_INT || v->kind == N_BOOL) iv = v->big ? (int64_t)v->uval : v->ival;
+  else if (!(fabs(re) < 18446744073709551616.0)) iv = 0;
+  else iv = re < 0 ? (int64_t)re : (int64_t)(uint64_t)re;
+  node *n = ix_const_int_node(ic, wrap_int(iv, t), sp);
+  if (t == &ty_u64 && n->ival < 0) n->big = true, n->uval = (uint64_t)n->ival;
+  return typed(n, t);
+}
+
+/* The type of a binary operation on constants one of which is typed: the kernel's
+ * promotion, an untyped operand acting as a literal (np.float32(2) * 0.5 is float32). */
+static const type *typed_result(infer_ctx *ic, const node *e, node *l, node *r) {
+  bool lw = !ix_const_typed(l), rw = !ix_const_typed(r), weak;
+  const type *lt = lw ? ix_const_type(ic, l) : l->ty, *rt = rw ? ix_const_type(ic, r) : r->ty;
+  const type *t = ix_promote(lt, lw, l, rt, rw, r, &weak);
+  if (e->op == OP_DIV && t->kind != TY_FLOAT && t->kind != TY_COMPLEX) t = &ty_f64;
+  return t;
+}
+
+/* np.float32(x), int8(x), np.bool_(x) ...: a typed constant (x folded first). */
+static node *fold_type_call(infer_ctx *ic, node *e, const type *t) {
+  if (e->kwargs.len || e->list.len != 1) return NULL;
+  node *x = ix_fold(ic, e->list.items[0]);
+  if (!x || x->kind == N_TUPLE) return NULL;
+  if (x->kind == N_COMPLEX && t->kind != TY_COMPLEX && t->kind != TY_BOOL) {
+    ix_error(ic, e->sp, "a complex constant cannot be converted to %s (take .real first)",
+         ix_tname(ic, t));
+    return NULL;
+  }
+  return ix_fold_cast(ic, x, t, e->sp);
+}
+
+/* float('inf'), float('-inf'), float('nan'), float('1.5'): Python's spellings, which
+ * strtod reads too; NULL for anything else. */
+static node *fold_float_string(infer_ctx *ic, node *e) {
+  if (e->list.len != 1 || e->kwargs.len || e->list.items[0]->kind != N_STR) return NULL;
+  const char *text = e->list.items[0]->str;
+  char *end;
+  double v = strtod(text, &end);
+  while (*end == ' ' || *end == '\t' || *end == '\n') end++;
+  return end != text && *end == '\0' ? ix_const_float_node(ic, v, e->sp) : NULL;
+}
+
+static node *fold_call(infer_ctx *ic, node *e) {
+  const char *p = ix_dotted_path(ic, e->a);
+  if (!p) return NULL;
+  if (strcmp(p, "complex") == 0) return fold_complex_call(ic, e);
+  if (strcmp(p, "float") == 0 && fold_float_string(ic, e)) return fold_float_string(ic, e);
+  const type *t = ix_type_from_path(p);
+  if (t) return fold_type_call(ic, e, t);
+  const builtin *b = builtin_find(p);
+  return b && (b->flags & BF_FOLD) ? b->fold(ic, e, b) : NULL;   /* np.array, np.dtype ... */
+}
+
+static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r);
+
+static node *fold_binop(infer_ctx *ic, node *e, node *l, node *r) {
+  node *v = fold_binop_untyped(ic, e, l, r);
+  if (!v || !(ix_const_typed(l) || ix_const_typed(r))) return v;
+  return ix_fold_cast(ic, v, typed_result(ic, e, l, r), e->sp);
+}
+
+static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r) {
+  if (l->kind == N_COMPLEX || r->kind == N_COMPLEX) return fold_complex_binop(ic, e, l, r);
+  bool fl = l->kind == N_FLOAT || r->kind == N_FLOAT || e->op == OP_DIV;
+  if (l->kind == N_BOOL) l = ix_const_int_node(ic, l->ival, l->sp);
+  if (r->kind == N_BOOL) r = ix_const_int_node(ic, r->ival, r->sp);
+  if (fl) {
+    double a = ix_const_as_double(l), b = ix_const_as_double(r);
+    switch (e->op) {
+    case OP_ADD: return ix_const_float_node(ic, a + b, e->sp);
+    case OP_SUB: return ix_const_float_node(ic, a - b, e->sp);
+    case OP_MUL: return ix_const_float_node(ic, a * b, e->sp);
+    case OP_POW: return ix_const_float_node(ic, pow(a, b), e->sp);
+    case OP_DIV: case OP_FLOORDIV: case OP_MOD:
+      if (b == 0) { ix_error(ic, e->sp, "division by zero in a constant expression"); return NULL; }
+      if (e->op == OP_DIV) return ix_const_float_node(ic, a / b, e->sp);
+      if (e->op == OP_FLOORDIV) return ix_const_float_node(ic, floor(a / b), e->sp);
+      { double m = fmod(a, b); if (m != 0 && ((m < 0) != (b < 0))) m += b;
+        return ix_const_float_node(ic, m, e->sp); }
+    default: return NULL;
+    }
+  }
+  int64_t a = l->ival, b = r->ival;
+  switch (e->op) {
+  case OP_ADD: return ix_const_int_node(ic, (int64_t)((uint64_t)a + (uint64_t)b), e->sp);
+  case OP_SUB: return ix_const_int_node(ic, (int64_t)((uint64_t)a - (uint64_t)b), e->sp);
+  case OP_MUL: return ix_const_int_node(ic, (int64_t)((uint64_t)a * (uint64_t)b), e->sp);
+  case OP_FLOORDIV: case OP_MOD:
+    if (b == 0) { ix_error(ic, e->sp, "division by zero in a constant expression"); return NULL; }
+    if (b == -1)
+      return ix_const_int_node(ic, e->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a), e->sp);
+    if (e->op == OP_FLOORDIV) return ix_const_int_node(ic, floordiv_i64(a, b), e->sp);
+    return ix_const_int_node(ic, a - floordiv_i64(a, b) * b, e->sp);
+  case OP_POW: {
+    if (b < 0) return ix_const_float_node(ic, pow((double)a, (double)b), e->sp);
+    uint64_t res = 1, base = (uint64_t)a;
+    for (int64_t k = b; k > 0; k >>= 1) { if (k & 1) res *= base; base *= base; }
+    return ix_const_int_node(ic, (int64_t)res, e->sp);
+  }
+  case OP_LSHIFT:
+    return ix_const_int_node(ic, b >= 64 || b < 0 ? 0 : (int64_t)((uint64_t)a << b), e->sp);
+  case OP_RSHIFT: return ix_const_int_node(ic, b >= 64 || b < 0 ? (a < 0 ? -1 : 0) : a >> b, e->sp);
+  case OP_BITAND: return ix_const_int_node(ic, a & b, e->sp);
+  case OP_BITOR: return ix_const_int_node(ic, a | b, e->sp);
+  case OP_BITXOR: return ix_const_int_node(ic, a ^ b, e->sp);
+  default: return NULL;
+  }
+}
+
+/* -x, +x, ~x, not x on a folded number v */
+static node *fold_unary(infer_ctx *ic, node *e, node *v) {
+  if (e->op == OP_NOT) {
+    node *b = node_new(ic->ar, N_BOOL, e->sp);
+    double re, im;
+    const_parts(v, &re, &im);
+    b->ival = re == 0 && im == 0;
+    return b;
+  }
+  if (e->op == OP_POS) return v;
+  if (v->kind == N_COMPLEX)
+    return e->op == OP_NEG ? const_complex(ic, -v->a->fval, -v->b->fval, e->sp) : NULL;
+  if (e->op == OP_NEG)
+    return v->kind == N_FLOAT ? ix_const_float_node(ic, -v->fval, e->sp)
+                              : ix_const_int_node(ic, (int64_t)(0 - (uint64_t)v->ival), e->sp);
+  if (e->op == OP_INVERT && v->kind != N_FLOAT) return ix_const_int_node(ic, ~v->ival, e->sp);
+  return NULL;
+}
+
+/* Fold a constant expression to a literal node, or NULL if it is not constant. */
+node *ix_fold(infer_ctx *ic, node *e) {
+  switch (e->kind) {
+  case N_INT: case N_FLOAT: case N_BOOL: case N_COMPLEX: return e;
+  case N_IMAG: return const_complex(ic, 0.0, e->fval, e->sp);
+  case N_CALL: return fold_call(ic, e);
+  case N_NAME: {
+    symbol *s = ix_find_const(ic, e->str);
+    if (s) return s->value;
+    /* from math import pi: a builtin constant imported by name */
+    const char *p = ix_alias_path(ic, e->str);
+    const builtin *b = p ? builtin_find(p) : NULL;
+    return b && (b->flags & BF_CONSTANT) ? ix_const_float_node(ic, b->value, e->sp) : NULL;
+  }
+  case N_ATTR: {
+    const char *p = ix_dotted_path(ic, e);
+    symbol *member = p ? ix_find_const(ic, p) : NULL;   /* Color.RED */
+    if (member) return member->value;
+    const builtin *b = p ? builtin_find(p) : NULL;
+    return b && (b->flags & BF_CONSTANT) ? ix_const_float_node(ic, b->value, e->sp) : NULL;
+  }
+  case N_UNARY: {
+    node *v = ix_fold(ic, e->a);
+    if (!v || v->kind == N_TUPLE) return NULL;
+    if (ix_const_typed(v) && e->op != OP_NOT) {   /* -np.float32(x) stays float32 */
+      node *u = fold_unary(ic, e, v);
+      return u ? ix_fold_cast(ic, u, v->ty, e->sp) : NULL;
+    }
+    return fold_unary(ic, e, v);
+  }
+  case N_BINOP: {
+    node *l = ix_fold(ic, e->a), *r = ix_fold(ic, e->b);
+    if (!l || !r || l->kind == N_TUPLE || r->kind == N_TUPLE || l->big || r->big) return NULL;
+    return fold_binop(ic, e, l, r);
+  }
+  case N_TUPLE: {
+    node *t = node_new(ic->ar, N_TUPLE, e->sp);
+    for (int i = 0; i < e->list.len; i++) {
+      node *v = ix_fold(ic, e->list.items[i]);
+      if (!v || ix_const_is_array(v)) return NULL;   /* no tuples of arrays */
+      node_push(ic->ar, &t->list, v);
+    }
+    return t;
+  }
+  default: return NULL;
+  }
+}
+
+const type *ix_const_type(infer_ctx *ic, node *v) {
+  if (ix_const_typed(v)) return v->ty;
+  switch (v->kind) {
+  case N_INT: return v->big ? &ty_u64 : &ty_i64;
+  case N_FLOAT: return &ty_f64;
+  case N_COMPLEX: return &ty_c128;
+  case N_BOOL: return &ty_bool;
+  case N_TUPLE: {
+    const type **el = arena_alloc(ic->ar, sizeof *el * (size_t)(v->list.len + 1));
+    for (int i = 0; i < v->list.len; i++) el[i] = ix_const_type(ic, v->list.items[i]);
+    return type_tuple(ic->ar, el, v->list.len);
+  }
+  default: return NULL;
+  }
+}
+

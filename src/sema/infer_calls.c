@@ -1,0 +1,305 @@
+/*
+ * infer_calls.c — type inference of calls: the checks builtins' typing functions share
+ * (argument counts, scalars, integers, the GPU generation), a builtin's row applied
+ * (its checks, typing and effects), methods, and calls of device functions (keywords
+ * and defaults bound to parameters, the instance for the argument types) and of
+ * functions held as values.
+ */
+#include <string.h>
+
+#include "builtins/builtin.h"
+#include "signature.h"
+#include "synth.h"
+#include "typing.h"
+#include "vector_types.h"
+
+
+bool ix_check_argc(infer_ctx *ic, node *e, const char *what, int lo, int hi) {
+  int n = e->list.len;
+  if (e->kwargs.len) {
+    ix_error(ic, e->kwargs.items[0]->sp, "%s takes no keyword arguments", what);
+    return false;
+  }
+  if (n >= lo && n <= hi) return true;
+  if (lo == hi) ix_error(ic, e->sp, "%s takes %d argument%s, %d given", what, lo, lo == 1 ? "" : "s", n);
+  else if (hi > 100) ix_error(ic, e->sp, "%s takes at least %d arguments, %d given", what, lo, n);
+  else ix_error(ic, e->sp, "%s takes %d to %d arguments, %d given", what, lo, hi, n);
+  return false;
+}
+
+/* Type every argument; false if any is unknown. */
+bool ix_args(infer_ctx *ic, node *e) {
+  bool ok = true;
+  for (int i = 0; i < e->list.len; i++)
+    if (!ix_expr(ic, e->list.items[i])) ok = false;
+  for (int i = 0; i < e->kwargs.len; i++) ix_expr(ic, ((node *)e->kwargs.items[i])->a);
+  return ok;
+}
+
+bool ix_need_scalar(infer_ctx *ic, node *arg, const char *fname) {
+  if (arg->ty && type_is_scalar(arg->ty)) return true;
+  if (arg->ty) ix_error(ic, arg->sp, "%s needs a number, not %s", fname, ix_tname(ic, arg->ty));
+  return false;
+}
+
+bool ix_need_int(infer_ctx *ic, node *arg, const char *fname, const char *what) {
+  if (arg->ty && (arg->ty->kind == TY_INT || arg->ty->kind == TY_BOOL)) return true;
+  if (arg->ty) ix_error(ic, arg->sp, "%s needs an integer %s, not %s", fname, what, ix_tname(ic, arg->ty));
+  return false;
+}
+
+/* A real number (not complex): what math.*, min, max, round and int() take. */
+bool ix_need_real(infer_ctx *ic, node *arg, const char *fname) {
+  if (!ix_need_scalar(ic, arg, fname)) return false;
+  if (arg->ty->kind != TY_COMPLEX) return true;
+  ix_error(ic, arg->sp, "%s needs a real number, not %s (take .real, .imag or abs() first%s)",
+       fname, ix_tname(ic, arg->ty), strncmp(fname, "math.", 5) == 0 ? ", or use cmath" : "");
+  return false;
+}
+
+const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *fname) {
+  if (!ix_check_argc(ic, e, fname, 1, 1) || !ix_args(ic, e)) return NULL;
+  bool real = to->kind != TY_COMPLEX && to->kind != TY_BOOL;
+  if (!(real ? ix_need_real : ix_need_scalar)(ic, e->list.items[0], fname)) return NULL;
+  return ix_set_type(e, to, false);
+}
+
+
+/* ---- CUDA intrinsics: block collectives, fences, atomics, warp, bit operations -- */
+
+/* An instruction the GPU has from sm_<min> on: older targets get an error here, where
+ * LLVM would stop the process when it cannot select the instruction. */
+bool ix_need_arch(infer_ctx *ic, node *e, const char *fname, int min) {
+  if (ic->opts->target != KCC_TARGET_NVPTX || ic->opts->arch >= min) return true;
+  ix_error(ic, e->sp, "%s needs sm_%d or later, not sm_%d", fname, min, ic->opts->arch);
+  return false;
+}
+
+/* ---- calls of builtins: the registry's rows (src/builtins/) ---- */
+
+/* A call of a builtin function or method: the row's own checks (argument count, GPU),
+ * its typing, then its effects on the function being typed. */
+static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
+  e->bi = b;
+  /* messages say cuda.atomic.add, as the user wrote it, not numba.cuda.atomic.add */
+  const char *fname = b->kind == BK_METHOD ? b->path + 1 : builtin_user_name(b);
+  if (b->kind == BK_DECORATOR) {
+    ix_error(ic, e->sp, "'%s' is a decorator and cannot be called inside a function", b->path);
+    return NULL;
+  }
+  if (b->kind != BK_FUNCTION && b->kind != BK_METHOD) {
+    ix_error(ic, e->sp, "'%s' cannot be called", fname);
+    return NULL;
+  }
+  if (b->max_args >= 0 && !ix_check_argc(ic, e, fname, b->min_args, b->max_args)) return NULL;
+  const type *t = b->typing(ic, e, b);
+  if (!t) return NULL;
+  if (b->min_sm && !ix_need_arch(ic, e, fname, b->min_sm)) return e->ty = NULL;
+  /* barriers and warp exchanges: the CPU back end runs the threads as fibers */
+  if (b->flags & (BF_BARRIER | BF_WARP)) ic->cur->uses_barrier = true;
+  if (b->flags & BF_WRITES_ARG0) {
+    ix_mark_name_written(ic, e->list.items[0]);
+    ix_module_array_written(ic, e->list.items[0], e->sp);
+  }
+  return t;
+}
+
+/* z.conjugate(): methods are the registry's rows whose path starts with '.'; only
+ * numbers have them, cooperative groups theirs (BF_GROUP), and arrays those flagged
+ * BF_ARRAY_METHOD (builtins/arrays.c). */
+static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
+  node *callee = e->a;
+  const builtin *b = builtin_find(arena_printf(ic->ar, ".%s", callee->str));
+  bool on_array = bt->kind == TY_ARRAY;
+  if (b && b->kind == BK_METHOD &&
+      ((b->flags & BF_GROUP)         ? bt->kind == TY_GROUP
+       : (b->flags & BF_ARRAY_METHOD) ? on_array
+                                      : type_is_numeric(bt)))
+    return ix_builtin_call(ic, e, b);
+  if (on_array && ix_array_method_refused(ic, callee, bt)) return NULL;
+  ix_error(ic, callee->sp, "methods are not supported: %s has no method '%s'", ix_tname(ic, bt),
+       callee->str);
+  return NULL;
+}
+
+/* ---- calls of device functions: keywords and defaults ---- */
+
+static int param_named(const func_def *fn, const char *name) {
+  for (int i = 0; i < fn->def->params.len; i++)
+    if (strcmp(((node *)fn->def->params.items[i])->str, name) == 0) return i;
+  return -1;
+}
+
+static int count_defaults(const func_def *fn) {
+  int k = 0;
+  for (int i = 0; fn->defaults && i < fn->def->params.len; i++) k += fn->defaults[i] != NULL;
+  return k;
+}
+
+/* Too many positional arguments, or (with no keywords or defaults in play) too few: the
+ * message every call with a wrong count has always had. */
+static void argc_error(infer_ctx *ic, node *e, const func_def *fn) {
+  int np = fn->def->params.len, lo = np - count_defaults(fn), n = e->list.len;
+  if (lo == np)
+    ix_error(ic, e->sp, "'%s' takes %d argument%s, %d given", fn->name, np, np == 1 ? "" : "s", n);
+  else
+    ix_error(ic, e->sp, "'%s' takes %d to %d arguments, %d given", fn->name, lo, np, n);
+}
+
+/* Python's binding of a call's arguments to fn's parameters: the positional ones first,
+ * then keywords by name, then defaults for the rest (their indices in *omitted). The
+ * arguments in parameter order go to e->params; false, after an error, if the call does
+ * not fit. */
+static bool bind_args(infer_ctx *ic, node *e, func_def *fn, bitset *omitted) {
+  int np = fn->def->params.len;
+  *omitted = bitset_new(ic->ar, np);
+  if (e->list.len > np || (e->list.len < np && !e->kwargs.len && !count_defaults(fn))) {
+    argc_error(ic, e, fn);
+    return false;
+  }
+  node **bound = arena_alloc(ic->ar, sizeof *bound * (size_t)(np + 1));
+  for (int i = 0; i < e->list.len; i++) bound[i] = e->list.items[i];
+  bool ok = true;
+  for (int k = 0; k < e->kwargs.len; k++) {
+    node *kw = e->kwargs.items[k];
+    int j = param_named(fn, kw->str);
+    if (j < 0 || bound[j]) {
+      if (j < 0) ix_error(ic, kw->sp, "'%s' has no parameter named '%s'", fn->name, kw->str);
+      else ix_error(ic, kw->sp, "'%s' got two values for parameter '%s'", fn->name, kw->str);
+      ok = false;
+      continue;
+    }
+    bound[j] = kw->a;
+  }
+  for (int j = 0; j < np; j++) {
+    if (bound[j]) continue;
+    if (fn->defaults && fn->defaults[j]) {
+      if (fn->defaults[j]->kind == N_NONE) ok = false;   /* a bad default, reported */
+      bound[j] = fn->defaults[j];
+      bitset_add(*omitted, j);
+      continue;
+    }
+    ix_error(ic, e->sp, "call of '%s' gives no value for parameter '%s'", fn->name,
+         ((node *)fn->def->params.items[j])->str);
+    ok = false;
+  }
+  e->params = (node_list){bound, np, np};
+  return ok;
+}
+
+/* A call of a device function, an inner function, or a kernel (compiled as a device
+ * function there, as Numba does when a kernel calls another @cuda.jit function). */
+static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
+  bitset omitted = {0};
+  bool bound = bind_args(ic, e, fn, &omitted);
+  bool typed = ix_args(ic, e);
+  for (int i = 0; i < e->kwargs.len; i++)
+    typed = typed && ((node *)e->kwargs.items[i])->a->ty;
+  if (!bound || !typed || !ix_bind_captures(ic, e, fn)) return NULL;
+  int n = e->params.len;
+  const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    node *a = e->params.items[i];
+    if (bitset_has(omitted, i) && !ix_expr(ic, a)) return NULL;
+    args[i] = a->ty;
+  }
+  if (!ix_sig_args(ic, e, fn, args, n) || !ix_random_states_ok(ic, e, fn, args, n)) return NULL;
+  fn_instance *inst = ix_instantiate(ic, fn, args, n, omitted, e->sp);
+  if (!inst) return NULL;
+  e->aux_ptr = inst;
+  /* an array the callee writes is written by the caller too: a parameter passed
+     on must not be compiled as read-only (noalias, ld.global.nc) */
+  for (int i = 0; i < n; i++) {
+    node *a = e->params.items[i];
+    if (param_written(inst, i)) {
+      ix_mark_name_written(ic, a);
+      ix_module_array_written(ic, a, a->sp);
+    }
+  }
+  if (inst->uses_barrier) ic->cur->uses_barrier = true;
+  if (inst->uses_grid_sync) ic->cur->uses_grid_sync = true;
+  if (inst->ret_failed && inst->ret->kind == TY_VOID) return NULL;
+  return ix_set_type(e, inst->ret, false);
+}
+
+/* A call through a local holding a function value: an inner function, a parameter
+ * given a device function, a builtin or a type (funcval.c). */
+static const type *ix_value_call(infer_ctx *ic, node *e) {
+  const type *ft = ix_expr(ic, e->a);
+  e->bi = NULL;
+  e->aux_ptr = NULL;
+  if (!ft) return NULL;
+  if (ft->fv_kind == FV_BUILTIN) return ix_builtin_call(ic, e, ft->fv);
+  if (ft->fv_kind == FV_CLASS) {
+    e->bi = &builtin_type_cast;
+    return ix_cast(ic, e, ft->elem, ft->fv_name);
+  }
+  return ix_func_call(ic, e, (func_def *)ft->fv);
+}
+
+const type *ix_call(infer_ctx *ic, node *e) {
+  node *callee = e->a;
+  symbol *local = callee->kind == N_NAME ? ix_find_local(ic->cur, callee->str) : NULL;
+  if (local && local->ty && local->ty->kind == TY_FUNCVAL) return ix_value_call(ic, e);
+  if (local && local->poisoned && !local->ty) {   /* its error was reported */
+    ix_args(ic, e);
+    return NULL;
+  }
+  if (callee->kind == N_NAME) {
+    func_def *fn = ix_find_func(ic, callee->str);
+    if (fn && !ix_find_local(ic->cur, callee->str)) return ix_func_call(ic, e, fn);
+  }
+  const char *p = ix_dotted_path(ic, callee);
+  if (!p) {
+    if (callee->kind == N_NAME && !ix_find_local(ic->cur, callee->str) &&
+        !ix_find_const(ic, callee->str)) {
+      ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
+    } else if (callee->kind == N_ATTR) {
+      const type *bt = ix_expr(ic, callee->a);
+      if (bt) return ix_method(ic, e, bt);
+    } else if (callee->kind == N_INDEX && callee->a->kind == N_NAME &&
+               ix_find_func(ic, callee->a->str)) {
+      ix_error(ic, callee->sp, "a kernel cannot launch a kernel (CUDA's dynamic parallelism "
+           "is not supported, as in Numba): launch '%s' from the host", callee->a->str);
+    } else {
+      ix_error(ic, callee->sp, "this value cannot be called");
+    }
+    ix_args(ic, e);
+    return NULL;
+  }
+  if (strcmp(p, "float") == 0 && e->list.len == 1 && e->list.items[0]->kind == N_STR) {
+    node *v = ix_fold(ic, e);   /* float('inf'), float('nan'): constants */
+    if (v && v->kind == N_FLOAT) {
+      e->kind = N_FLOAT;
+      e->fval = v->fval;
+      e->a = NULL;
+      e->list.len = 0;
+      return ix_expr(ic, e);
+    }
+  }
+  if (vec_type_from_path(p)) {   /* float32x4(...), float4(...) */
+    e->bi = &builtin_vector_ctor;
+    return builtin_vector_ctor.typing(ic, e, &builtin_vector_ctor);
+  }
+  const type *cast = ix_type_from_path(p);
+  if (cast) {
+    e->bi = &builtin_type_cast;
+    return ix_cast(ic, e, cast, p);
+  }
+  const builtin *b = builtin_find(p);
+  if (!b) {
+    if (ix_host_use_error(ic, callee->sp, p)) ;
+    else if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);
+    else if (strncmp(p, "numpy.", 6) == 0)
+      ix_error(ic, callee->sp, "NumPy function '%s' is not supported in kernels (its ufuncs "
+           "on scalars are: docs/language.md, NumPy)", p);
+    else if (strncmp(p, "numba.cuda.libdevice.", 21) == 0)
+      ix_error(ic, callee->sp, "cuda.libdevice has no function '%s': its functions are "
+           "libdevice's __nv_* without the prefix, as in Numba (nan and nanf are left out, "
+           "as Numba leaves them: use math.nan)", p + 21);
+    else ix_error(ic, callee->sp, "unknown function '%s'", p);
+    ix_args(ic, e);
+    return NULL;
+  }
+  return ix_builtin_call(ic, e, b);
+}
