@@ -141,7 +141,8 @@ typedef struct kc_config {
   int opt_level;         /* 0 = KC_OPT_DEFAULT: -O3; KC_OPT_O0, or 1..3: LLVM's -O0..-O3;
                             another value makes kc_context_new fail with KC_ERR_INVALID */
   int arch;              /* default 0: sm version for PTX (80 = sm_80); 0 = the device's */
-  int cpu_threads;       /* default 0: worker threads of the CPU back end, 0 = all cores */
+  int cpu_threads;       /* default 0: worker threads of the CPU back end, 0 = all cores;
+                            at most 4096 (else KC_ERR_INVALID) */
   int verbose;           /* 0 = off unless KC_VERBOSE=1; 1 on, -1 off: say which device
                             was picked, and print every diagnostic to stderr when there
                             is no diag hook, and why a disk-cache entry was refused */

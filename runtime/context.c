@@ -216,6 +216,10 @@ static kc_status resolve_config(kc_context *ctx) {
     return rt_error(ctx, KC_ERR_INVALID, "config: opt_level %d is not KC_OPT_DEFAULT (0), "
                     "KC_OPT_O0 or 1..3", c->opt_level);
   c->opt_level = c->opt_level == KC_OPT_DEFAULT ? 3 : c->opt_level == KC_OPT_O0 ? 0 : c->opt_level;
+  /* a worker thread each, with its stacks: 100 000 of them exhaust the process */
+  if (c->cpu_threads < 0 || c->cpu_threads > RT_CPU_MAX_THREADS)
+    return rt_error(ctx, KC_ERR_INVALID, "config: cpu_threads %d is not 0 (all cores) or "
+                    "1..%d worker threads", c->cpu_threads, RT_CPU_MAX_THREADS);
   c->cache = config_switch(c->cache, "KC_CACHE", 1);
   c->verbose = config_switch(c->verbose, "KC_VERBOSE", 0);
   c->bounds_check = config_switch(c->bounds_check, "KC_BOUNDS_CHECK", 0);

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "file_kind.h"
 #include "rt.h"
 #include "rt_compiler.h"
 
@@ -132,6 +135,14 @@ static int resolve(void **slot, const char *name, const char *fallback) {
 static void load_driver(void) {
   static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
   const char *forced = getenv("KC_CUDA_DRIVER");
+  struct stat st;
+  if (forced && *forced && strchr(forced, '/') && stat(forced, &st) == 0 &&
+      !S_ISREG(st.st_mode)) {   /* dlopen of a FIFO would wait for a writer for ever */
+    rt_drv.status = KC_ERR_NO_DEVICE;
+    snprintf(rt_drv.msg, sizeof rt_drv.msg, "cannot open the CUDA driver KC_CUDA_DRIVER "
+             "names (%s): %s, not a regular file", forced, file_kind(st.st_mode));
+    return;
+  }
   if (forced && *forced) {
     rt_drv.lib = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
     rt_drv.path = forced;

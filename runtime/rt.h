@@ -48,6 +48,7 @@
 #define RT_MAX_FLAT_PARAMS 256   /* flattened kernel parameters (data + extents) */
 #define RT_CPU_MAX_SHARED 49152  /* shared memory per block on the CPU device, as CUDA's
                                     default limit, so CPU-tested kernels fit a GPU */
+#define RT_CPU_MAX_THREADS 4096  /* the most worker threads kc_config.cpu_threads asks for */
 
 #define RT_GRAVEYARD 256         /* freed array handles kept to catch their later use */
 #define RT_HANDLE_FREED 0x66524548u /* the magic of a freed module, stream or event (handles.c) */

@@ -68,6 +68,14 @@ limited() {   # limited PATTERN -- ARGS...: as expect 1, within 20 s
 limited "cannot read '/dev/zero': a character device, not a regular file" -- compile /dev/zero
 limited "a directory, not a regular file" -- compile "$WORK"
 mkfifo fifo.k && limited "cannot read 'fifo.k': a FIFO, not a regular file" -- compile fifo.k
+# libdevice from the environment is checked as a source file is (a FIFO would block)
+printf 'import math\nfrom numba import cuda\n@cuda.jit("void(float32[:])")\ndef k(a):\n    a[0] = math.sin(a[1])\n' >sin.k
+saved_libdevice=${KC_LIBDEVICE-}
+export KC_LIBDEVICE="$WORK/fifo.k"
+limited "libdevice '$WORK/fifo.k' (KC_LIBDEVICE or the configured path) is a FIFO, not a regular file" -- compile sin.k -o sin.ptx
+export KC_LIBDEVICE=/dev/zero
+limited "libdevice '/dev/zero' (KC_LIBDEVICE or the configured path) is a character device" -- compile sin.k -o sin.ptx
+if [ -n "$saved_libdevice" ]; then export KC_LIBDEVICE="$saved_libdevice"; else unset KC_LIBDEVICE; fi
 truncate -s 64M big.k && printf x >>big.k &&
   limited "cannot read 'big.k': larger than the 64 MiB limit on a source file" -- compile big.k
 head -c 67108865 /dev/zero | timeout 20 "$KCC" compile - >out.txt 2>err.txt

@@ -349,6 +349,27 @@ START_TEST(bad_source) {
 }
 END_TEST
 
+/* kc_config.cpu_threads past what a process can hold (each worker has stacks): refused,
+ * naming the setting and the bounds, before any thread is made. */
+START_TEST(cpu_threads_bounds) {
+  const int bad[] = {-1, 4097, 100000};
+  for (int i = 0; i < 3; i++) {
+    kc_config cfg;
+    kc_config_init(&cfg);
+    cfg.device = KC_DEVICE_CPU;
+    cfg.cpu_threads = bad[i];
+    kc_context *c = NULL;
+    ck_assert_int_eq(kc_context_new(&cfg, &c), KC_ERR_INVALID);
+    ck_assert_ptr_nonnull(c);
+    char want[64];
+    snprintf(want, sizeof want, "cpu_threads %d", bad[i]);
+    ck_assert_msg(strstr(kc_last_error(c), want) && strstr(kc_last_error(c), "1..4096"),
+                  "%s", kc_last_error(c));
+    kc_context_free(c);
+  }
+}
+END_TEST
+
 /* KC_DEVICE=cuda on a machine without the driver (skipped where there is a GPU). */
 START_TEST(cuda_missing) {
   int n = 0;
@@ -404,6 +425,7 @@ static Suite *misuse_suite(void) {
   tcase_add_test(tc, copy_sizes);
   tcase_add_test(tc, bad_source);
   tcase_add_test(tc, cuda_missing);
+  tcase_add_test(tc, cpu_threads_bounds);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -35,6 +35,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <llvm/Config/llvm-config.h>
 
+#include "file_kind.h"
 #include "target.h"
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
@@ -412,11 +413,21 @@ static int nvptx_subset_build(const char *path, const char *triple, const char *
 
 /* The subset as a memory buffer (a copy) that holds every __nv_* function m declares,
  * cut anew when needed. Called with nvptx_subset_lock held. */
+#define NVPTX_LIBDEVICE_MAX (64 << 20)
+
 static int nvptx_subset_for(LLVMModuleRef m, const char *path, LLVMMemoryBufferRef *out,
                             char **err) {
   struct stat st;
   if (stat(path, &st) != 0)
     return tgt_fail(err, "cannot read libdevice '%s': %s", path, strerror(errno));
+  /* as source files are: a FIFO would block the read for ever, a device never end it */
+  if (!S_ISREG(st.st_mode))
+    return tgt_fail(err, "libdevice '%s' (KC_LIBDEVICE or the configured path) is %s, not a "
+                    "regular file", path, file_kind(st.st_mode));
+  if (st.st_size > NVPTX_LIBDEVICE_MAX)
+    return tgt_fail(err, "libdevice '%s' is %lld bytes: not libdevice (libdevice.10.bc is "
+                    "under 1 MiB; kcc reads at most %d MiB)", path, (long long)st.st_size,
+                    NVPTX_LIBDEVICE_MAX >> 20);
   if (!nvptx_subset.path || strcmp(nvptx_subset.path, path) != 0 ||
       !nvptx_same_file(&nvptx_subset.st, &st)) {
     nvptx_subset_clear();
