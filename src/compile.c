@@ -313,6 +313,7 @@ static kc_status generate(const kcc_options *o, arena *a, diag_sink *d, program 
   size_t shared = 0;
   kc_status st = KC_OK;
   if (cg_program(a, d, p, o, ctx, name, &m, &shared) > 0) st = KC_ERR_INTERNAL;
+  else if (cg_check_names(d, p, m, o->target != KCC_TARGET_HOST) > 0) st = KC_ERR_TYPE;
   else if (!describe_kernels(a, p, shared, out)) st = KC_ERR_NOMEM;
   /* emit_host hands ctx and m to the JIT (or frees them) */
   else if (o->target == KCC_TARGET_HOST) return emit_host(o, d, ctx, m, owned, out);

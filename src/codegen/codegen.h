@@ -18,4 +18,10 @@ int cg_program(arena *a, diag_sink *d, program *p, const kcc_options *opts,
                LLVMContextRef ctx, const char *module_name, LLVMModuleRef *out,
                size_t *static_shared);
 
+/* The user's function names against kcc's own (cg_names.c): a reserved name, or one
+ * LLVM had to rename because kcc's code took it too (f__float32 beside f specialised
+ * for float32), is an error at the user's def; a kernel named '_' too on NVPTX.
+ * Returns the number of errors. */
+int cg_check_names(diag_sink *d, const program *p, LLVMModuleRef m, bool nvptx);
+
 #endif
