@@ -82,6 +82,15 @@ static bool field_format(infer_ctx *ic, node *e, rec_field *f) {
 }
 
 /* ('name', format) or ('name', format, shape) */
+static bool ascii_identifier(const char *s) {
+  if (!s[0] || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '_'))
+      return false;
+  return true;
+}
+
 static bool dtype_field(infer_ctx *ic, node *e, rec_field *f) {
   memset(f, 0, sizeof *f);
   if (e->kind != N_TUPLE || e->list.len < 2 || e->list.len > 3 ||
@@ -90,6 +99,13 @@ static bool dtype_field(infer_ctx *ic, node *e, rec_field *f) {
     return false;
   }
   f->name = ((node *)e->list.items[0])->str;
+  if (!ascii_identifier(f->name)) {
+    /* the name travels in Numba's Record spelling and in the PTX's kernel table, which
+       ptxas reads as ASCII, and whose , ; [ ] = would cut the spelling */
+    ix_error(ic, ((node *)e->list.items[0])->sp, "record field name '%s': kcc takes field "
+             "names made of ASCII letters, digits and _ (not starting with a digit)", f->name);
+    return false;
+  }
   if (!field_format(ic, e->list.items[1], f)) return false;
   if (e->list.len == 3) {
     if (f->ty->kind == TY_ARRAY) {

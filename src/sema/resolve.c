@@ -52,11 +52,26 @@ static void bind_host(infer_ctx *ic, const char *name, span where, const char *w
   vec_push(ic->ar, &ic->host_defs, h);
 }
 
-static bool host_def_use_error(infer_ctx *ic, span sp, const char *path) {
-  if (!path || strncmp(path, HOST_DEF_PREFIX, strlen(HOST_DEF_PREFIX)) != 0) return false;
+static host_def *host_def_of(infer_ctx *ic, const char *path) {
+  if (!path || strncmp(path, HOST_DEF_PREFIX, strlen(HOST_DEF_PREFIX)) != 0) return NULL;
   int i = atoi(path + strlen(HOST_DEF_PREFIX));
-  if (i < 0 || i >= ic->host_defs.len) return false;
-  host_def *h = ic->host_defs.items[i];
+  return i >= 0 && i < ic->host_defs.len ? ic->host_defs.items[i] : NULL;
+}
+
+/* The first name in e bound only by host code (r_t = from_dtype(r) with r host: r). */
+static host_def *host_name_in(infer_ctx *ic, const node *e) {
+  if (!e) return NULL;
+  if (e->kind == N_NAME && !ix_find_const(ic, e->str)) return host_def_of(ic, ix_alias_path(ic, e->str));
+  host_def *h = host_name_in(ic, e->a);
+  if (!h) h = host_name_in(ic, e->b);
+  for (int i = 0; !h && i < e->list.len; i++) h = host_name_in(ic, e->list.items[i]);
+  for (int i = 0; !h && i < e->kwargs.len; i++) h = host_name_in(ic, e->kwargs.items[i]);
+  return h;
+}
+
+static bool host_def_use_error(infer_ctx *ic, span sp, const char *path) {
+  host_def *h = host_def_of(ic, path);
+  if (!h) return false;
   ix_error(ic, sp, "'%s' is host Python that kcc does not compile (bound at line %d): "
            "kernels and device functions cannot use it", h->name, h->where.line);
   if (ic->report) diag_note(ic->d, h->why_sp, "kcc cannot compile this: %s", h->why);
@@ -207,6 +222,12 @@ static void import_from(infer_ctx *ic, node *s) {
 /* Fold a module constant's value with diagnostics muted: a value kcc cannot evaluate is
  * host Python (Numba would run it), an error only where a kernel uses the name. */
 static node *fold_quietly(infer_ctx *ic, node *e, diag_first *why) {
+  host_def *h = host_name_in(ic, e);
+  if (h) {   /* the root cause is the host name it uses */
+    *why = (diag_first){arena_printf(ic->ar, "it uses '%s', host Python (line %d): %s",
+                                     h->name, h->where.line, h->why), h->why_sp};
+    return NULL;
+  }
   diag_sink *loud = ic->d, quiet = diag_muted(loud, why);
   ic->d = &quiet;
   node *v = ix_fold(ic, e);

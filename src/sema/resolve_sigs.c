@@ -206,6 +206,7 @@ const type *ix_annotation_type(infer_ctx *ic, node *ann) {
          "to kernels): pass an array and build the vector in the kernel");
     return NULL;
   }
+  if (!el && ix_host_use_error(ic, base->sp, p)) return NULL;   /* a host name: why */
   if (!el) {
     ix_error(ic, ann->sp, is_void_expr(ic, base) ? "void is only a signature's result type"
                                                  : "unknown type");
