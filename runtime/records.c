@@ -35,9 +35,9 @@ static kc_status make_field(kc_record *r, const kc_record_field *in, int i, size
   if (in->dtype == KC_RECORD ? !in->record : (unsigned)in->dtype >= KC_DTYPE_COUNT)
     return rt_error(ctx, KC_ERR_INVALID, "record: field '%s' has %s", in->name,
                     in->dtype == KC_RECORD ? "no nested record" : "an unknown dtype");
-  if (in->ndim < 0 || in->ndim > KC_MAX_DIMS)
+  if (in->ndim < 0 || in->ndim > REC_MAX_NDIM)
     return rt_error(ctx, KC_ERR_INVALID, "record: field '%s': ndim is 0..%d", in->name,
-                    KC_MAX_DIMS);
+                    REC_MAX_NDIM);
   f->name = arena_strdup(&r->ar, in->name);
   f->offset = (int64_t)in->offset;
   if (in->dtype == KC_RECORD) {

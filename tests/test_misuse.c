@@ -349,6 +349,21 @@ START_TEST(bad_source) {
 }
 END_TEST
 
+/* Record fields whose size overflows, or nested arrays of more dimensions than a
+ * record takes: refused at kc_record_new, never a record a kernel then overruns. */
+START_TEST(record_field_bounds) {
+  kc_record_field huge = {"v", KC_INT32, NULL, 0, 1, {(int64_t)1 << 62}};
+  kc_record *r = NULL;
+  expect(kc_record_new(ctx, &huge, 1, 8, 0, &r), KC_ERR_INVALID, "does not fit in 8 bytes");
+  ck_assert_ptr_null(r);
+  kc_record_field wrap = {"w", KC_INT8, NULL, 0, 2, {(int64_t)1 << 32, (int64_t)1 << 32}};
+  expect(kc_record_new(ctx, &wrap, 1, 8, 0, &r), KC_ERR_INVALID, "does not fit in 8 bytes");
+  kc_record_field four = {"d", KC_INT8, NULL, 0, 4, {1, 1, 1, 1}};
+  expect(kc_record_new(ctx, &four, 1, 8, 0, &r), KC_ERR_INVALID, "ndim is 0..3");
+  ck_assert_ptr_null(r);
+}
+END_TEST
+
 /* kc_config.cpu_threads past what a process can hold (each worker has stacks): refused,
  * naming the setting and the bounds, before any thread is made. */
 START_TEST(cpu_threads_bounds) {
@@ -426,6 +441,7 @@ static Suite *misuse_suite(void) {
   tcase_add_test(tc, bad_source);
   tcase_add_test(tc, cuda_missing);
   tcase_add_test(tc, cpu_threads_bounds);
+  tcase_add_test(tc, record_field_bounds);
   suite_add_tcase(s, tc);
   return s;
 }

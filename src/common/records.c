@@ -26,7 +26,8 @@ int64_t rec_scalar_size(const type *t) {
 int64_t rec_field_size(const rec_field *f) {
   const type *el = f->ty->kind == TY_ARRAY ? f->ty->elem : f->ty;
   int64_t n = rec_scalar_size(el);
-  for (int k = 0; k < f->ndim; k++) n *= f->shape[k];
+  for (int k = 0; k < f->ndim; k++)
+    if (f->shape[k] < 0 || __builtin_mul_overflow(n, f->shape[k], &n)) return INT64_MAX;
   return n;
 }
 

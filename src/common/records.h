@@ -46,6 +46,14 @@ const type *rec_make(arena *a, rec_field *fields, int n, int64_t size, bool alig
 const type *rec_layout_numpy(arena *a, rec_field *fields, int n, bool align);
 /* Bytes of one value of a field type (a nested array: all its elements); 0 for a type
  * that cannot be a field. */
+/* A nested array in a record has 1..REC_MAX_NDIM dimensions (NumPy's subarray, as kc.h
+ * and docs/language.md say). */
+#define REC_MAX_NDIM 3
+/* The largest field kcc lays out: far past any GPU's local or parameter memory, well
+ * inside int64 and size_t arithmetic on offsets. */
+#define REC_MAX_FIELD_BYTES (1 << 30)
+/* Bytes of a field; INT64_MAX when the extents' product overflows (a bad shape: callers
+ * compare it with the record's size and refuse). */
 int64_t rec_field_size(const rec_field *f);
 int64_t rec_scalar_size(const type *t);
 /* The field named name, or NULL. */

@@ -40,8 +40,8 @@ static const type *dtype_string(const char *s) {
 static bool shape_of(infer_ctx *ic, node *e, rec_field *f) {
   node_list single = {&e, 1, 1};
   node_list *dims = e->kind == N_TUPLE ? &e->list : &single;
-  if (dims->len < 1 || dims->len > KC_MAX_DIMS) {
-    ix_error(ic, e->sp, "a nested array in a record has 1 to %d dimensions", KC_MAX_DIMS);
+  if (dims->len < 1 || dims->len > REC_MAX_NDIM) {
+    ix_error(ic, e->sp, "a nested array in a record has 1 to %d dimensions", REC_MAX_NDIM);
     return false;
   }
   for (int k = 0; k < dims->len; k++) {
@@ -55,6 +55,11 @@ static bool shape_of(infer_ctx *ic, node *e, rec_field *f) {
   }
   f->ndim = dims->len;
   f->ty = type_array(ic->ar, f->ty, f->ndim);
+  if (rec_field_size(f) > REC_MAX_FIELD_BYTES) {   /* (2**32, 2**32) wrapped to 0 */
+    ix_error(ic, e->sp, "nested array '%s' is larger than a record can be (%d MiB)", f->name,
+             REC_MAX_FIELD_BYTES >> 20);
+    return false;
+  }
   return true;
 }
 
