@@ -342,7 +342,10 @@ static kc_status call(ufunc_call *c, kc_array **out) {
   if (s != KC_OK) return s;
   if (c->nd == 0) c->nd = 1, c->shape[0] = 1;   /* scalars only: one element */
   c->n = 1;
-  for (int d = 0; d < c->nd; d++) c->n *= c->shape[d];
+  for (int d = 0; d < c->nd; d++)
+    if (__builtin_mul_overflow(c->n, c->shape[d], &c->n))   /* (2**32, 1) with (1, 2**32) */
+      return rt_error(c->ctx, KC_ERR_INVALID, "vectorize '%s': the broadcast shape has more "
+                      "elements than 64-bit sizes count", c->k->name);
   kc_array *result = *out;
   if (!result &&
       (s = kc_array_new(c->ctx, c->v->params[c->nin].dtype, c->nd, c->shape, &result)) != KC_OK)
