@@ -554,6 +554,47 @@ static bool host_decorated(infer_ctx *ic, node *s) {
   return true;
 }
 
+static bool defines_kernel(const node_list *l) {
+  for (int i = 0; i < l->len; i++) {
+    const node *s = l->items[i];
+    if (s->kind == N_FUNCDEF && s->decorators.len > 0) return true;
+  }
+  return false;
+}
+
+/* if HAVE_CUDA: (kernels) else: (a CPU fallback): Python runs one branch. The first
+ * branch that defines a decorated function is taken as run, as a module-level try's
+ * body is; the others are host Python. An if without one is host Python whole. */
+static void module_if(infer_ctx *ic, node *s) {
+  const char *why = "module-level code (an 'if' statement) runs on the host";
+  node *taken = NULL;
+  node_list *branch = NULL;
+  for (node *b = s; b && !branch; ) {
+    if (defines_kernel(&b->body)) taken = b, branch = &b->body;
+    else if (b->orelse.len == 1 && b->orelse.items[0]->kind == N_IF) b = b->orelse.items[0];
+    else {
+      if (defines_kernel(&b->orelse)) taken = b, branch = &b->orelse;
+      break;
+    }
+  }
+  if (!branch) {
+    host_binds(ic, s, why);
+    return;
+  }
+  /* the other branches' names first, so that the taken branch's bindings win */
+  for (node *b = s; b; b = b->orelse.len == 1 && b->orelse.items[0]->kind == N_IF
+                             ? b->orelse.items[0] : NULL) {
+    if (b != taken || branch != &b->body)
+      for (int i = 0; i < b->body.len; i++) host_binds(ic, b->body.items[i], why);
+    if (b->orelse.len != 1 || b->orelse.items[0]->kind != N_IF)
+      if (b != taken || branch != &b->orelse)
+        for (int i = 0; i < b->orelse.len; i++) host_binds(ic, b->orelse.items[i], why);
+  }
+  node block = *s;
+  block.body = *branch;
+  ix_module_level(ic, &block);
+}
+
 void ix_module_level(infer_ctx *ic, node *module) {
   for (int i = 0; i < module->body.len; i++) {
     node *s = module->body.items[i];
@@ -581,6 +622,7 @@ void ix_module_level(infer_ctx *ic, node *module) {
       }
       break;
     case N_PASS: break;
+    case N_IF: module_if(ic, s); break;
     default:   /* module-level code Numba leaves to Python: if __name__ == ...: main() */
       host_binds(ic, s, arena_printf(ic->ar, "module-level code (%s) runs on the host",
                                      statement_name(s)));

@@ -376,7 +376,9 @@ node *parse_module(arena *a, diag_sink *d, const char *src, size_t len) {
     bool invalid;
     node *part = parse_chunk(a, &m, src + pos, next - pos, line, &end_line, &end_col,
                              &invalid);
-    if (m.nerrors > 0 && !invalid && !toplevel_defines_kernel(src + pos, next - pos)) {
+    /* a kernel is never dropped silently: a statement holding one (if HAVE_CUDA: ...
+       @cuda.jit ...) is held to the kernel language as a decorated def is */
+    if (m.nerrors > 0 && !invalid && !toplevel_has_kernel(src + pos, next - pos)) {
       span sp = {line, 1, end_line, end_col};
       node_push(a, &root->body, host_statement(a, d, &fe, sp, src + pos, next - pos));
     } else {

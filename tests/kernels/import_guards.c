@@ -3,7 +3,8 @@
  * throughout, in Numba as here); clamp_inf: every
  * second element (STEP = 2 from finally) a if a < limit else inf; two_pi and two_pi64
  * (signatures kept in names): 2 * math.pi, as float32 and float64; specials:
- * float('inf'), float('-inf') and cp.float32(1.25) * 2 = 2.5.
+ * float('inf'), float('-inf') and cp.float32(1.25) * 2 = 2.5; from_if (a kernel in the
+ * taken branch of a module-level if): 3.0.
  * tolerance: exact (the same float32 operations in C) */
 #include <math.h>
 
@@ -74,5 +75,12 @@ int main(int argc, char **argv) {
   clamp_inf(h_kernel("clamp_inf"), 131);
   two_pi(h_kernel("two_pi"), h_kernel("two_pi64"));
   specials(h_kernel("specials"));
+  float three = 0.0f, want3 = 3.0f;
+  kc_array *d = h_array1(KC_FLOAT32, 1, &three);
+  kc_arg args[] = {kc_arg_array(d)};
+  h_launch(h_kernel("from_if"), kc_dim(1), kc_dim(1), args, 1);
+  h_fetch(d, &three);
+  h_check_f32("from_if", &want3, &three, 1, 0, 0);
+  kc_array_free(d);
   return h_end();
 }
