@@ -349,6 +349,18 @@ static node *parse_enum(arena *a, diag_sink *d, const char *src, size_t len, int
   return en;
 }
 
+/* A kernel is never dropped silently: a decorated def that makes one, and a block
+ * statement holding one (if HAVE_CUDA: ... @cuda.jit ...), are held to the kernel
+ * language. A host function or class is not, whatever it holds (a kernel factory's
+ * inner @cuda.jit is made at run time, by Python). */
+static bool holds_kernel(const char *src, size_t len) {
+  if (src[0] == '@') return toplevel_defines_kernel(src, len);
+  if (toplevel_starts_with(src, len, "def") || toplevel_starts_with(src, len, "class") ||
+      toplevel_starts_with(src, len, "async"))
+    return false;
+  return toplevel_has_kernel(src, len);
+}
+
 node *parse_module(arena *a, diag_sink *d, const char *src, size_t len) {
   node *root = node_new(a, N_MODULE, span_none());
   int line = 1, end_line = 1, end_col = 1;
@@ -376,9 +388,7 @@ node *parse_module(arena *a, diag_sink *d, const char *src, size_t len) {
     bool invalid;
     node *part = parse_chunk(a, &m, src + pos, next - pos, line, &end_line, &end_col,
                              &invalid);
-    /* a kernel is never dropped silently: a statement holding one (if HAVE_CUDA: ...
-       @cuda.jit ...) is held to the kernel language as a decorated def is */
-    if (m.nerrors > 0 && !invalid && !toplevel_has_kernel(src + pos, next - pos)) {
+    if (m.nerrors > 0 && !invalid && !holds_kernel(src + pos, next - pos)) {
       span sp = {line, 1, end_line, end_col};
       node_push(a, &root->body, host_statement(a, d, &fe, sp, src + pos, next - pos));
     } else {
