@@ -207,7 +207,8 @@ static node *fold_call(infer_ctx *ic, node *e) {
   const char *p = ix_dotted_path(ic, e->a);
   if (!p) return NULL;
   if (strcmp(p, "complex") == 0) return fold_complex_call(ic, e);
-  if (strcmp(p, "float") == 0 && fold_float_string(ic, e)) return fold_float_string(ic, e);
+  node *f = strcmp(p, "float") == 0 ? fold_float_string(ic, e) : NULL;
+  if (f) return f;
   const type *t = ix_type_from_path(p);
   if (t) return fold_type_call(ic, e, t);
   const builtin *b = builtin_find(p);

@@ -182,28 +182,34 @@ static int count_newlines(const char *s, size_t n) {
   return k;
 }
 
-/* A clause that runs (try:, else:, finally:) parsed as the block of `if 1:` in its
- * place: its statements, or NULL when it is not the kernel language (errors reported
- * only when it defines a kernel: `loud`). */
+/* The block after a compound statement's header colon, parsed into d as the block of
+ * `if 1:` in the header's place (the lines below keep their places): its statements,
+ * or NULL when it did not parse as one block. */
+static node_list *block_after(arena *a, diag_sink *d, const char *colon, size_t rest,
+                              int line, bool *invalid) {
+  char *buf = arena_alloc(a, rest + 5);
+  memcpy(buf, "if 1", 4);
+  memcpy(buf + 4, colon, rest);
+  int end_line, end_col;
+  node *root = parse_chunk(a, d, buf, rest + 4, line, &end_line, &end_col, invalid);
+  if (root->body.len != 1 || root->body.items[0]->kind != N_IF) return NULL;
+  return &root->body.items[0]->body;
+}
+
+/* A clause that runs (try:, else:, finally:): its statements, or NULL when it is not
+ * the kernel language (its errors reported only when it holds a kernel). */
 static node_list *clause_statements(arena *a, diag_sink *d, const char *src, size_t len,
                                     int line) {
   const char *colon = memchr(src, ':', len);
   if (!colon) return NULL;
   size_t rest = len - (size_t)(colon - src);
-  char *buf = arena_alloc(a, rest + 5);
-  memcpy(buf, "if 1", 4);
-  memcpy(buf + 4, colon, rest);
   diag_first fe;
   diag_sink m = diag_muted(d, &fe);
-  int end_line, end_col;
   bool invalid;
-  node *root = parse_chunk(a, &m, buf, rest + 4, line, &end_line, &end_col, &invalid);
-  if (m.nerrors > 0 || m.nwarnings > 0) {
-    if (m.nerrors > 0 && !invalid && !toplevel_has_kernel(src, len)) return NULL;
-    root = parse_chunk(a, d, buf, rest + 4, line, &end_line, &end_col, &invalid);
-  }
-  if (root->body.len != 1 || root->body.items[0]->kind != N_IF) return NULL;
-  return &root->body.items[0]->body;
+  node_list *body = block_after(a, &m, colon, rest, line, &invalid);
+  if (m.nerrors == 0 && m.nwarnings == 0) return body;
+  if (m.nerrors > 0 && !invalid && !toplevel_has_kernel(src, len)) return NULL;
+  return block_after(a, d, colon, rest, line, &invalid);   /* say it aloud */
 }
 
 static bool binds_name(const node *s, const char *name) {
@@ -325,17 +331,11 @@ static node *parse_enum(arena *a, diag_sink *d, const char *src, size_t len, int
   diag_sink m = diag_muted(d, &fe);
   const char *close = memchr(src, ')', len);
   const char *colon = memchr(close, ':', len - (size_t)(close - src));
-  size_t rest = len - (size_t)(colon - src);
-  char *buf = arena_alloc(a, rest + 5);
-  memcpy(buf, "if 1", 4);
-  memcpy(buf + 4, colon, rest);
-  int end_line, end_col;
   bool invalid;
-  node *root = parse_chunk(a, &m, buf, rest + 4, line, &end_line, &end_col, &invalid);
-  if (m.nerrors > 0 || root->body.len != 1 || root->body.items[0]->kind != N_IF) return NULL;
-  node *en = node_new(a, N_ENUM, (span){line, 1, end_line, end_col});
+  node_list *body = block_after(a, &m, colon, len - (size_t)(colon - src), line, &invalid);
+  if (m.nerrors > 0 || !body) return NULL;
+  node *en = node_new(a, N_ENUM, (span){line, 1, line + count_newlines(src, len), 1});
   en->str = arena_strndup(a, name, nlen);
-  node_list *body = &root->body.items[0]->body;
   for (int i = 0; i < body->len; i++) {
     node *s = body->items[i];
     if (s->kind == N_PASS || (s->kind == N_EXPR_STMT && s->a->kind == N_STR)) continue;
