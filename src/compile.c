@@ -16,6 +16,7 @@
 
 #include <llvm-c/Core.h>
 
+#include "builtins/builtin.h"
 #include "codegen.h"
 #include "compile.h"
 #include "kc_config.h"
@@ -340,7 +341,7 @@ static kc_status run_pipeline(const kcc_options *o, arena *a, diag_sink *d, cons
   }
   if (d->nerrors) return KC_ERR_SYNTAX;
   program p;
-  if (infer_program(a, d, mod, o, &p) > 0) return KC_ERR_TYPE;
+  if (infer_program(a, d, mod, o, kcc_builtins(), &p) > 0) return KC_ERR_TYPE;
   if (o->emit == KCC_EMIT_TYPES) {
     out->text = text_copy(out, infer_dump_types(a, &p), &out->text_len);
     return out->text ? KC_OK : KC_ERR_NOMEM;

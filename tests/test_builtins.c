@@ -112,7 +112,7 @@ static const char *tail2(const char *name) {
 
 static bool user_visible(const builtin *b) {
   return (b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD ||
-          b->kind == BK_ATTRIBUTE) &&
+          b->kind == BK_ATTRIBUTE) && !(b->flags & BF_REFUSED) &&
          strncmp(b->path, "_kc_", 4) != 0;   /* _kc_row, _kc_cell: generated code only */
 }
 
@@ -136,7 +136,7 @@ static void row_flags_agree(const builtin *b) {
 /* Exactly one row is the plain barrier, cuda.syncthreads() (host_regions.c splits there). */
 START_TEST(one_plain_barrier) {
   int n = 0;
-  for (const builtin_family *f = builtin_families(); f->name; f++)
+  for (const builtin_family *f = kcc_builtins()->families; f->name; f++)
     for (const builtin *b = f->rows; b->path; b++)
       if ((b->flags & BF_BARRIER) && !(b->flags & (BF_COLLECTIVE | BF_GROUP | BF_WARP))) {
         ck_assert_str_eq(b->path, "numba.cuda.syncthreads");
@@ -147,16 +147,16 @@ START_TEST(one_plain_barrier) {
 END_TEST
 
 START_TEST(rows_are_well_formed) {
-  for (const builtin_family *f = builtin_families(); f->name; f++) {
+  for (const builtin_family *f = kcc_builtins()->families; f->name; f++) {
     for (const builtin *b = f->rows; b->path; b++) {
-      ck_assert_msg(builtin_find(b->path) == b, "%s: path listed twice", b->path);
+      ck_assert_msg(builtin_find(kcc_builtins(), b->path) == b, "%s: path listed twice", b->path);
       ck_assert_msg(b->max_args < 0 || b->min_args <= b->max_args, "%s: arity", b->path);
       ck_assert_msg(b->min_ptx <= NVPTX_MIN_PTX, "%s: needs PTX %d.%d", b->path,
                     b->min_ptx / 10, b->min_ptx % 10);
       bool typed = b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD ||
                    b->kind == BK_ATTRIBUTE;
       ck_assert_msg(!typed || b->typing, "%s: no typing function", b->path);
-      ck_assert_msg(!typed || b->lower || (b->flags & (BF_LOOP | BF_FOLD)), "%s: no lowering",
+      ck_assert_msg(!typed || b->lower || (b->flags & (BF_LOOP | BF_FOLD | BF_REFUSED)), "%s: no lowering",
                     b->path);
       ck_assert_msg(typed || (!b->typing && !b->lower), "%s: a %s has no functions", b->path,
                     b->kind == BK_MODULE ? "module" : "decorator");
@@ -172,13 +172,13 @@ START_TEST(rows_are_well_formed) {
 END_TEST
 
 START_TEST(lookup_by_path) {
-  ck_assert_ptr_null(builtin_find("numba.cuda.no_such_thing"));
-  const builtin *b = builtin_find("numba.cuda.atomic.add");
+  ck_assert_ptr_null(builtin_find(kcc_builtins(), "numba.cuda.no_such_thing"));
+  const builtin *b = builtin_find(kcc_builtins(), "numba.cuda.atomic.add");
   ck_assert_ptr_nonnull(b);
   ck_assert_str_eq(builtin_user_name(b), "cuda.atomic.add");
   ck_assert(b->flags & BF_WRITES_ARG0);
-  ck_assert(builtin_find("numba.cuda.syncthreads")->flags & BF_BARRIER);
-  ck_assert_int_eq(builtin_find("numba.cuda.match_any_sync")->min_sm, 70);
+  ck_assert(builtin_find(kcc_builtins(), "numba.cuda.syncthreads")->flags & BF_BARRIER);
+  ck_assert_int_eq(builtin_find(kcc_builtins(), "numba.cuda.match_any_sync")->min_sm, 70);
 }
 END_TEST
 
@@ -190,7 +190,7 @@ START_TEST(every_builtin_documented_and_tested) {
   char *spans = code_spans(md);
   char *kernels = kernel_tests();
   int missing = 0;
-  for (const builtin_family *f = builtin_families(); f->name; f++) {
+  for (const builtin_family *f = kcc_builtins()->families; f->name; f++) {
     for (const builtin *b = f->rows; b->path; b++) {
       if (!user_visible(b)) continue;
       bool of_value = b->kind == BK_METHOD || b->kind == BK_ATTRIBUTE;
@@ -235,7 +235,7 @@ static bool host_has(const char *name) {
 START_TEST(libdevice_rows) {
   int n = 0;
   for (const builtin *b = builtins_libdevice; b->path; b++) {
-    ck_assert_msg(builtin_find(b->path) == b, "%s: not found by path", b->path);
+    ck_assert_msg(builtin_find(kcc_builtins(), b->path) == b, "%s: not found by path", b->path);
     if (b->kind == BK_MODULE) continue;
     n++;
     const char *sig = b->name;
@@ -247,8 +247,8 @@ START_TEST(libdevice_rows) {
     ck_assert_msg(host_has(nv), "%s: no host version of %s", b->path, nv);
   }
   ck_assert_int_eq((size_t)n, libdevice_host_nfns);
-  ck_assert_ptr_nonnull(builtin_find("numba.cuda.libdevice.sincos"));
-  ck_assert_ptr_null(builtin_find("numba.cuda.libdevice.nan"));  /* left out, as Numba */
+  ck_assert_ptr_nonnull(builtin_find(kcc_builtins(), "numba.cuda.libdevice.sincos"));
+  ck_assert_ptr_null(builtin_find(kcc_builtins(), "numba.cuda.libdevice.nan"));  /* left out, as Numba */
 }
 END_TEST
 

@@ -147,41 +147,26 @@ static LLVMValueRef cg_array_view(cg_ctx *g, node *e, const builtin *row) {
   return LLVMBuildInsertValue(g->b, arr, n, last, "");
 }
 
-/* Methods of NumPy arrays that kernels do not have. Those that make a new array (or
- * reduce one; Numba-CUDA loads no lowering for the reductions) Numba-CUDA refuses too;
- * reshape it has, as a view of a C-contiguous array, and kcc does not yet. Each says what
- * to write instead. */
-static const struct { const char *name; bool numba_has; const char *instead; } refused[] = {
-  {"copy", false, "copy element by element into a cuda.local.array or an output array"},
-  {"astype", false, "convert element by element (float32(a[i])) into another array"},
-  {"ravel", false, "index the array directly, or pass a 1-D array"},
-  {"flatten", false, "index the array directly, or pass a 1-D array"},
-  {"sum", false, "add the elements in a loop (or reduce across threads with cuda.reduce)"},
-  {"mean", false, "add the elements in a loop and divide by a.size"},
-  {"prod", false, "multiply the elements in a loop"},
-  {"min", false, "take min() in a loop over the elements"},
-  {"max", false, "take max() in a loop over the elements"},
-  {"argmin", false, "keep the index of the smallest element in a loop"},
-  {"argmax", false, "keep the index of the largest element in a loop"},
-  {"tolist", false, "index the array"},
-  {"reshape", true, "index with the shape you want (a[i * n + j]) or pass the array in that shape"},
-  {"transpose", true, "write a.T, the transposed view"},
-};
-
-bool ix_array_method_refused(infer_ctx *ic, node *callee, const type *at) {
-  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-    if (strcmp(callee->str, refused[i].name) != 0) continue;
-    if (refused[i].numba_has)
-      ix_error(ic, callee->sp, "%s.%s() is not supported by kcc; %s", ix_tname(ic, at),
-               callee->str, refused[i].instead);
-    else
-      ix_error(ic, callee->sp, "%s.%s() is not supported in kernels: it makes a new array or "
-               "a reduction, which Numba-CUDA kernels do not have either; %s",
-               ix_tname(ic, at), callee->str, refused[i].instead);
-    return true;
-  }
-  return false;
+/* Methods of NumPy arrays that kernels do not have (BF_REFUSED rows below, their .name
+ * what to write instead). Those that make a new array (or reduce one; Numba-CUDA loads
+ * no lowering for the reductions) Numba-CUDA refuses too (op 0); reshape and transpose
+ * it has (op 1), as views, and kcc does not yet. */
+static const type *ix_refused(infer_ctx *ic, node *e, const builtin *b) {
+  node *callee = e->a;
+  const type *at = callee->a->ty;
+  if (b->op)
+    ix_error(ic, callee->sp, "%s.%s() is not supported by kcc; %s", ix_tname(ic, at),
+             callee->str, b->name);
+  else
+    ix_error(ic, callee->sp, "%s.%s() is not supported in kernels: it makes a new array or "
+             "a reduction, which Numba-CUDA kernels do not have either; %s",
+             ix_tname(ic, at), callee->str, b->name);
+  return NULL;
 }
+
+#define REFUSED(p, numba_has, instead)                                                      \
+  {.path = p, .kind = BK_METHOD, .max_args = -1, .flags = BF_ARRAY_METHOD | BF_REFUSED,       \
+   .op = numba_has, .name = instead, .typing = ix_refused}
 
 const builtin builtins_arrays[] = {
   {.path = ".itemsize", .kind = BK_ATTRIBUTE, .flags = BF_ARRAY_METHOD | BF_PURE,
@@ -194,5 +179,19 @@ const builtin builtins_arrays[] = {
    .typing = ix_transpose, .lower = cg_transpose},
   {.path = ".view", .kind = BK_METHOD, .min_args = 1, .max_args = 1, .flags = BF_ARRAY_METHOD,
    .typing = ix_array_view, .lower = cg_array_view},
+  REFUSED(".copy", 0, "copy element by element into a cuda.local.array or an output array"),
+  REFUSED(".astype", 0, "convert element by element (float32(a[i])) into another array"),
+  REFUSED(".ravel", 0, "index the array directly, or pass a 1-D array"),
+  REFUSED(".flatten", 0, "index the array directly, or pass a 1-D array"),
+  REFUSED(".sum", 0, "add the elements in a loop (or reduce across threads with cuda.reduce)"),
+  REFUSED(".mean", 0, "add the elements in a loop and divide by a.size"),
+  REFUSED(".prod", 0, "multiply the elements in a loop"),
+  REFUSED(".min", 0, "take min() in a loop over the elements"),
+  REFUSED(".max", 0, "take max() in a loop over the elements"),
+  REFUSED(".argmin", 0, "keep the index of the smallest element in a loop"),
+  REFUSED(".argmax", 0, "keep the index of the largest element in a loop"),
+  REFUSED(".tolist", 0, "index the array"),
+  REFUSED(".reshape", 1, "index with the shape you want (a[i * n + j]) or pass the array in that shape"),
+  REFUSED(".transpose", 1, "write a.T, the transposed view"),
   {NULL},
 };

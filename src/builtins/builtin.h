@@ -67,6 +67,9 @@ enum {
   BF_COLLECTIVE = 1 << 15,   /* BF_BARRIER: also exchanges values between the block's threads
                                 (syncthreads_count/and/or); a barrier without it or BF_GROUP
                                 is cuda.syncthreads() */
+  BF_REFUSED = 1 << 16,      /* BK_METHOD: a name Python or NumPy has and kernels do not
+                                (a.copy()): its typing says why and what to write
+                                instead; never lowered */
 };
 
 /* Where an array a memory.c row makes lives: its op. BF_NEW_ARRAY rows are MEM_SHARED
@@ -112,17 +115,37 @@ typedef struct builtin_family {
   const builtin *rows;
 } builtin_family;
 
-/* The row for a dotted path ("numba.cuda.atomic.add"), or NULL. */
-const builtin *builtin_find(const char *path);
+/* Rows reached only under a path prefix (cuda.libdevice's 300), ended by a NULL prefix. */
+typedef struct builtin_prefixed {
+  const char *prefix;
+  const builtin *rows;
+} builtin_prefixed;
+
+/* Everything the language knows by name: what type inference is given to look names up
+ * in (infer_program's builtins), as Go's type checker is given its universe. The stages
+ * see rows only through it and the nodes it tagged, so the family files, which call
+ * into typing and code generation, sit above both (registry.c makes the one registry;
+ * compile.c hands it down). */
+typedef struct builtin_registry {
+  const builtin_family *families;   /* ended by one with a NULL name */
+  const builtin_prefixed *prefixed;
+  const builtin *type_cast;         /* float32(x): a type called as a cast (python.c) */
+  const builtin *vector_ctor;       /* float32x4(...): every vector type's constructor
+                                       (vectors.c) */
+} builtin_registry;
+
+/* lookup.c: the row for a dotted path ("numba.cuda.atomic.add"), or NULL. */
+const builtin *builtin_find(const builtin_registry *r, const char *path);
 /* The BK_ATTRIBUTE row for attribute name of a value of type t (".strides" of an array),
  * or NULL. */
-const builtin *builtin_attribute(const type *t, const char *name);
-/* Every family, ended by one with a NULL name (for tests and documentation). */
-const builtin_family *builtin_families(void);
+const builtin *builtin_attribute(const builtin_registry *r, const type *t, const char *name);
 /* The name as users write it: "cuda.atomic.add" for "numba.cuda.atomic.add". */
 const char *builtin_user_name(const builtin *b);
 /* The lowering for the target: lower_host on the CPU back end when given. */
 builtin_lowering builtin_lowering_for(const builtin *b, bool host);
+
+/* registry.c: kcc's builtins, every family and table below. */
+const builtin_registry *kcc_builtins(void);
 
 /* the families (each defined in its file) */
 extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
@@ -142,12 +165,9 @@ extern const builtin builtins_libdevice[];
  * holding a type), or NULL; shared by the array makers and a.view(dtype). */
 const type *ix_dtype_arg(infer_ctx *ic, node *d);
 
-/* Rows the language reaches other than by a path. */
-extern const builtin builtin_type_cast;  /* float32(x): a type called as a cast */
-extern const builtin builtin_vector_ctor; /* float32x4(...): vectors.c */
-
-/* vectors.c: v.x, v.y, v.z, v.w of a CUDA vector type */
-const type *ix_vector_attr(infer_ctx *ic, node *e, const type *vt);
-LLVMValueRef cg_vector_attr(cg_ctx *g, node *e);
+/* Rows the language reaches other than by a path (kcc_builtins()'s type_cast and
+ * vector_ctor). */
+extern const builtin builtin_type_cast;
+extern const builtin builtin_vector_ctor;
 
 #endif

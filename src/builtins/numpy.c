@@ -494,7 +494,7 @@ static LLVMValueRef ufunc_compute(cg_ctx *g, const ufunc *u, LLVMValueRef *v, co
   case UK_ROUND: return ufunc_round(g, u, v[0], t);
   case UK_CLASS: case UK_ANGLE:
     /* math.c's math.isnan, math.degrees ... (degrees computing in the loop's type) */
-    return cg_math_unary_value(g, builtin_find(u->lib), v[0], t);
+    return cg_math_unary_value(g, builtin_find(kcc_builtins(), u->lib), v[0], t);
   }
   return NULL;
 }

@@ -3,17 +3,14 @@
  * constructors (`float32x4(1, 2, 3, 4)`, and from smaller vectors of the same base
  * type, `float32x4(float32x2(a, b), c, d)`: numba-cuda's overloads are every way of
  * splitting the count into parts, each a number or a vector of that many elements),
- * and the fields .x .y .z .w, read-only. A vector is a value (an LLVM struct of its
+ * and the fields .x .y .z .w, read-only (typed with record fields, infer_records.c, and
+ * lowered in codegen.c's cg_attr). A vector is a value (an LLVM struct of its
  * elements, numba-cuda's StructModel): locals, tuples, device function arguments and
  * results. The names are vector_types.c's (the front end).
  */
-#include <string.h>
-
 #include "cg.h"
 #include "typing.h"
 #include "vector_types.h"
-
-static const char *const vec_fields[] = {"x", "y", "z", "w"};
 
 /* One argument: how many of the vector's elements it gives (0 after an error). */
 static int ctor_part(infer_ctx *ic, node *a, const type *vt) {
@@ -66,18 +63,3 @@ const builtin builtin_vector_ctor = {
   .path = "<vector>", .kind = BK_FUNCTION, .max_args = -1, .typing = ix_vector_ctor,
   .lower = cg_vector_ctor,
 };
-
-const type *ix_vector_attr(infer_ctx *ic, node *e, const type *vt) {
-  for (int k = 0; k < vt->nelems; k++)
-    if (strcmp(e->str, vec_fields[k]) == 0) {
-      e->aux = k;
-      return ix_set_type(e, vt->elem, false);
-    }
-  ix_error(ic, e->sp, "%s has no attribute '%s' (its fields: %.*s)", ix_tname(ic, vt), e->str,
-       3 * vt->nelems - 2, "x, y, z, w");
-  return NULL;
-}
-
-LLVMValueRef cg_vector_attr(cg_ctx *g, node *e) {
-  return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, e->str);
-}

@@ -603,7 +603,8 @@ static LLVMValueRef cg_attr(cg_ctx *g, node *e) {
   if (e->bi) return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
   const type *bt = e->a->ty;
   if (bt->kind == TY_RECORD) return cg_record_field(g, e);
-  if (bt->kind == TY_VECTOR) return cg_vector_attr(g, e);
+  if (bt->kind == TY_VECTOR)   /* v.x: e->aux the element (ix_vector_field) */
+    return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, e->str);
   if (bt->kind != TY_ARRAY) return cg_part(g, e);
   LLVMValueRef arr = cg_expr(g, e->a);
   if (e->ty->kind == TY_ARRAY) return cx_array_part(g, e, arr);   /* z.real, z.imag */

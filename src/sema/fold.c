@@ -211,7 +211,7 @@ static node *fold_call(infer_ctx *ic, node *e) {
   if (f) return f;
   const type *t = ix_type_from_path(p);
   if (t) return fold_type_call(ic, e, t);
-  const builtin *b = builtin_find(p);
+  const builtin *b = builtin_find(ic->builtins, p);
   return b && (b->flags & BF_FOLD) ? b->fold(ic, e, b) : NULL;   /* np.array, np.dtype ... */
 }
 
@@ -301,14 +301,14 @@ node *ix_fold(infer_ctx *ic, node *e) {
     if (s) return s->value;
     /* from math import pi: a builtin constant imported by name */
     const char *p = ix_alias_path(ic, e->str);
-    const builtin *b = p ? builtin_find(p) : NULL;
+    const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
     return b && (b->flags & BF_CONSTANT) ? ix_const_float_node(ic, b->value, e->sp) : NULL;
   }
   case N_ATTR: {
     const char *p = ix_dotted_path(ic, e);
     symbol *member = p ? ix_find_const(ic, p) : NULL;   /* Color.RED */
     if (member) return member->value;
-    const builtin *b = p ? builtin_find(p) : NULL;
+    const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
     return b && (b->flags & BF_CONSTANT) ? ix_const_float_node(ic, b->value, e->sp) : NULL;
   }
   case N_UNARY: {

@@ -27,7 +27,7 @@ const type *ix_funcval_func(infer_ctx *ic, func_def *fn) {
 const type *ix_funcval_path(infer_ctx *ic, const char *path) {
   const type *t = path ? ix_type_from_path(path) : NULL;
   if (t) return type_funcval(ic->ar, FV_CLASS, NULL, path, t, NULL, 0);
-  const builtin *b = path ? builtin_find(path) : NULL;
+  const builtin *b = path ? builtin_find(ic->builtins, path) : NULL;
   if (!b || b->kind != BK_FUNCTION || (b->flags & (BF_LOOP | BF_FOLD)) || !b->typing)
     return NULL;
   return type_funcval(ic->ar, FV_BUILTIN, b, builtin_user_name(b), NULL, NULL, 0);

@@ -242,7 +242,7 @@ static const type *ix_name(infer_ctx *ic, node *e) {
   func_def *fn = ix_find_func(ic, e->str);
   if (fn) return ix_set_type(e, ix_funcval_func(ic, fn), false);   /* a function as a value */
   const char *p = ix_alias_path(ic, e->str);
-  const builtin *b = p ? builtin_find(p) : NULL;
+  const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
   const type *fv = ix_funcval_path(ic, p);   /* float32, or a builtin function, as a value */
   if (fv) return ix_set_type(e, fv, false);
   if (!b) {
@@ -280,7 +280,7 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
     return ix_name(ic, e);
   }
   if (p) {
-    const builtin *b = builtin_find(p);
+    const builtin *b = builtin_find(ic->builtins, p);
     const type *fv = b ? NULL : ix_funcval_path(ic, p);   /* numba.float32 as a value */
     if (fv) return ix_set_type(e, fv, false);
     if (!b) {
@@ -293,7 +293,7 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
   const type *bt = ix_expr(ic, e->a);
   if (!bt) return NULL;
   if (bt->kind == TY_RECORD) return ix_record_field(ic, e, bt);
-  if (bt->kind == TY_VECTOR) return ix_vector_attr(ic, e, bt);
+  if (bt->kind == TY_VECTOR) return ix_vector_field(ic, e, bt);
   /* z.real, z.imag: a complex's parts; on a real number, itself and 0 (as in Python) */
   if (type_is_numeric(bt) && (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0)) {
     const type *pt = bt->kind == TY_COMPLEX ? type_complex_part(bt) : bt;
@@ -313,7 +313,7 @@ static const type *ix_attr(infer_ctx *ic, node *e) {
     if (strcmp(e->str, "size") == 0) return ix_set_type(e, &ty_i64, false);
     if (strcmp(e->str, "ndim") == 0) return ix_set_type(e, &ty_i64, false);
   }
-  const builtin *b = builtin_attribute(bt, e->str);   /* a.strides, a.T ... (arrays.c) */
+  const builtin *b = builtin_attribute(ic->builtins, bt, e->str);   /* a.strides, a.T ... (arrays.c) */
   if (b) {
     e->bi = b;
     return b->typing(ic, e, b);

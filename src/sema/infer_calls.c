@@ -109,14 +109,13 @@ static const type *ix_builtin_call(infer_ctx *ic, node *e, const builtin *b) {
  * BF_ARRAY_METHOD (builtins/arrays.c). */
 static const type *ix_method(infer_ctx *ic, node *e, const type *bt) {
   node *callee = e->a;
-  const builtin *b = builtin_find(arena_printf(ic->ar, ".%s", callee->str));
+  const builtin *b = builtin_find(ic->builtins, arena_printf(ic->ar, ".%s", callee->str));
   bool on_array = bt->kind == TY_ARRAY;
   if (b && b->kind == BK_METHOD &&
       ((b->flags & BF_GROUP)         ? bt->kind == TY_GROUP
        : (b->flags & BF_ARRAY_METHOD) ? on_array
                                       : type_is_numeric(bt)))
     return ix_builtin_call(ic, e, b);
-  if (on_array && ix_array_method_refused(ic, callee, bt)) return NULL;
   ix_error(ic, callee->sp, "methods are not supported: %s has no method '%s'", ix_tname(ic, bt),
        callee->str);
   return NULL;
@@ -231,7 +230,7 @@ static const type *ix_value_call(infer_ctx *ic, node *e) {
   if (!ft) return NULL;
   if (ft->fv_kind == FV_BUILTIN) return ix_builtin_call(ic, e, ft->fv);
   if (ft->fv_kind == FV_CLASS) {
-    e->bi = &builtin_type_cast;
+    e->bi = ic->builtins->type_cast;
     return ix_cast(ic, e, ft->elem, ft->fv_name);
   }
   return ix_func_call(ic, e, (func_def *)ft->fv);
@@ -278,15 +277,15 @@ const type *ix_call(infer_ctx *ic, node *e) {
     }
   }
   if (vec_type_from_path(p)) {   /* float32x4(...), float4(...) */
-    e->bi = &builtin_vector_ctor;
-    return builtin_vector_ctor.typing(ic, e, &builtin_vector_ctor);
+    e->bi = ic->builtins->vector_ctor;
+    return e->bi->typing(ic, e, e->bi);
   }
   const type *cast = ix_type_from_path(p);
   if (cast) {
-    e->bi = &builtin_type_cast;
+    e->bi = ic->builtins->type_cast;
     return ix_cast(ic, e, cast, p);
   }
-  const builtin *b = builtin_find(p);
+  const builtin *b = builtin_find(ic->builtins, p);
   if (!b) {
     if (ix_host_use_error(ic, callee->sp, p)) ;
     else if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);

@@ -32,7 +32,7 @@ static iter_plan *new_plan(infer_ctx *ic, iter_kind k, node *e, const type *yiel
 static const char *loop_builtin(infer_ctx *ic, node *it) {
   if (it->kind != N_CALL) return NULL;
   const char *p = ix_dotted_path(ic, it->a);
-  const builtin *b = p ? builtin_find(p) : NULL;
+  const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
   if (!b || !(b->flags & BF_LOOP)) return NULL;
   it->bi = b;
   return b->path;

@@ -2,7 +2,7 @@
  * infer_records.c — record dtypes in type inference: the module-level declarations
  * (`rec = np.dtype([('x', np.float32), ...], align=True)`, `rec_t = from_dtype(rec)`,
  * folded to record types), record types in signatures and --sig, and field access
- * (`r.x`, `a[i].x = v`, `a[i].v[k]` on a nested array). A record read from an array is
+ * (`r.x`, `a[i].x = v`, `a[i].v[k]` on a nested array), and a CUDA vector's fields. A record read from an array is
  * a reference to the element, as in Numba: `r = a[i]; r.x = v` writes the array.
  */
 #include <string.h>
@@ -235,6 +235,19 @@ const type *ix_record_field(infer_ctx *ic, node *e, const type *rt) {
     return NULL;
   }
   return ix_set_type(e, f->ty, false);
+}
+
+/* v.x, v.y, v.z, v.w of a CUDA vector (builtins/vectors.c): e->aux the element. */
+const type *ix_vector_field(infer_ctx *ic, node *e, const type *vt) {
+  static const char *const fields[] = {"x", "y", "z", "w"};
+  for (int k = 0; k < vt->nelems; k++)
+    if (strcmp(e->str, fields[k]) == 0) {
+      e->aux = k;
+      return ix_set_type(e, vt->elem, false);
+    }
+  ix_error(ic, e->sp, "%s has no attribute '%s' (its fields: %.*s)", ix_tname(ic, vt), e->str,
+       3 * vt->nelems - 2, "x, y, z, w");
+  return NULL;
 }
 
 static node *root_of(node *t) {

@@ -235,7 +235,7 @@ const type *ix_range_args(infer_ctx *ic, node *it) {
 static void ix_for(infer_ctx *ic, node *s) {
   node *it = s->b;
   const char *p = it->kind == N_CALL ? ix_dotted_path(ic, it->a) : NULL;
-  const builtin *b = p ? builtin_find(p) : NULL;
+  const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
   s->aux_ptr = NULL;
   if (!b || strcmp(b->path, "range") != 0 || s->a->kind != N_NAME) {
     ix_for_iter(ic, s);
@@ -344,7 +344,7 @@ void ix_block(infer_ctx *ic, node_list *body) {
 }
 
 int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
-                  program *out) {
+                  const builtin_registry *builtins, program *out) {
   memset(out, 0, sizeof *out);
   out->module = module;
   infer_ctx ic = {0};
@@ -352,6 +352,7 @@ int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
   ic.d = d;
   ic.prog = out;
   ic.opts = opts;
+  ic.builtins = builtins;
   ic.report = true;
   int before = d->nerrors;
   ix_module_level(&ic, module);

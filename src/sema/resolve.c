@@ -23,8 +23,8 @@ static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.t
                                          "numpy", "cmath", "numba.np",
                                          "numba.np.numpy_support"};
 
-static bool path_is_known(const char *path) {
-  return builtin_find(path) != NULL || ix_type_from_path(path) != NULL ||
+static bool path_is_known(infer_ctx *ic, const char *path) {
+  return builtin_find(ic->builtins, path) != NULL || ix_type_from_path(path) != NULL ||
          vec_type_from_path(path) != NULL || ix_tuple_type_ctor(path) != 0;
 }
 
@@ -211,7 +211,7 @@ static void import_from(infer_ctx *ic, node *s) {
     node *al = s->list.items[i];
     const char *path = arena_printf(ic->ar, "%s.%s", s->str, al->str);
     if (strcmp(s->str, "numba") == 0 && strcmp(al->str, "void") == 0) continue;
-    if (!path_is_known(path)) {
+    if (!path_is_known(ic, path)) {
       ix_error(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
       continue;
     }
@@ -422,7 +422,7 @@ static const char *decorator_text(infer_ctx *ic, const node *e);
 static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
   node *callee = dec->kind == N_CALL ? dec->a : dec;
   const char *p = ix_dotted_path(ic, callee);
-  const builtin *b = p ? builtin_find(p) : NULL;
+  const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
   func_kind kind = b && b->kind == BK_DECORATOR ? (func_kind)b->op : FN_KERNEL;
   if (b && b->kind == BK_DECORATOR && !(b->flags & BF_DECORATOR_ARGS)) {
     fn->kind = kind;  /* @kernel, @device */
@@ -546,7 +546,7 @@ static bool host_decorated(infer_ctx *ic, node *s) {
   node *dec = s->decorators.items[s->decorators.len - 1];
   node *callee = dec->kind == N_CALL ? dec->a : dec;
   const char *p = ix_dotted_path(ic, callee);
-  const builtin *b = p ? builtin_find(p) : NULL;
+  const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
   if (b && b->kind == BK_DECORATOR) return false;
   bind_host(ic, s->str, s->sp, arena_printf(ic->ar, "a function decorated with @%s, which "
                                             "kcc does not compile", decorator_text(ic, callee)),

@@ -38,7 +38,7 @@ const char *ix_alias_path(infer_ctx *ic, const char *name) {
   }
   for (size_t i = 0; i < sizeof default_aliases / sizeof default_aliases[0]; i++)
     if (strcmp(default_aliases[i].name, name) == 0) return default_aliases[i].path;
-  if (builtin_find(name) || type_from_name(name)) return name;
+  if (builtin_find(ic->builtins, name) || type_from_name(name)) return name;
   return NULL;
 }
 

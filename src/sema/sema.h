@@ -150,10 +150,13 @@ typedef struct program {
   ptr_vec untyped;        /* const char*: kernels skipped for lack of types */
 } program;
 
-/* Resolve names, infer types, specialise functions. Errors go to d; returns the
+typedef struct builtin_registry builtin_registry;
+
+/* Resolve names, infer types, specialise functions, knowing builtins' names (the
+ * compiler's are kcc_builtins(), builtins/builtin.h). Errors go to d; returns the
  * number of errors found. */
 int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
-                  program *out);
+                  const builtin_registry *builtins, program *out);
 /* "kernel add(a: float32[:], ...)\n  i: int32\n ..." for --emit=types. */
 char *infer_dump_types(arena *a, const program *p);
 

@@ -29,6 +29,7 @@ struct infer_ctx {
   diag_sink *d;
   program *prog;
   const kcc_options *opts;
+  const builtin_registry *builtins;   /* the names the language knows (builtin.h) */
   ptr_vec consts;      /* symbol*: module constants */
   ptr_vec aliases;     /* alias*: imported names */
   ptr_vec host_defs;   /* host_def*: names only host Python binds (resolve.c) */
@@ -165,6 +166,8 @@ const type *ix_record_maker(infer_ctx *ic, node *e, const builtin *b);
 const type *ix_record_annotation(infer_ctx *ic, node *base);
 const type *ix_sig_record(infer_ctx *ic, const char *text, size_t len, span sp);
 const type *ix_record_field(infer_ctx *ic, node *e, const type *rt);
+/* v.x of a CUDA vector v (e->aux: which element) */
+const type *ix_vector_field(infer_ctx *ic, node *e, const type *vt);
 void ix_record_written(infer_ctx *ic, node *e);
 void ix_record_store(infer_ctx *ic, node *t, const type *vt);
 /* resolve_sigs.c: signatures in every spelling; 'U' or 'T' for a path naming Numba's
@@ -208,7 +211,6 @@ void ix_closure_copy_check(infer_ctx *ic, node *target, node *value);
 bool ix_bind_captures(infer_ctx *ic, node *e, func_def *fn);
 bool ix_sig_args(infer_ctx *ic, node *e, func_def *fn, const type **args, int n);
 /* builtins/arrays.c: an array method kernels do not have (reported: true) */
-bool ix_array_method_refused(infer_ctx *ic, node *callee, const type *at);
 /* infer.c: e makes a view that can be written through: its root parameter is written */
 bool ix_mark_view_of(infer_ctx *ic, node *e);   /* false: a module array's, refused */
 /* specialise.c: instances */

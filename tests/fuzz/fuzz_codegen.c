@@ -50,7 +50,7 @@ static void codegen_once(const char *src, size_t size, kcc_target target) {
     node *mod = parse_module(&j.a, &j.d, src, size);
     program p;
     size_t shared = 0;
-    if (j.d.nerrors == 0 && infer_program(&j.a, &j.d, mod, &j.o, &p) == 0 &&
+    if (j.d.nerrors == 0 && infer_program(&j.a, &j.d, mod, &j.o, kcc_builtins(), &p) == 0 &&
         cg_program(&j.a, &j.d, &p, &j.o, ctx, "fuzz", &m, &shared) == 0) {
       prepared(m, target);
       verified(m, target == KCC_TARGET_HOST ? "the host" : "NVPTX");

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "builtins/builtin.h"
 #include "compile.h"
 #include "parse.h"
 #include "sema.h"

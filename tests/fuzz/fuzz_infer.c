@@ -15,7 +15,7 @@ static void infer_once(const char *src, size_t size, kcc_target target) {
     fuzz_job_begin(&j, src, size);
     node *mod = parse_module(&j.a, &j.d, src, size);
     program p;
-    if (j.d.nerrors == 0 && infer_program(&j.a, &j.d, mod, &j.o, &p) == 0)
+    if (j.d.nerrors == 0 && infer_program(&j.a, &j.d, mod, &j.o, kcc_builtins(), &p) == 0)
       infer_dump_types(&j.a, &p);
   }
   arena_free(&j.a);
