@@ -1,10 +1,10 @@
-/* hypot.c — a device function called from a kernel: the scaled hypot, including
+/* device_hypot.c — a device function called from a kernel: the scaled hypot, including
  * inputs whose squares overflow float32 and the 0/0 case.
  * tolerance: 1e-6 relative (float32 sqrt and one division) plus 1e-30 absolute */
 #include "harness.h"
 
 int main(int argc, char **argv) {
-  h_begin("hypot", argc, argv);
+  h_begin("device_hypot", argc, argv);
   kc_kernel *k = h_kernel("hypot_kernel");
   const int64_t n = 777;
   float *x = h_alloc(n, 4), *y = h_alloc(n, 4), *out = h_alloc(n, 4), *want = h_alloc(n, 4);

@@ -1,4 +1,4 @@
-/* fp16_exp10.c — cuda.fp16.hexp10 and math.sin/exp/floor on float16. References: the C
+/* float16_math.c — cuda.fp16.hexp10 and math.sin/exp/floor on float16. References: the C
  * library in double rounded to float16 (hexp10: 10 ** x; sin, exp), within one float16
  * ulp (kcc computes in float32 and rounds once, a float32 result near a float16
  * midpoint may round the other way); math.floor is an int64, exact. */
@@ -15,7 +15,7 @@ static int ulps_apart(half a, half b) {
 }
 
 int main(int argc, char **argv) {
-  h_begin("fp16_exp10", argc, argv);
+  h_begin("float16_math", argc, argv);
   half a[N], out[N * 4];
   for (int i = 0; i < N; i++) a[i] = (half)(((float)i - 30.0f) * 0.15f);
   memset(out, 0xff, sizeof out);
@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
     for (int c = 0; c < 4; c++) {
       int tol = c == 3 ? 0 : 1;
       if (ulps_apart(want[c], out[i * 4 + c]) > tol) {
-        printf("FAIL fp16_exp10: [%d, %d] x=%g want %g got %g\n", i, c, x, (double)want[c],
+        printf("FAIL float16_math: [%d, %d] x=%g want %g got %g\n", i, c, x, (double)want[c],
                (double)out[i * 4 + c]);
         H.failures++;
       }

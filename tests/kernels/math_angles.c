@@ -1,4 +1,4 @@
-/* angles.c — math.degrees and math.radians against Numba's formulas, computed here in
+/* math_angles.c — math.degrees and math.radians against Numba's formulas, computed here in
  * the argument's precision: degrees(x) = x / (2 pi) * 360 and radians(x) = x / 360 *
  * (2 pi), pi rounded to the type (numba-cuda's mathimpl.py: degrees_f32_impl ...);
  * those must match exactly, over signs, magnitudes, ±0, ±inf and NaN. As a check of
@@ -92,7 +92,7 @@ static void int_case(void) {
 }
 
 int main(int argc, char **argv) {
-  h_begin("angles", argc, argv);
+  h_begin("math_angles", argc, argv);
   float32_case();
   float64_case();
   int_case();

@@ -1,4 +1,4 @@
-/* cbrt.c — cuda.cbrt against the C library's cbrtf/cbrt, over signs, magnitudes from
+/* math_cbrt.c — cuda.cbrt against the C library's cbrtf/cbrt, over signs, magnitudes from
  * subnormal to huge, exact cubes, ±0, ±inf and NaN; the sign of a zero result is
  * checked too. tolerance: 3e-7 relative for float32 and 5e-16 for float64 (libdevice
  * and glibc are both within 1 ulp of the true cube root, so they differ by at most
@@ -87,7 +87,7 @@ static void int_case(void) {
 }
 
 int main(int argc, char **argv) {
-  h_begin("cbrt", argc, argv);
+  h_begin("math_cbrt", argc, argv);
   float32_case();
   float64_case();
   int_case();

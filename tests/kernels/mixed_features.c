@@ -1,5 +1,5 @@
-/* parity_mix.c — the cross-feature kernels of parity_mix.k against C: each helper of
- * issue 15 tested its construct alone; these check them together (a closure over a
+/* mixed_features.c — the cross-feature kernels of mixed_features.k against C: each construct
+ * has a test of its own elsewhere; these check them together (a closure over a
  * tuple argument passed as a value and zipped with a strided row, records iterated with
  * enumerate, libdevice under a debug assert, run-time shape indexing of a 4-D array). */
 #include <stddef.h>
@@ -73,7 +73,7 @@ static void check_debug_libdevice(void) {
   kc_status s2 = kc_synchronize(H.ctx);   /* reports it (again, on the CPU), then clears it */
   if (s == KC_OK) s = s2;
   if (s != KC_ERR_ASSERT || !strstr(kc_last_error(H.ctx), "AssertionError: too large") ||
-      !strstr(kc_last_error(H.ctx), "parity_mix.k:48:9"))
+      !strstr(kc_last_error(H.ctx), "mixed_features.k:48:9"))
     h_die("failed assert: %s: %s", kc_status_name(s), kc_last_error(H.ctx));
   kc_array_free(da);
 }
@@ -104,7 +104,7 @@ static void check_named_shared(void) {
 }
 
 int main(int argc, char **argv) {
-  h_begin("parity_mix", argc, argv);
+  h_begin("mixed_features", argc, argv);
   check_rows_closure();
   check_records_loop();
   check_debug_libdevice();

@@ -1,4 +1,4 @@
-/* nanosleep.c — kernels that sleep (PTX nanosleep on the GPU, nothing on the CPU) and
+/* sync_nanosleep.c — kernels that sleep (PTX nanosleep on the GPU, nothing on the CPU) and
  * then compute: every element stored, with the values computed here; the back-off loop
  * sums its doubling delays, capped at 4096, plus the round numbers. exact. */
 #include "harness.h"
@@ -39,7 +39,7 @@ static void backoff(void) {
 }
 
 int main(int argc, char **argv) {
-  h_begin("nanosleep", argc, argv);
+  h_begin("sync_nanosleep", argc, argv);
   sleep_then_store();
   backoff();
   return h_end();

@@ -1,11 +1,11 @@
-/* polar.c — device functions returning tuples: cartesian -> (r, theta), and the
+/* tuple_returns_polar.c — device functions returning tuples: cartesian -> (r, theta), and the
  * distance of two points given in polar coordinates.
  * tolerance: 2e-6 relative plus 2e-6 absolute (float32 sqrt/atan2/sin/cos; the
  * distance subtracts numbers of size ~10, so its absolute error is larger: 2e-5) */
 #include "harness.h"
 
 int main(int argc, char **argv) {
-  h_begin("polar", argc, argv);
+  h_begin("tuple_returns_polar", argc, argv);
   const int64_t n = 999;
   float *x = h_alloc(n, 4), *y = h_alloc(n, 4), *r = h_alloc(n, 4), *t = h_alloc(n, 4);
   float *wr = h_alloc(n, 4), *wt = h_alloc(n, 4);
