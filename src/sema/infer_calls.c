@@ -286,6 +286,8 @@ const type *ix_call(infer_ctx *ic, node *e) {
     return ix_cast(ic, e, cast, p);
   }
   const builtin *b = builtin_find(ic->builtins, p);
+  func_def *lib_fn = b ? NULL : ix_lib_function(ic, p);
+  if (lib_fn) return ix_func_call(ic, e, lib_fn);
   if (!b) {
     if (ix_host_use_error(ic, callee->sp, p)) ;
     else if (callee->kind == N_NAME) ix_error(ic, callee->sp, "undefined function '%s'", callee->str);

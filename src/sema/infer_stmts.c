@@ -356,6 +356,7 @@ int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
   ic.report = true;
   int before = d->nerrors;
   ix_module_level(&ic, module);
+  ix_plain_functions_with_host_defaults(&ic);
   for (int i = 0; i < out->funcs.len; i++) ix_fold_defaults(&ic, out->funcs.items[i]);
   ix_apply_cli_sigs(&ic);
   ix_compile_functions(&ic);

@@ -81,27 +81,52 @@ static bool host_def_use_error(infer_ctx *ic, span sp, const char *path) {
 bool ix_host_use_error(infer_ctx *ic, span sp, const char *path) {
   if (host_def_use_error(ic, sp, path)) return true;
   if (!path || strncmp(path, HOST_PREFIX, strlen(HOST_PREFIX)) != 0) return false;
-  ix_error(ic, sp, "'%s' is host-side Python (imported from a module kcc does not compile): "
-       "kernels and device functions cannot use it", path + strlen(HOST_PREFIX));
+  const char *name = path + strlen(HOST_PREFIX);
+  /* under a module kcc compiles (numba.config.X): numba's host API, or a misspelling */
+  bool in_compiled = false;
+  for (const char *dot = strchr(name, '.'); dot && !in_compiled; dot = strchr(dot + 1, '.')) {
+    const char *mod = arena_strndup(ic->ar, name, (size_t)(dot - name));
+    in_compiled = module_importable(mod) || synth_lib_source(mod);
+  }
+  if (strstr(name, "xoroshiro128p_states"))
+    ix_error(ic, sp, "'%s' runs on the host: from C, make the states with "
+             "kc_random_states(ctx, n, seed, &states)", name);
+  else if (in_compiled)
+    ix_error(ic, sp, "'%s' is not in the kernel language (kcc takes it as host-side "
+             "Python): kernels and device functions cannot use it", name);
+  else
+    ix_error(ic, sp, "'%s' is host-side Python (imported from a module kcc does not "
+             "compile): kernels and device functions cannot use it", name);
   return true;
+}
+
+static bool load_lib_module(infer_ctx *ic, const char *mod, span where);
+
+/* numba.cuda.random.xoroshiro128p_uniform_float32 (the module imported whole): the
+ * library module's device function, or NULL. */
+func_def *ix_lib_function(infer_ctx *ic, const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (!dot || dot[1] == '_') return NULL;
+  const char *mod = arena_strndup(ic->ar, path, (size_t)(dot - path));
+  bool loaded = false;
+  for (int i = 0; i < ic->libs.len; i++) loaded |= strcmp(ic->libs.items[i], mod) == 0;
+  func_def *fn = loaded ? ix_find_func(ic, dot + 1) : NULL;
+  return fn && fn->kind == FN_DEVICE ? fn : NULL;
 }
 
 static void import_module(infer_ctx *ic, node *s) {
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
-    if (synth_lib_source(al->str)) {
-      ix_error(ic, al->sp, "import the functions of '%s' by name: from %s import "
-           "xoroshiro128p_uniform_float32, ...", al->str, al->str);
-      continue;
-    }
-    const char *host = module_importable(al->str) ? "" : HOST_PREFIX;
-    if (al->str2) {
-      ix_bind_alias(ic, al->str2, arena_printf(ic->ar, "%s%s", host, al->str));
-    } else {
-      const char *dot = strchr(al->str, '.');
-      const char *root = dot ? arena_strndup(ic->ar, al->str, (size_t)(dot - al->str)) : al->str;
-      ix_bind_alias(ic, root, arena_printf(ic->ar, "%s%s", host, root));
-    }
+    if (synth_lib_source(al->str) && !load_lib_module(ic, al->str, al->sp)) continue;
+    /* import a.b.c binds a (host-side unless kcc compiles a), import a.b.c as x binds x
+     * to a.b.c (host-side unless kcc compiles a.b.c) */
+    const char *dot = strchr(al->str, '.');
+    const char *bound = al->str2 ? al->str
+                        : dot    ? arena_strndup(ic->ar, al->str, (size_t)(dot - al->str))
+                                 : al->str;
+    bool compiled = module_importable(bound) || synth_lib_source(bound);
+    ix_bind_alias(ic, al->str2 ? al->str2 : bound,
+                  arena_printf(ic->ar, "%s%s", compiled ? "" : HOST_PREFIX, bound));
   }
 }
 
@@ -167,18 +192,19 @@ fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
 }
 
 /* from numba.cuda.random import xoroshiro128p_uniform_float32 [as name] */
+/* from M import name [as alias], where kcc does not compile M.name: host-side Python */
+static void bind_host_name(infer_ctx *ic, const node *s, const node *al) {
+  ix_bind_alias(ic, al->str2 ? al->str2 : al->str,
+                arena_printf(ic->ar, HOST_PREFIX "%s.%s", s->str, al->str));
+}
+
 static void import_from_lib(infer_ctx *ic, node *s) {
   if (!load_lib_module(ic, s->str, s->sp)) return;
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
     func_def *fn = ix_find_func(ic, al->str);
-    if (!fn && strstr(al->str, "xoroshiro128p_states")) {
-      ix_error(ic, al->sp, "'%s' runs on the host: from C, make the states with "
-           "kc_random_states(ctx, n, seed, &states)", al->str);
-      continue;
-    }
-    if (!fn || fn->kind != FN_DEVICE || al->str[0] == '_') {
-      ix_error(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
+    if (!fn || fn->kind != FN_DEVICE || al->str[0] == '_') {   /* its host half */
+      bind_host_name(ic, s, al);
       continue;
     }
     if (!al->str2 || strcmp(al->str2, al->str) == 0) continue;
@@ -199,23 +225,19 @@ static void import_from(infer_ctx *ic, node *s) {
     import_from_lib(ic, s);
     return;
   }
-  if (!module_importable(s->str)) {   /* host-side Python: an error where a kernel uses it */
-    for (int i = 0; i < s->list.len; i++) {
-      node *al = s->list.items[i];
-      ix_bind_alias(ic, al->str2 ? al->str2 : al->str,
-                 arena_printf(ic->ar, HOST_PREFIX "%s.%s", s->str, al->str));
-    }
-    return;
-  }
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
     const char *path = arena_printf(ic->ar, "%s.%s", s->str, al->str);
-    if (strcmp(s->str, "numba") == 0 && strcmp(al->str, "void") == 0) continue;
-    if (!path_is_known(ic, path)) {
-      ix_error(ic, al->sp, "cannot import name '%s' from '%s'", al->str, s->str);
+    if (strcmp(al->str, "void") == 0 &&
+        (strcmp(s->str, "numba") == 0 || strcmp(s->str, "numba.types") == 0))
       continue;
-    }
-    ix_bind_alias(ic, al->str2 ? al->str2 : al->str, path);
+    /* a module kcc does not compile, or a name of numba's that kernels do not have
+     * (numba.config, njit, prange): host-side Python, as Numba's own host code uses
+     * them; an error only where a kernel uses it */
+    if (synth_lib_source(path) && load_lib_module(ic, path, al->sp))   /* from numba.cuda import random */
+      ix_bind_alias(ic, al->str2 ? al->str2 : al->str, path);
+    else if (!module_importable(s->str) || !path_is_known(ic, path)) bind_host_name(ic, s, al);
+    else ix_bind_alias(ic, al->str2 ? al->str2 : al->str, path);
   }
 }
 
@@ -640,6 +662,33 @@ static const char *func_kind_name(func_kind k) {
   case FN_REDUCE: return "a @cuda.reduce function";
   default: return "a device function";
   }
+}
+
+/* An undecorated function is a device function only if a kernel calls it; one whose
+ * default values kcc cannot evaluate (def make(dtype=float32, n=None), a host helper or
+ * a kernel factory) is host Python instead, an error only where a kernel calls it. Run
+ * once every module constant is known, before ix_fold_defaults. */
+void ix_plain_functions_with_host_defaults(infer_ctx *ic) {
+  ptr_vec *funcs = &ic->prog->funcs;
+  int kept = 0;
+  for (int i = 0; i < funcs->len; i++) {
+    func_def *fn = funcs->items[i];
+    diag_first why = {0};
+    node *bad = NULL;
+    for (int k = 0; fn->def->decorators.len == 0 && !bad && k < fn->def->params.len; k++) {
+      node *d = ((node *)fn->def->params.items[k])->b;
+      if (d && !fold_quietly(ic, d, &why)) bad = d;
+    }
+    if (!bad) {
+      funcs->items[kept++] = fn;
+      continue;
+    }
+    bind_host(ic, fn->name, fn->def->sp,
+              arena_printf(ic->ar, "a function whose default values kcc cannot evaluate (%s)",
+                           why.message ? why.message : "not a constant"),
+              why.message ? why.sp : bad->sp);
+  }
+  funcs->len = kept;
 }
 
 /* Fold a function's defaults once every module constant is known (a file's names may

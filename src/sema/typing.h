@@ -155,7 +155,10 @@ fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
  * states argument is not a uint64 array of two dimensions. */
 bool ix_random_states_ok(infer_ctx *ic, node *call, func_def *fn, const type **args, int n);
 bool ix_host_use_error(infer_ctx *ic, span sp, const char *path);
+/* A library module's device function named by its whole path, or NULL. */
+func_def *ix_lib_function(infer_ctx *ic, const char *path);
 void ix_module_level(infer_ctx *ic, node *module);
+void ix_plain_functions_with_host_defaults(infer_ctx *ic);
 void ix_fold_defaults(infer_ctx *ic, func_def *fn);
 /* infer_records.c: record dtypes (np.dtype, from_dtype), record types in signatures,
  * field access. REC_FIELD_BASE in an N_INDEX's aux: the element is only read, a[i].x */

@@ -80,6 +80,8 @@ typedef struct parse_state {
   bool after_error;        /* the last statement was skipped after a syntax error */
   bool recovering;         /* since a syntax error, until a statement parses */
   int syntax_error_line;   /* line of the last syntax error */
+  int forgotten_brackets;  /* open when a syntax error's recovery forgot them: their
+                              closers, met later, are not "unmatched" */
   bool depth_reported;     /* "too complex" said for the current statement */
 } parse_state;
 

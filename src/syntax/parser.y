@@ -874,8 +874,13 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, parse_state *ps) {
     diag_error(ps->d, ps->bracket_sp[ps->nbrackets - 1], "'%c' was never closed",
                ps->brackets[ps->nbrackets - 1]);
   /* Skip to the end of the line even inside brackets: forget them (their closers are
-   * then not "unmatched" while recovering). */
-  ps->nbrackets = 0;
+   * then not "unmatched" while recovering). A dict or set display is skipped whole,
+   * its brackets kept, so the entries of one spread over lines are not read as
+   * statements of their own. */
+  if (found != YYSYMBOL_LBRACE) {
+    ps->forgotten_brackets += ps->nbrackets;
+    ps->nbrackets = 0;
+  }
   ps->recovering = true;
   ps->syntax_error_line = at.line;
   if (msg) {
