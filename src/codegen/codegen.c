@@ -187,9 +187,23 @@ static LLVMValueRef convert_complex(cg_ctx *g, LLVMValueRef v, const type *from,
   return cg_convert(g, cx_re(g, v), type_complex_part(from), to);
 }
 
+/* A tuple to a tuple of as many elements, each converted: a local unified to (int64,
+ * int64) assigned (int32, int32). */
+static LLVMValueRef convert_tuple(cg_ctx *g, LLVMValueRef v, const type *from, const type *to) {
+  LLVMValueRef r = LLVMGetUndef(cg_type(g, to));
+  for (int i = 0; i < to->nelems; i++) {
+    LLVMValueRef el = LLVMBuildExtractValue(g->b, v, (unsigned)i, "");
+    r = LLVMBuildInsertValue(g->b, r, cg_convert(g, el, from->elems[i], to->elems[i]),
+                             (unsigned)i, "");
+  }
+  return r;
+}
+
 LLVMValueRef cg_convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to) {
-  if (!from || !to || type_equal(from, to) || !type_is_scalar(from) || !type_is_scalar(to))
-    return v;
+  if (!from || !to || type_equal(from, to)) return v;
+  if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->nelems == to->nelems)
+    return convert_tuple(g, v, from, to);
+  if (!type_is_scalar(from) || !type_is_scalar(to)) return v;
   if (from->kind == TY_COMPLEX || to->kind == TY_COMPLEX) return convert_complex(g, v, from, to);
   LLVMTypeRef tt = cg_scalar_type(g, to);
   if (to->kind == TY_BOOL) return cg_to_bool(g, v, from);

@@ -290,6 +290,18 @@ static node *fold_unary(infer_ctx *ic, node *e, node *v) {
   return NULL;
 }
 
+/* ix_fold without a word: NULL when e is no constant, and nothing reported or counted. */
+node *ix_fold_quietly(infer_ctx *ic, node *e) {
+  diag_first why;
+  diag_sink *loud = ic->d, quiet = diag_muted(loud, &why);
+  int errors = ic->silent_errors;
+  ic->d = &quiet;
+  node *v = ix_fold(ic, e);
+  ic->d = loud;
+  ic->silent_errors = errors;
+  return v;
+}
+
 /* Fold a constant expression to a literal node, or NULL if it is not constant. */
 node *ix_fold(infer_ctx *ic, node *e) {
   switch (e->kind) {
@@ -297,6 +309,8 @@ node *ix_fold(infer_ctx *ic, node *e) {
   case N_IMAG: return const_complex(ic, 0.0, e->fval, e->sp);
   case N_CALL: return fold_call(ic, e);
   case N_NAME: {
+    symbol *l = ix_find_local(ic->cur, e->str);   /* a literal instance's parameter */
+    if (l) return l->literal;   /* any other local is a variable, shadowing a constant */
     symbol *s = ix_find_const(ic, e->str);
     if (s) return s->value;
     /* from math import pi: a builtin constant imported by name */

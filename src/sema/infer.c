@@ -33,7 +33,10 @@
 /* ---- diagnostics: silent during the fixpoint passes ------------------------------ */
 
 void ix_error(infer_ctx *ic, span sp, const char *fmt, ...) {
-  if (!ic->report) return;
+  if (!ic->report) {
+    ic->silent_errors++;
+    return;
+  }
   va_list ap;
   va_start(ap, fmt);
   diag_report(ic->d, KC_SEV_ERROR, sp, fmt, ap);

@@ -188,6 +188,55 @@ static bool bind_args(infer_ctx *ic, node *e, func_def *fn, bitset *omitted) {
 
 /* A call of a device function, an inner function, or a kernel (compiled as a device
  * function there, as Numba does when a kernel calls another @cuda.jit function). */
+/* ---- constants passed to device functions (literal instances, specialise.c) ---- */
+
+struct rebound { const char *name; bool found; };
+
+static void note_rebound(const node *t, void *ud) {
+  struct rebound *r = ud;
+  if (t->kind == N_NAME && strcmp(t->str, r->name) == 0) r->found = true;
+  if (t->kind == N_TUPLE || t->kind == N_LIST)
+    for (int i = 0; i < t->list.len; i++) note_rebound(t->list.items[i], ud);
+}
+
+static bool stmt_rebinds(const node *s, int loops, void *ud) {
+  (void)loops;
+  ast_assign_targets(s, note_rebound, ud);
+  return ((struct rebound *)ud)->found;
+}
+
+/* A parameter the function assigns is a variable, never specialised on a constant. */
+static bool param_rebound(const func_def *fn, const char *name) {
+  struct rebound r = {name, false};
+  return ast_visit_stmts(&fn->def->body, stmt_rebinds, &r);
+}
+
+static bool is_literal(const node *v) {
+  if (v->kind == N_INT || v->kind == N_BOOL) return true;
+  if (v->kind != N_TUPLE || v->list.len == 0) return false;
+  for (int i = 0; i < v->list.len; i++)
+    if (((node *)v->list.items[i])->kind != N_INT) return false;
+  return true;
+}
+
+/* The constants (integers, booleans, tuples of integers) e passes to fn's parameters
+ * that it never assigns, by parameter, or NULL when there are none. Folded quietly: an
+ * argument that is no constant is simply not one. */
+node **ix_literal_args(infer_ctx *ic, node *e, func_def *fn, int n) {
+  node **lits = NULL;
+  int own = fn->def->params.len;
+  for (int i = 0; i < n && i < own; i++) {
+    node *a = e->params.items[i];
+    if (a->kind == N_FLOAT || a->kind == N_STR || a->kind == N_CALL) continue;
+    node *v = ix_fold_quietly(ic, a);
+    if (!v || !is_literal(v) || param_rebound(fn, ((node *)fn->def->params.items[i])->str))
+      continue;
+    if (!lits) lits = arena_alloc(ic->ar, sizeof *lits * (size_t)n);
+    lits[i] = v;
+  }
+  return lits;
+}
+
 static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   bitset omitted = {0};
   bool bound = bind_args(ic, e, fn, &omitted);
@@ -203,7 +252,7 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
     args[i] = a->ty;
   }
   if (!ix_sig_args(ic, e, fn, args, n) || !ix_random_states_ok(ic, e, fn, args, n)) return NULL;
-  fn_instance *inst = ix_instantiate(ic, fn, args, n, omitted, e->sp);
+  fn_instance *inst = ix_instantiate(ic, fn, args, n, omitted, e->sp, e);
   if (!inst) return NULL;
   e->aux_ptr = inst;
   /* an array the callee writes is written by the caller too: a parameter passed

@@ -302,6 +302,21 @@ static void ix_return(infer_ctx *ic, node *s) {
   if (!type_equal(u, f->ret)) { f->ret = u; ic->changed = true; }
 }
 
+/* if DEBUG:, if neg_idx: with a constant (a module constant, a literal instance's
+ * parameter): the branch not taken is dropped from this instance's tree before it is
+ * typed, as Numba prunes dead branches, so it may hold what the constant rules out. */
+static void prune_constant_if(infer_ctx *ic, node *s) {
+  node *v = s->a->kind == N_BOOL ? s->a : ix_fold_quietly(ic, s->a);
+  if (!v || (v->kind != N_BOOL && v->kind != N_INT)) return;
+  if (v != s->a) {
+    node *c = node_new(ic->ar, N_BOOL, s->a->sp);
+    c->ival = v->ival != 0;
+    s->a = c;
+  }
+  if (s->a->ival) s->orelse.len = 0;
+  else s->body.len = 0;
+}
+
 static void ix_stmt(infer_ctx *ic, node *s) {
   switch (s->kind) {
   case N_EXPR_STMT:
@@ -311,6 +326,7 @@ static void ix_stmt(infer_ctx *ic, node *s) {
   case N_AUGASSIGN: ix_augassign(ic, s); return;
   case N_ANNASSIGN: ix_annassign(ic, s); return;
   case N_IF:
+    prune_constant_if(ic, s);
     ix_condition(ic, s->a);
     ix_block(ic, &s->body);
     ix_block(ic, &s->orelse);

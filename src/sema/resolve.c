@@ -186,7 +186,7 @@ fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
   if (!fn) return NULL;
   const type **kept = arena_alloc(ic->ar, sizeof *kept * (size_t)(n + 1));  /* the instance keeps them */
   for (int i = 0; i < n; i++) kept[i] = args[i];
-  fn_instance *inst = ix_instantiate(ic, fn, kept, n, bitset_new(ic->ar, n), where);
+  fn_instance *inst = ix_instantiate(ic, fn, kept, n, bitset_new(ic->ar, n), where, NULL);
   if (inst && inst->uses_barrier) ic->cur->uses_barrier = true;
   return inst;
 }

@@ -28,6 +28,9 @@ typedef struct symbol {
                              its uses say nothing more */
   int param_index;
   node *value;            /* SYM_CONST: the folded value (N_INT/N_FLOAT/N_BOOL/N_TUPLE) */
+  node *literal;          /* a parameter of a literal instance: the constant every call
+                             of that instance passes (N_INT/N_BOOL/N_TUPLE), folded as a
+                             module constant is */
   struct func_def *func;  /* SYM_FUNC */
   void *cg;               /* codegen's storage for the symbol (an alloca) */
 } symbol;
@@ -130,6 +133,11 @@ typedef struct fn_instance {
   ptr_vec shared;         /* symbol*: static shared arrays (locals with is_shared) */
   ptr_vec local_arrays;   /* node*: its cuda.local.array calls, each once, in source
                              order (their sum is held to CUDA's per-thread limit) */
+  node **literals;        /* a literal instance (Numba's literal dispatch): literals[i]
+                             the constant parameter i is specialised on, or NULL; NULL
+                             for an ordinary instance */
+  bool failed_silently;   /* its last silent typing pass met an error: a call passing
+                             constants then takes a literal instance instead */
   void *cg;               /* LLVMValueRef of the function */
 } fn_instance;
 

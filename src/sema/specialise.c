@@ -72,11 +72,15 @@ static void run_passes(infer_ctx *ic, fn_instance *f, bool report) {
   ic->cur = f;
   ic->loop_depth = 0;
   ic->report = false;
+  int saved_errors = ic->silent_errors;
   for (int pass = 0; pass < MAX_FIXPOINT_PASSES; pass++) {
     ic->changed = false;
+    ic->silent_errors = 0;
     ix_block(ic, &f->def->body);
     if (!ic->changed) break;
   }
+  f->failed_silently = ic->silent_errors > 0;
+  ic->silent_errors = saved_errors;
   if (report) {
     ic->report = true;
     ix_block(ic, &f->def->body);
@@ -105,8 +109,10 @@ static bool kernel_arrays_all_f32(fn_instance *f) {
   return any;
 }
 
+static const char *literal_suffix(infer_ctx *ic, const char *name, node *const *lits, int n);
+
 static fn_instance *new_instance(infer_ctx *ic, func_def *fn, const type **args, int n,
-                                 bool kernel) {
+                                 bool kernel, node **literals) {
   fn_instance *f = arena_alloc(ic->ar, sizeof *f);
   f->fn = fn;
   f->def = clone(ic->ar, fn->def);
@@ -122,10 +128,13 @@ static fn_instance *new_instance(infer_ctx *ic, func_def *fn, const type **args,
     s->ty = args[i];
     s->is_param = true;
     s->param_index = i;
+    s->literal = literals ? literals[i] : NULL;
     f->params[i] = s;
   }
+  f->literals = literals;
   ix_collect_locals(ic, f, &f->def->body);
   f->symbol_name = kernel ? fn->name : mangle(ic, fn->name, args, n);
+  if (literals) f->symbol_name = literal_suffix(ic, f->symbol_name, literals, n);
   if (kernel) f->ret = &ty_void;
   vec_push(ic->ar, &fn->instances, f);
   return f;
@@ -142,6 +151,45 @@ static void mark_omitted(infer_ctx *ic, fn_instance *f, bitset omitted) {
   if (!bitset_empty(omitted))
     f->symbol_name = arena_printf(ic->ar, "%s_d%s", f->symbol_name,
                                   bitset_hex(ic->ar, omitted));
+}
+
+/* ---- literal instances (Numba's literal dispatch) ----
+ * A device function that does not type with its parameters' types alone, because it
+ * needs one as a constant (cuda.shared.array(n, dtype) with n a parameter), is typed
+ * again for the constants a call passes, as Numba retries with literal types: one
+ * instance per set of constants, whose parameters fold as module constants do. */
+
+static bool const_equal(const node *a, const node *b) {
+  if (a->kind != b->kind) return false;
+  if (a->kind == N_INT || a->kind == N_BOOL) return a->ival == b->ival;
+  if (a->kind != N_TUPLE || a->list.len != b->list.len) return false;
+  for (int i = 0; i < a->list.len; i++)
+    if (!const_equal(a->list.items[i], b->list.items[i])) return false;
+  return true;
+}
+
+static bool literals_equal(node *const *a, node *const *b, int n) {
+  if (!a || !b) return a == b;
+  for (int i = 0; i < n; i++)
+    if ((a[i] == NULL) != (b[i] == NULL) || (a[i] && !const_equal(a[i], b[i]))) return false;
+  return true;
+}
+
+static const char *const_text(infer_ctx *ic, const node *v) {
+  if (v->kind != N_TUPLE)
+    return v->ival < 0 ? arena_printf(ic->ar, "m%lld", -(long long)v->ival)
+                       : arena_printf(ic->ar, "%lld", (long long)v->ival);
+  const char *t = "t";
+  for (int i = 0; i < v->list.len; i++)
+    t = arena_printf(ic->ar, "%s%s%s", t, i ? "x" : "", const_text(ic, v->list.items[i]));
+  return t;
+}
+
+/* "f_int64_L1_32": parameter 1 specialised on 32 */
+static const char *literal_suffix(infer_ctx *ic, const char *name, node *const *lits, int n) {
+  for (int i = 0; i < n; i++)
+    if (lits[i]) name = arena_printf(ic->ar, "%s_L%d_%s", name, i, const_text(ic, lits[i]));
+  return name;
 }
 
 static bool types_equal(const type **a, const type **b, int n) {
@@ -164,14 +212,16 @@ static void declared_result(func_def *fn, fn_instance *f) {
   }
 }
 
-fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
-                                bitset omitted, span site) {
+/* The instance for these argument types (and constants), typed silently once made. */
+static fn_instance *instance_for(infer_ctx *ic, func_def *fn, const type **args, int n,
+                                 bitset omitted, span site, node **literals) {
   fn_instance *f = NULL;
   for (int i = 0; i < fn->instances.len && !f; i++) {
     fn_instance *g = fn->instances.items[i];
     if (!g->is_kernel && g->nparams == n && types_equal(g->param_types, args, n) &&
         g->in_fast_kernel == ic->fast_kernel && g->debug == ic->debug_kernel &&
-        g->noopt == ic->noopt_kernel && bitset_equal(g->omitted, omitted))
+        g->noopt == ic->noopt_kernel && bitset_equal(g->omitted, omitted) &&
+        literals_equal(g->literals, literals, n))
       f = g;
   }
   if (f && f->in_progress && !f->ret_declared) {
@@ -179,21 +229,29 @@ fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int 
          "declared, as in Numba: @cuda.jit(\"int64(int64)\", device=True)", fn->name);
     return NULL;
   }
-  if (!f) {
-    f = new_instance(ic, fn, args, n, false);
-    declared_result(fn, f);
-    mark_omitted(ic, f, omitted);
-    f->in_fast_kernel = ic->fast_kernel;
-    f->fastmath = fn->fastmath || ic->fast_kernel;
-    if (ic->fast_kernel) f->symbol_name = arena_printf(ic->ar, "%s_fastmath", f->symbol_name);
-    f->debug = ic->debug_kernel;
-    f->noopt = ic->noopt_kernel;
-    if (f->debug) f->symbol_name = arena_printf(ic->ar, "%s_debug", f->symbol_name);
-    if (f->noopt) f->symbol_name = arena_printf(ic->ar, "%s_O0", f->symbol_name);
-    f->in_progress = true;
-    run_passes(ic, f, false);
-    f->in_progress = false;
-  }
+  if (f) return f;
+  f = new_instance(ic, fn, args, n, false, literals);
+  declared_result(fn, f);
+  mark_omitted(ic, f, omitted);
+  f->in_fast_kernel = ic->fast_kernel;
+  f->fastmath = fn->fastmath || ic->fast_kernel;
+  if (ic->fast_kernel) f->symbol_name = arena_printf(ic->ar, "%s_fastmath", f->symbol_name);
+  f->debug = ic->debug_kernel;
+  f->noopt = ic->noopt_kernel;
+  if (f->debug) f->symbol_name = arena_printf(ic->ar, "%s_debug", f->symbol_name);
+  if (f->noopt) f->symbol_name = arena_printf(ic->ar, "%s_O0", f->symbol_name);
+  f->in_progress = true;
+  run_passes(ic, f, false);
+  f->in_progress = false;
+  return f;
+}
+
+fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
+                            bitset omitted, span site, node *call) {
+  fn_instance *f = instance_for(ic, fn, args, n, omitted, site, NULL);
+  node **literals = f && f->failed_silently && call ? ix_literal_args(ic, call, fn, n) : NULL;
+  if (literals) f = instance_for(ic, fn, args, n, omitted, site, literals);
+  if (!f) return NULL;
   if (ic->report && !f->done) {
     f->done = true;
     f->in_progress = true;
@@ -266,7 +324,7 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
                                                    called from a kernel, funcval.c) */
     if (g->is_kernel && types_equal(g->param_types, args, sig->len)) return; /* duplicate signature */
   }
-  fn_instance *f = new_instance(ic, fn, args, sig->len, true);
+  fn_instance *f = new_instance(ic, fn, args, sig->len, true, NULL);
   check_param_space(ic, f);
   /* One signature keeps the kernel's name, and so does the one signature the source
    * wrote when --sig adds others (theirs are mangled). */
@@ -304,7 +362,7 @@ static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int
   ic->report = true;
   ic->cur = NULL;
   enter_kernel(ic, kf);
-  fn_instance *scalar = ix_instantiate(ic, fn, args, nin, (bitset){0}, fn->def->sp);
+  fn_instance *scalar = ix_instantiate(ic, fn, args, nin, (bitset){0}, fn->def->sp, NULL);
   ic->report = saved;
   if (!scalar) return;
   if (scalar->ret->kind == TY_VOID || !type_is_scalar(scalar->ret)) {

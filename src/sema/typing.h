@@ -46,6 +46,7 @@ struct infer_ctx {
   bool noopt_kernel;   /* and for opt=False */
   ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded */
   int last_warn_line;
+  int silent_errors;   /* errors met (not reported) in the current silent pass */
 };
 
 /* Diagnostics: reported on the final pass only (the fixpoint passes are silent). */
@@ -77,6 +78,7 @@ const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *fname);
 
 /* Constants: e folded to a literal node when it is one (NULL otherwise). */
 node *ix_fold(infer_ctx *ic, node *e);
+node *ix_fold_quietly(infer_ctx *ic, node *e);   /* muted: NULL, never an error */
 bool ix_const_int(infer_ctx *ic, node *e, int64_t *v);
 
 /* scope.c: what a name means. A local of f, a module constant, a function (NULL when
@@ -216,9 +218,13 @@ bool ix_sig_args(infer_ctx *ic, node *e, func_def *fn, const type **args, int n)
 /* builtins/arrays.c: an array method kernels do not have (reported: true) */
 /* infer.c: e makes a view that can be written through: its root parameter is written */
 bool ix_mark_view_of(infer_ctx *ic, node *e);   /* false: a module array's, refused */
-/* specialise.c: instances */
+/* infer_calls.c: the constants call passes to fn's parameters (integers, booleans,
+ * tuples of integers), by parameter, or NULL when there are none */
+node **ix_literal_args(infer_ctx *ic, node *call, func_def *fn, int n);
+/* specialise.c: instances (call: the call, whose constants may make a literal instance;
+ * NULL for none) */
 fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
-                            bitset omitted, span site);
+                            bitset omitted, span site, node *call);
 void ix_compile_functions(infer_ctx *ic);
 /* resolve_options.c: one keyword option of @cuda.jit (or of @vectorize ...) for fn;
    false when kw is not one of those options (the caller's keywords: device=) */

@@ -2,11 +2,12 @@
  * tolerance: exact. Column 0 sums float32 values in float32, in order, so it differs
  * from a float64 sum when `s = 0; s += a[j]` became float64 (kcc's float32 rule; Numba
  * would make s float64). Column 3 of iout pins Numba's int32 + literal -> int64 (no
- * wrap at 2^31). */
+ * wrap at 2^31). Columns 5 and 6: a tuple local widened to (int64, int64) by a later
+ * assignment. */
 #include "harness.h"
 
 #define NF 5
-#define NI 5
+#define NI 7
 
 int main(int argc, char **argv) {
   h_begin("widening", argc, argv);
@@ -38,6 +39,8 @@ int main(int argc, char **argv) {
     ri[2] = mi > 3 ? 6000000000ll : 1;
     ri[3] = (int64_t)mi + 2147483647;
     ri[4] = (mi > 3) + mi;
+    ri[5] = mi + (mi > 20 ? 2000000000ll : 0);
+    ri[6] = mi + (mi > 20 ? 2000000000ll : 0);
   }
   if (!separates) h_die("test inputs do not separate a float32 sum from a float64 one");
   h_poison_f64(out, n * NF);
