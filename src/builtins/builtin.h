@@ -151,7 +151,8 @@ const builtin_registry *kcc_builtins(void);
 extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
     builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
     builtins_math[], builtins_complex[], builtins_fp16[], builtins_python[],
-    builtins_print[], builtins_numpy[], builtins_coop[], builtins_dtypes[], builtins_arrays[];
+    builtins_print[], builtins_numpy[], builtins_coop[], builtins_dtypes[], builtins_arrays[],
+    builtins_module_arrays[];
 
 /* math.c: the typing and lowering of a float64 constant row (math.pi; np.pi too) */
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);
@@ -160,6 +161,10 @@ LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b);
 /* libdevice.c: cuda.libdevice.*, ended by a NULL path. Not a family: builtin_find
  * looks in it only for paths under numba.cuda.libdevice. */
 extern const builtin builtins_libdevice[];
+
+/* numpy.c: NumPy's safe casting (np.can_cast(from, to, 'safe')) on scalar types; mixed:
+ * Numba's rule that, when inputs mix integers and floats, an integer goes to any float */
+bool np_can_cast_safe(const type *from, const type *to, bool mixed);
 
 /* memory.c: the dtype an argument names (float32, np.int8, 'f4', a.dtype, a local
  * holding a type), or NULL; shared by the array makers and a.view(dtype). */

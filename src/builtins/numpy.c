@@ -1,11 +1,9 @@
 /*
  * numpy.c — NumPy in kernels, as Numba-CUDA supports it: the ufuncs on scalars
  * (np.sin, np.add, np.maximum, np.left_shift ...), the constants np.pi, np.e, np.inf,
- * np.nan, np.euler_gamma, and the array constructors (np.array, np.arange,
- * np.linspace, np.zeros, np.ones, np.full, np.eye) that make a module-level array
- * constant (folded by fold.c through np_fold_call; Numba freezes global arrays into
- * the kernel the same way). The dtype casts np.float32(x) ... are types spelled by a
- * path (resolve.c's ix_type_from_path), not rows here.
+ * np.nan, np.euler_gamma (the array constructors np.array, np.arange ... are
+ * module_arrays.c's). The dtype casts np.float32(x) ... are types spelled by a path
+ * (resolve.c's ix_type_from_path), not rows here.
  *
  * A ufunc's result type is NumPy's: the first loop of the ufunc's `types` list (kept
  * here in NumPy's order and notation, "ff->f") that every input can be cast to safely,
@@ -161,7 +159,7 @@ static const type *type_of_char(char c) {
 /* NumPy's "safe" casting (np.can_cast(from, to, 'safe')) on kcc's scalar types; with
  * Numba's rule that, when the inputs mix integers and floats, an integer goes to any
  * float. */
-static bool can_cast_safe(const type *from, const type *to, bool mixed) {
+bool np_can_cast_safe(const type *from, const type *to, bool mixed) {
   if (from->kind == TY_BOOL) return true;
   if (to->kind == TY_BOOL) return false;
   if (from->kind == TY_FLOAT) return to->kind == TY_FLOAT && to->bits >= from->bits;
@@ -182,7 +180,7 @@ static int kind_rank(const type *t) {
 }
 
 static bool can_cast_same_kind(const type *from, const type *to, bool mixed) {
-  return can_cast_safe(from, to, mixed) || kind_rank(to) >= kind_rank(from);
+  return np_can_cast_safe(from, to, mixed) || kind_rank(to) >= kind_rank(from);
 }
 
 /* The first loop of u that takes the inputs ts and, with an out array of dtype to (NULL:
@@ -200,7 +198,7 @@ static const type *match_loop(const ufunc *u, const type **ts, const type **in, 
     bool ok = true;
     for (int k = 0; k < u->nin && ok; k++) {
       in[k] = type_of_char(p[k]);
-      ok = can_cast_safe(ts[k], in[k], mixed) && (p[k] != 'e' || has_half);
+      ok = np_can_cast_safe(ts[k], in[k], mixed) && (p[k] != 'e' || has_half);
     }
     const type *res = type_of_char(p[u->nin + 2]);
     if (ok && (!to || can_cast_same_kind(res, to, mixed))) return res;
@@ -339,13 +337,6 @@ static const type *ix_ufunc(infer_ctx *ic, node *e, const builtin *b) {
   }
   e->aux_ptr = in;
   return ix_set_type(e, res, false);
-}
-
-/* np.zeros ... inside a kernel: Numba allocates no arrays there. */
-static const type *ix_array_maker(infer_ctx *ic, node *e, const builtin *b) {
-  ix_error(ic, e->sp, "%s makes a new array, which kernels cannot (use cuda.local.array or "
-       "cuda.shared.array); at module level it makes a constant array", builtin_user_name(b));
-  return NULL;
 }
 
 /* ---- lowering ---- */
@@ -588,347 +579,6 @@ static LLVMValueRef cg_ufunc(cg_ctx *g, node *e, const builtin *b) {
   return ufunc_compute(g, u, v, in, e->ty);
 }
 
-/* ---- module arrays: np.array, np.arange ... folded at module level ---- */
-
-enum { NP_ARRAY, NP_ARANGE, NP_LINSPACE, NP_ZEROS, NP_ONES, NP_FULL, NP_EYE };
-
-/* The parameters of each constructor, in NumPy's order (a NULL ends the list). */
-static const char *const np_params[][7] = {
-  [NP_ARRAY] = {"object", "dtype", NULL},
-  [NP_ARANGE] = {"start", "stop", "step", "dtype", NULL},
-  [NP_LINSPACE] = {"start", "stop", "num", "endpoint", "retstep", "dtype", NULL},
-  [NP_ZEROS] = {"shape", "dtype", NULL},
-  [NP_ONES] = {"shape", "dtype", NULL},
-  [NP_FULL] = {"shape", "fill_value", "dtype", NULL},
-  [NP_EYE] = {"N", "M", "k", "dtype", NULL},
-};
-
-/* A module array lives in the GPU's constant memory, 64 KiB for a whole module. */
-#define NP_MAX_BYTES 65536
-
-typedef struct np_call {
-  infer_ctx *ic;
-  node *e;
-  const char *fname;
-  node *arg[7];   /* per parameter, as written (NULL: not given) */
-} np_call;
-
-/* Python's binding of the call's arguments to the constructor's parameters. */
-static bool np_bind(np_call *c, int which) {
-  const char *const *ps = np_params[which];
-  int np = 0;
-  while (ps[np]) np++;
-  node *e = c->e;
-  if (e->list.len > np) {
-    ix_error(c->ic, e->sp, "%s takes at most %d arguments, %d given", c->fname, np, e->list.len);
-    return false;
-  }
-  for (int i = 0; i < e->list.len; i++) c->arg[i] = e->list.items[i];
-  for (int k = 0; k < e->kwargs.len; k++) {
-    node *kw = e->kwargs.items[k];
-    int j = 0;
-    while (j < np && strcmp(ps[j], kw->str) != 0) j++;
-    if (j == np || c->arg[j]) {
-      ix_error(c->ic, kw->sp, j == np ? "%s has no parameter '%s' that kcc supports"
-                                      : "%s got two values for '%s'", c->fname, kw->str);
-      return false;
-    }
-    c->arg[j] = kw->a;
-  }
-  return true;
-}
-
-/* A constant argument, folded; NULL after an error at it. */
-static node *np_const(np_call *c, node *a, bool scalar) {
-  node *v = ix_fold(c->ic, a);
-  if (!v || (scalar && v->kind == N_TUPLE)) {
-    ix_error(c->ic, a->sp, "the arguments of %s at module level must be constant%s (numbers, "
-         "module constants and arithmetic on them)", c->fname, scalar ? " numbers" : "s");
-    return NULL;
-  }
-  if (v->kind == N_COMPLEX) {
-    ix_error(c->ic, a->sp, "module arrays of complex numbers are not supported yet");
-    return NULL;
-  }
-  return v;
-}
-
-static bool np_int(np_call *c, node *a, int64_t *out) {
-  node *v = np_const(c, a, true);
-  if (!v) return false;
-  if (v->kind != N_INT && v->kind != N_BOOL) {
-    ix_error(c->ic, a->sp, "%s needs an integer here", c->fname);
-    return false;
-  }
-  *out = v->ival;
-  return true;
-}
-
-/* dtype=np.float32, "float32", float32 ... (NULL: not given or an error, *bad set). */
-static const type *np_dtype(np_call *c, node *d, bool *bad) {
-  *bad = false;
-  if (!d) return NULL;
-  const char *p = d->kind == N_STR ? NULL : ix_dotted_path(c->ic, d);
-  const type *t = d->kind == N_STR ? type_from_name(d->str) : p ? ix_type_from_path(p) : NULL;
-  if (!t || t->kind == TY_COMPLEX) {
-    ix_error(c->ic, d->sp, t ? "module arrays of complex numbers are not supported yet"
-                             : "unknown dtype for %s", c->fname);
-    *bad = true;
-    return NULL;
-  }
-  return t;
-}
-
-/* NumPy's type of a constant: its own (typed), else int64 (uint64 past int64), float64
- * or bool, as NumPy types a Python number. */
-static const type *np_type_of(infer_ctx *ic, node *v) {
-  return ix_const_typed(v) ? v->ty : ix_const_type(ic, v);
-}
-
-/* np.promote_types: the first type both can be cast to safely. */
-static const type *np_promote(const type *a, const type *b) {
-  static const type *const order[] = {&ty_bool, &ty_i8, &ty_u8, &ty_i16, &ty_u16, &ty_i32,
-                                      &ty_u32, &ty_i64, &ty_u64, &ty_f16, &ty_f32, &ty_f64};
-  if (!a) return b;
-  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-    if (can_cast_safe(a, order[i], false) && can_cast_safe(b, order[i], false)) return order[i];
-  return &ty_f64;
-}
-
-/* The shape argument: an integer or a tuple of 1 to KC_MAX_DIMS positive ones. */
-static int np_shape(np_call *c, node *a, int64_t *dims) {
-  node *v = np_const(c, a, false);
-  if (!v) return 0;
-  node_list single = {&v, 1, 1};
-  node_list *l = v->kind == N_TUPLE ? &v->list : &single;
-  bool ok = l->len >= 1 && l->len <= KC_MAX_DIMS;
-  for (int i = 0; ok && i < l->len; i++) {
-    node *d = l->items[i];
-    ok = d->kind == N_INT && d->ival > 0;
-    if (ok) dims[i] = d->ival;
-  }
-  if (!ok) {
-    ix_error(c->ic, a->sp, "the shape of %s must be a positive integer or a tuple of 1 to %d "
-         "of them", c->fname, KC_MAX_DIMS);
-    return 0;
-  }
-  return l->len;
-}
-
-/* The elements' count, checked against constant memory before any is made. */
-static int64_t np_count(np_call *c, const int64_t *dims, int ndim, const type *t) {
-  int64_t n = 1, item = t->kind == TY_BOOL ? 1 : t->bits / 8;
-  for (int k = 0; k < ndim; k++) {
-    if (dims[k] > NP_MAX_BYTES / item / n) {
-      ix_error(c->ic, c->e->sp, "%s makes an array larger than the 64 KiB of constant memory "
-           "a module array can use", c->fname);
-      return -1;
-    }
-    n *= dims[k];
-  }
-  return n;
-}
-
-/* The array constant: flat elements (each converted to t) nested by dims. */
-static node *np_nest(infer_ctx *ic, node **flat, const int64_t *dims, int ndim, int depth,
-                     int64_t *pos, span sp) {
-  node *tup = node_new(ic->ar, N_TUPLE, sp);
-  for (int64_t i = 0; i < dims[depth]; i++)
-    node_push(ic->ar, &tup->list, depth + 1 == ndim ? flat[(*pos)++]
-                                                     : np_nest(ic, flat, dims, ndim, depth + 1, pos, sp));
-  return tup;
-}
-
-static node *np_result(np_call *c, node **flat, const int64_t *dims, int ndim, const type *t) {
-  int64_t n = 1, pos = 0;
-  for (int k = 0; k < ndim; k++) n *= dims[k];
-  for (int64_t i = 0; i < n; i++) flat[i] = ix_fold_cast(c->ic, flat[i], t, c->e->sp);
-  node *v = np_nest(c->ic, flat, dims, ndim, 0, &pos, c->e->sp);
-  v->aux = FOLD_TYPED;
-  v->ty = type_array(c->ic->ar, t, ndim);
-  return v;
-}
-
-/* The leaves of np.array's nested lists and tuples, with the shape they make. */
-static bool np_leaves(np_call *c, node *a, int depth, int64_t *dims, int *ndim, ptr_vec *out) {
-  bool seq = a->kind == N_LIST || a->kind == N_TUPLE;
-  node *v = seq ? NULL : np_const(c, a, false);
-  if (!seq && !v) return false;
-  if (v && v->kind == N_TUPLE) { a = v; seq = true; }   /* a module tuple or array */
-  if (!seq) {
-    if (*ndim == 0) *ndim = depth;
-    if (*ndim == depth) { vec_push(c->ic->ar, out, v); return true; }
-  } else if (depth < KC_MAX_DIMS && a->list.len > 0 &&
-             (dims[depth] == 0 || dims[depth] == a->list.len)) {
-    dims[depth] = a->list.len;
-    for (int i = 0; i < a->list.len; i++)
-      if (!np_leaves(c, a->list.items[i], depth + 1, dims, ndim, out)) return false;
-    return true;
-  }
-  ix_error(c->ic, a->sp, "numpy.array needs nested lists of numbers of equal lengths, 1 to %d "
-       "deep and not empty", KC_MAX_DIMS);
-  return false;
-}
-
-static node *np_array(np_call *c, const type *t) {
-  int64_t dims[KC_MAX_DIMS] = {0};
-  int ndim = 0;
-  ptr_vec leaves = {0};
-  if (!c->arg[0]) {
-    ix_error(c->ic, c->e->sp, "np.array needs the array's contents");
-    return NULL;
-  }
-  if (!np_leaves(c, c->arg[0], 0, dims, &ndim, &leaves)) return NULL;
-  if (ndim == 0) {
-    ix_error(c->ic, c->arg[0]->sp, "np.array needs a list: module arrays have 1 to %d dimensions", KC_MAX_DIMS);
-    return NULL;
-  }
-  if (!t) {   /* NumPy's default: the leaves' types promoted */
-    const type *d = NULL;
-    for (int i = 0; i < leaves.len; i++) d = np_promote(d, np_type_of(c->ic, leaves.items[i]));
-    t = d;
-  }
-  if (np_count(c, dims, ndim, t) < 0) return NULL;
-  return np_result(c, (node **)leaves.items, dims, ndim, t);
-}
-
-/* np.arange(stop), (start, stop), (start, stop, step): NumPy's length
- * ceil((stop - start) / step); integers computed exactly, floats as start + i * step. */
-static node *np_arange(np_call *c, const type *t) {
-  node *v[3] = {NULL, NULL, NULL};
-  int n = 0;
-  for (int i = 0; i < 3; i++)
-    if (c->arg[i] && !(v[n++] = np_const(c, c->arg[i], true))) return NULL;
-  if (n == 0) {
-    ix_error(c->ic, c->e->sp, "np.arange needs a stop value");
-    return NULL;
-  }
-  node *start = n >= 2 ? v[0] : ix_const_int_node(c->ic, 0, c->e->sp), *stop = n >= 2 ? v[1] : v[0];
-  node *step = n == 3 ? v[2] : ix_const_int_node(c->ic, 1, c->e->sp);
-  const type *dflt = np_promote(np_promote(np_type_of(c->ic, start), np_type_of(c->ic, stop)),
-                                np_type_of(c->ic, step));
-  if (!t) t = dflt;
-  bool ints = dflt->kind != TY_FLOAT;
-  double d0 = ix_const_as_double(start), dst = ix_const_as_double(step);
-  double len = ceil((ix_const_as_double(stop) - d0) / dst);
-  if (dst == 0) {
-    ix_error(c->ic, c->e->sp, "numpy.arange's step must not be 0");
-    return NULL;
-  }
-  int64_t dims[1] = {len > 0 ? (len < 1e9 ? (int64_t)len : (int64_t)1e9) : 0};
-  if (dims[0] == 0) {
-    ix_error(c->ic, c->e->sp, "np.arange makes an empty array here; module arrays have at "
-         "least one element");
-    return NULL;
-  }
-  if (np_count(c, dims, 1, t) < 0) return NULL;
-  node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)dims[0]);
-  for (int64_t i = 0; i < dims[0]; i++)
-    flat[i] = ints ? ix_const_int_node(c->ic, start->ival + i * step->ival, c->e->sp)
-                   : ix_const_float_node(c->ic, d0 + (double)i * dst, c->e->sp);
-  return np_result(c, flat, dims, 1, t);
-}
-
-/* np.linspace(start, stop, num=50, endpoint=True): NumPy's y = i * step + start with
- * step = (stop - start) / div, the last value stop itself when endpoint; float64 unless
- * a dtype is given (integers rounded down, as NumPy does since 1.20). */
-static node *np_linspace(np_call *c, const type *t) {
-  node *a = c->arg[0] ? np_const(c, c->arg[0], true) : NULL;
-  node *b = c->arg[1] ? np_const(c, c->arg[1], true) : NULL;
-  int64_t count = 50, endpoint = 1, retstep = 0;
-  if (!a || !b) {
-    if (!c->arg[0] || !c->arg[1]) ix_error(c->ic, c->e->sp, "np.linspace needs start and stop");
-    return NULL;
-  }
-  if ((c->arg[2] && !np_int(c, c->arg[2], &count)) || (c->arg[3] && !np_int(c, c->arg[3], &endpoint)) ||
-      (c->arg[4] && !np_int(c, c->arg[4], &retstep)))
-    return NULL;
-  if (retstep || count <= 0) {
-    ix_error(c->ic, c->e->sp, retstep ? "numpy.linspace with retstep=True makes a tuple, not an "
-                                        "array" : "np.linspace needs num of at least 1");
-    return NULL;
-  }
-  if (!t) t = &ty_f64;
-  int64_t dims[1] = {count};
-  if (np_count(c, dims, 1, t) < 0) return NULL;
-  double x0 = ix_const_as_double(a), x1 = ix_const_as_double(b), delta = x1 - x0;
-  double div = endpoint ? (double)(count - 1) : (double)count, step = delta / div;
-  node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)count);
-  for (int64_t i = 0; i < count; i++) {
-    double y = div > 0 ? (step == 0 ? (double)i / div * delta : (double)i * step) + x0 : x0;
-    if (endpoint && count > 1 && i == count - 1) y = x1;
-    if (t->kind != TY_FLOAT) y = floor(y);
-    flat[i] = ix_const_float_node(c->ic, y, c->e->sp);
-  }
-  return np_result(c, flat, dims, 1, t);
-}
-
-/* np.zeros(shape), np.ones(shape), np.full(shape, fill_value): float64 by default,
- * np.full the fill value's own type. */
-static node *np_filled(np_call *c, int which, const type *t) {
-  int64_t dims[KC_MAX_DIMS];
-  if (!c->arg[0]) {
-    ix_error(c->ic, c->e->sp, "%s needs a shape", c->fname);
-    return NULL;
-  }
-  int ndim = np_shape(c, c->arg[0], dims);
-  if (!ndim) return NULL;
-  node *fill = which == NP_ZEROS ? ix_const_int_node(c->ic, 0, c->e->sp)
-               : which == NP_ONES ? ix_const_int_node(c->ic, 1, c->e->sp)
-               : c->arg[1] ? np_const(c, c->arg[1], true) : NULL;
-  if (!fill) {
-    if (!c->arg[1]) ix_error(c->ic, c->e->sp, "np.full needs a fill value");
-    return NULL;
-  }
-  if (!t) t = which == NP_FULL ? np_type_of(c->ic, fill) : &ty_f64;
-  int64_t n = np_count(c, dims, ndim, t);
-  if (n < 0) return NULL;
-  node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)n);
-  for (int64_t i = 0; i < n; i++) flat[i] = fill;
-  return np_result(c, flat, dims, ndim, t);
-}
-
-/* np.eye(N, M=None, k=0): ones on the k-th diagonal, float64 by default. */
-static node *np_eye(np_call *c, const type *t) {
-  int64_t dims[2], k = 0;
-  if (!c->arg[0]) {
-    ix_error(c->ic, c->e->sp, "np.eye needs N");
-    return NULL;
-  }
-  if (!np_int(c, c->arg[0], &dims[0])) return NULL;
-  dims[1] = dims[0];
-  if (c->arg[1] && c->arg[1]->kind != N_NONE && !np_int(c, c->arg[1], &dims[1])) return NULL;
-  if (c->arg[2] && !np_int(c, c->arg[2], &k)) return NULL;
-  if (dims[0] <= 0 || dims[1] <= 0) {
-    ix_error(c->ic, c->e->sp, "np.eye needs positive N and M (module arrays are not empty)");
-    return NULL;
-  }
-  if (!t) t = &ty_f64;
-  int64_t n = np_count(c, dims, 2, t);
-  if (n < 0) return NULL;
-  node **flat = arena_alloc(c->ic->ar, sizeof *flat * (size_t)n);
-  for (int64_t i = 0; i < n; i++)
-    flat[i] = ix_const_int_node(c->ic, i % dims[1] - i / dims[1] == k, c->e->sp);
-  return np_result(c, flat, dims, 2, t);
-}
-
-static node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
-  np_call c = {ic, e, builtin_user_name(b), {NULL}};
-  if (!np_bind(&c, b->op)) return NULL;
-  static const int dtype_at[] = {[NP_ARRAY] = 1, [NP_ARANGE] = 3, [NP_LINSPACE] = 5,
-                                 [NP_ZEROS] = 1, [NP_ONES] = 1, [NP_FULL] = 2, [NP_EYE] = 3};
-  bool bad;
-  const type *t = np_dtype(&c, c.arg[dtype_at[b->op]], &bad);
-  if (bad) return NULL;
-  switch (b->op) {
-  case NP_ARRAY: return np_array(&c, t);
-  case NP_ARANGE: return np_arange(&c, t);
-  case NP_LINSPACE: return np_linspace(&c, t);
-  case NP_EYE: return np_eye(&c, t);
-  default: return np_filled(&c, b->op, t);
-  }
-}
-
 /* a ufunc's row, from the UFUNCS table: ufuncs[op] is its spec */
 #define UFUNC_ROW(n, nin, kind_, op_, lib_, loops_) \
   {.path = "numpy." #n, .kind = BK_FUNCTION, .min_args = nin, .max_args = -1, \
@@ -947,20 +597,5 @@ const builtin builtins_numpy[] = {
    .typing = ix_math_constant, .lower = cg_math_constant},
   {.path = "numpy.euler_gamma", .kind = BK_VALUE, .flags = BF_CONSTANT | BF_PURE,
    .value = 0.57721566490153286061, .typing = ix_math_constant, .lower = cg_math_constant},
-  /* array constructors: folded at module level (np_fold_call), refused in kernels */
-  {.path = "numpy.array", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ARRAY,
-   .typing = ix_array_maker, .fold = np_fold_call},
-  {.path = "numpy.arange", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
-   .op = NP_ARANGE, .typing = ix_array_maker, .fold = np_fold_call},
-  {.path = "numpy.linspace", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
-   .op = NP_LINSPACE, .typing = ix_array_maker, .fold = np_fold_call},
-  {.path = "numpy.zeros", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ZEROS,
-   .typing = ix_array_maker, .fold = np_fold_call},
-  {.path = "numpy.ones", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_ONES,
-   .typing = ix_array_maker, .fold = np_fold_call},
-  {.path = "numpy.full", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_FULL,
-   .typing = ix_array_maker, .fold = np_fold_call},
-  {.path = "numpy.eye", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_EYE,
-   .typing = ix_array_maker, .fold = np_fold_call},
   {NULL},
 };

@@ -11,7 +11,8 @@ static const builtin_family families[] = {
   {"memory", builtins_memory},   {"math", builtins_math},       {"complex", builtins_complex},
   {"fp16", builtins_fp16},       {"python", builtins_python},   {"print", builtins_print},
   {"numpy", builtins_numpy},     {"coop", builtins_coop},       {"dtypes", builtins_dtypes},
-  {"arrays", builtins_arrays},   {NULL, NULL},
+  {"arrays", builtins_arrays},   {"module_arrays", builtins_module_arrays},
+  {NULL, NULL},
 };
 
 /* Rows reached only under their prefix: the 300 of libdevice neither lengthen the
