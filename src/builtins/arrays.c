@@ -149,12 +149,12 @@ static LLVMValueRef cg_array_view(cg_ctx *g, node *e, const builtin *row) {
 
 /* Methods of NumPy arrays that kernels do not have (BF_REFUSED rows below, their .name
  * what to write instead). Those that make a new array (or reduce one; Numba-CUDA loads
- * no lowering for the reductions) Numba-CUDA refuses too (op 0); reshape and transpose
- * it has (op 1), as views, and kcc does not yet. */
+ * no lowering for the reductions) Numba-CUDA refuses too (value 0); reshape and transpose
+ * it has (value 1), as views, and kcc does not yet. */
 static const type *ix_refused(infer_ctx *ic, node *e, const builtin *b) {
   node *callee = e->a;
   const type *at = callee->a->ty;
-  if (b->op)
+  if (b->value != 0)
     ix_error(ic, callee->sp, "%s.%s() is not supported by kcc; %s", ix_tname(ic, at),
              callee->str, b->name);
   else
@@ -166,7 +166,12 @@ static const type *ix_refused(infer_ctx *ic, node *e, const builtin *b) {
 
 #define REFUSED(p, numba_has, instead)                                                      \
   {.path = p, .kind = BK_METHOD, .max_args = -1, .flags = BF_ARRAY_METHOD | BF_REFUSED,       \
-   .op = numba_has, .name = instead, .typing = ix_refused}
+   .value = numba_has, .name = instead, .typing = ix_refused}
+/* ... and at module level folded on a module array (module_arrays.c; op a MA_* code) */
+#define REFUSED_FOLDED(p, ma, numba_has, instead)                                          \
+  {.path = p, .kind = BK_METHOD, .max_args = -1,                                             \
+   .flags = BF_ARRAY_METHOD | BF_REFUSED | BF_FOLD, .op = ma, .value = numba_has,             \
+   .name = instead, .typing = ix_refused, .fold = ma_fold_method}
 
 const builtin builtins_arrays[] = {
   {.path = ".itemsize", .kind = BK_ATTRIBUTE, .flags = BF_ARRAY_METHOD | BF_PURE,
@@ -179,10 +184,10 @@ const builtin builtins_arrays[] = {
    .typing = ix_transpose, .lower = cg_transpose},
   {.path = ".view", .kind = BK_METHOD, .min_args = 1, .max_args = 1, .flags = BF_ARRAY_METHOD,
    .typing = ix_array_view, .lower = cg_array_view},
-  REFUSED(".copy", 0, "copy element by element into a cuda.local.array or an output array"),
-  REFUSED(".astype", 0, "convert element by element (float32(a[i])) into another array"),
-  REFUSED(".ravel", 0, "index the array directly, or pass a 1-D array"),
-  REFUSED(".flatten", 0, "index the array directly, or pass a 1-D array"),
+  REFUSED_FOLDED(".copy", MA_COPY, 0, "copy element by element into a cuda.local.array or an output array"),
+  REFUSED_FOLDED(".astype", MA_ASTYPE, 0, "convert element by element (float32(a[i])) into another array"),
+  REFUSED_FOLDED(".ravel", MA_FLATTEN, 0, "index the array directly, or pass a 1-D array"),
+  REFUSED_FOLDED(".flatten", MA_FLATTEN, 0, "index the array directly, or pass a 1-D array"),
   REFUSED(".sum", 0, "add the elements in a loop (or reduce across threads with cuda.reduce)"),
   REFUSED(".mean", 0, "add the elements in a loop and divide by a.size"),
   REFUSED(".prod", 0, "multiply the elements in a loop"),
@@ -191,7 +196,7 @@ const builtin builtins_arrays[] = {
   REFUSED(".argmin", 0, "keep the index of the smallest element in a loop"),
   REFUSED(".argmax", 0, "keep the index of the largest element in a loop"),
   REFUSED(".tolist", 0, "index the array"),
-  REFUSED(".reshape", 1, "index with the shape you want (a[i * n + j]) or pass the array in that shape"),
+  REFUSED_FOLDED(".reshape", MA_RESHAPE, 1, "index with the shape you want (a[i * n + j]) or pass the array in that shape"),
   REFUSED(".transpose", 1, "write a.T, the transposed view"),
   {NULL},
 };

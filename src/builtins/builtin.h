@@ -162,9 +162,11 @@ LLVMValueRef cg_math_constant(cg_ctx *g, node *e, const builtin *b);
  * looks in it only for paths under numba.cuda.libdevice. */
 extern const builtin builtins_libdevice[];
 
-/* numpy.c: NumPy's safe casting (np.can_cast(from, to, 'safe')) on scalar types; mixed:
- * Numba's rule that, when inputs mix integers and floats, an integer goes to any float */
-bool np_can_cast_safe(const type *from, const type *to, bool mixed);
+/* module_arrays.c: A.reshape(...), A.astype(t), A.copy(), A.flatten(), A.ravel() on a
+ * module array, folded at module level (op: MA_*); arrays.c's rows refuse them in
+ * kernels */
+enum { MA_RESHAPE, MA_ASTYPE, MA_COPY, MA_FLATTEN };
+node *ma_fold_method(infer_ctx *ic, node *e, const builtin *b);
 
 /* memory.c: the dtype an argument names (float32, np.int8, 'f4', a.dtype, a local
  * holding a type), or NULL; shared by the array makers and a.view(dtype). */

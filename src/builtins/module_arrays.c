@@ -24,7 +24,7 @@ static const type *ix_array_maker(infer_ctx *ic, node *e, const builtin *b) {
 
 /* ---- module arrays: np.array, np.arange ... folded at module level ---- */
 
-enum { NP_ARRAY, NP_ARANGE, NP_LINSPACE, NP_ZEROS, NP_ONES, NP_FULL, NP_EYE };
+enum { NP_ARRAY, NP_ARANGE, NP_LINSPACE, NP_ZEROS, NP_ONES, NP_FULL, NP_EYE, NP_ASARRAY };
 
 /* The parameters of each constructor, in NumPy's order (a NULL ends the list). */
 static const char *const np_params[][7] = {
@@ -35,6 +35,7 @@ static const char *const np_params[][7] = {
   [NP_ONES] = {"shape", "dtype", NULL},
   [NP_FULL] = {"shape", "fill_value", "dtype", NULL},
   [NP_EYE] = {"N", "M", "k", "dtype", NULL},
+  [NP_ASARRAY] = {"a", "dtype", "order", NULL},   /* also ascontiguousarray ... */
 };
 
 /* A module array lives in the GPU's constant memory, 64 KiB for a whole module. */
@@ -119,16 +120,6 @@ static const type *np_type_of(infer_ctx *ic, node *v) {
   return ix_const_typed(v) ? v->ty : ix_const_type(ic, v);
 }
 
-/* np.promote_types: the first type both can be cast to safely. */
-static const type *np_promote(const type *a, const type *b) {
-  static const type *const order[] = {&ty_bool, &ty_i8, &ty_u8, &ty_i16, &ty_u16, &ty_i32,
-                                      &ty_u32, &ty_i64, &ty_u64, &ty_f16, &ty_f32, &ty_f64};
-  if (!a) return b;
-  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-    if (np_can_cast_safe(a, order[i], false) && np_can_cast_safe(b, order[i], false)) return order[i];
-  return &ty_f64;
-}
-
 /* The shape argument: an integer or a tuple of 1 to KC_MAX_DIMS positive ones. */
 static int np_shape(np_call *c, node *a, int64_t *dims) {
   node *v = np_const(c, a, false);
@@ -163,24 +154,8 @@ static int64_t np_count(np_call *c, const int64_t *dims, int ndim, const type *t
   return n;
 }
 
-/* The array constant: flat elements (each converted to t) nested by dims. */
-static node *np_nest(infer_ctx *ic, node **flat, const int64_t *dims, int ndim, int depth,
-                     int64_t *pos, span sp) {
-  node *tup = node_new(ic->ar, N_TUPLE, sp);
-  for (int64_t i = 0; i < dims[depth]; i++)
-    node_push(ic->ar, &tup->list, depth + 1 == ndim ? flat[(*pos)++]
-                                                     : np_nest(ic, flat, dims, ndim, depth + 1, pos, sp));
-  return tup;
-}
-
 static node *np_result(np_call *c, node **flat, const int64_t *dims, int ndim, const type *t) {
-  int64_t n = 1, pos = 0;
-  for (int k = 0; k < ndim; k++) n *= dims[k];
-  for (int64_t i = 0; i < n; i++) flat[i] = ix_fold_cast(c->ic, flat[i], t, c->e->sp);
-  node *v = np_nest(c->ic, flat, dims, ndim, 0, &pos, c->e->sp);
-  v->aux = FOLD_TYPED;
-  v->ty = type_array(c->ic->ar, t, ndim);
-  return v;
+  return ix_const_array_make(c->ic, flat, dims, ndim, t, c->e->sp);
 }
 
 /* The leaves of np.array's nested lists and tuples, with the shape they make. */
@@ -219,7 +194,7 @@ static node *np_array(np_call *c, const type *t) {
   }
   if (!t) {   /* NumPy's default: the leaves' types promoted */
     const type *d = NULL;
-    for (int i = 0; i < leaves.len; i++) d = np_promote(d, np_type_of(c->ic, leaves.items[i]));
+    for (int i = 0; i < leaves.len; i++) d = type_promote_numpy(d, np_type_of(c->ic, leaves.items[i]));
     t = d;
   }
   if (np_count(c, dims, ndim, t) < 0) return NULL;
@@ -239,7 +214,7 @@ static node *np_arange(np_call *c, const type *t) {
   }
   node *start = n >= 2 ? v[0] : ix_const_int_node(c->ic, 0, c->e->sp), *stop = n >= 2 ? v[1] : v[0];
   node *step = n == 3 ? v[2] : ix_const_int_node(c->ic, 1, c->e->sp);
-  const type *dflt = np_promote(np_promote(np_type_of(c->ic, start), np_type_of(c->ic, stop)),
+  const type *dflt = type_promote_numpy(type_promote_numpy(np_type_of(c->ic, start), np_type_of(c->ic, stop)),
                                 np_type_of(c->ic, step));
   if (!t) t = dflt;
   bool ints = dflt->kind != TY_FLOAT;
@@ -350,17 +325,71 @@ static node *np_fold_call(infer_ctx *ic, node *e, const builtin *b) {
   np_call c = {ic, e, builtin_user_name(b), {NULL}};
   if (!np_bind(&c, b->op)) return NULL;
   static const int dtype_at[] = {[NP_ARRAY] = 1, [NP_ARANGE] = 3, [NP_LINSPACE] = 5,
-                                 [NP_ZEROS] = 1, [NP_ONES] = 1, [NP_FULL] = 2, [NP_EYE] = 3};
+                                 [NP_ZEROS] = 1, [NP_ONES] = 1, [NP_FULL] = 2, [NP_EYE] = 3,
+                                 [NP_ASARRAY] = 1};
   bool bad;
   const type *t = np_dtype(&c, c.arg[dtype_at[b->op]], &bad);
   if (bad) return NULL;
   switch (b->op) {
-  case NP_ARRAY: return np_array(&c, t);
+  case NP_ARRAY: case NP_ASARRAY: return np_array(&c, t);
   case NP_ARANGE: return np_arange(&c, t);
   case NP_LINSPACE: return np_linspace(&c, t);
   case NP_EYE: return np_eye(&c, t);
   default: return np_filled(&c, b->op, t);
   }
+}
+
+/* ---- methods of a module array: A.reshape(3, 4), A.astype(np.float32) ... ---- */
+
+/* The new shape of a.reshape(...): one integer or tuple, or integers, one of them
+ * possibly -1 (the extent the others leave); 0 after an error. */
+static int reshape_dims(np_call *c, int64_t n, int64_t *dims) {
+  node *e = c->e;
+  node *one = e->list.len == 1 ? np_const(c, e->list.items[0], false) : NULL;
+  if (e->list.len == 1 && !one) return 0;
+  node_list *l = one && one->kind == N_TUPLE ? &one->list : one ? &(node_list){&one, 1, 1}
+                                                                : &e->list;
+  int nd = l->len, free_at = -1;
+  int64_t known = 1;
+  bool ok = nd >= 1 && nd <= KC_MAX_DIMS && e->kwargs.len == 0;
+  for (int k = 0; ok && k < nd; k++) {
+    node *v = one ? l->items[k] : np_const(c, l->items[k], true);
+    if (!v) return 0;
+    ok = v->kind == N_INT && (v->ival > 0 || (v->ival == -1 && free_at < 0));
+    if (ok && v->ival == -1) free_at = k;
+    else if (ok) dims[k] = v->ival, known *= v->ival;
+  }
+  if (ok && free_at >= 0) dims[free_at] = known > 0 && n % known == 0 ? n / known : -1;
+  if (ok && (free_at < 0 ? known == n : dims[free_at] > 0)) return nd;
+  ix_error(c->ic, e->sp, "cannot reshape an array of %lld elements to this shape (1 to %d "
+           "positive extents, one of them may be -1)", (long long)n, KC_MAX_DIMS);
+  return 0;
+}
+
+node *ma_fold_method(infer_ctx *ic, node *e, const builtin *b) {
+  node *a = ix_fold(ic, e->a->a);
+  np_call c = {ic, e, arena_printf(ic->ar, "ndarray.%s", b->path + 1), {NULL}};
+  ptr_vec flat;
+  int64_t dims[KC_MAX_DIMS], n = 1;
+  int nd = ix_const_array_flat(ic, a, &flat, dims);
+  for (int k = 0; k < nd; k++) n *= dims[k];
+  const type *t = a->ty->elem;
+  if (b->op == MA_ASTYPE) {
+    bool bad;
+    node *d = e->list.len == 1 ? e->list.items[0] : NULL;
+    if (!d || e->kwargs.len || !(t = np_dtype(&c, d, &bad))) {
+      if (!d) ix_error(ic, e->sp, "ndarray.astype needs a dtype");
+      return NULL;
+    }
+  } else if (b->op == MA_RESHAPE) {
+    if (!(nd = reshape_dims(&c, n, dims))) return NULL;
+  } else if (e->list.len || e->kwargs.len) {
+    ix_error(ic, e->sp, "%s takes no arguments at module level (C order only)", c.fname);
+    return NULL;
+  } else if (b->op == MA_FLATTEN) {
+    nd = 1, dims[0] = n;
+  }
+  return ix_const_array_make(ic, (node **)flat.items, dims, nd, t, e->sp);
 }
 
 const builtin builtins_module_arrays[] = {
@@ -379,5 +408,13 @@ const builtin builtins_module_arrays[] = {
    .typing = ix_array_maker, .fold = np_fold_call},
   {.path = "numpy.eye", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD, .op = NP_EYE,
    .typing = ix_array_maker, .fold = np_fold_call},
+  /* the same values, C order: kcc's module arrays are all C-contiguous, which indexing
+     cannot tell from NumPy's layouts */
+  {.path = "numpy.asarray", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+   .op = NP_ASARRAY, .typing = ix_array_maker, .fold = np_fold_call},
+  {.path = "numpy.ascontiguousarray", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+   .op = NP_ASARRAY, .typing = ix_array_maker, .fold = np_fold_call},
+  {.path = "numpy.asfortranarray", .kind = BK_FUNCTION, .max_args = -1, .flags = BF_FOLD,
+   .op = NP_ASARRAY, .typing = ix_array_maker, .fold = np_fold_call},
   {NULL},
 };

@@ -156,22 +156,6 @@ static const type *type_of_char(char c) {
   }
 }
 
-/* NumPy's "safe" casting (np.can_cast(from, to, 'safe')) on kcc's scalar types; with
- * Numba's rule that, when the inputs mix integers and floats, an integer goes to any
- * float. */
-bool np_can_cast_safe(const type *from, const type *to, bool mixed) {
-  if (from->kind == TY_BOOL) return true;
-  if (to->kind == TY_BOOL) return false;
-  if (from->kind == TY_FLOAT) return to->kind == TY_FLOAT && to->bits >= from->bits;
-  if (to->kind == TY_FLOAT) {
-    if (mixed) return true;
-    int need = from->bits <= 8 ? 16 : from->bits <= 16 ? 32 : 64;
-    return to->bits >= need;
-  }
-  if (from->is_signed == to->is_signed) return to->bits >= from->bits;
-  return !from->is_signed && to->bits > from->bits;
-}
-
 /* NumPy's 'same_kind' casting of a loop's result to an out array's dtype: the safe
  * casts, and any cast that keeps or raises the kind, bool < unsigned < signed < float
  * (float64 into float32, uint64 into int8; never float into int, int into unsigned). */
@@ -180,7 +164,7 @@ static int kind_rank(const type *t) {
 }
 
 static bool can_cast_same_kind(const type *from, const type *to, bool mixed) {
-  return np_can_cast_safe(from, to, mixed) || kind_rank(to) >= kind_rank(from);
+  return type_can_cast_safe(from, to, mixed) || kind_rank(to) >= kind_rank(from);
 }
 
 /* The first loop of u that takes the inputs ts and, with an out array of dtype to (NULL:
@@ -198,7 +182,7 @@ static const type *match_loop(const ufunc *u, const type **ts, const type **in, 
     bool ok = true;
     for (int k = 0; k < u->nin && ok; k++) {
       in[k] = type_of_char(p[k]);
-      ok = np_can_cast_safe(ts[k], in[k], mixed) && (p[k] != 'e' || has_half);
+      ok = type_can_cast_safe(ts[k], in[k], mixed) && (p[k] != 'e' || has_half);
     }
     const type *res = type_of_char(p[u->nin + 2]);
     if (ok && (!to || can_cast_same_kind(res, to, mixed))) return res;

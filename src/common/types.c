@@ -186,3 +186,29 @@ const char *type_name(arena *a, const type *t) {
     return sig_dtype_name(type_to_dtype(t));
   }
 }
+
+/* NumPy's "safe" casting (np.can_cast(from, to, 'safe')) on kcc's scalar types; with
+ * Numba's rule that, when the inputs mix integers and floats, an integer goes to any
+ * float. */
+bool type_can_cast_safe(const type *from, const type *to, bool mixed) {
+  if (from->kind == TY_BOOL) return true;
+  if (to->kind == TY_BOOL) return false;
+  if (from->kind == TY_FLOAT) return to->kind == TY_FLOAT && to->bits >= from->bits;
+  if (to->kind == TY_FLOAT) {
+    if (mixed) return true;
+    int need = from->bits <= 8 ? 16 : from->bits <= 16 ? 32 : 64;
+    return to->bits >= need;
+  }
+  if (from->is_signed == to->is_signed) return to->bits >= from->bits;
+  return !from->is_signed && to->bits > from->bits;
+}
+
+const type *type_promote_numpy(const type *a, const type *b) {
+  static const type *const order[] = {&ty_bool, &ty_i8, &ty_u8, &ty_i16, &ty_u16, &ty_i32,
+                                      &ty_u32, &ty_i64, &ty_u64, &ty_f16, &ty_f32, &ty_f64};
+  if (!a) return b;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    if (type_can_cast_safe(a, order[i], false) && type_can_cast_safe(b, order[i], false))
+      return order[i];
+  return &ty_f64;
+}

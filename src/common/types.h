@@ -91,5 +91,12 @@ kc_dtype type_to_dtype(const type *t);
 /* The scalar type for a Numba name or short alias ("float32", "f4", "f32", "int_",
  * "uint8", "boolean", "bool_", "intp"...), or NULL. */
 const type *type_from_name(const char *name);
+/* NumPy's "safe" casting (np.can_cast(from, to, 'safe')) of scalar types; mixed: Numba's
+ * rule that, when a ufunc's inputs mix integers and floats, an integer goes to any
+ * float. */
+bool type_can_cast_safe(const type *from, const type *to, bool mixed);
+/* np.promote_types(a, b) of real scalar types (a NULL: b): the first both cast to
+ * safely, float64 when none does (int64 and uint64). */
+const type *type_promote_numpy(const type *a, const type *b);
 
 #endif

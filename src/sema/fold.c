@@ -203,9 +203,19 @@ static node *fold_float_string(infer_ctx *ic, node *e) {
   return end != text && *end == '\0' ? ix_const_float_node(ic, v, e->sp) : NULL;
 }
 
+/* A.reshape(3, 4), np.arange(12).astype(np.float32): a method of a module array, by
+ * its row's fold (builtins/module_arrays.c). */
+static node *fold_method_call(infer_ctx *ic, node *e) {
+  if (e->a->kind != N_ATTR) return NULL;
+  node *base = ix_fold(ic, e->a->a);
+  if (!base || !ix_const_is_array(base)) return NULL;
+  const builtin *b = builtin_find(ic->builtins, arena_printf(ic->ar, ".%s", e->a->str));
+  return b && (b->flags & BF_FOLD) && (b->flags & BF_ARRAY_METHOD) ? b->fold(ic, e, b) : NULL;
+}
+
 static node *fold_call(infer_ctx *ic, node *e) {
   const char *p = ix_dotted_path(ic, e->a);
-  if (!p) return NULL;
+  if (!p) return fold_method_call(ic, e);
   if (strcmp(p, "complex") == 0) return fold_complex_call(ic, e);
   node *f = strcmp(p, "float") == 0 ? fold_float_string(ic, e) : NULL;
   if (f) return f;
@@ -215,15 +225,14 @@ static node *fold_call(infer_ctx *ic, node *e) {
   return b && (b->flags & BF_FOLD) ? b->fold(ic, e, b) : NULL;   /* np.array, np.dtype ... */
 }
 
-static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r);
 
 static node *fold_binop(infer_ctx *ic, node *e, node *l, node *r) {
-  node *v = fold_binop_untyped(ic, e, l, r);
+  node *v = ix_fold_binop_untyped(ic, e, l, r);
   if (!v || !(ix_const_typed(l) || ix_const_typed(r))) return v;
   return ix_fold_cast(ic, v, typed_result(ic, e, l, r), e->sp);
 }
 
-static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r) {
+node *ix_fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r) {
   if (l->kind == N_COMPLEX || r->kind == N_COMPLEX) return fold_complex_binop(ic, e, l, r);
   bool fl = l->kind == N_FLOAT || r->kind == N_FLOAT || e->op == OP_DIV;
   if (l->kind == N_BOOL) l = ix_const_int_node(ic, l->ival, l->sp);
@@ -272,7 +281,7 @@ static node *fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r) {
 }
 
 /* -x, +x, ~x, not x on a folded number v */
-static node *fold_unary(infer_ctx *ic, node *e, node *v) {
+node *ix_fold_unary(infer_ctx *ic, node *e, node *v) {
   if (e->op == OP_NOT) {
     node *b = node_new(ic->ar, N_BOOL, e->sp);
     double re, im;
@@ -320,24 +329,37 @@ node *ix_fold(infer_ctx *ic, node *e) {
   }
   case N_ATTR: {
     const char *p = ix_dotted_path(ic, e);
-    symbol *member = p ? ix_find_const(ic, p) : NULL;   /* Color.RED */
+    if (!p) {   /* A.shape, np.dtype(np.int32).itemsize */
+      node *size = ix_fold_dtype_itemsize(ic, e);
+      node *base = size ? NULL : ix_fold(ic, e->a);
+      return size ? size : base && ix_const_is_array(base) ? ix_fold_array_attr(ic, e, base) : NULL;
+    }
+    symbol *member = ix_find_const(ic, p);   /* Color.RED */
     if (member) return member->value;
     const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
     return b && (b->flags & BF_CONSTANT) ? ix_const_float_node(ic, b->value, e->sp) : NULL;
   }
   case N_UNARY: {
     node *v = ix_fold(ic, e->a);
+    if (v && ix_const_is_array(v)) return ix_fold_array_unary(ic, e, v);
     if (!v || v->kind == N_TUPLE) return NULL;
     if (ix_const_typed(v) && e->op != OP_NOT) {   /* -np.float32(x) stays float32 */
-      node *u = fold_unary(ic, e, v);
+      node *u = ix_fold_unary(ic, e, v);
       return u ? ix_fold_cast(ic, u, v->ty, e->sp) : NULL;
     }
-    return fold_unary(ic, e, v);
+    return ix_fold_unary(ic, e, v);
   }
   case N_BINOP: {
     node *l = ix_fold(ic, e->a), *r = ix_fold(ic, e->b);
+    if (l && r && (ix_const_is_array(l) || ix_const_is_array(r)))
+      return ix_fold_array_binop(ic, e, l, r);
     if (!l || !r || l->kind == N_TUPLE || r->kind == N_TUPLE || l->big || r->big) return NULL;
     return fold_binop(ic, e, l, r);
+  }
+  case N_INDEX: {   /* A.shape[0], TABLE[2] */
+    node *v = ix_fold(ic, e->a);
+    node *i = v && e->b && e->b->kind != N_SLICE && e->b->kind != N_TUPLE ? ix_fold(ic, e->b) : NULL;
+    return i ? ix_fold_index(ic, e, v, i) : NULL;
   }
   case N_TUPLE: {
     node *t = node_new(ic->ar, N_TUPLE, e->sp);

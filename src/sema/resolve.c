@@ -259,8 +259,9 @@ static node *fold_quietly(infer_ctx *ic, node *e, diag_first *why) {
     why->sp = e->sp;
     why->message = callee && strncmp(callee, "numpy.", 6) == 0
         ? arena_printf(ic->ar, "NumPy function '%s' is not supported at module level (kcc "
-                       "evaluates np.array, np.arange, np.linspace, np.zeros, np.ones, "
-                       "np.full, np.eye and the dtype casts there)", callee)
+                       "evaluates np.array, np.asarray, np.arange, np.linspace, np.zeros, "
+                       "np.ones, np.full, np.eye, the dtype casts, arithmetic on arrays "
+                       "and .reshape, .astype, .T there)", callee)
         : "kcc evaluates constant expressions at module level (numbers, strings, other "
           "constants, arithmetic and the NumPy calls it knows), and this is not one";
   }

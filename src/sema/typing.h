@@ -144,6 +144,20 @@ static inline bool ix_const_is_array(const node *v) {
 /* v (a folded number) converted to scalar type t as NumPy's astype does: rounded to a
  * float's precision, wrapped to an integer's width (a float truncated first). */
 node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp);
+/* l op r on two folded numbers, untyped (the caller casts); -x, ~x, not x on one */
+node *ix_fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r);
+node *ix_fold_unary(infer_ctx *ic, node *e, node *v);
+/* fold_arrays.c: module arrays folded. The flat elements of a (out) and its extents
+ * (dims), returning its rank; an array constant made of flat elements (each cast to
+ * t); arithmetic, attributes and indexing on them (NULL: not a constant). */
+int ix_const_array_flat(infer_ctx *ic, node *a, ptr_vec *out, int64_t *dims);
+node *ix_const_array_make(infer_ctx *ic, node **flat, const int64_t *dims, int ndim,
+                          const type *t, span sp);
+node *ix_fold_array_binop(infer_ctx *ic, node *e, node *l, node *r);
+node *ix_fold_array_unary(infer_ctx *ic, node *e, node *a);
+node *ix_fold_array_attr(infer_ctx *ic, node *e, node *a);
+node *ix_fold_dtype_itemsize(infer_ctx *ic, node *e);
+node *ix_fold_index(infer_ctx *ic, node *e, node *v, node *i);
 /* resolve.c: module level */
 /* A builtin written in the kernel language: the instance of library module mod's
  * function name for parameter types args[0..n) (the module loaded on first use), or
