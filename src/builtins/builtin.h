@@ -152,7 +152,7 @@ extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
     builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
     builtins_math[], builtins_complex[], builtins_fp16[], builtins_python[],
     builtins_print[], builtins_numpy[], builtins_coop[], builtins_dtypes[], builtins_arrays[],
-    builtins_module_arrays[];
+    builtins_module_arrays[], builtins_cache_hints[];
 
 /* math.c: the typing and lowering of a float64 constant row (math.pi; np.pi too) */
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);

@@ -12,6 +12,8 @@
  *   inline=, forceinline=   LLVM alwaysinline / noinline on a device function
  *   cache=            accepted: kcc's runtime caches every CUDA module's PTX on disk
  *                     (kc_config.cache); the CPU back end's JIT code is never cached
+ *   lto=              accepted: a kernel and every device function it calls are one
+ *                     LLVM module, optimised whole, which is what Numba's LTO gives
  *   link=             refused: kcc compiles the kernel language only
  *
  * Values must be constants (literals or module constants), as Numba evaluates them in
@@ -113,7 +115,7 @@ bool ix_decorator_option(infer_ctx *ic, func_def *fn, node *kw) {
   } else if (strcmp(k, "lineinfo") == 0) {
     if (option_bool(ic, kw, &b)) fn->opts.lineinfo = b;
   } else if (strcmp(k, "cache") == 0 || strcmp(k, "nopython") == 0 ||
-             strcmp(k, "nogil") == 0) {
+             strcmp(k, "nogil") == 0 || strcmp(k, "lto") == 0) {
     option_bool(ic, kw, &b);   /* checked; see the top of the file */
   } else if (strcmp(k, "max_registers") == 0) {
     if (option_fits(ic, fn, kw, false))
