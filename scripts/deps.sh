@@ -19,6 +19,8 @@ have valgrind || need+=(valgrind)
 # DLPack's header (kc_array_to_dlpack / kc_array_from_dlpack; without it they are
 # compiled out)
 [ -f /usr/include/dlpack/dlpack.h ] || need+=(libdlpack-dev)
+# GNU libunistring: non-ASCII identifiers (PEP 3131) in the lexer
+[ -f /usr/include/uninorm.h ] || need+=(libunistring-dev)
 # xxHash: the disk cache's key and checksums (runtime/cache.c)
 [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
 # clang with libFuzzer: the fuzz targets of tests/fuzz (make test, make test-all)

@@ -247,9 +247,7 @@ LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
 static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
   (void)b;
   node *src = e->list.items[0];
-  const char *name = arena_printf(g->ar, "kc_const_%s_%s", src->sym->name,
-                                  type_name(g->ar, e->ty->elem));
-  return cg_const_array_value(g, name, src->sym->value, e->ty);
+  return cg_const_array_value(g, src->sym->name, src->sym->value, e->ty);
 }
 
 /* ---- @guvectorize views ---- */

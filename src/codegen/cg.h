@@ -60,6 +60,8 @@ static inline LLVMValueRef ci64(cg_ctx *g, long long v) {
 /* Values: an expression, an expression converted to type to, conversions. */
 LLVMValueRef cg_expr(cg_ctx *g, node *e);
 LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to);
+/* None as a value of Optional type opt */
+LLVMValueRef cg_none(cg_ctx *g, const type *opt);
 LLVMValueRef cg_convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to);
 LLVMValueRef cg_to_bool(cg_ctx *g, LLVMValueRef v, const type *t);
 /* Python's arithmetic and comparisons on two values of type t (cg_arith.c); a ** e->b
@@ -166,7 +168,7 @@ void cg_block(cg_ctx *g, node_list *body);
 void cg_set_debug_loc(cg_ctx *g, span sp);
 /* cg_consts.c: the constant array (addrspace(4) on the GPU) named name holding the
  * folded nested tuple value, as an array value of type t; made once per name. */
-LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,
+LLVMValueRef cg_const_array_value(cg_ctx *g, const char *const_name, const node *value,
                                   const type *t);
 static inline LLVMValueRef cx_re(cg_ctx *g, LLVMValueRef z) {
   return LLVMBuildExtractValue(g->b, z, 0, "re");

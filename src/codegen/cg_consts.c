@@ -23,11 +23,13 @@ static void flatten_const(cg_ctx *g, const node *v, const type *el, LLVMValueRef
   for (int i = 0; i < v->list.len; i++) flatten_const(g, v->list.items[i], el, out, n);
 }
 
-/* The constant array named name holding the folded nested tuple value, as an array
- * value of type t: a constant global (addrspace(4) on the GPU), made once per name.
+/* Module constant const_name's folded nested tuple value as an array value of type t:
+ * a constant global (addrspace(4) on the GPU), made once per constant and element type.
  * cuda.const.array_like and module arrays (np.array ..., read in a kernel) share it. */
-LLVMValueRef cg_const_array_value(cg_ctx *g, const char *name, const node *value,
+LLVMValueRef cg_const_array_value(cg_ctx *g, const char *const_name, const node *value,
                                   const type *t) {
+  const char *name = arena_printf(g->ar, "kc_const_%s_%s", arena_symbol(g->ar, const_name),
+                                  type_name(g->ar, t->elem));
   int64_t dims[KC_MAX_DIMS] = {0};
   int ndim = 0;
   ast_tuple_shape(value, 0, dims, &ndim);

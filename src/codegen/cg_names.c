@@ -25,6 +25,12 @@ static bool reserved_name(const char *name, bool nvptx) {
   return false;
 }
 
+static bool ascii(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s >= 0x80) return false;
+  return true;
+}
+
 static const func_def *user_function(const program *p, const char *name, size_t len) {
   for (int i = 0; i < p->funcs.len; i++) {
     const func_def *f = p->funcs.items[i];
@@ -62,6 +68,12 @@ int cg_check_names(diag_sink *d, const program *p, LLVMModuleRef m, bool nvptx) 
     if (reserved_name(f->name, nvptx)) {
       diag_error(d, f->def->sp, "'%s' is a name kcc keeps for its own code and the "
                  "libraries it links: rename the function", f->name);
+      errors++;
+    } else if (f->kind == FN_KERNEL && !ascii(f->name)) {
+      /* its PTX entry point, and the name C programs look it up by, is the name itself */
+      diag_error(d, f->def->sp, "kernel '%s': a kernel's name is its PTX entry point and "
+                 "must be ASCII letters, digits and _ (names beyond ASCII are fine for "
+                 "device functions, locals and constants)", f->name);
       errors++;
     } else if (nvptx && f->kind == FN_KERNEL && strcmp(f->name, "_") == 0) {
       /* PTX identifiers: a letter first, or _ $ % followed by at least one more */

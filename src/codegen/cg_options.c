@@ -10,7 +10,9 @@
  *   inline=        'always' / True / forceinline=True: `alwaysinline`; 'never' / False:
  *                  `noinline`, so the call stays a call (Numba's 'never' only keeps its
  *                  own IR inliner away and lets NVVM inline; kcc keeps the call, which
- *                  is what writing it asks for). Unset, LLVM's inliner decides.
+ *                  is what writing it asks for). Unset, LLVM's inliner decides, but a
+ *                  function returning an array is `alwaysinline`: the array may be a
+ *                  cuda.local.array of its own, which must outlive the call.
  *   lineinfo=True, debug=True   line info for that kernel (cg_wants_lines), full debug
  *                  info in the module when any kernel asks for debug=True.
  */
@@ -23,6 +25,12 @@ void cg_option_attrs(cg_ctx *g, fn_instance *f, LLVMValueRef fn) {
     return;
   }
   if (f->is_kernel) return;   /* always inlined into its entry points */
+  if (f->ret && f->ret->kind == TY_ARRAY && f->fn->opts.inline_mode != FN_INLINE_NEVER) {
+    /* it may return a cuda.local.array of its own: inlined, that array is the
+       caller's (LLVM moves the callee's entry allocas into the caller's entry) */
+    cg_add_attr(g, fn, -1, "alwaysinline");
+    return;
+  }
   switch (f->fn->opts.inline_mode) {
   case FN_INLINE_ALWAYS: cg_add_attr(g, fn, -1, "alwaysinline"); break;
   case FN_INLINE_NEVER: cg_add_attr(g, fn, -1, "noinline"); break;

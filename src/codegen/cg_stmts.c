@@ -230,8 +230,11 @@ void cg_else_block(cg_ctx *g, node_list *orelse, LLVMBasicBlockRef done) {
 }
 
 static void cg_return(cg_ctx *g, node *s) {
-  if (s->a && s->a->kind != N_NONE && g->ret_slot)
+  bool none = !s->a || s->a->kind == N_NONE;
+  if (!none && g->ret_slot)
     LLVMBuildStore(g->b, cg_expr_as(g, s->a, g->fi->ret), g->ret_slot);
+  else if (g->ret_slot && g->fi->ret->kind == TY_OPTIONAL)
+    LLVMBuildStore(g->b, cg_none(g, g->fi->ret), g->ret_slot);
   LLVMBuildBr(g->b, g->ret_bb);
 }
 

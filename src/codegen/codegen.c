@@ -83,6 +83,10 @@ LLVMTypeRef cg_type(cg_ctx *g, const type *t) {
     return LLVMStructTypeInContext(g->c, f, (unsigned)n, 0);
   }
   case TY_VOID: return g->voidt;
+  case TY_OPTIONAL: {              /* {value, valid}: valid false is None */
+    LLVMTypeRef f[2] = {cg_type(g, t->elem), g->i1};
+    return LLVMStructTypeInContext(g->c, f, 2, 0);
+  }
   case TY_RECORD: return g->ptr;   /* a record value is its address (cg_records.c) */
   case TY_VECTOR: {                /* a struct of its elements, as numba-cuda's */
     LLVMTypeRef f[4];
@@ -199,8 +203,26 @@ static LLVMValueRef convert_tuple(cg_ctx *g, LLVMValueRef v, const type *from, c
   return r;
 }
 
+/* A value to an Optional: a value is valid; an Optional keeps its validity. */
+static LLVMValueRef to_optional(cg_ctx *g, LLVMValueRef v, const type *from, const type *to) {
+  bool opt = from->kind == TY_OPTIONAL;
+  LLVMValueRef x = opt ? LLVMBuildExtractValue(g->b, v, 0, "") : v;
+  LLVMValueRef valid = opt ? LLVMBuildExtractValue(g->b, v, 1, "") : LLVMConstInt(g->i1, 1, 0);
+  LLVMValueRef r = LLVMGetUndef(cg_type(g, to));
+  r = LLVMBuildInsertValue(g->b, r, cg_convert(g, x, opt ? from->elem : from, to->elem), 0, "");
+  return LLVMBuildInsertValue(g->b, r, valid, 1, "");
+}
+
+LLVMValueRef cg_none(cg_ctx *g, const type *opt) {
+  LLVMTypeRef t = cg_type(g, opt);
+  return LLVMBuildInsertValue(g->b, LLVMGetUndef(t), LLVMConstInt(g->i1, 0, 0), 1, "none");
+}
+
 LLVMValueRef cg_convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to) {
   if (!from || !to || type_equal(from, to)) return v;
+  if (to->kind == TY_OPTIONAL) return to_optional(g, v, from, to);
+  if (from->kind == TY_OPTIONAL)   /* its value (None: undefined, as in Numba) */
+    return cg_convert(g, LLVMBuildExtractValue(g->b, v, 0, ""), from->elem, to);
   if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->nelems == to->nelems)
     return convert_tuple(g, v, from, to);
   if (!type_is_scalar(from) || !type_is_scalar(to)) return v;
@@ -450,8 +472,26 @@ static LLVMValueRef cg_unary(cg_ctx *g, node *e) {
 }
 
 /* a < b < c: each operand evaluated once, later comparisons skipped once one fails. */
+/* x is None, x is not None (ix_is_none): an Optional's validity; anything else is
+ * never None. */
+static LLVMValueRef cg_is_none(cg_ctx *g, node *e) {
+  node *l = e->list.items[0], *r = e->list.items[1];
+  node *x = l->kind == N_NONE ? r : l;
+  LLVMValueRef none;
+  if (x->kind == N_NONE) {
+    none = LLVMConstInt(g->i1, 1, 0);
+  } else {
+    LLVMValueRef v = cg_expr(g, x);
+    none = x->ty->kind == TY_OPTIONAL
+               ? LLVMBuildNot(g->b, LLVMBuildExtractValue(g->b, v, 1, ""), "")
+               : LLVMConstInt(g->i1, 0, 0);
+  }
+  return e->cmp_ops[0] == OP_IS ? none : LLVMBuildNot(g->b, none, "");
+}
+
 static LLVMValueRef cg_compare(cg_ctx *g, node *e) {
   const type **pair = e->aux_ptr;
+  if (!pair) return cg_is_none(g, e);
   int n = e->list.len;
   if (n == 2) {
     const type *t = pair[0];
@@ -604,8 +644,7 @@ static LLVMValueRef cg_name(cg_ctx *g, node *e) {
     return LLVMGetUndef(g->i32);
   }
   if (s->kind == SYM_CONST && s->ty->kind == TY_ARRAY)   /* a module array: constant data */
-    return cg_const_array_value(g, arena_printf(g->ar, "kc_const_%s_%s", s->name,
-                                                type_name(g->ar, s->ty->elem)), s->value, s->ty);
+    return cg_const_array_value(g, s->name, s->value, s->ty);
   if (s->kind == SYM_CONST) return cg_const(g, s->value, s->ty);
   if (s->value && s->value->kind == N_FUNCDEF) return cg_closure(g, s);
   return LLVMBuildLoad2(g->b, cg_type(g, s->ty), s->cg, s->name);
@@ -731,7 +770,15 @@ static LLVMValueRef cg_tuple(cg_ctx *g, node *e) {
   return agg;
 }
 
+static LLVMValueRef expr_value(cg_ctx *g, node *e);
+
 LLVMValueRef cg_expr(cg_ctx *g, node *e) {
+  LLVMValueRef v = expr_value(g, e);
+  /* an Optional used as its value (node->unwrap, ix_expr) */
+  return e->unwrap ? LLVMBuildExtractValue(g->b, v, 0, "") : v;
+}
+
+static LLVMValueRef expr_value(cg_ctx *g, node *e) {
   /* a function, builtin or type as a value, capturing nothing: no run-time data */
   if (e->ty && e->ty->kind == TY_FUNCVAL && e->ty->nelems == 0)
     return LLVMConstNull(cg_type(g, e->ty));
@@ -834,6 +881,7 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
   unsigned h = g->target->hidden_count;
   g->target->enter_function(g);
   g->ret_slot = f->ret->kind != TY_VOID ? LLVMBuildAlloca(g->b, cg_type(g, f->ret), "ret") : NULL;
+  if (f->ret->kind == TY_OPTIONAL) LLVMBuildStore(g->b, cg_none(g, f->ret), g->ret_slot);
   for (int i = 0; i < f->locals.len; i++) {
     symbol *s = f->locals.items[i];
     if (!s->ty) continue;

@@ -6,6 +6,8 @@
  */
 #include "arena.h"
 
+#include <ctype.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,5 +182,22 @@ char *bitset_hex(arena *a, bitset s) {
   char *out = arena_alloc(a, 8 * (size_t)(top + 1) + 1);
   int n = sprintf(out, "%x", (unsigned)s.words[top]);
   for (int w = top - 1; w >= 0; w--) n += sprintf(out + n, "%08x", (unsigned)s.words[w]);
+  return out;
+}
+
+char *arena_symbol(arena *a, const char *s) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    n += isalnum(*p) && *p < 0x80 ? 1 : *p == '_' ? 1 : 3;
+  char *out = arena_alloc(a, n + 1), *o = out;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if ((isalnum(*p) && *p < 0x80) || *p == '_') {
+      *o++ = (char)*p;
+    } else {
+      snprintf(o, 4, "$%02X", *p);
+      o += 3;
+    }
+  }
+  *o = '\0';
   return out;
 }

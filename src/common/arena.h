@@ -33,6 +33,10 @@ void *arena_alloc(arena *a, size_t size);
 char *arena_strdup(arena *a, const char *s);
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A copy of s fit for an object-file or PTX symbol: ASCII letters, digits and _ kept,
+ * every other byte $XX (hex). PTX takes $ in a name and Python never writes one, so
+ * distinct names (Σ and Φ, which PTX would both make _$_) stay distinct. */
+char *arena_symbol(arena *a, const char *s);
 char *arena_vprintf(arena *a, const char *fmt, va_list ap);
 /* The default allocator (realloc/free), usable as a kc_alloc_fn. */
 void *arena_default_alloc(void *ud, void *ptr, size_t osize, size_t nsize);

@@ -55,6 +55,13 @@ const type *type_array_layout(arena *a, const type *elem, int ndim, bool strided
   return t;
 }
 
+const type *type_optional(arena *a, const type *elem) {
+  type *t = arena_alloc(a, sizeof *t);
+  t->kind = TY_OPTIONAL;
+  t->elem = elem;
+  return t;
+}
+
 const type *type_tuple(arena *a, const type **elems, int n) {
   type *t = arena_alloc(a, sizeof *t);
   if (!t)
@@ -111,6 +118,8 @@ bool type_equal(const type *a, const type *b) {
     return rec_equal(a, b);
   case TY_VECTOR:
     return a->nelems == b->nelems && type_equal(a->elem, b->elem);
+  case TY_OPTIONAL:
+    return type_equal(a->elem, b->elem);
   default:
     return true;
   }
@@ -182,6 +191,8 @@ const char *type_name(arena *a, const type *t) {
     return t->rec->name;
   case TY_VECTOR:   /* numba-cuda's name: float32x4 */
     return arena_printf(a, "%sx%d", type_name(a, t->elem), t->nelems);
+  case TY_OPTIONAL:   /* Numba's name */
+    return arena_printf(a, "OptionalType(%s)", type_name(a, t->elem));
   default:
     return sig_dtype_name(type_to_dtype(t));
   }

@@ -26,7 +26,9 @@ typedef enum type_kind {
                  compile time, as Numba types Dispatcher, Function and NumberClass values;
                  at run time only a closure's captured values (elems) */
   TY_RECORD, /* a NumPy structured dtype: rec (records.h); its values are addresses */
-  TY_VECTOR  /* a CUDA vector type (float32x4): nelems (1..4) of elem, a scalar */
+  TY_VECTOR, /* a CUDA vector type (float32x4): nelems (1..4) of elem, a scalar */
+  TY_OPTIONAL /* Numba's Optional: elem (a scalar) or None, what a device function
+                 returns when some of its returns are `return None` */
 } type_kind;
 
 /* What a TY_FUNCVAL stands for (type.fv): */
@@ -62,6 +64,7 @@ extern const type ty_c64, ty_c128;
 
 const type *type_array(arena *a, const type *elem, int ndim);
 const type *type_tuple(arena *a, const type **elems, int n);
+const type *type_optional(arena *a, const type *elem);
 /* An array type with the given layout: strided (any layout) or C-contiguous. */
 const type *type_array_layout(arena *a, const type *elem, int ndim, bool strided);
 /* A function value (TY_FUNCVAL) of kind k for ref, capturing values of types caps[0..n). */

@@ -164,6 +164,13 @@ const type *ix_unify(infer_ctx *ic, const type *a, bool aw, const type *b, bool 
                      bool *weak) {
   *weak = aw && bw;
   if (type_equal(a, b)) return a;
+  if (a->kind == TY_OPTIONAL || b->kind == TY_OPTIONAL) {   /* r = f() ... r = 0 */
+    bool w;
+    const type *u = ix_unify(ic, a->kind == TY_OPTIONAL ? a->elem : a, false,
+                             b->kind == TY_OPTIONAL ? b->elem : b, false, &w);
+    *weak = false;
+    return u && type_is_scalar(u) ? type_optional(ic->ar, u) : NULL;
+  }
   if (type_is_numeric(a) && type_is_numeric(b)) {
     const type *t = ix_promote(a, aw, NULL, b, bw, NULL, weak);
     return t;
@@ -659,7 +666,20 @@ static const type *compare_type(const node *l, const node *r) {
   return other->ty->kind == TY_INT && literal_fits(lit, other->ty) ? other->ty : t;
 }
 
+/* x is None, x is not None: x an Optional (a device function's result that may be
+ * None) is tested at run time; anything else is never None (aux_ptr NULL marks it). */
+static const type *ix_is_none(infer_ctx *ic, node *e) {
+  node *l = e->list.items[0], *r = e->list.items[1];
+  node *x = l->kind == N_NONE ? r : l;
+  if (x->kind != N_NONE && !ix_expr_optional(ic, x)) return NULL;
+  e->aux_ptr = NULL;
+  return ix_set_type(e, &ty_bool, false);
+}
+
 static const type *ix_compare(infer_ctx *ic, node *e) {
+  if (e->list.len == 2 && (e->cmp_ops[0] == OP_IS || e->cmp_ops[0] == OP_ISNOT) &&
+      (((node *)e->list.items[0])->kind == N_NONE || ((node *)e->list.items[1])->kind == N_NONE))
+    return ix_is_none(ic, e);
   bool ok = true;
   for (int i = 0; i < e->list.len; i++) {
     const type *t = ix_expr(ic, e->list.items[i]);
@@ -675,7 +695,8 @@ static const type *ix_compare(infer_ctx *ic, node *e) {
   for (int i = 0; i < e->list.len - 1; i++) {
     op_kind op = e->cmp_ops[i];
     if (op == OP_IN || op == OP_NOTIN || op == OP_IS || op == OP_ISNOT) {
-      ix_error(ic, e->sp, "'%s' is not supported in kernels", op_symbol(op));
+      ix_error(ic, e->sp, "'%s' is not supported in kernels%s", op_symbol(op),
+               op == OP_IS || op == OP_ISNOT ? " but to compare with None" : "");
       return NULL;
     }
     node *l = e->list.items[i], *r = e->list.items[i + 1];
@@ -737,7 +758,24 @@ static const type *ix_tuple(infer_ctx *ic, node *e) {
   return ok ? ix_set_type(e, type_tuple(ic->ar, el, e->list.len), false) : NULL;
 }
 
+static const type *expr_kind(infer_ctx *ic, node *e);
+
 const type *ix_expr(infer_ctx *ic, node *e) {
+  bool keep = ic->keep_optional;
+  ic->keep_optional = false;
+  e->unwrap = false;
+  const type *t = expr_kind(ic, e);
+  if (!t || t->kind != TY_OPTIONAL || keep) return t;
+  e->unwrap = true;   /* used as its value, as Numba does (None there is undefined) */
+  return ix_set_type(e, t->elem, false);
+}
+
+const type *ix_expr_optional(infer_ctx *ic, node *e) {
+  ic->keep_optional = true;
+  return ix_expr(ic, e);
+}
+
+static const type *expr_kind(infer_ctx *ic, node *e) {
   e->weak = false;
   bool literal = e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_BOOL || e->kind == N_COMPLEX;
   if (literal && ix_const_typed(e)) return ix_set_type(e, e->ty, false);   /* np.int8(3) folded */
@@ -749,7 +787,7 @@ const type *ix_expr(infer_ctx *ic, node *e) {
     ix_error(ic, e->sp, "strings are only allowed as docstrings here");
     return NULL;
   case N_NONE:
-    ix_error(ic, e->sp, "None is only allowed in 'return None'");
+    ix_error(ic, e->sp, "None is only allowed in 'return None' and in 'x is None', 'x is not None'");
     return NULL;
   case N_IMAG: return ix_set_type(e, &ty_c128, true);
   case N_COMPLEX: return ix_set_type(e, &ty_c128, true);   /* a folded default */

@@ -257,8 +257,12 @@ static const type *ix_func_call(infer_ctx *ic, node *e, func_def *fn) {
   e->aux_ptr = inst;
   /* an array the callee writes is written by the caller too: a parameter passed
      on must not be compiled as read-only (noalias, ld.global.nc) */
+  /* an array it returns may be a view of any array passed (a[i], a[1:]), which the
+     caller may write through */
+  bool returns_view = inst->ret && inst->ret->kind == TY_ARRAY;
   for (int i = 0; i < n; i++) {
     node *a = e->params.items[i];
+    if (returns_view && a->ty && a->ty->kind == TY_ARRAY) ix_mark_name_written(ic, a);
     if (param_written(inst, i)) {
       ix_mark_name_written(ic, a);
       ix_module_array_written(ic, a, a->sp);

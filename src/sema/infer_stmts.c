@@ -106,7 +106,8 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
 }
 
 static void ix_assign(infer_ctx *ic, node *s) {
-  const type *vt = ix_expr(ic, s->a);
+  bool to_name = s->list.len == 1 && ((node *)s->list.items[0])->kind == N_NAME;
+  const type *vt = to_name ? ix_expr_optional(ic, s->a) : ix_expr(ic, s->a);
   if (vt && vt->kind == TY_VOID) {
     ix_error(ic, s->a->sp, "this call returns no value");
     vt = NULL;
@@ -258,6 +259,30 @@ void ix_mark_written(infer_ctx *ic, const node *n) {
   ix_mark_name_written(ic, root);
 }
 
+/* `return None` (or a bare `return`) beside `return v`: Numba's Optional(v's type),
+ * for a scalar v; true when this return was taken so. */
+static const type *value_of(const type *t) {
+  return t->kind == TY_VOID ? NULL : t->kind == TY_OPTIONAL ? t->elem : t;
+}
+
+static bool ix_optional_return(infer_ctx *ic, fn_instance *f, const type *t) {
+  const type *r = f->ret;
+  if (!r || type_equal(r, t)) return false;
+  bool maybe_none = r->kind == TY_VOID || t->kind == TY_VOID || r->kind == TY_OPTIONAL ||
+                    t->kind == TY_OPTIONAL;
+  const type *a = value_of(r), *b = value_of(t);
+  if (!maybe_none || (!a && !b)) return false;
+  bool w;
+  const type *u = a && b ? ix_unify(ic, a, false, b, false, &w) : a ? a : b;
+  if (!u || !type_is_scalar(u)) return false;   /* reported by the caller */
+  const type *opt = type_optional(ic->ar, u);
+  if (!type_equal(opt, f->ret)) {
+    f->ret = opt;
+    ic->changed = true;
+  }
+  return true;
+}
+
 static void ix_return(infer_ctx *ic, node *s) {
   fn_instance *f = ic->cur;
   node *v = s->a;
@@ -266,14 +291,14 @@ static void ix_return(infer_ctx *ic, node *s) {
     if (v) ix_error(ic, v->sp, "a kernel cannot return a value; write results into an array");
     return;
   }
-  const type *t = v ? ix_expr(ic, v) : &ty_void;
+  const type *t = v ? ix_expr_optional(ic, v) : &ty_void;
   if (!t) {
     f->ret_failed = ic->report;
     return;
   }
-  if (t->kind == TY_ARRAY || t->kind == TY_FUNCVAL) {
-    ix_error(ic, v->sp, "a device function cannot return %s",
-             t->kind == TY_ARRAY ? "an array" : "a function (call it here instead)");
+  if (!f->ret_declared && ix_optional_return(ic, f, t)) return;
+  if (t->kind == TY_FUNCVAL) {
+    ix_error(ic, v->sp, "a device function cannot return a function (call it here instead)");
     f->ret_failed = ic->report;
     return;
   }

@@ -52,7 +52,7 @@ static node *clone(arena *a, const node *n) {
 }
 
 static const char *mangle(infer_ctx *ic, const char *name, const type **types, int n) {
-  char *s = arena_printf(ic->ar, "%s_", name);
+  char *s = arena_printf(ic->ar, "%s_", arena_symbol(ic->ar, name));   /* μ: $CE$BC */
   for (int i = 0; i < n; i++) {
     const type *t = types[i];
     const char *el = type_name(ic->ar, t->kind == TY_ARRAY ? t->elem : t);
@@ -60,8 +60,8 @@ static const char *mangle(infer_ctx *ic, const char *name, const type **types, i
                                            t->strided ? "A" : "")
                             : arena_printf(ic->ar, "%s_%s", s, el);
   }
-  for (char *p = s; *p; p++)
-    if (!isalnum((unsigned char)*p) && *p != '_') *p = '_';   /* Record(x[type=...]) too */
+  for (char *p = s; *p; p++)   /* Record(x[type=...]) too; the name's $ escapes stay */
+    if (!isalnum((unsigned char)*p) && *p != '_' && *p != '$') *p = '_';
   return s;
 }
 

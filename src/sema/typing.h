@@ -47,6 +47,8 @@ struct infer_ctx {
   ptr_vec libs;        /* const char*: library modules (lib/, synth.h) loaded */
   int last_warn_line;
   int silent_errors;   /* errors met (not reported) in the current silent pass */
+  bool keep_optional;  /* the next ix_expr may give an Optional as it is (an assignment
+                          to a name, a return, `x is None`); elsewhere it is unwrapped */
 };
 
 /* Diagnostics: reported on the final pass only (the fixpoint passes are silent). */
@@ -55,8 +57,12 @@ void ix_warn(infer_ctx *ic, span sp, const char *fmt, ...) __attribute__((format
 /* A type's name for a message ("float32[:]"), "<unknown>" for NULL. */
 const char *ix_tname(infer_ctx *ic, const type *t);
 
-/* Type e (any expression); NULL after an error. */
+/* Type e (any expression); NULL after an error. An Optional value (a device function
+ * that may return None) is typed as its element unless ic->keep_optional asked for it
+ * as it is (node->unwrap then tells code generation to extract the value). */
 const type *ix_expr(infer_ctx *ic, node *e);
+/* ix_expr keeping an Optional value as it is */
+const type *ix_expr_optional(infer_ctx *ic, node *e);
 /* Type every argument of call e; false if any is unknown. */
 bool ix_args(infer_ctx *ic, node *e);
 /* Record e's type (and whether it is a weak literal type); returns t. */

@@ -97,6 +97,9 @@ struct node {
   int64_t ival;
   uint64_t uval;
   bool big;          /* N_INT: value above INT64_MAX, kept in uval */
+  bool unwrap;       /* N_NAME, N_CALL: its value is an Optional used as its element
+                        (ty the element; type inference sets it, code generation
+                        extracts the value) */
   double fval;
   const char *str;
   const char *str2;
