@@ -245,8 +245,11 @@ static void expect_error(const char *src, const char *where, const char *msg) {
 }
 
 START_TEST(errors) {
+  /* an array, then a number where the two meet (bound again at the top level, x
+     would be a new variable, as in Numba) */
   expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
-               "    x = a\n    x = 1\n", "t.k:5:5:", "cannot assign a value of type");
+               "    x = a\n    for i in range(2):\n        x = 1\n", "t.k:6:9:",
+               "cannot assign a value of type");
   expect_error("from numba import cuda, float32\n@cuda.jit\ndef k(a: float32[:]):\n"
                "    return 1\n", "t.k:4:12:", "a kernel cannot return a value");
   expect_error("from numba import cuda, float32\n@cuda.jit(device=True)\ndef f(x):\n"

@@ -105,6 +105,63 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
   }
 }
 
+/* ---- a name bound again to a value of another type ---- */
+
+typedef struct renaming { const char *from, *to; } renaming;
+
+static bool rename_use(const node *n, void *ud) {
+  renaming *r = ud;
+  if (n->kind == N_NAME && strcmp(n->str, r->from) == 0) ((node *)n)->str = r->to;
+  return false;
+}
+
+static bool reads_name(const node *n, void *ud) {
+  return n->kind == N_NAME && strcmp(n->str, ud) == 0;
+}
+
+/* Where statement s lies in body, directly or inside ifs only (no loop around it could
+ * carry a new value back to an earlier use): 1 with its list and index, 0 when it is
+ * not there, -1 when an enclosing if is followed by a use of name, where the paths
+ * through and around s would merge two values. */
+static int place_in_ifs(node_list *body, const node *s, const char *name, node_list **block,
+                        int *at) {
+  for (int i = 0; i < body->len; i++) {
+    node *st = body->items[i];
+    if (st == s) {
+      *block = body, *at = i;
+      return 1;
+    }
+    if (st->kind != N_IF) continue;
+    int r = place_in_ifs(&st->body, s, name, block, at);
+    if (!r) r = place_in_ifs(&st->orelse, s, name, block, at);
+    if (!r) continue;
+    for (int j = i + 1; r > 0 && j < body->len; j++)
+      if (ast_visit(body->items[j], reads_name, (void *)name)) r = -1;
+    return r;
+  }
+  return 0;
+}
+
+/* x = v, v of a type x cannot hold (x = (x, x) after x = n): from here on x is a new
+ * variable, as Numba's SSA versions of a name are, when no path can merge the two
+ * (the assignment at the top level or inside ifs only, x not read after those ifs). */
+static void rebind_as_new_variable(infer_ctx *ic, node *s, const type *vt) {
+  node *t = s->list.items[0];
+  symbol *old = ix_find_local(ic->cur, t->str);
+  bool w;
+  if (!vt || vt->kind == TY_VOID || !old || !old->ty || old->is_shared ||
+      (old->value && old->value->kind == N_FUNCDEF) ||
+      ix_unify(ic, old->ty, old->weak, vt, s->a->weak, &w))
+    return;
+  node_list *body;
+  int at;
+  if (place_in_ifs(&ic->cur->def->body, s, t->str, &body, &at) <= 0) return;
+  renaming r = {t->str, arena_printf(ic->ar, "%s$%d", t->str, ic->cur->locals.len)};
+  ix_new_local(ic, ic->cur, r.to, t->sp);
+  t->str = r.to;
+  for (int i = at + 1; i < body->len; i++) ast_visit(body->items[i], rename_use, &r);
+}
+
 static void ix_assign(infer_ctx *ic, node *s) {
   bool to_name = s->list.len == 1 && ((node *)s->list.items[0])->kind == N_NAME;
   const type *vt = to_name ? ix_expr_optional(ic, s->a) : ix_expr(ic, s->a);
@@ -112,6 +169,7 @@ static void ix_assign(infer_ctx *ic, node *s) {
     ix_error(ic, s->a->sp, "this call returns no value");
     vt = NULL;
   }
+  if (to_name) rebind_as_new_variable(ic, s, vt);
   for (int i = 0; i < s->list.len; i++)
     ix_store_target(ic, s->list.items[i], vt, s->a->weak, s->a);
 }
