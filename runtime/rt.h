@@ -217,7 +217,7 @@ struct kc_event {
   int recorded;
 };
 
-/* ---- context.c ------------------------------------------------------------------ */
+/* ---- rt_base.c: the bottom layer, calling nothing else in runtime/ --------------- */
 /* Record a formatted message as the context's last error and return s. */
 kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -236,18 +236,6 @@ kc_status rt_null_arg(kc_context *ctx, const char *call, const char *what);
 /* KC_OK, or for a context whose kc_context_new failed, that failure again. */
 kc_status rt_context_usable(kc_context *ctx);
 
-/* ---- cuda_wait.c: waits under kc_config.timeout_ms; contexts lost to a timeout or a
- * sticky CUDA fault ---------------------------------------------------------------- */
-#define RT_LOST_FAULT 1   /* a sticky CUDA error: the driver refuses all further work */
-#define RT_LOST_HUNG 2    /* a wait timed out: a kernel may still run, so nothing may
-                             block on the device (no frees, no synchronisation) */
-/* One poll of what a wait waits for: *done = 1 once finished; an error is recorded. */
-typedef kc_status (*rt_cuda_poll)(kc_context *ctx, void *what, int *done);
-/* Poll until done or ctx->cfg.timeout_ms have passed: then KC_ERR_TIMEOUT naming
- * kernel (the last one launched there; NULL or "" if unknown), the context lost. */
-kc_status rt_cuda_wait(kc_context *ctx, rt_cuda_poll poll, void *what, const char *kernel);
-/* Mark ctx unusable (how: RT_LOST_*) with status s and its current message. */
-void rt_context_lose(kc_context *ctx, kc_status s, int how);
 void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
 void *rt_calloc(kc_context *ctx, size_t count, size_t size);
 void rt_free(kc_context *ctx, void *p, size_t n);
@@ -260,6 +248,20 @@ uint16_t rt_f16_bits(double v);
 int rt_dtype_is_signed(kc_dtype t);
 /* "float32[:, :]" or "int32" into buf. */
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
+double rt_now_ms(void);                               /* monotonic clock */
+
+/* ---- cuda_wait.c: waits under kc_config.timeout_ms; contexts lost to a timeout or a
+ * sticky CUDA fault ---------------------------------------------------------------- */
+#define RT_LOST_FAULT 1   /* a sticky CUDA error: the driver refuses all further work */
+#define RT_LOST_HUNG 2    /* a wait timed out: a kernel may still run, so nothing may
+                             block on the device (no frees, no synchronisation) */
+/* One poll of what a wait waits for: *done = 1 once finished; an error is recorded. */
+typedef kc_status (*rt_cuda_poll)(kc_context *ctx, void *what, int *done);
+/* Poll until done or ctx->cfg.timeout_ms have passed: then KC_ERR_TIMEOUT naming
+ * kernel (the last one launched there; NULL or "" if unknown), the context lost. */
+kc_status rt_cuda_wait(kc_context *ctx, rt_cuda_poll poll, void *what, const char *kernel);
+/* Mark ctx unusable (how: RT_LOST_*) with status s and its current message. */
+void rt_context_lose(kc_context *ctx, kc_status s, int how);
 
 /* ---- diagnostics.c ---------------------------------------------------------------- */
 /* A compilation's diagnostic hook (kcc_options.diag, user_data the rt_diag_route): keeps
@@ -528,9 +530,6 @@ kc_status rt_ufunc_gather(kc_context *ctx, kc_array *dst, const kc_array *src, i
  * own strides) at those indices, converted. */
 kc_status rt_ufunc_scatter(kc_context *ctx, kc_array *dst, const kc_array *src, int nd,
                            const int64_t *shape, int64_t start, int64_t count);
-
-/* ---- stream.c --------------------------------------------------------------------- */
-double rt_now_ms(void);                               /* monotonic clock */
 
 /* ---- module.c ------------------------------------------------------------------- */
 /* The largest module image kc_module_load_file reads (a fatbin of many architectures

@@ -4,15 +4,8 @@
  * event records the monotonic clock.
  */
 #include <string.h>
-#include <time.h>
 
 #include "rt.h"
-
-double rt_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* A fault of an earlier CPU launch, reported once by the next synchronisation. */
 static kc_status take_pending(kc_context *ctx) {
