@@ -422,16 +422,6 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
 kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out);
 
-/* Bounds errors on CUDA. A launch of a kernel whose module has an error record marks
- * the module; a synchronisation then reads each marked module's record, clears it and
- * turns the first one set into KC_ERR_BOUNDS or KC_ERR_ASSERT (KC_OK when none is). */
-void rt_module_note_launch(kc_module *m, const kc_kernel *k);
-kc_status rt_check_kernel_errors(kc_context *ctx);
-/* The status and message for one module's record as read from the device: KC_OK when
- * its flag is clear, else KC_ERR_BOUNDS or KC_ERR_ASSERT with the message in the
- * context. */
-kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec);
-
 /* ---- cpu_exec.c ------------------------------------------------------------------- */
 /* What the CPU executor needs to run a kernel. */
 typedef struct rt_cpu_kernel {
@@ -473,15 +463,30 @@ void rt_ptx_directive(const char *ptx, const char *directive, char *out, size_t 
 int rt_cubin_table(const void *data, size_t len, const char **table, size_t *tlen,
                    char *msg, size_t msglen);
 
-/* ---- launch.c --------------------------------------------------------------------- */
-/* The message of a bounds-checked kernel's error record e ("kernel 'k' (file.k:3:5):
- * index 10 is out of bounds for axis 0 of an array of shape (10,), in block (0, 0, 0),
- * thread (10, 0, 0)"). file may be NULL. */
+/* ---- kernel_error.c: errors kernels report from the device ---------------------- */
+/* The message of a kernel's error record e ("file.k:3:5: error: kernel 'k': index 10
+ * is out of bounds for axis 0 with size 10 (array of shape (10,)), in block (0, 0, 0),
+ * thread (10, 0, 0)"; a raise's text, a slice assignment's extents). file may be NULL. */
 void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
                             const kc_kernel_error *e);
 /* KC_ERR_ASSERT for a record a raise filled (a failed assert, a raise), else
  * KC_ERR_BOUNDS. */
 kc_status rt_kernel_error_status(const kc_kernel_error *e);
+/* On CUDA. A module loaded from bounds-checked PTX has an error record: bind finds it
+ * (KC_OK without one) and lists the module in its context; unlink takes it off the
+ * list (the module is being freed). A launch of one of its kernels marks the module;
+ * a synchronisation then reads each marked module's record, clears it and turns the
+ * first one set into KC_ERR_BOUNDS or KC_ERR_ASSERT (KC_OK when none is). */
+kc_status rt_module_bind_error_record(kc_module *m);
+void rt_module_unlink_error_record(kc_module *m);
+void rt_module_note_launch(kc_module *m, const kc_kernel *k);
+kc_status rt_check_kernel_errors(kc_context *ctx);
+/* The status and message for one module's record as read from the device: KC_OK when
+ * its flag is clear, else KC_ERR_BOUNDS or KC_ERR_ASSERT with the message in the
+ * context. */
+kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec);
+
+/* ---- launch_shape.c ---------------------------------------------------------------- */
 /* Check a launch shape and shared memory size against the context's limits. */
 kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                          size_t shared_bytes);
@@ -490,6 +495,8 @@ kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_d
  * largest grid when it does not fit. */
 kc_status rt_check_coop_grid(kc_context *ctx, const char *kernel, kc_dim3 grid, kc_dim3 block,
                              uint64_t max_blocks, const char *where);
+
+/* ---- launch.c --------------------------------------------------------------------- */
 /* The 1-D launch of a grid-stride kernel k over n elements (the @vectorize and
  * @guvectorize loop kernels): the block from the occupancy API, enough blocks for n
  * but on CUDA at most a few device-filling waves (the loop strides over the rest; on
