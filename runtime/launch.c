@@ -320,7 +320,7 @@ static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim
       : rt_cuda_launch(ctx, k->cu_function, grid, block, shared, cs, params);
   if (s == KC_OK && k->mod->error_dptr) rt_module_note_launch(k->mod, k);
   if (s == KC_OK && ctx->cfg.timeout_ms > 0) {   /* named by a later wait's timeout
-                                                     (cuda_wait.c); not paid without one */
+                                                     (cuda/wait.c); not paid without one */
     rt_cuda_note_launch(ctx, k->name);
     if (stream) snprintf(stream->last_kernel, sizeof stream->last_kernel, "%s", k->name);
   }

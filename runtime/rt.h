@@ -56,7 +56,7 @@
 #define RT_ARRAY_FREED 0x66524545u  /* ... of one passed to kc_array_free */
 
 typedef struct rt_pool rt_pool;   /* cpu_exec.c */
-typedef struct rt_cuda rt_cuda;   /* cuda.c: per-context CUDA state */
+typedef struct rt_cuda rt_cuda;   /* cuda/driver.h: per-context CUDA state */
 
 /* Launch limits of a device; the CPU uses CUDA's so kernels behave alike. */
 typedef struct rt_limits {
@@ -79,7 +79,7 @@ struct kc_context {
   kc_status broken;             /* kc_context_new failed (e.g. CUDA asked for, no
                                    driver): every call says so with broken_msg */
   char broken_msg[RT_ERR_LEN];
-  int lost;                     /* broken after creation (cuda_wait.c): RT_LOST_FAULT or
+  int lost;                     /* broken after creation (cuda/wait.c): RT_LOST_FAULT or
                                    RT_LOST_HUNG; 0 while usable or when kc_context_new
                                    failed */
   kc_status pending;            /* CPU: a kernel fault not yet reported by a sync */
@@ -250,18 +250,10 @@ int rt_dtype_is_signed(kc_dtype t);
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
 double rt_now_ms(void);                               /* monotonic clock */
 
-/* ---- cuda_wait.c: waits under kc_config.timeout_ms; contexts lost to a timeout or a
- * sticky CUDA fault ---------------------------------------------------------------- */
+/* The states of kc_context.lost (cuda/wait.c) */
 #define RT_LOST_FAULT 1   /* a sticky CUDA error: the driver refuses all further work */
 #define RT_LOST_HUNG 2    /* a wait timed out: a kernel may still run, so nothing may
                              block on the device (no frees, no synchronisation) */
-/* One poll of what a wait waits for: *done = 1 once finished; an error is recorded. */
-typedef kc_status (*rt_cuda_poll)(kc_context *ctx, void *what, int *done);
-/* Poll until done or ctx->cfg.timeout_ms have passed: then KC_ERR_TIMEOUT naming
- * kernel (the last one launched there; NULL or "" if unknown), the context lost. */
-kc_status rt_cuda_wait(kc_context *ctx, rt_cuda_poll poll, void *what, const char *kernel);
-/* Mark ctx unusable (how: RT_LOST_*) with status s and its current message. */
-void rt_context_lose(kc_context *ctx, kc_status s, int how);
 
 /* ---- diagnostics.c ---------------------------------------------------------------- */
 /* A compilation's diagnostic hook (kcc_options.diag, user_data the rt_diag_route): keeps
@@ -320,96 +312,14 @@ kc_status rt_param_records(kc_context *ctx, kc_kernel *k);
 void rt_format_array_type(const kc_array *a, char *buf, size_t len);
 void rt_format_param_type(const rt_param *p, char *buf, size_t len);
 
-/* ---- cuda.c ----------------------------------------------------------------------- */
-/* Load the driver once (thread-safe). KC_OK, or KC_ERR_NO_DEVICE with why in msg. */
-kc_status rt_cuda_load(char *msg, size_t len);
-/* Path of the loaded driver library (or NULL) and its version (e.g. 12040). */
-const char *rt_cuda_driver_path(void);
-int rt_cuda_driver_version(void);
-kc_status rt_cuda_open(kc_context *ctx, int index);   /* primary context, limits */
-void rt_cuda_close(kc_context *ctx);
-int rt_cuda_device_supported(int cc_major, int cc_minor);
-kc_status rt_cuda_info(kc_context *ctx, int index, kc_device_info *info);
-kc_status rt_cuda_count(kc_context *ctx, int *count);
-kc_status rt_cuda_mem_alloc(kc_context *ctx, size_t bytes, uint64_t *out);
-void rt_cuda_mem_free(kc_context *ctx, uint64_t p);
-kc_status rt_cuda_copy_htod(kc_context *ctx, uint64_t dst, const void *src, size_t n);
-kc_status rt_cuda_copy_dtoh(kc_context *ctx, void *dst, uint64_t src, size_t n);
-kc_status rt_cuda_copy_dtod(kc_context *ctx, uint64_t dst, uint64_t src, size_t n);
-/* Fill count elements of elem_size (1, 2, 4 or 8) bytes with the bytes at value. */
-kc_status rt_cuda_fill(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
-                       const void *value);
-kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out);
-void rt_cuda_host_free(kc_context *ctx, void *p);
-/* Load an image (NUL-terminated PTX text, a cubin or a fatbin), the driver's JIT error
- * log in the message on failure. */
-kc_status rt_cuda_module_load(kc_context *ctx, const void *image, void **out);
-/* The bytes of a module's global `name` copied to host memory (malloc'd through the
- * context, *len bytes): KC_ERR_NOT_FOUND when the module has no such global. */
-kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
-                                char **out, size_t *len);
-void rt_cuda_module_unload(kc_context *ctx, void *module);
-kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
-                               void **fn, unsigned *max_threads);
-/* The device address and size of a module's global variable; KC_ERR_NOT_FOUND (with
- * a message) when it has none of that name. */
-kc_status rt_cuda_global_address(kc_context *ctx, void *module, const char *name,
-                                 uint64_t *dptr, size_t *bytes);
-/* Allow `bytes` of dynamic shared memory on fn (past the 48 KiB default). */
-kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes);
-kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
-                         size_t shared, void *stream, void **params);
-/* A cooperative launch (cuLaunchCooperativeKernel) of a kernel that synchronises its
- * grid, after checking that every block of the grid can be resident at once. */
-kc_status rt_cuda_launch_cooperative(kc_context *ctx, const char *kernel, void *fn,
-                                     kc_dim3 grid, kc_dim3 block, size_t shared, void *stream,
-                                     void **params);
-/* Block size that maximises occupancy of fn with `shared` dynamic bytes. */
-kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_grid,
-                            int *block);
-kc_status rt_cuda_synchronize(kc_context *ctx);
-kc_status rt_cuda_stream_new(kc_context *ctx, void **out);
-/* kernel: the last one launched on the stream, named if a timeout ends the wait */
-kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream, const char *kernel);
-/* A launch went in: the kernel a timeout of a context-wide wait names. */
-void rt_cuda_note_launch(kc_context *ctx, const char *kernel);
-void rt_cuda_stream_free(kc_context *ctx, void *stream);
-kc_status rt_cuda_event_new(kc_context *ctx, void **out);
-kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream);
-kc_status rt_cuda_event_sync(kc_context *ctx, void *event);
-kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *ms);
-void rt_cuda_event_free(kc_context *ctx, void *event);
-/* Interop (interop.c): the context's CUcontext (the device's primary context). */
-void *rt_cuda_context(kc_context *ctx);
-/* KC_OK when CUDA knows ptr as memory of the context's device (cuPointerGetAttribute);
- * else KC_ERR_INVALID naming `what`, the pointer and the device it belongs to. KC_OK
- * when the driver lacks the call (nothing to check with). */
-kc_status rt_cuda_pointer_check(kc_context *ctx, const char *what, uint64_t ptr);
-/* KC_OK when stream (a CUstream) belongs to the context's CUcontext (cuStreamGetCtx;
- * NULL and the special handles CU_STREAM_LEGACY, CU_STREAM_PER_THREAD always do), else
- * KC_ERR_INVALID. KC_OK when the driver lacks the call. */
-kc_status rt_cuda_stream_check(kc_context *ctx, void *stream);
-/* Stream-ordered work: each call queues on stream (NULL = the default stream). */
-kc_status rt_cuda_copy_htod_async(kc_context *ctx, uint64_t dst, const void *src, size_t n,
-                                  void *stream);
-kc_status rt_cuda_copy_dtoh_async(kc_context *ctx, void *dst, uint64_t src, size_t n,
-                                  void *stream);
-kc_status rt_cuda_copy_dtod_async(kc_context *ctx, uint64_t dst, uint64_t src, size_t n,
-                                  void *stream);
-kc_status rt_cuda_fill_async(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
-                             const void *value, void *stream);
-kc_status rt_cuda_stream_wait_event(kc_context *ctx, void *stream, void *event);
-/* *done = 1 when the event's work is complete, 0 while it is not (not an error). */
-kc_status rt_cuda_event_query(kc_context *ctx, void *event, int *done);
-kc_status rt_cuda_launch_host_func(kc_context *ctx, void *stream, kc_host_fn fn,
-                                   void *user_data);
-kc_status rt_cuda_host_register(kc_context *ctx, void *p, size_t bytes);
-void rt_cuda_host_unregister(kc_context *ctx, void *p);
-/* Several GPUs (peer.c, context.c's kc_detect): can device a access device b's memory;
- * n bytes from sctx's device memory to dctx's, on stream (NULL: finished on return). */
-kc_status rt_cuda_can_access_peer(int a, int b, int *can);
-kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, uint64_t src,
-                            size_t n, void *stream);
+/* ---- cuda/: the CUDA driver, loaded with dlopen ---------------------------------- */
+/* Every call into runtime/cuda/, one row of cuda/cuda_calls.def each (where each is
+ * documented); a CPU-only build defines them from the same rows as stubs (cuda/none.c). */
+#define RT_CUDA(ret, name, params, cpu_only) ret name params;
+#define RT_CUDA_VOID(name, params) void name params;
+#include "cuda/cuda_calls.def"
+#undef RT_CUDA
+#undef RT_CUDA_VOID
 
 /* ---- module.c ------------------------------------------------------------------- */
 /* A module of host kernels described by table (the kcc_output of a JIT compilation,

@@ -116,7 +116,7 @@ kc_status rt_no_compiler(kc_context *ctx, const char *what) {
 
 kc_status rt_context_usable(kc_context *ctx) {
   if (ctx->broken == KC_OK) return KC_OK;
-  if (ctx->lost)   /* cuda_wait.c: lost after it worked */
+  if (ctx->lost)   /* cuda/wait.c: lost after it worked */
     return rt_error(ctx, ctx->broken, "this context is unusable since an earlier error, "
                     "and only kc_context_free (and freeing its handles) works on it: %s",
                     ctx->broken_msg);
