@@ -55,7 +55,7 @@
 #define RT_ARRAY_LIVE 0x6b634152u   /* kc_array.magic of a live handle */
 #define RT_ARRAY_FREED 0x66524545u  /* ... of one passed to kc_array_free */
 
-typedef struct rt_pool rt_pool;   /* cpu_exec.c */
+typedef struct rt_pool rt_pool;   /* cpu/exec.h */
 typedef struct rt_cuda rt_cuda;   /* cuda/driver.h: per-context CUDA state */
 
 /* Launch limits of a device; the CPU uses CUDA's so kernels behave alike. */
@@ -332,7 +332,7 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
 kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out);
 
-/* ---- cpu_exec.c ------------------------------------------------------------------- */
+/* ---- cpu/: the CPU grid executor (cpu/exec.h has the folder's own declarations) ----- */
 /* What the CPU executor needs to run a kernel. */
 typedef struct rt_cpu_kernel {
   const char *name;             /* for messages */

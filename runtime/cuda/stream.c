@@ -84,7 +84,8 @@ kc_status rt_cuda_event_query(kc_context *ctx, void *event, int *done) {
   if (status != KC_OK) return status;
   CUresult r = rt_drv.EventQuery((CUevent)event);
   *done = r == CUDA_SUCCESS;
-  if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) status = rt_cu_fail(ctx, r, "cuEventQuery");
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY)
+    status = rt_cu_fail(ctx, r, "cuEventQuery");
   return status;
 }
 
