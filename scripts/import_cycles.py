@@ -130,7 +130,16 @@ def main():
     ap.add_argument("--graph", action="store_true", help="print every file's callees")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
-    edges = graph(symbols(args.nm, args.files))
+    try:
+        files = symbols(args.nm, args.files)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("import_cycles.py: cannot run %s: %s" % (args.nm, e))
+        return 1
+    if len(files) < 2:
+        print("import_cycles.py: %d object files in %s: nothing to check" % (len(files),
+              " ".join(args.files)))
+        return 1
+    edges = graph(files)
     if args.graph:
         for f in sorted(edges):
             print("%s -> %s" % (f, ", ".join(sorted(edges[f])) or "(nothing)"))
