@@ -1,36 +1,51 @@
 /*
  * rt.h — declarations shared by the runtime's files (internal; the public face is
- * include/kc.h). The runtime is split by concern:
- *   context.c   configuration, contexts, device selection, errors, dtypes, kc_detect
- *   cuda.c      the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU
- *   cuda_wait.c waits on the GPU under kc_config.timeout_ms (polling), lost contexts
- *   diagnostics.c  where a compilation's diagnostics go (the diag hook, stderr)
+ * include/kc.h). The runtime is split by concern, in layers: a file calls only files
+ * of the layers below it and its own (the test runtime_layers, scripts/import_cycles.py,
+ * fails on a circle). From the bottom:
+ *   rt_base.c   status and dtype names, errors (rt_error, the last-error text),
+ *               allocation, the clock, the core count; it calls nothing else here
+ *   diagnostics.c  where a compilation's diagnostics go (the diag hook, stderr,
+ *               kc_last_diagnostics)
  *   handles.c   freed module, stream and event handles kept to catch their later use
+ *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
+ *   cache_evict.c  the disk cache's size bound (KC_CACHE_MAX), least recently used
+ *               entries first
+ *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
+ *   launch_shape.c  a launch's shape against the device's limits (both devices)
+ *   cuda/       the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU.
+ *               driver.c loads it (its entry points: cuda_entries.def); errors.c,
+ *               device.c, memory.c, module.c, launch.c, stream.c, wait.c (waits under
+ *               kc_config.timeout_ms). The calls the runtime makes into it:
+ *               cuda_calls.def (none.c: their stubs in a CPU-only build)
+ *   devices.c   what the devices are: device counts and info, kc_detect
+ *   kernel_error.c  errors kernels report from the device (bounds, asserts, raises)
+ *   cpu/        the CPU grid executor: exec.c (a launch), pool.c, coop.c, watchdog.c,
+ *               fibers.c, collectives.c, job.c, switch.c (cpu/exec.h says who calls whom)
  *   array.c     device arrays (host memory on the CPU device)
  *   array_slice.c  kc_array_slice: strided views of an array
- *   peer.c      copies between arrays of two contexts
  *   records.c   record descriptions and arrays of records
+ *   peer.c      copies between arrays of two contexts
+ *   interop.c   array pointers, arrays over the caller's memory, CUDA handles
+ *   dlpack.c    DLPack export and import
+ *   host_register.c  registered host memory
  *   module.c    compiling and loading modules, kernels and their parameter tables
  *               (the compiler reached through rt_compiler.h: compiler_kcc.c in libkc,
  *               compiler_none.c in libkcrt)
- *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
- *   launch.c    argument checking and packing, launch-shape checks, dispatch
- *   stream.c    streams and events
- *   stream_order.c, array_async.c, host_register.c  stream-ordered work: waits on
- *               events, queries, host callbacks, async copies and fills, registered
- *               host memory
- *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
+ *   launch.c    kc_launch: argument checking and packing, dispatch to a device
+ *   stream.c    kc_synchronize, streams and events
+ *   stream_order.c, array_async.c  stream-ordered work: waits on events, queries,
+ *               host callbacks, async copies and fills
+ *   ufunc_cast.c, ufunc_layout.c  casting rules, broadcasting and strided copies
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
- *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
  *   guvectorize.c  kc_guvectorize: @guvectorize functions called on arrays
  *   reduce.c    kc_reduce: @cuda.reduce functions called on an array
  *   random.c    kc_random_states: numba.cuda.random's generator states
- *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
- *   interop.c   array pointers, arrays over the caller's memory, CUDA handles
- *   dlpack.c    DLPack export and import
- *   cache_evict.c  its size bound (KC_CACHE_MAX), least recently used entries first
- * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
- * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
+ *   context.c   a context's life: configuration, device selection, and tearing down
+ *               every part it owns; nothing here calls it
+ * Nothing here includes cuda.h (only runtime/cuda/ does): CUDA handles cross file
+ * boundaries as void * and device pointers as uint64_t, so a CPU-only build needs no
+ * CUDA headers.
  */
 #ifndef KC_RT_H
 #define KC_RT_H
@@ -292,6 +307,11 @@ void rt_array_unref(kc_array *owner);
 /* array_slice.c: whether a's extents and element strides are a C-contiguous array's. */
 int rt_array_c_contiguous(const kc_array *a);
 
+/* Checks shared with array_async.c. */
+kc_status rt_array_check_host_copy(kc_array *a, const void *host, size_t bytes);
+kc_status rt_array_check_copy(kc_array *dst, const kc_array *src);
+kc_status rt_array_check_fill(kc_array *a, const void *value, const char *what);
+
 /* ---- interop.c ------------------------------------------------------------------------ */
 /* A new owner array over memory kcc does not own, at ptr (the first element: a device
  * address, or a host address on the CPU device), checked as kc_array_from_device_ptr
@@ -331,6 +351,10 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
  * cached on first use). */
 kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out);
+
+/* The largest module image kc_module_load_file reads (a fatbin of many architectures
+ * can be large; sources have KCC_MAX_SOURCE). */
+#define RT_MAX_IMAGE_FILE ((size_t)1 << 30)
 
 /* ---- cpu/: the CPU grid executor (cpu/exec.h has the folder's own declarations) ----- */
 /* What the CPU executor needs to run a kernel. */
@@ -448,10 +472,6 @@ kc_status rt_ufunc_gather(kc_context *ctx, kc_array *dst, const kc_array *src, i
 kc_status rt_ufunc_scatter(kc_context *ctx, kc_array *dst, const kc_array *src, int nd,
                            const int64_t *shape, int64_t start, int64_t count);
 
-/* ---- module.c ------------------------------------------------------------------- */
-/* The largest module image kc_module_load_file reads (a fatbin of many architectures
- * can be large; sources have KCC_MAX_SOURCE). */
-#define RT_MAX_IMAGE_FILE ((size_t)1 << 30)
 /* ---- stream_order.c --------------------------------------------------------------- */
 /* KC_OK when s is NULL (the default stream) or a stream of ctx; else KC_ERR_INVALID
  * with "<what>: the stream belongs to another context". */
@@ -465,11 +485,6 @@ kc_status rt_stream_wait(kc_context *ctx, kc_stream *s);
 /* ---- host_register.c -------------------------------------------------------------- */
 /* Unregister every buffer still registered (at kc_context_free). */
 void rt_host_registry_free(kc_context *ctx);
-
-/* ---- array.c (checks shared with array_async.c) ------------------------------------ */
-kc_status rt_array_check_host_copy(kc_array *a, const void *host, size_t bytes);
-kc_status rt_array_check_copy(kc_array *dst, const kc_array *src);
-kc_status rt_array_check_fill(kc_array *a, const void *value, const char *what);
 
 /* ---- cache.c ---------------------------------------------------------------------- */
 /* The on-disk compile cache: PTX for CUDA, object code for the CPU back end.
