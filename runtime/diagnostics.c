@@ -51,3 +51,7 @@ void rt_diag_route_fn(void *user_data, const kc_diagnostic *d) {
   if (ctx->cfg.diag) ctx->cfg.diag(ctx->cfg.user_data, d);
   else if (ctx->cfg.verbose && d->text) fputs(d->text, stderr);
 }
+
+const char *kc_last_diagnostics(const kc_context *ctx) {
+  return ctx && ctx->diags ? ctx->diags : "";
+}

@@ -1,5 +1,5 @@
 /*
- * launch.c — kc_launch: check the shape against the device's limits, check and pack
+ * launch.c — kc_launch: check the shape (launch_shape.c), check and pack
  * the arguments against the kernel's parameter table, and hand the packed
  * kernelParams to the CUDA driver or to the CPU executor (the same layout for both:
  * an array of rank n is its data pointer then n int64 extents, a scalar its value).
@@ -13,52 +13,6 @@
 #include <string.h>
 
 #include "rt.h"
-
-/* ---- Shape ------------------------------------------------------------------------- */
-kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
-                         size_t shared_bytes) {
-  const rt_limits *l = &ctx->limits;
-  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
-  static const char axis[] = "xyz";
-  if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2])
-    return rt_error(ctx, KC_ERR_LAUNCH,
-                    "kernel '%s': launch shape grid (%u, %u, %u), block (%u, %u, %u) has a "
-                    "zero dimension",
-                    k->name, g[0], g[1], g[2], b[0], b[1], b[2]);
-  for (int i = 0; i < 3; i++) {
-    if (b[i] > l->max_block[i])
-      return rt_error(ctx, KC_ERR_LAUNCH,
-                      "kernel '%s': block dimension %c = %u exceeds the device limit %u",
-                      k->name, axis[i], b[i], l->max_block[i]);
-    if (g[i] > l->max_grid[i])
-      return rt_error(ctx, KC_ERR_LAUNCH,
-                      "kernel '%s': grid dimension %c = %u exceeds the device limit %u",
-                      k->name, axis[i], g[i], l->max_grid[i]);
-  }
-  for (int i = 0; i < 3; i++)
-    if ((uint64_t)g[i] * b[i] > 0x7fffffffu)
-      return rt_error(ctx, KC_ERR_LAUNCH,
-                      "kernel '%s': grid x block on axis %c is %llu threads; kcc's thread "
-                      "indices are 32-bit, so at most 2147483647 per axis (use a "
-                      "grid-stride loop)",
-                      k->name, axis[i], (unsigned long long)g[i] * b[i]);
-  uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
-  unsigned max = l->max_threads;
-  if (k->max_threads && k->max_threads < max) max = k->max_threads;
-  if (threads > max)
-    return rt_error(ctx, KC_ERR_LAUNCH,
-                    "kernel '%s': a block of %llu threads (%u x %u x %u) exceeds the limit "
-                    "of %u threads per block",
-                    k->name, (unsigned long long)threads, b[0], b[1], b[2], max);
-  if (shared_bytes > l->max_shared_optin ||
-      k->static_shared > l->max_shared_optin - shared_bytes)
-    return rt_error(ctx, KC_ERR_LAUNCH,
-                    "kernel '%s': %zu bytes of shared memory (%zu static + %zu dynamic) "
-                    "exceed the device limit of %zu per block",
-                    k->name, k->static_shared + shared_bytes, k->static_shared, shared_bytes,
-                    l->max_shared_optin);
-  return KC_OK;
-}
 
 /* ---- Arguments ----------------------------------------------------------------------- */
 typedef enum bad_arg {
@@ -353,19 +307,6 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
 }
 
 /* ---- Dispatch ------------------------------------------------------------------------- */
-kc_status rt_check_coop_grid(kc_context *ctx, const char *kernel, kc_dim3 grid, kc_dim3 block,
-                             uint64_t max_blocks, const char *where) {
-  uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
-  if (blocks <= max_blocks) return KC_OK;
-  return rt_error(ctx, KC_ERR_LAUNCH,
-                  "kernel '%s' synchronises its grid (cuda.cg.this_grid().sync()), so every "
-                  "block must run at once: at most %llu blocks of %u threads fit %s, and the "
-                  "launch asks for %llu; launch fewer blocks (a grid-stride loop covers the "
-                  "rest)",
-                  kernel, (unsigned long long)max_blocks, block.x * block.y * block.z, where,
-                  (unsigned long long)blocks);
-}
-
 static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                              size_t shared, kc_stream *stream, void **params) {
   if (shared + k->static_shared > ctx->limits.max_shared && shared > k->shared_optin_set) {
@@ -379,61 +320,11 @@ static kc_status launch_cuda(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim
       : rt_cuda_launch(ctx, k->cu_function, grid, block, shared, cs, params);
   if (s == KC_OK && k->mod->error_dptr) rt_module_note_launch(k->mod, k);
   if (s == KC_OK && ctx->cfg.timeout_ms > 0) {   /* named by a later wait's timeout
-                                                     (cuda_wait.c); not paid without one */
+                                                     (cuda/wait.c); not paid without one */
     rt_cuda_note_launch(ctx, k->name);
     if (stream) snprintf(stream->last_kernel, sizeof stream->last_kernel, "%s", k->name);
   }
   return s;
-}
-
-/* ---- Bounds errors, failed asserts and raises --------------------------------------- */
-kc_status rt_kernel_error_status(const kc_kernel_error *e) {
-  return e->kind == KC_KERNEL_ERROR_RAISE ? KC_ERR_ASSERT : KC_ERR_BOUNDS;
-}
-
-/* "file.k:7:5: error: kernel 'k': AssertionError: n > 0, in block (0, 0, 0), thread
- * (3, 0, 0)"; the text is the device's, so it is bounded here whatever it holds. */
-static void format_raise(char *buf, size_t len, const char *where, const char *kernel,
-                         const kc_kernel_error *e) {
-  const char *nul = memchr(e->message, 0, sizeof e->message);
-  int n = nul ? (int)(nul - e->message) : (int)sizeof e->message;
-  snprintf(buf, len, "%s: error: kernel '%s': %.*s, in block (%u, %u, %u), thread "
-           "(%u, %u, %u)", where, kernel, n, e->message, e->block[0], e->block[1],
-           e->block[2], e->thread[0], e->thread[1], e->thread[2]);
-}
-
-void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
-                            const kc_kernel_error *e) {
-  char where[512], index[32], shape[32 * KC_MAX_DIMS];
-  if (file) snprintf(where, sizeof where, "%s:%u:%u", file, e->line, e->col);
-  else snprintf(where, sizeof where, "line %u:%u", e->line, e->col);
-  if (e->kind == KC_KERNEL_ERROR_RAISE) {
-    format_raise(buf, len, where, kernel, e);
-    return;
-  }
-  if (e->is_unsigned) snprintf(index, sizeof index, "%llu", (unsigned long long)e->index);
-  else snprintf(index, sizeof index, "%lld", (long long)e->index);
-  unsigned nd = e->ndim >= 1 && e->ndim <= KC_MAX_DIMS ? e->ndim : 1;
-  int n = snprintf(shape, sizeof shape, "(");
-  for (unsigned k = 0; k < nd; k++)
-    n += snprintf(shape + n, sizeof shape - (size_t)n, k ? ", %lld" : "%lld",
-                  (long long)e->shape[k]);
-  snprintf(shape + n, sizeof shape - (size_t)n, nd == 1 ? ",)" : ")");
-  if (e->is_unsigned == KC_KERNEL_ERROR_SHAPE_MISMATCH) {   /* a[1:] = b (cg_slices.c) */
-    snprintf(buf, len,
-             "%s: error: kernel '%s': cannot assign an array of extent %lld to axis %u of a "
-             "slice of shape %s (the extents must be equal or 1), in block (%u, %u, %u), "
-             "thread (%u, %u, %u)",
-             where, kernel, (long long)e->index, e->axis, shape, e->block[0], e->block[1],
-             e->block[2], e->thread[0], e->thread[1], e->thread[2]);
-    return;
-  }
-  snprintf(buf, len,
-           "%s: error: kernel '%s': index %s is out of bounds for axis %u with size %lld "
-           "(array of shape %s), in block (%u, %u, %u), thread (%u, %u, %u)",
-           where, kernel, index, e->axis, (long long)e->shape[e->axis < nd ? e->axis : 0],
-           shape, e->block[0], e->block[1], e->block[2], e->thread[0], e->thread[1],
-           e->thread[2]);
 }
 
 static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3 block,

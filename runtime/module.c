@@ -94,8 +94,8 @@ static kc_status kernel_init(kc_module *m, kc_kernel *k, const char *name,
       return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s': parameter %d has a bad type",
                       name, i + 1);
     p->nelems = params[i].nelems;
-    /* a tuple takes a slot per element, an 'A' array its strides too (host_abi.h) */
-    flat += p->ndim > 0 ? 1 + p->ndim * (p->strided ? 2 : 1) : p->nelems > 0 ? p->nelems : 1;
+    /* a tuple takes a slot per element, an 'A' array its strides too */
+    flat += kc_param_words(p->ndim, p->strided, p->nelems);
   }
   kc_status rs = rt_param_records(ctx, k);
   if (rs != KC_OK) return rs;
@@ -156,8 +156,6 @@ static kc_status module_alloc(kc_context *ctx, int nkernels, kc_module **out) {
   return KC_OK;
 }
 
-static void unlink_checked(kc_module *m);
-
 /* Release what m holds; with park, keep the handle and its kernel table a while in the
  * context's graveyard (handles.c), so that a later use of the user's handle is caught;
  * else (a module the user never had) free them. */
@@ -174,7 +172,7 @@ static void module_destroy(kc_module *m, bool park) {
     kernel_clear(ctx, &m->kernels[i]);
     m->kernels[i].mod = m;   /* so that kc_launch finds the module freed */
   }
-  if (m->error_dptr) unlink_checked(m);
+  if (m->error_dptr) rt_module_unlink_error_record(m);
   if (m->cu_module) rt_cuda_module_unload(ctx, m->cu_module);
   if (m->has_out) rt_compiler_get()->output_free(&m->out);  /* only compiled modules */
   rt_free_str(ctx, m->src_name);
@@ -249,85 +247,6 @@ static kc_status fail_compile(kc_context *ctx, kcc_output *out, const char *name
   return s;
 }
 
-/* ---- Bounds-error records (CUDA) ---------------------------------------------------- */
-/* Bounds-checked PTX has the global KC_KERNEL_ERROR_SYMBOL (host_abi.h); remember
- * where, and list the module in its context so synchronisations read it. */
-static kc_status bind_error_record(kc_module *m) {
-  size_t bytes = 0;
-  kc_status s = rt_cuda_global_address(m->ctx, m->cu_module, KC_KERNEL_ERROR_SYMBOL,
-                                       &m->error_dptr, &bytes);
-  if (s == KC_ERR_NOT_FOUND) {
-    m->error_dptr = 0;
-    return KC_OK;
-  }
-  if (s != KC_OK) return s;
-  if (bytes < sizeof(kc_kernel_error)) {
-    m->error_dptr = 0;
-    return rt_error(m->ctx, KC_ERR_INVALID, "the PTX's %s has %zu bytes, not %zu",
-                    KC_KERNEL_ERROR_SYMBOL, bytes, sizeof(kc_kernel_error));
-  }
-  m->next_checked = m->ctx->checked;
-  m->ctx->checked = m;
-  return KC_OK;
-}
-
-static void unlink_checked(kc_module *m) {
-  for (kc_module **p = &m->ctx->checked; *p; p = &(*p)->next_checked)
-    if (*p == m) {
-      *p = m->next_checked;
-      return;
-    }
-}
-
-void rt_module_note_launch(kc_module *m, const kc_kernel *k) {
-  if (m->error_kernels > 0 && m->error_kernel != k->name &&
-      strcmp(m->error_kernel, k->name) != 0)
-    m->error_many = 1;
-  m->error_kernel = k->name;
-  m->error_kernels++;
-}
-
-kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec) {
-  if (!rec->flag) return KC_OK;
-  char who[256], msg[RT_ERR_LEN];
-  if (!m->error_kernel) snprintf(who, sizeof who, "?");
-  else if (m->error_many)
-    snprintf(who, sizeof who, "%s' (or another kernel of the module launched since the "
-             "last synchronisation: '%s' was the last", m->error_kernel, m->error_kernel);
-  else snprintf(who, sizeof who, "%s", m->error_kernel);
-  rt_format_kernel_error(msg, sizeof msg, who, m->src_name, rec);
-  return rt_error(m->ctx, rt_kernel_error_status(rec), "%s", msg);
-}
-
-/* Read one module's record; when set, clear it on the device (so the next launches
- * start clean) and report it. */
-static kc_status read_error_record(kc_module *m) {
-  kc_kernel_error rec;
-  kc_status s = rt_cuda_copy_dtoh(m->ctx, &rec, m->error_dptr, sizeof rec);
-  if (s != KC_OK || !rec.flag) return s;
-  uint32_t zero = 0;
-  s = rt_cuda_fill(m->ctx, m->error_dptr, sizeof rec / 4, 4, &zero);
-  return s != KC_OK ? s : rt_module_error_status(m, &rec);
-}
-
-kc_status rt_check_kernel_errors(kc_context *ctx) {
-  kc_status first = KC_OK;
-  char first_msg[RT_ERR_LEN];
-  for (kc_module *m = ctx->checked; m; m = m->next_checked) {
-    if (m->error_kernels == 0) continue;
-    kc_status s = read_error_record(m);
-    m->error_kernels = 0;
-    m->error_many = 0;
-    m->error_kernel = NULL;
-    if (s != KC_OK && first == KC_OK) {
-      first = s;
-      memcpy(first_msg, ctx->err, sizeof first_msg);
-    }
-  }
-  if (first != KC_OK) memcpy(ctx->err, first_msg, sizeof first_msg);
-  return first;
-}
-
 /* Resolve every kernel of a CUDA module to its CUfunction, and find its error record. */
 static kc_status bind_cuda_functions(kc_module *m) {
   for (int i = 0; i < m->nkernels; i++) {
@@ -337,7 +256,7 @@ static kc_status bind_cuda_functions(kc_module *m) {
                                        &k->max_threads);
     if (s != KC_OK) return s;
   }
-  return bind_error_record(m);
+  return rt_module_bind_error_record(m);
 }
 
 /* A cached CPU entry holds object code, linked here into a JIT; a PTX entry is ready.

@@ -1,36 +1,51 @@
 /*
  * rt.h — declarations shared by the runtime's files (internal; the public face is
- * include/kc.h). The runtime is split by concern:
- *   context.c   configuration, contexts, device selection, errors, dtypes, kc_detect
- *   cuda.c      the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU
- *   cuda_wait.c waits on the GPU under kc_config.timeout_ms (polling), lost contexts
- *   diagnostics.c  where a compilation's diagnostics go (the diag hook, stderr)
+ * include/kc.h). The runtime is split by concern, in layers: a file calls only files
+ * of the layers below it and its own (the test runtime_layers, scripts/import_cycles.py,
+ * fails on a circle). From the bottom:
+ *   rt_base.c   status and dtype names, errors (rt_error, the last-error text),
+ *               allocation, the clock, the core count; it calls nothing else here
+ *   diagnostics.c  where a compilation's diagnostics go (the diag hook, stderr,
+ *               kc_last_diagnostics)
  *   handles.c   freed module, stream and event handles kept to catch their later use
+ *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
+ *   cache_evict.c  the disk cache's size bound (KC_CACHE_MAX), least recently used
+ *               entries first
+ *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
+ *   launch_shape.c  a launch's shape against the device's limits (both devices)
+ *   cuda/       the CUDA driver, loaded with dlopen; every CUresult checked by RT_CU.
+ *               driver.c loads it (its entry points: cuda_entries.def); errors.c,
+ *               device.c, memory.c, module.c, launch.c, stream.c, wait.c (waits under
+ *               kc_config.timeout_ms). The calls the runtime makes into it:
+ *               cuda_calls.def (none.c: their stubs in a CPU-only build)
+ *   devices.c   what the devices are: device counts and info, kc_detect
+ *   kernel_error.c  errors kernels report from the device (bounds, asserts, raises)
+ *   cpu/        the CPU grid executor: exec.c (a launch), pool.c, coop.c, watchdog.c,
+ *               fibers.c, collectives.c, job.c, switch.c (cpu/exec.h says who calls whom)
  *   array.c     device arrays (host memory on the CPU device)
  *   array_slice.c  kc_array_slice: strided views of an array
- *   peer.c      copies between arrays of two contexts
  *   records.c   record descriptions and arrays of records
+ *   peer.c      copies between arrays of two contexts
+ *   interop.c   array pointers, arrays over the caller's memory, CUDA handles
+ *   dlpack.c    DLPack export and import
+ *   host_register.c  registered host memory
  *   module.c    compiling and loading modules, kernels and their parameter tables
  *               (the compiler reached through rt_compiler.h: compiler_kcc.c in libkc,
  *               compiler_none.c in libkcrt)
- *   image.c     module images (PTX, cubin, fatbin) and the kernel table inside them
- *   launch.c    argument checking and packing, launch-shape checks, dispatch
- *   stream.c    streams and events
- *   stream_order.c, array_async.c, host_register.c  stream-ordered work: waits on
- *               events, queries, host callbacks, async copies and fills, registered
- *               host memory
- *   cpu_exec.c  the CPU grid executor: a thread pool, fibers for barrier kernels
+ *   launch.c    kc_launch: argument checking and packing, dispatch to a device
+ *   stream.c    kc_synchronize, streams and events
+ *   stream_order.c, array_async.c  stream-ordered work: waits on events, queries,
+ *               host callbacks, async copies and fills
+ *   ufunc_cast.c, ufunc_layout.c  casting rules, broadcasting and strided copies
  *   vectorize.c kc_vectorize: @vectorize functions called on arrays
- *   ufunc_cast.c, ufunc_layout.c  its casting rules, broadcasting and strided copies
  *   guvectorize.c  kc_guvectorize: @guvectorize functions called on arrays
  *   reduce.c    kc_reduce: @cuda.reduce functions called on an array
  *   random.c    kc_random_states: numba.cuda.random's generator states
- *   cache.c     the on-disk compile cache of PTX, object code and kernel tables
- *   interop.c   array pointers, arrays over the caller's memory, CUDA handles
- *   dlpack.c    DLPack export and import
- *   cache_evict.c  its size bound (KC_CACHE_MAX), least recently used entries first
- * Nothing here includes cuda.h: CUDA handles cross file boundaries as void * and
- * device pointers as uint64_t, so a CPU-only build needs no CUDA headers.
+ *   context.c   a context's life: configuration, device selection, and tearing down
+ *               every part it owns; nothing here calls it
+ * Nothing here includes cuda.h (only runtime/cuda/ does): CUDA handles cross file
+ * boundaries as void * and device pointers as uint64_t, so a CPU-only build needs no
+ * CUDA headers.
  */
 #ifndef KC_RT_H
 #define KC_RT_H
@@ -55,8 +70,8 @@
 #define RT_ARRAY_LIVE 0x6b634152u   /* kc_array.magic of a live handle */
 #define RT_ARRAY_FREED 0x66524545u  /* ... of one passed to kc_array_free */
 
-typedef struct rt_pool rt_pool;   /* cpu_exec.c */
-typedef struct rt_cuda rt_cuda;   /* cuda.c: per-context CUDA state */
+typedef struct rt_pool rt_pool;   /* cpu/exec.h */
+typedef struct rt_cuda rt_cuda;   /* cuda/driver.h: per-context CUDA state */
 
 /* Launch limits of a device; the CPU uses CUDA's so kernels behave alike. */
 typedef struct rt_limits {
@@ -79,7 +94,7 @@ struct kc_context {
   kc_status broken;             /* kc_context_new failed (e.g. CUDA asked for, no
                                    driver): every call says so with broken_msg */
   char broken_msg[RT_ERR_LEN];
-  int lost;                     /* broken after creation (cuda_wait.c): RT_LOST_FAULT or
+  int lost;                     /* broken after creation (cuda/wait.c): RT_LOST_FAULT or
                                    RT_LOST_HUNG; 0 while usable or when kc_context_new
                                    failed */
   kc_status pending;            /* CPU: a kernel fault not yet reported by a sync */
@@ -217,7 +232,7 @@ struct kc_event {
   int recorded;
 };
 
-/* ---- context.c ------------------------------------------------------------------ */
+/* ---- rt_base.c: the bottom layer, calling nothing else in runtime/ --------------- */
 /* Record a formatted message as the context's last error and return s. */
 kc_status rt_error(kc_context *ctx, kc_status s, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -236,18 +251,6 @@ kc_status rt_null_arg(kc_context *ctx, const char *call, const char *what);
 /* KC_OK, or for a context whose kc_context_new failed, that failure again. */
 kc_status rt_context_usable(kc_context *ctx);
 
-/* ---- cuda_wait.c: waits under kc_config.timeout_ms; contexts lost to a timeout or a
- * sticky CUDA fault ---------------------------------------------------------------- */
-#define RT_LOST_FAULT 1   /* a sticky CUDA error: the driver refuses all further work */
-#define RT_LOST_HUNG 2    /* a wait timed out: a kernel may still run, so nothing may
-                             block on the device (no frees, no synchronisation) */
-/* One poll of what a wait waits for: *done = 1 once finished; an error is recorded. */
-typedef kc_status (*rt_cuda_poll)(kc_context *ctx, void *what, int *done);
-/* Poll until done or ctx->cfg.timeout_ms have passed: then KC_ERR_TIMEOUT naming
- * kernel (the last one launched there; NULL or "" if unknown), the context lost. */
-kc_status rt_cuda_wait(kc_context *ctx, rt_cuda_poll poll, void *what, const char *kernel);
-/* Mark ctx unusable (how: RT_LOST_*) with status s and its current message. */
-void rt_context_lose(kc_context *ctx, kc_status s, int how);
 void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
 void *rt_calloc(kc_context *ctx, size_t count, size_t size);
 void rt_free(kc_context *ctx, void *p, size_t n);
@@ -260,6 +263,12 @@ uint16_t rt_f16_bits(double v);
 int rt_dtype_is_signed(kc_dtype t);
 /* "float32[:, :]" or "int32" into buf. */
 void rt_format_type(kc_dtype t, int ndim, char *buf, size_t len);
+double rt_now_ms(void);                               /* monotonic clock */
+
+/* The states of kc_context.lost (cuda/wait.c) */
+#define RT_LOST_FAULT 1   /* a sticky CUDA error: the driver refuses all further work */
+#define RT_LOST_HUNG 2    /* a wait timed out: a kernel may still run, so nothing may
+                             block on the device (no frees, no synchronisation) */
 
 /* ---- diagnostics.c ---------------------------------------------------------------- */
 /* A compilation's diagnostic hook (kcc_options.diag, user_data the rt_diag_route): keeps
@@ -298,6 +307,11 @@ void rt_array_unref(kc_array *owner);
 /* array_slice.c: whether a's extents and element strides are a C-contiguous array's. */
 int rt_array_c_contiguous(const kc_array *a);
 
+/* Checks shared with array_async.c. */
+kc_status rt_array_check_host_copy(kc_array *a, const void *host, size_t bytes);
+kc_status rt_array_check_copy(kc_array *dst, const kc_array *src);
+kc_status rt_array_check_fill(kc_array *a, const void *value, const char *what);
+
 /* ---- interop.c ------------------------------------------------------------------------ */
 /* A new owner array over memory kcc does not own, at ptr (the first element: a device
  * address, or a host address on the CPU device), checked as kc_array_from_device_ptr
@@ -318,96 +332,14 @@ kc_status rt_param_records(kc_context *ctx, kc_kernel *k);
 void rt_format_array_type(const kc_array *a, char *buf, size_t len);
 void rt_format_param_type(const rt_param *p, char *buf, size_t len);
 
-/* ---- cuda.c ----------------------------------------------------------------------- */
-/* Load the driver once (thread-safe). KC_OK, or KC_ERR_NO_DEVICE with why in msg. */
-kc_status rt_cuda_load(char *msg, size_t len);
-/* Path of the loaded driver library (or NULL) and its version (e.g. 12040). */
-const char *rt_cuda_driver_path(void);
-int rt_cuda_driver_version(void);
-kc_status rt_cuda_open(kc_context *ctx, int index);   /* primary context, limits */
-void rt_cuda_close(kc_context *ctx);
-int rt_cuda_device_supported(int cc_major, int cc_minor);
-kc_status rt_cuda_info(kc_context *ctx, int index, kc_device_info *info);
-kc_status rt_cuda_count(kc_context *ctx, int *count);
-kc_status rt_cuda_mem_alloc(kc_context *ctx, size_t bytes, uint64_t *out);
-void rt_cuda_mem_free(kc_context *ctx, uint64_t p);
-kc_status rt_cuda_copy_htod(kc_context *ctx, uint64_t dst, const void *src, size_t n);
-kc_status rt_cuda_copy_dtoh(kc_context *ctx, void *dst, uint64_t src, size_t n);
-kc_status rt_cuda_copy_dtod(kc_context *ctx, uint64_t dst, uint64_t src, size_t n);
-/* Fill count elements of elem_size (1, 2, 4 or 8) bytes with the bytes at value. */
-kc_status rt_cuda_fill(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
-                       const void *value);
-kc_status rt_cuda_host_alloc(kc_context *ctx, size_t bytes, void **out);
-void rt_cuda_host_free(kc_context *ctx, void *p);
-/* Load an image (NUL-terminated PTX text, a cubin or a fatbin), the driver's JIT error
- * log in the message on failure. */
-kc_status rt_cuda_module_load(kc_context *ctx, const void *image, void **out);
-/* The bytes of a module's global `name` copied to host memory (malloc'd through the
- * context, *len bytes): KC_ERR_NOT_FOUND when the module has no such global. */
-kc_status rt_cuda_module_global(kc_context *ctx, void *module, const char *name,
-                                char **out, size_t *len);
-void rt_cuda_module_unload(kc_context *ctx, void *module);
-kc_status rt_cuda_get_function(kc_context *ctx, void *module, const char *symbol,
-                               void **fn, unsigned *max_threads);
-/* The device address and size of a module's global variable; KC_ERR_NOT_FOUND (with
- * a message) when it has none of that name. */
-kc_status rt_cuda_global_address(kc_context *ctx, void *module, const char *name,
-                                 uint64_t *dptr, size_t *bytes);
-/* Allow `bytes` of dynamic shared memory on fn (past the 48 KiB default). */
-kc_status rt_cuda_allow_shared(kc_context *ctx, void *fn, size_t bytes);
-kc_status rt_cuda_launch(kc_context *ctx, void *fn, kc_dim3 grid, kc_dim3 block,
-                         size_t shared, void *stream, void **params);
-/* A cooperative launch (cuLaunchCooperativeKernel) of a kernel that synchronises its
- * grid, after checking that every block of the grid can be resident at once. */
-kc_status rt_cuda_launch_cooperative(kc_context *ctx, const char *kernel, void *fn,
-                                     kc_dim3 grid, kc_dim3 block, size_t shared, void *stream,
-                                     void **params);
-/* Block size that maximises occupancy of fn with `shared` dynamic bytes. */
-kc_status rt_cuda_occupancy(kc_context *ctx, void *fn, size_t shared, int *min_grid,
-                            int *block);
-kc_status rt_cuda_synchronize(kc_context *ctx);
-kc_status rt_cuda_stream_new(kc_context *ctx, void **out);
-/* kernel: the last one launched on the stream, named if a timeout ends the wait */
-kc_status rt_cuda_stream_sync(kc_context *ctx, void *stream, const char *kernel);
-/* A launch went in: the kernel a timeout of a context-wide wait names. */
-void rt_cuda_note_launch(kc_context *ctx, const char *kernel);
-void rt_cuda_stream_free(kc_context *ctx, void *stream);
-kc_status rt_cuda_event_new(kc_context *ctx, void **out);
-kc_status rt_cuda_event_record(kc_context *ctx, void *event, void *stream);
-kc_status rt_cuda_event_sync(kc_context *ctx, void *event);
-kc_status rt_cuda_event_elapsed(kc_context *ctx, void *start, void *end, float *ms);
-void rt_cuda_event_free(kc_context *ctx, void *event);
-/* Interop (interop.c): the context's CUcontext (the device's primary context). */
-void *rt_cuda_context(kc_context *ctx);
-/* KC_OK when CUDA knows ptr as memory of the context's device (cuPointerGetAttribute);
- * else KC_ERR_INVALID naming `what`, the pointer and the device it belongs to. KC_OK
- * when the driver lacks the call (nothing to check with). */
-kc_status rt_cuda_pointer_check(kc_context *ctx, const char *what, uint64_t ptr);
-/* KC_OK when stream (a CUstream) belongs to the context's CUcontext (cuStreamGetCtx;
- * NULL and the special handles CU_STREAM_LEGACY, CU_STREAM_PER_THREAD always do), else
- * KC_ERR_INVALID. KC_OK when the driver lacks the call. */
-kc_status rt_cuda_stream_check(kc_context *ctx, void *stream);
-/* Stream-ordered work: each call queues on stream (NULL = the default stream). */
-kc_status rt_cuda_copy_htod_async(kc_context *ctx, uint64_t dst, const void *src, size_t n,
-                                  void *stream);
-kc_status rt_cuda_copy_dtoh_async(kc_context *ctx, void *dst, uint64_t src, size_t n,
-                                  void *stream);
-kc_status rt_cuda_copy_dtod_async(kc_context *ctx, uint64_t dst, uint64_t src, size_t n,
-                                  void *stream);
-kc_status rt_cuda_fill_async(kc_context *ctx, uint64_t dst, size_t count, size_t elem_size,
-                             const void *value, void *stream);
-kc_status rt_cuda_stream_wait_event(kc_context *ctx, void *stream, void *event);
-/* *done = 1 when the event's work is complete, 0 while it is not (not an error). */
-kc_status rt_cuda_event_query(kc_context *ctx, void *event, int *done);
-kc_status rt_cuda_launch_host_func(kc_context *ctx, void *stream, kc_host_fn fn,
-                                   void *user_data);
-kc_status rt_cuda_host_register(kc_context *ctx, void *p, size_t bytes);
-void rt_cuda_host_unregister(kc_context *ctx, void *p);
-/* Several GPUs (peer.c, context.c's kc_detect): can device a access device b's memory;
- * n bytes from sctx's device memory to dctx's, on stream (NULL: finished on return). */
-kc_status rt_cuda_can_access_peer(int a, int b, int *can);
-kc_status rt_cuda_copy_peer(kc_context *dctx, uint64_t dst, kc_context *sctx, uint64_t src,
-                            size_t n, void *stream);
+/* ---- cuda/: the CUDA driver, loaded with dlopen ---------------------------------- */
+/* Every call into runtime/cuda/, one row of cuda/cuda_calls.def each (where each is
+ * documented); a CPU-only build defines them from the same rows as stubs (cuda/none.c). */
+#define RT_CUDA(ret, name, params, cpu_only) ret name params;
+#define RT_CUDA_VOID(name, params) void name params;
+#include "cuda/cuda_calls.def"
+#undef RT_CUDA
+#undef RT_CUDA_VOID
 
 /* ---- module.c ------------------------------------------------------------------- */
 /* A module of host kernels described by table (the kcc_output of a JIT compilation,
@@ -420,17 +352,11 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
 kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out);
 
-/* Bounds errors on CUDA. A launch of a kernel whose module has an error record marks
- * the module; a synchronisation then reads each marked module's record, clears it and
- * turns the first one set into KC_ERR_BOUNDS or KC_ERR_ASSERT (KC_OK when none is). */
-void rt_module_note_launch(kc_module *m, const kc_kernel *k);
-kc_status rt_check_kernel_errors(kc_context *ctx);
-/* The status and message for one module's record as read from the device: KC_OK when
- * its flag is clear, else KC_ERR_BOUNDS or KC_ERR_ASSERT with the message in the
- * context. */
-kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec);
+/* The largest module image kc_module_load_file reads (a fatbin of many architectures
+ * can be large; sources have KCC_MAX_SOURCE). */
+#define RT_MAX_IMAGE_FILE ((size_t)1 << 30)
 
-/* ---- cpu_exec.c ------------------------------------------------------------------- */
+/* ---- cpu/: the CPU grid executor (cpu/exec.h has the folder's own declarations) ----- */
 /* What the CPU executor needs to run a kernel. */
 typedef struct rt_cpu_kernel {
   const char *name;             /* for messages */
@@ -471,15 +397,30 @@ void rt_ptx_directive(const char *ptx, const char *directive, char *out, size_t 
 int rt_cubin_table(const void *data, size_t len, const char **table, size_t *tlen,
                    char *msg, size_t msglen);
 
-/* ---- launch.c --------------------------------------------------------------------- */
-/* The message of a bounds-checked kernel's error record e ("kernel 'k' (file.k:3:5):
- * index 10 is out of bounds for axis 0 of an array of shape (10,), in block (0, 0, 0),
- * thread (10, 0, 0)"). file may be NULL. */
+/* ---- kernel_error.c: errors kernels report from the device ---------------------- */
+/* The message of a kernel's error record e ("file.k:3:5: error: kernel 'k': index 10
+ * is out of bounds for axis 0 with size 10 (array of shape (10,)), in block (0, 0, 0),
+ * thread (10, 0, 0)"; a raise's text, a slice assignment's extents). file may be NULL. */
 void rt_format_kernel_error(char *buf, size_t len, const char *kernel, const char *file,
                             const kc_kernel_error *e);
 /* KC_ERR_ASSERT for a record a raise filled (a failed assert, a raise), else
  * KC_ERR_BOUNDS. */
 kc_status rt_kernel_error_status(const kc_kernel_error *e);
+/* On CUDA. A module loaded from bounds-checked PTX has an error record: bind finds it
+ * (KC_OK without one) and lists the module in its context; unlink takes it off the
+ * list (the module is being freed). A launch of one of its kernels marks the module;
+ * a synchronisation then reads each marked module's record, clears it and turns the
+ * first one set into KC_ERR_BOUNDS or KC_ERR_ASSERT (KC_OK when none is). */
+kc_status rt_module_bind_error_record(kc_module *m);
+void rt_module_unlink_error_record(kc_module *m);
+void rt_module_note_launch(kc_module *m, const kc_kernel *k);
+kc_status rt_check_kernel_errors(kc_context *ctx);
+/* The status and message for one module's record as read from the device: KC_OK when
+ * its flag is clear, else KC_ERR_BOUNDS or KC_ERR_ASSERT with the message in the
+ * context. */
+kc_status rt_module_error_status(kc_module *m, const kc_kernel_error *rec);
+
+/* ---- launch_shape.c ---------------------------------------------------------------- */
 /* Check a launch shape and shared memory size against the context's limits. */
 kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_dim3 block,
                          size_t shared_bytes);
@@ -488,6 +429,8 @@ kc_status rt_check_shape(kc_context *ctx, const kc_kernel *k, kc_dim3 grid, kc_d
  * largest grid when it does not fit. */
 kc_status rt_check_coop_grid(kc_context *ctx, const char *kernel, kc_dim3 grid, kc_dim3 block,
                              uint64_t max_blocks, const char *where);
+
+/* ---- launch.c --------------------------------------------------------------------- */
 /* The 1-D launch of a grid-stride kernel k over n elements (the @vectorize and
  * @guvectorize loop kernels): the block from the occupancy API, enough blocks for n
  * but on CUDA at most a few device-filling waves (the loop strides over the rest; on
@@ -529,13 +472,6 @@ kc_status rt_ufunc_gather(kc_context *ctx, kc_array *dst, const kc_array *src, i
 kc_status rt_ufunc_scatter(kc_context *ctx, kc_array *dst, const kc_array *src, int nd,
                            const int64_t *shape, int64_t start, int64_t count);
 
-/* ---- stream.c --------------------------------------------------------------------- */
-double rt_now_ms(void);                               /* monotonic clock */
-
-/* ---- module.c ------------------------------------------------------------------- */
-/* The largest module image kc_module_load_file reads (a fatbin of many architectures
- * can be large; sources have KCC_MAX_SOURCE). */
-#define RT_MAX_IMAGE_FILE ((size_t)1 << 30)
 /* ---- stream_order.c --------------------------------------------------------------- */
 /* KC_OK when s is NULL (the default stream) or a stream of ctx; else KC_ERR_INVALID
  * with "<what>: the stream belongs to another context". */
@@ -549,11 +485,6 @@ kc_status rt_stream_wait(kc_context *ctx, kc_stream *s);
 /* ---- host_register.c -------------------------------------------------------------- */
 /* Unregister every buffer still registered (at kc_context_free). */
 void rt_host_registry_free(kc_context *ctx);
-
-/* ---- array.c (checks shared with array_async.c) ------------------------------------ */
-kc_status rt_array_check_host_copy(kc_array *a, const void *host, size_t bytes);
-kc_status rt_array_check_copy(kc_array *dst, const kc_array *src);
-kc_status rt_array_check_fill(kc_array *a, const void *value, const char *what);
 
 /* ---- cache.c ---------------------------------------------------------------------- */
 /* The on-disk compile cache: PTX for CUDA, object code for the CPU back end.

@@ -29,7 +29,7 @@ typedef struct rt_compiler {
   kc_status (*cpu_check)(const char *cpu, const char **name, char *msg, size_t len);
   char *(*cpu_id)(const char *cpu);
   /* PTX -> cubin in process (ptx_link.h: nvJitLink, dlopen'd; -1 when absent), for a
-     driver older than the PTX ISA the compiler wrote (cuda.c) */
+     driver older than the PTX ISA the compiler wrote (cuda/module.c) */
   int (*ptx_to_cubin)(const char *ptx, size_t len, int arch, int opt_level, int lineinfo,
                       char **cubin, size_t *cubin_len, char **err);
 } rt_compiler;

@@ -1,18 +1,12 @@
 /*
- * stream.c — streams and events. On CUDA they are the driver's; on the CPU device a
- * launch has finished when kc_launch returns, so a stream is only a handle and an
- * event records the monotonic clock.
+ * stream.c — synchronisation (kc_synchronize, the whole context), streams and events.
+ * On CUDA they are the driver's; on the CPU device a launch has finished when kc_launch
+ * returns, so a stream is only a handle, an event records the monotonic clock, and a
+ * synchronisation reports an earlier launch's fault.
  */
 #include <string.h>
-#include <time.h>
 
 #include "rt.h"
-
-double rt_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* A fault of an earlier CPU launch, reported once by the next synchronisation. */
 static kc_status take_pending(kc_context *ctx) {
@@ -20,6 +14,18 @@ static kc_status take_pending(kc_context *ctx) {
   kc_status s = ctx->pending;
   ctx->pending = KC_OK;
   return rt_error(ctx, s, "%s", ctx->pending_msg);
+}
+
+/* Wait for everything queued on the context: on CUDA its streams' work and the
+ * kernels' error records, on the CPU an earlier launch's fault. */
+kc_status kc_synchronize(kc_context *ctx) {
+  RT_NEED(NULL, ctx, "kc_synchronize");
+  if (ctx->broken) return rt_context_usable(ctx);
+  if (ctx->device == KC_DEVICE_CUDA) {
+    kc_status s = rt_cuda_synchronize(ctx);
+    return s != KC_OK ? s : rt_check_kernel_errors(ctx);
+  }
+  return take_pending(ctx);
 }
 
 kc_status kc_stream_new(kc_context *ctx, kc_stream **out) {

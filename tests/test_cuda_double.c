@@ -115,7 +115,7 @@ static void free_arrays(kc_array **arrays) {
   for (int i = 0; i < 3; i++) kc_array_free(arrays[i]);
 }
 
-/* No fault: the kernel runs through cuda.c, module.c, launch.c and array.c. */
+/* No fault: the kernel runs through runtime/cuda/, module.c, launch.c and array.c. */
 START_TEST(clean_run) {
   start(NULL);
   kc_module *mod = NULL;

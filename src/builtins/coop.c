@@ -9,9 +9,9 @@
  * every other block 1, so the bits below stay as they were and no reset is needed). It
  * is only correct when every block is resident at once, which the cooperative launch
  * guarantees: the kernel is marked (fn_instance.uses_grid_sync -> the kernel table's
- * "cooperative") and runtime/launch.c launches it with cuLaunchCooperativeKernel after
- * checking that the grid fits. The CPU back end runs every block of such a launch at
- * once (runtime/cpu_exec.c) and meets them at KC_COLL_GRID_SYNC.
+ * "cooperative") and runtime/cuda/launch.c launches it with cuLaunchCooperativeKernel
+ * after checking that the grid fits. The CPU back end runs every block of such a launch at
+ * once (runtime/cpu/coop.c) and meets them at KC_COLL_GRID_SYNC.
  */
 #include "builtin.h"
 #include "cg.h"

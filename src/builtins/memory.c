@@ -77,7 +77,7 @@ static bool mem_array_fits(infer_ctx *ic, node *shape, const type *el, const int
 
 /* CUDA gives a thread at most 512 KiB of local memory; kcc holds each kernel's and
  * device function's cuda.local.array calls together to it, so that every array CUDA
- * accepts runs on the CPU back end too (runtime/cpu_exec.c sizes its stacks from the
+ * accepts runs on the CPU back end too (runtime/cpu/fibers.c sizes its stacks from the
  * frame). The fixpoint passes walk a body several times: each call is counted once. */
 #define MAX_LOCAL_BYTES_PER_THREAD ((int64_t)512 * 1024)
 

@@ -1,6 +1,6 @@
 /*
  * cg_host.c — the CPU side of code generation (cg_target.h): what a kernel stands on
- * when the CPU executor (runtime/cpu_exec.c) runs it. Every generated function takes
+ * when the CPU executor (runtime/cpu/) runs it. Every generated function takes
  * hidden (blk, tx, ty, tz) parameters first: blk the executor's kc_cpu_block
  * (host_abi.h), which holds block and grid dimensions, the block's index, shared
  * memory, the bounds-check record and the barrier and collective calls; tx, ty, tz the

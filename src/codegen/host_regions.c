@@ -28,7 +28,7 @@
  * ordinary local, as do uniform locals. cuda.local.array storage is per thread in the
  * same buffer.
  *
- * Whatever this cannot express leaves the kernel to fibers (runtime/cpu_exec.c), which
+ * Whatever this cannot express leaves the kernel to fibers (runtime/cpu/fibers.c), which
  * run any kernel and report a barrier that some threads never reach: a barrier under a
  * thread-dependent condition (undefined behaviour in CUDA) or in a device function,
  * warp collectives and syncthreads_count/and/or (they exchange values mid-region), a

@@ -18,7 +18,7 @@
  * Numba, kcc takes only constant arguments (literals and module constants).
  *
  * A thread ends with PTX's `exit` on the GPU; on the CPU it calls the executor's
- * blk->exit_thread, which ends its fiber (runtime/cpu_exec.c): so a function that can raise
+ * blk->exit_thread, which ends its fiber (runtime/cpu/pool.c): so a function that can raise
  * makes its kernel run as fibers (fn_instance.uses_barrier), as a barrier does.
  */
 #include <math.h>

@@ -2,7 +2,7 @@
  * host_stack.c — what the CPU back end's threads need of their stacks.
  *
  * A thread of a kernel with barriers runs as a fiber on a stack of its own
- * (runtime/cpu_exec.c), 128 KiB unless the kernel needs more: a cuda.local.array of up
+ * (runtime/cpu/fibers.c), 128 KiB unless the kernel needs more: a cuda.local.array of up
  * to 512 KiB (CUDA's per-thread limit, which infer holds every function to) is an
  * alloca in its function's frame. host_stack_need measures a kernel entry point's frame
  * from the IR before optimisation: the static allocas of each function, plus the

@@ -1,7 +1,7 @@
 /*
  * double.h — the CUDA driver double's shared state (tests only).
  *
- * libcuda.so.1 for the test suite: every entry point runtime/cuda.c resolves, each one
+ * libcuda.so.1 for the test suite: every entry point runtime/cuda/ resolves, each one
  * checking the Driver API's contract (cuInit first, a current context, live handles,
  * launch shapes and parameters against the PTX, copies inside allocations, everything
  * freed when the primary context goes). "Device memory" is host memory, and a launch

@@ -2,10 +2,12 @@
  * test_api.c — the CUDA driver double's own entry points, called directly: the ones
  * the runtime does not use yet (async copies and fills, host registration, stream
  * waits, event queries, host functions, pointer attributes, peer copies) used as the
- * Driver API reference says, with no violation; and broken rules each reported
- * (the process then exits with status 70, which Check expects).
+ * Driver API reference says, with no violation; broken rules each reported (the
+ * process then exits with status 70, which Check expects); and every entry point the
+ * runtime resolves (runtime/cuda/cuda_entries.def) exported.
  */
 #include <check.h>
+#include <dlfcn.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -121,11 +123,53 @@ START_TEST(broken_rules_are_reported) {
 }
 END_TEST
 
+/* The rows of the runtime's table of driver entry points. */
+typedef struct entry {
+  const char *symbol, *fallback;
+  int required;
+} entry;
+
+static const entry entries[] = {
+#define CU_ENTRY(member, ver, symbol, fallback, need) {symbol, fallback, need},
+#include "cuda/cuda_entries.def"
+#undef CU_ENTRY
+};
+
+/* Optional entry points the double does not have: the runtime does without them (no
+ * CUstream ownership check, no peer column, peer copies refused), and the suite runs
+ * those paths. Give the double one and take it off this list. */
+static const char *const left_out[] = {"cuStreamGetCtx", "cuDeviceCanAccessPeer",
+                                       "cuMemcpyPeer"};
+
+static int is_left_out(const char *symbol) {
+  for (size_t i = 0; i < sizeof left_out / sizeof left_out[0]; i++)
+    if (strcmp(left_out[i], symbol) == 0) return 1;
+  return 0;
+}
+
+/* A new row in cuda_entries.def needs the entry point in the double too. */
+START_TEST(exports_every_entry_point) {
+  for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+    const entry *e = &entries[i];
+    void *p = dlsym(RTLD_DEFAULT, e->symbol);
+    if (!p && e->fallback) p = dlsym(RTLD_DEFAULT, e->fallback);
+    if (is_left_out(e->symbol)) {
+      ck_assert_msg(!e->required, "%s is required: the double must export it", e->symbol);
+      ck_assert_msg(!p, "the double exports %s now: take it off left_out", e->symbol);
+    } else {
+      ck_assert_msg(p != NULL, "the CUDA driver double lacks %s (runtime/cuda/"
+                    "cuda_entries.def): add it to tests/cuda_double/", e->symbol);
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cuda_double_api");
   TCase *tc = tcase_create("api");
   tcase_add_test(tc, async_calls_follow_the_contract);
   tcase_add_exit_test(tc, broken_rules_are_reported, 70);
+  tcase_add_test(tc, exports_every_entry_point);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

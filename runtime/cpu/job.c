@@ -1,0 +1,54 @@
+/*
+ * job.c — one launch on the CPU as the executor's workers see it: a job (rt_job,
+ * exec.h) holding the grid, the next block to hand out, the stop flag, and the first
+ * failure; the threads of a block numbered as CUDA numbers them. Whoever fails first
+ * (a trap, a deadlock, the watchdog) keeps the message; a bounds-checked kernel's
+ * error record (host_abi.h) is reported before it (kernel_error.c's message).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec.h"
+
+void rt_job_init(rt_job *j, const rt_cpu_kernel *k, kc_dim3 grid, kc_dim3 block,
+                 size_t dynamic_shared, void **args) {
+  /* not the whole struct: msg is 2 KiB, written only when something fails */
+  memset(j, 0, offsetof(rt_job, msg));
+  j->msg[0] = '\0';
+  memset(&j->error, 0, sizeof j->error);
+  j->k = k;
+  j->args = args;
+  j->grid[0] = grid.x; j->grid[1] = grid.y; j->grid[2] = grid.z;
+  j->block[0] = block.x; j->block[1] = block.y; j->block[2] = block.z;
+  j->nblocks = (uint64_t)grid.x * grid.y * grid.z;
+  j->nthreads = block.x * block.y * block.z;
+  j->shared = (k->static_shared + 15) / 16 * 16 + dynamic_shared;
+  atomic_init(&j->next, 0);
+  atomic_init(&j->stop, 0);
+  atomic_init(&j->claimed, 0);
+  j->status = KC_OK;
+}
+
+void rt_job_fail(rt_job *j, kc_status s, const char *fmt, ...) {
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&j->claimed, &expected, 1)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(j->msg, sizeof j->msg, fmt, ap);
+  va_end(ap);
+  j->status = s;
+  atomic_store(&j->stop, 1);
+}
+
+kc_status rt_job_status(kc_context *ctx, const rt_job *j) {
+  /* the record first: the threads left waiting for one that raised deadlock */
+  if (j->error.flag) {
+    char msg[RT_ERR_LEN];
+    rt_format_kernel_error(msg, sizeof msg, j->k->name, j->k->file, &j->error);
+    return rt_error(ctx, rt_kernel_error_status(&j->error), "%s", msg);
+  }
+  if (j->status != KC_OK) return rt_error(ctx, j->status, "%s", j->msg);
+  return KC_OK;
+}

@@ -1,0 +1,266 @@
+/*
+ * pool.c — the CPU executor's blocks and workers: a block's record (kc_cpu_block: its
+ * indices, its shared memory, the callbacks generated code calls), the loop that
+ * claims blocks from the job's atomic counter and runs them, and the pool of
+ * persistent worker threads, made at a context's first multi-block launch and joined
+ * at kc_context_free (rt_pool_free). The calling thread works too (worker 0), so a
+ * one-block launch or a one-thread pool never wakes anyone.
+ */
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+/* ---- Callbacks from generated code -------------------------------------------------- */
+static void cpu_trap(kc_cpu_block *blk, const char *message) {
+  rt_worker *w = blk->exec;
+  const uint32_t *b = blk->block_idx;
+  if (w->in_fibers) {
+    uint32_t t[3];
+    thread_of(w->job, w->cur, t);
+    rt_job_fail(w->job, KC_ERR_LAUNCH,
+                "kernel '%s': block (%u, %u, %u), thread (%u, %u, %u): %s", w->job->k->name,
+                b[0], b[1], b[2], t[0], t[1], t[2], message);
+  } else {
+    rt_job_fail(w->job, KC_ERR_LAUNCH, "kernel '%s': block (%u, %u, %u): %s", w->job->k->name,
+                b[0], b[1], b[2], message);
+  }
+}
+
+/* The calling thread raised (cg_checks.c; a checked kernel filled the error record
+ * first): it ends here, as a GPU thread ends at PTX's exit, and the others run on. Its
+ * fiber is left mid-kernel, so it starts afresh when next used. The compiler runs every
+ * kernel that can raise as fibers; anything else is kcc's bug. */
+static void cpu_exit_thread(kc_cpu_block *blk) {
+  rt_worker *w = blk->exec;
+  if (!w->in_fibers) {
+    rt_job_fail(w->job, KC_ERR_INTERNAL, "kernel '%s' raised but was not compiled to run "
+                "its threads as fibers", w->job->k->name);
+    return;
+  }
+  rt_fiber *f = &w->fibers[w->cur];
+  f->state = FIBER_DONE;
+  f->booted = 0;
+  switch_next(w, &f->ctx);
+  /* never resumed: the scheduler boots the fiber again before it runs another thread */
+}
+
+/* The launch is being stopped (blk->stop is set: the watchdog, or a failure elsewhere):
+ * a fiber ends as one that raised does; a K__block call is left for run_job, which
+ * starts no more blocks. Either way the thread never returns to the kernel. */
+static void cpu_cancel(kc_cpu_block *blk) {
+  rt_worker *w = blk->exec;
+  if (w->in_fibers) {
+    rt_fiber *f = &w->fibers[w->cur];
+    f->state = FIBER_DONE;
+    f->booted = 0;
+    switch_next(w, &f->ctx);
+  }
+  siglongjmp(w->cancel_to, 1);
+}
+
+/* ---- Blocks and workers ------------------------------------------------------------- */
+static int ensure_shared(rt_worker *w, size_t bytes) {
+  if (bytes <= w->shared_cap) return 1;
+  void *p = NULL;
+  size_t cap = (bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
+  if (posix_memalign(&p, SHARED_ALIGN, cap) != 0) return 0;
+  free(w->shared);
+  w->shared = p;
+  w->shared_cap = cap;
+  return 1;
+}
+
+/* blk->frame: the worker's buffer for a region-form kernel's per-thread values, grown
+ * as needed and kept across blocks and launches. */
+static void *cpu_frame(kc_cpu_block *blk, uint64_t bytes) {
+  rt_worker *w = blk->exec;
+  if (bytes > w->frame_cap) {
+    void *p = NULL;
+    size_t cap = (size_t)(bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
+    if (bytes > SIZE_MAX / 2 || posix_memalign(&p, SHARED_ALIGN, cap) != 0) {
+      rt_job_fail(w->job, KC_ERR_NOMEM, "kernel '%s': out of memory for %llu bytes of "
+                  "per-thread values kept across barriers", w->job->k->name,
+                  (unsigned long long)bytes);
+      return NULL;
+    }
+    free(w->frame);
+    w->frame = p;
+    w->frame_cap = cap;
+  }
+  return w->frame;
+}
+
+/* w's block record for job j, with its shared memory; 0 when that is out of memory. */
+int rt_block_setup(rt_worker *w, rt_job *j) {
+  w->job = j;
+  if (j->shared && !ensure_shared(w, j->shared)) {
+    rt_job_fail(j, KC_ERR_NOMEM, "kernel '%s': out of memory for %zu bytes of shared memory",
+                j->k->name, j->shared);
+    return 0;
+  }
+  kc_cpu_block *blk = &w->blk;
+  memset(blk, 0, sizeof *blk);
+  memcpy(blk->block_dim, j->block, sizeof blk->block_dim);
+  memcpy(blk->grid_dim, j->grid, sizeof blk->grid_dim);
+  blk->shared = w->shared;
+  blk->exec = w;
+  blk->barrier = rt_cpu_barrier;
+  blk->trap = cpu_trap;
+  blk->exit_thread = cpu_exit_thread;
+  blk->error = &j->error;
+  blk->collective = rt_cpu_collective;
+  blk->frame = cpu_frame;
+  blk->stop = (const int *)&j->stop;
+  blk->cancel = cpu_cancel;
+  size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_job_init */
+  blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
+  blk->dyn_shared_bytes = j->shared > dyn_off ? j->shared - dyn_off : 0;
+  return 1;
+}
+
+static void run_blocks(rt_worker *w, rt_job *j) {
+  kc_cpu_block *blk = &w->blk;
+  const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
+  /* Blocks are claimed in runs, so that small blocks do not pay an atomic and three
+     divisions each; runs stay short enough (1/32 of a worker's share) to balance. */
+  uint64_t chunk = j->nblocks / ((uint64_t)w->pool->n * 32);
+  if (chunk < 1) chunk = 1;
+  if (chunk > 64) chunk = 64;
+  for (;;) {
+    if (atomic_load_explicit(&j->stop, memory_order_relaxed)) break;
+    uint64_t b = atomic_fetch_add_explicit(&j->next, chunk, memory_order_relaxed);
+    if (b >= j->nblocks) break;
+    uint64_t end = b + chunk < j->nblocks ? b + chunk : j->nblocks;
+    blk->block_idx[0] = (uint32_t)(b % gx);
+    blk->block_idx[1] = (uint32_t)((b / gx) % j->grid[1]);
+    blk->block_idx[2] = (uint32_t)(b / gxy);
+    for (; b < end; b++) {
+      if (j->k->uses_barrier) rt_run_fiber_block(w);
+      else j->k->block_fn(j->args, blk);
+      if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return;
+      if (__atomic_load_n(&j->error.flag, __ATOMIC_RELAXED)) {
+        atomic_store(&j->stop, 1);   /* an index was out of range: the launch has failed */
+        return;
+      }
+      if (++blk->block_idx[0] < j->grid[0]) continue;
+      blk->block_idx[0] = 0;
+      if (++blk->block_idx[1] < j->grid[1]) continue;
+      blk->block_idx[1] = 0;
+      blk->block_idx[2]++;
+    }
+  }
+}
+
+static void run_job(rt_worker *w, rt_job *j) {
+  if (!rt_block_setup(w, j)) return;
+  if (sigsetjmp(w->cancel_to, 0)) return;   /* cpu_cancel: the launch is being stopped */
+  run_blocks(w, j);
+}
+
+static void *worker_main(void *arg) {
+  rt_worker *w = arg;
+  rt_pool *p = w->pool;
+  unsigned long seen = 0;
+#ifdef RT_TSAN
+  w->main.tsan = __tsan_get_current_fiber();
+#endif
+  for (;;) {
+    pthread_mutex_lock(&p->mu);
+    while (p->gen == seen && !p->quit) pthread_cond_wait(&p->wake, &p->mu);
+    if (p->quit) {
+      pthread_mutex_unlock(&p->mu);
+      return NULL;
+    }
+    seen = p->gen;
+    rt_job *j = p->job;
+    pthread_mutex_unlock(&p->mu);
+    run_job(w, j);
+    pthread_mutex_lock(&p->mu);
+    if (--p->busy == 0) pthread_cond_signal(&p->idle);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+
+/* ---- The pool ----------------------------------------------------------------------- */
+rt_pool *rt_pool_new(kc_context *ctx) {
+  rt_pool *p = rt_calloc(ctx, 1, sizeof *p);
+  if (!p) return NULL;
+  p->ctx = ctx;
+  p->n = ctx->cpu_threads > 0 ? ctx->cpu_threads : 1;
+  p->w = rt_calloc(ctx, (size_t)p->n, sizeof *p->w);
+  if (!p->w) {
+    rt_free(ctx, p, sizeof *p);
+    return NULL;
+  }
+  for (int i = 0; i < p->n; i++) p->w[i].pool = p;
+  rt_watch_init(&p->watch);
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->idle, NULL);
+#ifdef RT_TSAN
+  p->w[0].main.tsan = __tsan_get_current_fiber();
+#endif
+  return p;
+}
+
+/* Start the worker threads (once); with fewer threads than asked if some fail. */
+static void pool_start(rt_pool *p) {
+  if (p->started) return;
+  p->started = 1;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, WORKER_STACK);   /* not the system's default */
+  for (int i = 1; i < p->n; i++) {
+    if (pthread_create(&p->w[i].thread, &attr, worker_main, &p->w[i]) != 0) {
+      p->n = i;
+      break;
+    }
+  }
+  pthread_attr_destroy(&attr);
+}
+
+void rt_pool_free(rt_pool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  p->quit = 1;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  if (p->started)
+    for (int i = 1; i < p->n; i++) pthread_join(p->w[i].thread, NULL);
+  rt_watch_free(&p->watch);
+  for (int i = 0; i < p->n; i++) {
+    rt_free_fibers(&p->w[i]);
+    free(p->w[i].shared);
+    free(p->w[i].frame);
+  }
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->idle);
+  kc_context *ctx = p->ctx;
+  int total = ctx->cpu_threads > 0 ? ctx->cpu_threads : 1;
+  rt_free(ctx, p->w, (size_t)total * sizeof *p->w);
+  rt_free(ctx, p, sizeof *p);
+}
+
+/* A job with one block, or a pool of one worker, runs on the calling thread alone;
+ * else every worker takes blocks, the caller too (worker 0), until none are left. */
+void rt_pool_run(rt_pool *p, rt_job *j) {
+  if (j->nblocks <= 1 || p->n <= 1) {
+    run_job(&p->w[0], j);
+    return;
+  }
+  pool_start(p);
+  pthread_mutex_lock(&p->mu);
+  p->job = j;
+  p->busy = p->n - 1;
+  p->gen++;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  run_job(&p->w[0], j);
+  pthread_mutex_lock(&p->mu);
+  while (p->busy > 0) pthread_cond_wait(&p->idle, &p->mu);
+  p->job = NULL;
+  pthread_mutex_unlock(&p->mu);
+}
