@@ -10,7 +10,10 @@ the other. Exit status 1 when there is one (each printed with an edge path throu
 it), 0 when the files form layers; --graph prints every file's callees as well.
 
 The runtime is meant to be layered (docs/internals.md): rt_base.c at the bottom, the
-lifecycle (context.c) at the top; meson's test runtime_layers runs this on it."""
+lifecycle (context.c) at the top; meson's test runtime_layers runs this on it. With
+--across-folders only circles through two or more folders count (the compiler's
+src/<stage>/ folders: a stage's files may call each other, but no circle may run
+through two stages); meson's test compiler_layers runs that on the compiler."""
 import argparse
 import collections
 import os
@@ -29,6 +32,12 @@ def short(name):
     if base.endswith(".o"):
         base = base[:-2]
     return base[len("runtime_"):] if base.startswith("runtime_") else base
+
+
+def folder(name):
+    """The folder of meson's object name: src_sema_infer.c.o -> sema (src/sema/)."""
+    parts = name.split("_")
+    return parts[1] if parts[0] == "src" and len(parts) > 2 else ""
 
 
 def symbols(nm, paths):
@@ -128,6 +137,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nm", default=os.environ.get("NM", "nm"))
     ap.add_argument("--graph", action="store_true", help="print every file's callees")
+    ap.add_argument("--across-folders", action="store_true",
+                    help="count only circles through more than one folder")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     try:
@@ -143,14 +154,16 @@ def main():
     if args.graph:
         for f in sorted(edges):
             print("%s -> %s" % (f, ", ".join(sorted(edges[f])) or "(nothing)"))
-    circles = [c for c in components(edges) if len(c) > 1]
+    circles = [c for c in components(edges)
+               if len(c) > 1 and (not args.across_folders or len(set(map(folder, c))) > 1)]
     for c in circles:
         path = circle_path(edges, c)
         print("circle of %d files: %s" % (len(c), " ".join(c)))
         for a, b in zip(path, path[1:]):
             print("  %s -> %s (%s)" % (a, b, ", ".join(edges[a][b][:4])))
     if not circles:
-        print("%d files, no circle" % len(edges))
+        print("%d files, no circle%s" % (len(edges), " through two folders"
+                                          if args.across_folders else ""))
     return 1 if circles else 0
 
 
