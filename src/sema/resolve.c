@@ -562,6 +562,36 @@ static const char *statement_name(const node *s) {
   }
 }
 
+/* kernel = cuda.jit('void(float32[:])')(f), g = cuda.jit(device=True)(f), f = cuda.jit(f):
+ * a decorator applied by a call to a plain function defined above, as Numba programs
+ * also write it. The name bound is a function of f's def under that decorator (f itself,
+ * decorated, when the name is f's). */
+static bool decorator_applied(infer_ctx *ic, node *s) {
+  node *t = s->list.items[0], *v = s->a;
+  if (s->list.len != 1 || t->kind != N_NAME || v->kind != N_CALL || v->list.len != 1 ||
+      v->kwargs.len || ((node *)v->list.items[0])->kind != N_NAME)
+    return false;
+  func_def *fn = ix_find_func(ic, ((node *)v->list.items[0])->str);
+  node *dec = v->a, *callee = dec->kind == N_CALL ? dec->a : dec;
+  const char *p = ix_dotted_path(ic, callee);
+  const builtin *b = p ? builtin_find(ic->builtins, p) : NULL;
+  if (!fn || fn->def->decorators.len || !b || b->kind != BK_DECORATOR) return false;
+  node *def = arena_alloc(ic->ar, sizeof *def);
+  *def = *fn->def;
+  def->str = t->str;
+  def->decorators = (node_list){0};
+  node_push(ic->ar, &def->decorators, dec);
+  if (strcmp(t->str, fn->name) != 0) {
+    define_function(ic, def);
+    return true;
+  }
+  fn->def = def;   /* f = cuda.jit(f): f itself is now decorated */
+  fn->kind = FN_DEVICE;
+  classify_decorator(ic, fn, dec);
+  if (fn->kind == FN_KERNEL) ix_annotation_sig(ic, fn);
+  return true;
+}
+
 /* A decorator that is not kcc's (@njit, @staticmethod, @pytest.fixture): the function is
  * host Python, an error only where a kernel calls it. */
 static bool host_decorated(infer_ctx *ic, node *s) {
@@ -624,7 +654,9 @@ void ix_module_level(infer_ctx *ic, node *module) {
     switch (s->kind) {
     case N_IMPORT: import_module(ic, s); break;
     case N_IMPORTFROM: import_from(ic, s); break;
-    case N_ASSIGN: module_constant(ic, s, s->list.items[0], s->a); break;
+    case N_ASSIGN:
+      if (!decorator_applied(ic, s)) module_constant(ic, s, s->list.items[0], s->a);
+      break;
     case N_ANNASSIGN:   /* N: int = 4; an annotation alone binds nothing */
       if (s->c) module_constant(ic, s, s->a, s->c);
       break;
