@@ -132,6 +132,14 @@ START_TEST(tuples) {
   ck_assert_str_eq(buf, "Tuple(int32, float64)");
   ck_assert_int_eq(sig_parse("k(Tuple(int32, float64))", &s, err, sizeof err), 0);
   ck_assert_int_eq(s.params[0].elems[1], KC_FLOAT64);
+  /* Numba's printed spelling, as its messages show it */
+  ck_assert_int_eq(sig_parse("k(UniTuple(int64 x 3), UniTuple(float32 x2))", &s, err,
+                             sizeof err), 0);
+  ck_assert_int_eq(s.params[0].nelems, 3);
+  ck_assert_int_eq(s.params[0].elems[2], KC_INT64);
+  ck_assert_int_eq(s.params[1].nelems, 2);
+  ck_assert_int_eq(sig_parse("k(UniTuple(int64 y 3))", &s, err, sizeof err), -1);
+  ck_assert_str_eq(err, "column 18: expected ',' or 'x', found 'y'");
   ck_assert_int_eq(sig_parse("k(UniTuple(float32, 17))", &s, err, sizeof err), -1);
   ck_assert_str_eq(err, "column 21: a UniTuple's count is 1 to 16");
   ck_assert_int_eq(sig_parse("k(UniTuple(float32, 0))", &s, err, sizeof err), -1);

@@ -211,12 +211,18 @@ static int sig_parse_scalar(const char *t, size_t *pos, kc_dtype *out, char *err
   return 0;
 }
 
-/* UniTuple '(' scalar ',' count ')' */
+/* UniTuple '(' scalar ',' count ')', or as Numba prints one, UniTuple(int64 x 3) (the
+ * spelling its messages and --sig users copy from them) */
 static int sig_parse_unituple(const char *t, size_t *pos, sig_type *out, char *err,
                               size_t errlen) {
   kc_dtype d;
   (*pos)++; /* '(' */
-  if (sig_parse_scalar(t, pos, &d, err, errlen) || sig_expect(t, pos, ',', "','", err, errlen))
+  if (sig_parse_scalar(t, pos, &d, err, errlen))
+    return -1;
+  sig_skip_space(t, pos);
+  if (t[*pos] == 'x' && (t[*pos + 1] == ' ' || isdigit((unsigned char)t[*pos + 1])))
+    (*pos)++;
+  else if (sig_expect(t, pos, ',', "',' or 'x'", err, errlen))
     return -1;
   sig_skip_space(t, pos);
   size_t at = *pos;
