@@ -289,7 +289,48 @@ static const type *ix_value_call(infer_ctx *ic, node *e) {
   return ix_func_call(ic, e, (func_def *)ft->fv);
 }
 
+/* f(*t): t's elements as positional arguments, each t[k]. t is evaluated once per
+ * element, so it may hold no call with an effect (a device function's, an atomic's). */
+static bool calls_with_effect(const node *n, void *ud) {
+  (void)ud;
+  return n->kind == N_CALL && (!n->bi || !(n->bi->flags & BF_PURE));
+}
+
+static bool expand_starred(infer_ctx *ic, node *e) {
+  node_list out = {0};
+  bool changed = false;
+  for (int i = 0; i < e->list.len; i++) {
+    node *a = e->list.items[i];
+    if (a->kind != N_STARRED) {
+      node_push(ic->ar, &out, a);
+      continue;
+    }
+    const type *t = ix_expr(ic, a->a);
+    if (!t) return false;
+    if (t->kind != TY_TUPLE) {
+      ix_error(ic, a->sp, "only a tuple can be unpacked into arguments, not %s", ix_tname(ic, t));
+      return false;
+    }
+    if (ast_visit(a->a, calls_with_effect, NULL)) {
+      ix_error(ic, a->sp, "unpack a call's result into a local first (t = f(...); g(*t)): "
+               "f(*...) reads its tuple once per element");
+      return false;
+    }
+    for (int k = 0; k < t->nelems; k++) {
+      node *el = node_new(ic->ar, N_INDEX, a->sp), *at = node_new(ic->ar, N_INT, a->sp);
+      at->ival = k;
+      el->a = a->a;
+      el->b = at;
+      node_push(ic->ar, &out, el);
+    }
+    changed = true;
+  }
+  if (changed) e->list = out;
+  return true;
+}
+
 const type *ix_call(infer_ctx *ic, node *e) {
+  if (!expand_starred(ic, e)) return NULL;
   node *callee = e->a;
   symbol *local = callee->kind == N_NAME ? ix_find_local(ic->cur, callee->str) : NULL;
   if (local && local->ty && local->ty->kind == TY_FUNCVAL) return ix_value_call(ic, e);

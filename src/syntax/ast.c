@@ -41,7 +41,7 @@ const char *node_kind_name(node_kind k) {
     [N_CALL] = "Call", [N_KEYWORD] = "Keyword", [N_INDEX] = "Index",
     [N_SLICE] = "Slice", [N_TUPLE] = "Tuple", [N_LIST] = "List", [N_BINOP] = "BinOp",
     [N_UNARY] = "Unary", [N_COMPARE] = "Compare", [N_BOOLOP] = "BoolOp",
-    [N_IFEXP] = "IfExp", [N_EXPR_STMT] = "Expr", [N_ASSIGN] = "Assign",
+    [N_IFEXP] = "IfExp", [N_STARRED] = "Starred", [N_EXPR_STMT] = "Expr", [N_ASSIGN] = "Assign",
     [N_AUGASSIGN] = "AugAssign", [N_ANNASSIGN] = "AnnAssign", [N_IF] = "If",
     [N_WHILE] = "While", [N_FOR] = "For", [N_BREAK] = "Break",
     [N_CONTINUE] = "Continue", [N_RETURN] = "Return", [N_PASS] = "Pass",

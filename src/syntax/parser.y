@@ -519,6 +519,7 @@ args:
 
 arg:
     test                         { $$ = $1; }
+  | '*' test                     { $$ = mk(ps, N_STARRED, @$); $$ = add_child(ps, $$, $$->a = $2); }
   | test '=' test                {
       if ($1->kind != N_NAME)
         diag_error(ps->d, @1, "expression cannot be a keyword argument name "
@@ -848,8 +849,8 @@ static const char *special_message(parse_state *ps, yysymbol_kind_t found,
                ? "list comprehensions are not supported in kernels"
                : "generator expressions are not supported in kernels";
   if (found == YYSYMBOL_POW || is_char_token(found, '*'))
-    return "star arguments and unpacking ('*args', '**kwargs') are not supported in "
-           "kernels";
+    return "star parameters and '**' unpacking ('*args', '**kwargs') are not supported in "
+           "kernels (a call may unpack a tuple: f(*t))";
   if (is_char_token(found, '='))
     return "invalid syntax: '=' assigns; did you mean '=='?";
   if (want_stmt && found == YYSYMBOL_ELSE)
