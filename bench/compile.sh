@@ -30,10 +30,10 @@ for l in libkc.a libkccomp.a libkcfront.a; do [[ -f "$BUILD/$l" ]] && LIBS+=("$B
 mkdir -p "$OUT"
 CC=${CC:-gcc}
 set -x
-$CC -O2 -I include -I src -I runtime -I "$BUILD" -c bench/compile_bench.c -o "$OUT/compile_bench.o"
+$CC -O2 -I include -I src -I src/common -I src/target -I runtime -I "$BUILD" -c bench/compile_bench.c -o "$OUT/compile_bench.o"
 # shellcheck disable=SC2046
 $CC -o "$OUT/compile_bench" "$OUT/compile_bench.o" -Wl,--start-group "${LIBS[@]}" \
-  -Wl,--end-group $("$LLVM_CONFIG" --ldflags --libs) -lstdc++ -pthread -lm -ldl
+  -Wl,--end-group $("$LLVM_CONFIG" --ldflags --libs) -lstdc++ -pthread -lm -ldl -lunistring
 set +x
 
 CMD="$OUT/compile_bench bench/kernels bench/cuda $BUILD/kcc $REPS $OUT/compile.dat"

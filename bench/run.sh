@@ -52,17 +52,17 @@ done
 mkdir -p "$OUT"
 CC=${CC:-gcc}
 set -x
-$CC -O2 -I include -I src -I runtime -I "$BUILD" -I bench -c bench/cpu_bench.c -o "$OUT/cpu_bench.o"
+$CC -O2 -I include -I src -I src/common -I src/target -I runtime -I "$BUILD" -I bench -c bench/cpu_bench.c -o "$OUT/cpu_bench.o"
 $CC -O3 -march=native -fopenmp-simd -I bench -c bench/cpu_ref.c -o "$OUT/cpu_ref.o"
-$CC -O2 -I include -I src -I runtime -I "$BUILD" -c bench/jit_scaling.c -o "$OUT/jit_scaling.o"
+$CC -O2 -I include -I src -I src/common -I src/target -I runtime -I "$BUILD" -c bench/jit_scaling.c -o "$OUT/jit_scaling.o"
 # shellcheck disable=SC2046
 $CC -o "$OUT/cpu_bench" "$OUT/cpu_bench.o" "$OUT/cpu_ref.o" \
   -Wl,--start-group "${LIBS[@]}" -Wl,--end-group \
-  $("$LLVM_CONFIG" --ldflags --libs) -lstdc++ -pthread -lm -ldl
+  $("$LLVM_CONFIG" --ldflags --libs) -lstdc++ -pthread -lm -ldl -lunistring
 # shellcheck disable=SC2046
 $CC -o "$OUT/jit_scaling" "$OUT/jit_scaling.o" \
   -Wl,--start-group "${LIBS[@]}" -Wl,--end-group \
-  $("$LLVM_CONFIG" --ldflags --libs) -lstdc++ -pthread -lm -ldl
+  $("$LLVM_CONFIG" --ldflags --libs) -lstdc++ -pthread -lm -ldl -lunistring
 set +x
 
 # ---- the python3 that has numba, if any ------------------------------------------------

@@ -124,7 +124,8 @@ static bool may_wait_here(const node *n, void *ud) {
 void cg_loop_check(cg_ctx *g, const node *s, LLVMValueRef count) {
   if (!g->target->loop_check || !g->opts->loop_checks) return;
   if (s->kind == N_FOR) {
-    if (LLVMIsAConstantInt(count) && LLVMConstIntGetZExtValue(count) < LOOP_CHECK_MIN_COUNT)
+    if (count && LLVMIsAConstantInt(count) &&
+        LLVMConstIntGetZExtValue(count) < LOOP_CHECK_MIN_COUNT)
       return;
     if (!ast_visit_list(&s->body, may_wait_here, NULL)) return;
   }
@@ -172,10 +173,56 @@ static LLVMValueRef range_count(cg_ctx *g, LLVMValueRef start, LLVMValueRef stop
   return LLVMBuildSelect(b, nonempty, n, zero, "range.len");
 }
 
+/* for i in range(start, stop, step) with a step known only at run time (the grid-stride
+ * loop: range(cuda.grid(1), n, cuda.gridsize(1))): no trip count, whose division would
+ * cost every thread a div.u64 on the GPU. The loop runs while the distance left to stop
+ * is more than |step|, compared unsigned, so nothing overflows near the type's ends and
+ * a step of either sign (or 0: no iterations) keeps Python's meaning; a hidden counter
+ * still drives it, as in cg_for. */
+static void cg_for_stepped(cg_ctx *g, node *s, LLVMValueRef start, LLVMValueRef stop,
+                           LLVMValueRef step, const type *t) {
+  LLVMBuilderRef b = g->b;
+  LLVMTypeRef lt = LLVMTypeOf(start);
+  bool sgn = t->is_signed;
+  LLVMValueRef zero = LLVMConstNull(lt);
+  LLVMValueRef up = sgn ? LLVMBuildICmp(b, LLVMIntSGT, step, zero, "")
+                        : LLVMBuildICmp(b, LLVMIntNE, step, zero, "");
+  LLVMValueRef down = sgn ? LLVMBuildICmp(b, LLVMIntSLT, step, zero, "") : LLVMConstInt(g->i1, 0, 0);
+  LLVMValueRef ahead = LLVMBuildICmp(b, sgn ? LLVMIntSLT : LLVMIntULT, start, stop, "");
+  LLVMValueRef behind = LLVMBuildICmp(b, LLVMIntSGT, start, stop, "");
+  LLVMValueRef nonempty = LLVMBuildOr(b, LLVMBuildAnd(b, up, ahead, ""),
+                                      LLVMBuildAnd(b, down, behind, ""), "");
+  LLVMValueRef mag = LLVMBuildSelect(b, down, LLVMBuildNeg(b, step, ""), step, "");
+  LLVMValueRef ctr = cg_entry_alloca(g, lt, "for.i");
+  LLVMBuildStore(b, start, ctr);
+  LLVMBasicBlockRef body = cg_new_bb(g, "for.body"), inc = cg_new_bb(g, "for.inc"),
+                    next = cg_new_bb(g, "for.next"), els = cg_new_bb(g, "for.else"),
+                    done = cg_new_bb(g, "for.end");
+  LLVMBuildCondBr(b, nonempty, body, els);
+  LLVMPositionBuilderAtEnd(b, body);
+  store_target(g, s->a, LLVMBuildLoad2(b, lt, ctr, ""), t);
+  cg_loop_body(g, &s->body, done, inc);
+  LLVMPositionBuilderAtEnd(b, inc);
+  cg_loop_check(g, s, NULL);
+  LLVMValueRef cur = LLVMBuildLoad2(b, lt, ctr, "");
+  LLVMValueRef left = LLVMBuildSelect(b, up, LLVMBuildSub(b, stop, cur, ""),
+                                      LLVMBuildSub(b, cur, stop, ""), "for.left");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGT, left, mag, ""), next, els);
+  LLVMPositionBuilderAtEnd(b, next);
+  LLVMBuildStore(b, sgn ? LLVMBuildNSWAdd(b, cur, step, "") : LLVMBuildAdd(b, cur, step, ""), ctr);
+  LLVMBuildBr(b, body);
+  LLVMPositionBuilderAtEnd(b, els);
+  cg_block(g, &s->orelse);
+  cg_br_if_open(g, done);
+  LLVMPositionBuilderAtEnd(b, done);
+}
+
 /* for i in range(start, stop, step): a hidden counter drives the loop, so assigning to
  * i in the body does not change the iteration (Python's rule). The loop runs for
  * range_count iterations; i steps alongside (nsw: it is in range whenever it is used,
- * and the value past the last iteration is never read). */
+ * and the value past the last iteration is never read). A constant step makes the
+ * count's division one by a constant (none for 1), which LLVM turns into shifts and
+ * multiplies; another step takes cg_for_stepped. */
 static void cg_for(cg_ctx *g, node *s) {
   if (s->aux_ptr) {   /* not a plain range: cg_loops.c */
     cg_for_iter(g, s);
@@ -188,6 +235,10 @@ static void cg_for(cg_ctx *g, node *s) {
   LLVMValueRef start = n >= 2 ? cg_expr_as(g, r->list.items[0], t) : LLVMConstNull(lt);
   LLVMValueRef stop = cg_expr_as(g, r->list.items[n >= 2 ? 1 : 0], t);
   LLVMValueRef step = n == 3 ? cg_expr_as(g, r->list.items[2], t) : LLVMConstInt(lt, 1, 0);
+  if (!LLVMIsAConstantInt(step)) {
+    cg_for_stepped(g, s, start, stop, step, t);
+    return;
+  }
   bool sgn = t->is_signed;
   LLVMValueRef count = range_count(g, start, stop, step, sgn);
   LLVMValueRef ctr = cg_entry_alloca(g, lt, "for.i"), left = cg_entry_alloca(g, lt, "for.left");

@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
       {10, 0, -3},
       {0, -10, 3},
       {-7, 7, 7},
+      {3, 10, 0}, /* a step of 0 (Python raises): no iterations */
   };
   const int64_t n = sizeof cases / sizeof cases[0];
   int64_t *st = h_alloc(n, 8), *sp = h_alloc(n, 8), *stp = h_alloc(n, 8);
