@@ -69,9 +69,12 @@ START_TEST(layouts) {
   ck_assert_int_eq(t.ndim, 3);
   ck_assert_int_eq(t.dtype, KC_INT16);
   pos = 0;
-  ck_assert_int_eq(sig_parse_type("float32[::1, :]", &pos, &t, err, sizeof err), -1);
-  ck_assert_str_eq(err, "column 9: '::1' is only allowed on the last dimension "
-                        "(C-contiguous arrays)");
+  ck_assert_int_eq(sig_parse_type("float32[::1, :]", &pos, &t, err, sizeof err), 0);
+  ck_assert_int_eq(t.strided, 1);   /* Fortran order: read through strides, as 'A' */
+  pos = 0;
+  ck_assert_int_eq(sig_parse_type("float32[:, ::1, :]", &pos, &t, err, sizeof err), -1);
+  ck_assert_str_eq(err, "column 12: '::1' is allowed on the last dimension (C order) "
+                        "or the first (Fortran order) only");
 }
 END_TEST
 

@@ -130,8 +130,10 @@ static int sig_parse_dim(const char *t, size_t *pos, int *contig, char *err,
   return 0;
 }
 
-/* '[' dim (',' dim)* ']' after a scalar type name */
-static int sig_parse_dims(const char *t, size_t *pos, int *ndim, char *err, size_t errlen) {
+/* '[' dim (',' dim)* ']' after a scalar type name. '::1' last is C order; first (of two
+ * or more) it is Fortran order, read through strides as 'A' is (*strided). */
+static int sig_parse_dims(const char *t, size_t *pos, int *ndim, int *strided, char *err,
+                          size_t errlen) {
   char buf[64];
   (*pos)++; /* '[' */
   for (;;) {
@@ -148,9 +150,11 @@ static int sig_parse_dims(const char *t, size_t *pos, int *ndim, char *err, size
       (*pos)++;
       return 0;
     }
-    if (contig)
-      return sig_fail(err, errlen, at,
-                      "'::1' is only allowed on the last dimension (C-contiguous arrays)");
+    if (contig && *ndim == 1)
+      *strided = 1;   /* float32[::1, :] */
+    else if (contig)
+      return sig_fail(err, errlen, at, "'::1' is allowed on the last dimension (C order) "
+                      "or the first (Fortran order) only");
     if (t[*pos] != ',')
       return sig_fail(err, errlen, *pos, "expected ',' or ']', found %s",
                       sig_found(t, *pos, buf, sizeof buf));
@@ -191,7 +195,7 @@ static int sig_parse_record(const char *text, size_t *pos, sig_type *out, char *
   out->rec_len = n;
   *pos += n;
   sig_skip_space(text, pos);
-  if (text[*pos] == '[') return sig_parse_dims(text, pos, &out->ndim, err, errlen);
+  if (text[*pos] == '[') return sig_parse_dims(text, pos, &out->ndim, &out->strided, err, errlen);
   return 0;
 }
 
@@ -295,11 +299,12 @@ static int sig_parse_array_call(const char *t, size_t *pos, sig_type *out, char 
   sig_skip_space(t, pos);
   at = *pos;
   char lay = t[*pos];
-  if (!(lay == 'C' || lay == 'A' || (lay == 'F' && nd == 1)) || isalnum((unsigned char)t[*pos + 1]))
-    return sig_fail(err, errlen, at, "expected the layout 'C' or 'A' (kcc has no Fortran-ordered "
-                    "arrays of 2 or more dimensions)");
+  if (!(lay == 'C' || lay == 'A' || lay == 'F') || isalnum((unsigned char)t[*pos + 1]))
+    return sig_fail(err, errlen, at, "expected the layout 'C', 'F' or 'A'");
   (*pos)++;
-  out->strided = lay == 'A';
+  /* a Fortran-ordered array of 2 or more dimensions is read through its strides, as an
+     'A' array is (1-D, F is C) */
+  out->strided = lay == 'A' || (lay == 'F' && nd > 1);
   return sig_expect(t, pos, ')', "')'", err, errlen);
 }
 
@@ -338,7 +343,7 @@ int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size
   out->dtype = (kc_dtype)d;
   sig_skip_space(text, pos);
   if (text[*pos] == '[')
-    return sig_parse_dims(text, pos, &out->ndim, err, errlen);
+    return sig_parse_dims(text, pos, &out->ndim, &out->strided, err, errlen);
   return 0;
 }
 

@@ -40,30 +40,27 @@ static bool array_dim(infer_ctx *ic, node *d, bool *contig) {
   return false;
 }
 
-/* float32[:], float32[:, ::1]. Fortran order (float32[::1, :]) is refused: kcc's array
- * arguments are C-contiguous. */
+/* float32[:], float32[:, ::1]; Fortran order (float32[::1, :]) is read through its
+ * strides, as an 'A' array is. */
 static const type *array_type_expr(infer_ctx *ic, node *e, const type *el) {
   node_list single = {&e->b, 1, 1};
   node_list *dims = e->b->kind == N_TUPLE ? &e->b->list : &single;
+  bool fortran = false;
   for (int i = 0; i < dims->len; i++) {
     bool contig;
     if (!array_dim(ic, dims->items[i], &contig)) return NULL;
-    if (contig && i != dims->len - 1) {
-      ix_error(ic, e->sp, "Fortran-ordered arrays ('::1' on the first dimension) are not "
-           "supported: kcc's array arguments are C-contiguous; write '::1' last, or ':'");
-      return NULL;
-    }
+    fortran |= contig && i != dims->len - 1;
   }
   if (dims->len > KC_MAX_DIMS) {
     ix_error(ic, e->sp, "arrays have at most %d dimensions", KC_MAX_DIMS);
     return NULL;
   }
-  return type_array(ic->ar, el, dims->len);
+  return type_array_layout(ic->ar, el, dims->len, fortran);
 }
 
 /* numba.types.Array(float32, 2, 'C'): layouts 'C' and 'A' (any layout: the argument
- * carries its strides, so a non-contiguous view can be passed); 'F' is refused as
- * above, except with one dimension, where it is 'C'. */
+ * carries its strides, so a non-contiguous view can be passed); 'F' is read as 'A' is,
+ * except with one dimension, where it is 'C'. */
 static const type *array_call_type(infer_ctx *ic, node *e) {
   int64_t ndim = 0;
   node *lay = e->list.len == 3 ? e->list.items[2] : NULL;
@@ -84,12 +81,8 @@ static const type *array_call_type(infer_ctx *ic, node *e) {
     ix_error(ic, lay->sp, "an array layout is 'C', 'F' or 'A'");
     return NULL;
   }
-  if (lay->str[0] == 'F' && ndim > 1) {
-    ix_error(ic, lay->sp, "Fortran-ordered arrays are not supported: kcc's array arguments "
-         "are C-contiguous (use 'C' or 'A')");
-    return NULL;
-  }
-  return type_array_layout(ic->ar, el, (int)ndim, lay->str[0] == 'A');
+  return type_array_layout(ic->ar, el, (int)ndim,
+                           lay->str[0] == 'A' || (lay->str[0] == 'F' && ndim > 1));
 }
 
 /* A parsed signature type's element: a number, or a record in Numba's spelling. */

@@ -58,6 +58,20 @@ static void check_transposed_2d(void) {
   kc_array_free(vm), kc_array_free(vo), kc_array_free(dm), kc_array_free(dout);
 }
 
+static void check_fortran(void) {
+  enum { R = 5, C = 7 };
+  double m[R * C], out[R * C], want[R * C];
+  for (int k = 0; k < R * C; k++) m[k] = k * 0.5 - 3, want[k] = 2 * m[k];
+  h_poison_f64(out, R * C);
+  int64_t s2[2] = {R, C};
+  kc_array *dm = h_array(KC_FLOAT64, 2, s2, m), *dout = h_array(KC_FLOAT64, 2, s2, out);
+  kc_arg args[] = {kc_arg_array(dm), kc_arg_array(dout)};
+  h_launch(h_kernel("fortran_in"), kc_dim2(1, 1), kc_dim2(8, 8), args, 2);
+  h_fetch(dout, out);
+  h_check_f64("Fortran-ordered parameters read as 'A'", want, out, R * C, 0, 0);
+  kc_array_free(dm), kc_array_free(dout);
+}
+
 static void check_untyped(void) {
   enum { N = 15 };
   double v[N], out[1], want = 0;
@@ -83,6 +97,7 @@ int main(int argc, char **argv) {
   h_begin("strided_args", argc, argv);
   check_scale();
   check_transposed_2d();
+  check_fortran();
   check_untyped();
   return h_end();
 }
