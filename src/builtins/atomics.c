@@ -163,9 +163,49 @@ static LLVMValueRef float_minmax(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, cons
   return LLVMBuildBitCast(g->b, res, ft, "");
 }
 
+/* On the CPU one OS thread runs a whole block (its threads as a loop or as fibers that
+ * switch only at barriers), so an array only the block sees, a cuda.shared.array or a
+ * thread's cuda.local.array, is never updated by two threads at once: a plain
+ * read-modify-write does there, at a fraction of a locked one's cost. A view of such an
+ * array reached through a device function's parameter is not known to be one and
+ * keeps the atomic. */
+static bool block_private(const node *arr) {
+  const symbol *s = arr->kind == N_NAME ? arr->sym : NULL;
+  if (!s || !s->is_shared || !s->value || !s->value->bi) return false;
+  int where = s->value->bi->op;
+  return where == MEM_SHARED || where == MEM_LOCAL;
+}
+
+/* The plain form of the operations that have one here (the float max/min keep their
+ * NaN loop); NULL when id is not one. */
+static LLVMValueRef plain_rmw(cg_ctx *g, int id, LLVMValueRef p, LLVMValueRef v,
+                              const type *el) {
+  bool fl = el->kind == TY_FLOAT;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef old = LLVMBuildLoad2(g->b, t, p, "old"), nv;
+  switch (id) {
+  case A_ADD: nv = fl ? LLVMBuildFAdd(g->b, old, v, "") : LLVMBuildAdd(g->b, old, v, ""); break;
+  case A_SUB: nv = fl ? LLVMBuildFSub(g->b, old, v, "") : LLVMBuildSub(g->b, old, v, ""); break;
+  case A_AND: nv = LLVMBuildAnd(g->b, old, v, ""); break;
+  case A_OR: nv = LLVMBuildOr(g->b, old, v, ""); break;
+  case A_XOR: nv = LLVMBuildXor(g->b, old, v, ""); break;
+  case A_EXCH: nv = v; break;
+  case A_MAX: case A_MIN: {
+    if (fl) return NULL;
+    LLVMIntPredicate gt = el->is_signed ? LLVMIntSGT : LLVMIntUGT;
+    LLVMValueRef v_wins = LLVMBuildICmp(g->b, gt, id == A_MAX ? v : old, id == A_MAX ? old : v, "");
+    nv = LLVMBuildSelect(g->b, v_wins, v, old, "");
+    break;
+  }
+  default: return NULL;
+  }
+  LLVMBuildStore(g->b, nv, p);
+  return old;
+}
+
 /* cuda.atomic.*(a, idx, v...): relaxed atomics (as CUDA's) returning the old value;
- * real atomics on the CPU too, where blocks run in parallel. compare_and_swap works on
- * a[0]. */
+ * real atomics on the CPU too, where blocks run in parallel (but block_private arrays).
+ * compare_and_swap works on a[0]. */
 static LLVMValueRef cg_atomic(cg_ctx *g, node *e, const builtin *b) {
   int id = b->op;
   node *arr = e->list.items[0];
@@ -188,6 +228,10 @@ static LLVMValueRef cg_atomic(cg_ctx *g, node *e, const builtin *b) {
     LLVMValueRef r = LLVMBuildAtomicCmpXchg(g->b, p, v, nv, LLVMAtomicOrderingMonotonic,
                                             LLVMAtomicOrderingMonotonic, 0);
     return LLVMBuildExtractValue(g->b, r, 0, "");
+  }
+  if (g->target->host && block_private(arr)) {
+    LLVMValueRef old = plain_rmw(g, id, p, v, el);
+    if (old) return old;
   }
   bool minmax = id == A_MAX || id == A_MIN || id == A_NANMAX ||
                 id == A_NANMIN;
