@@ -299,6 +299,30 @@ node *ix_fold_unary(infer_ctx *ic, node *e, node *v) {
   return NULL;
 }
 
+/* Python's + and * on sequences of constants: (1, 2) + (3,), [0.0] * 4, 4 * [0.0]. The
+ * result is held to what a module array may hold (64 KiB of float64). */
+#define FOLD_MAX_SEQUENCE 8192
+
+static node *fold_sequence_op(infer_ctx *ic, node *e, node *l, node *r) {
+  node *seq = l->kind == N_TUPLE ? l : r, *other = seq == l ? r : l;
+  node *t = node_new(ic->ar, N_TUPLE, e->sp);
+  if (e->op == OP_ADD && l->kind == N_TUPLE && r->kind == N_TUPLE) {
+    if (l->list.len + r->list.len > FOLD_MAX_SEQUENCE) goto too_long;
+    for (int i = 0; i < l->list.len; i++) node_push(ic->ar, &t->list, l->list.items[i]);
+    for (int i = 0; i < r->list.len; i++) node_push(ic->ar, &t->list, r->list.items[i]);
+    return t;
+  }
+  if (e->op != OP_MUL || other->kind != N_INT || ix_const_is_array(seq)) return NULL;
+  int64_t k = other->ival < 0 ? 0 : other->ival;
+  if (seq->list.len && k > FOLD_MAX_SEQUENCE / seq->list.len) goto too_long;
+  for (int64_t j = 0; j < k; j++)
+    for (int i = 0; i < seq->list.len; i++) node_push(ic->ar, &t->list, seq->list.items[i]);
+  return t;
+too_long:
+  ix_error(ic, e->sp, "this sequence would hold more than %d elements", FOLD_MAX_SEQUENCE);
+  return NULL;
+}
+
 /* ix_fold without a word: NULL when e is no constant, and nothing reported or counted. */
 node *ix_fold_quietly(infer_ctx *ic, node *e) {
   diag_first why;
@@ -353,7 +377,8 @@ node *ix_fold(infer_ctx *ic, node *e) {
     node *l = ix_fold(ic, e->a), *r = ix_fold(ic, e->b);
     if (l && r && (ix_const_is_array(l) || ix_const_is_array(r)))
       return ix_fold_array_binop(ic, e, l, r);
-    if (!l || !r || l->kind == N_TUPLE || r->kind == N_TUPLE || l->big || r->big) return NULL;
+    if (l && r && (l->kind == N_TUPLE || r->kind == N_TUPLE)) return fold_sequence_op(ic, e, l, r);
+    if (!l || !r || l->big || r->big) return NULL;
     return fold_binop(ic, e, l, r);
   }
   case N_INDEX: {   /* A.shape[0], TABLE[2] */
@@ -361,6 +386,7 @@ node *ix_fold(infer_ctx *ic, node *e) {
     node *i = v && e->b && e->b->kind != N_SLICE && e->b->kind != N_TUPLE ? ix_fold(ic, e->b) : NULL;
     return i ? ix_fold_index(ic, e, v, i) : NULL;
   }
+  case N_LIST:   /* [4/9] + [1/36] * 4 at module level: a list of constants, as a tuple */
   case N_TUPLE: {
     node *t = node_new(ic->ar, N_TUPLE, e->sp);
     for (int i = 0; i < e->list.len; i++) {

@@ -4,7 +4,7 @@
  * tolerance: exact (float32 values are the correctly rounded results, as NumPy's). */
 #include "harness.h"
 
-enum { NF = 36, NI = 40 };
+enum { NF = 39, NI = 40 };
 
 int main(int argc, char **argv) {
   h_begin("module_arrays_ops", argc, argv);
@@ -29,6 +29,8 @@ int main(int argc, char **argv) {
   }
   for (int k = 0; k < 4; k++) iwant[30 + k] = 300 + k;
   want[35] = 70000.0;
+  want[36] = (double)(float)(4.0 / 9), want[37] = (double)(float)(1.0 / 9);
+  want[38] = (double)(float)(1.0 / 36);   /* [4/9] + [1/9]*4 + [1/36]*4 as float32 */
   iwant[34] = 34;              /* CONST2D[3, 4] = 3 * 10 + 4 */
   iwant[35] = 4;               /* np.dtype(np.int32).itemsize */
   iwant[36] = 3 * 100 + 4 * 10 + 2;
