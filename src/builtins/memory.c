@@ -249,7 +249,7 @@ static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
   node *src = e->list.items[0];
   const char *name = arena_printf(g->ar, "kc_const_%s_%s", src->sym->name,
                                   type_name(g->ar, e->ty->elem));
-  return cg_const_array_value(g, name, src->sym->value, e->ty);
+  return cg_const_array_value(g, name, src->sym->value, e->ty, e->sp);
 }
 
 /* ---- @guvectorize views ---- */

@@ -34,6 +34,11 @@ typedef struct cg_target {
   const char *name;          /* "nvptx", "host" */
   bool host;                 /* the CPU back end: builtins' lower_host apply */
   unsigned const_addrspace;  /* where read-only globals live (NVPTX 4, host 0) */
+  /* the most bytes of them one module may hold (the GPU's 64 KiB constant bank; 0: no
+     limit), and where read-only data that need not be fast lives instead (print's
+     strings: NVPTX 1, .global, as nvcc puts them; host 0) */
+  unsigned long long const_limit;
+  unsigned string_addrspace;
 
   /* -- functions: every generated function starts with hidden_count parameters -- */
   unsigned hidden_count;

@@ -605,7 +605,8 @@ static LLVMValueRef cg_name(cg_ctx *g, node *e) {
   }
   if (s->kind == SYM_CONST && s->ty->kind == TY_ARRAY)   /* a module array: constant data */
     return cg_const_array_value(g, arena_printf(g->ar, "kc_const_%s_%s", s->name,
-                                                type_name(g->ar, s->ty->elem)), s->value, s->ty);
+                                                type_name(g->ar, s->ty->elem)), s->value, s->ty,
+                                e->sp);
   if (s->kind == SYM_CONST) return cg_const(g, s->value, s->ty);
   if (s->value && s->value->kind == N_FUNCDEF) return cg_closure(g, s);
   return LLVMBuildLoad2(g->b, cg_type(g, s->ty), s->cg, s->name);
