@@ -16,9 +16,10 @@
  * "cooperative" marks a kernel that synchronises its grid (cuda.cg.this_grid().sync()):
  * it is launched with cuLaunchCooperativeKernel, every block resident at once.
  * kcc puts the table into every PTX it makes twice (src/compile.c): as
- * "// kcc-kernel: LINE" comments in front, and as a NUL-terminated `.visible .const`
+ * "// kcc-kernel: LINE" comments in front, and as a NUL-terminated `.visible .global`
  * byte array named __kcc_kernels. Comments do not survive ptxas, but a visible global
- * does, with its initial bytes, in the cubin's .nv.constant3 section: found here by
+ * does, with its initial bytes, in the cubin's .nv.global.init section (.nv.constant3
+ * in cubins of kcc before the table moved to .global): found here by
  * walking the ELF symbol table on the host (no driver, no device round trip), or for a
  * fatbin, whose members may be compressed, read back through the driver by module.c.
  *

@@ -7,22 +7,32 @@ by another from the kernel language or by a huge, negative or odd number; bracke
 and colons dropped; a decorator, parameter or nested call added) and compiles the
 mutant with `kcc compile` to PTX and to host LLVM IR, each with a time limit.
 
+Besides edits of lines and tokens, mutators add the shapes a fuzzing round found bugs
+with (issue 32): record dtypes (thousands of fields, odd names), CUDA vector types,
+names that clash with kcc's own symbols (f__float32, __kcc_error, K__body, vprintf,
+__nv_sinf, _), huge sizes (arrays at CUDA's limits, 70 KB print strings, big module
+arrays, hundreds of kernels), unicode, deep tuple use and big aggregates by value.
+
 A run is good when kcc exits 0, or exits 1 and every error it prints has a
-`file:line:col:` position. It is bad when kcc dies of a signal (a crash, an abort,
-a sanitizer report), runs past the limit, exits with another status, or prints an
-error without a position. Bad mutants are kept in the output directory with the
-command that reproduces them.
+`file:line:col:` position; and, for the NVPTX runs (which emit PTX), when ptxas
+(--arch sm_80; $CUDA_ROOT/bin, /usr/local/cuda/bin or PATH) accepts the PTX of a run
+that exited 0. It is bad when kcc dies of a signal (a crash, an abort, a sanitizer
+report), runs past the limit, exits with another status, prints an error without a
+position, or exits 0 with PTX that ptxas refuses. Bad mutants are kept in the output
+directory with the command that reproduces them.
 
     scripts/mutate_compile.py BUILD/kcc [RUNS] [--seed N] [--out DIR] [--timeout S]
 
 Prints a summary line: runs, good, crashes, hangs, bad exits, errors without a
-position. Exits 1 when any run was bad. Not part of `make test` (it takes minutes);
-docs/testing.md ("Fuzzing") says when to run it.
+position, PTX ptxas refused. Exits 1 when any run was bad. Not part of `make test`;
+`make test-all` runs a bounded round (scripts/test_all.sh); docs/testing.md
+("Fuzzing") says when to run more.
 """
 import argparse
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,17 +105,134 @@ def mutate_grow(rng, lines):
                      "y = " + "abs(" * depth + "1" + ")" * depth)
 
 
+# Names kcc gives its own symbols (mangled instances, its error record, the kernel
+# body, the printf and libdevice it calls) and other odd names, for user functions,
+# kernels and locals: they must be renamed or refused, never clash in the output.
+CLASHES = ["f__float32", "__kcc_error", "K__body", "K__block", "vprintf", "__nv_sinf",
+           "_", "__kcc_kernels", "main", "ptx", "str", "kc_const_A_float64", "\u00e9t\u00e9",
+           "\u0394x", "x\u2080"]
+UNICODE = ["\u00e9", "\u0394", "\u2028", "\ufeff", "\U0001F600", "\u00a0", "\u200b"]
+
+
+def indent_of(line):
+    return " " * (len(line) - len(line.lstrip()))
+
+
+def mutate_kcc_names(rng, lines):
+    """A def, a local or a record field named like kcc's own symbols."""
+    i = rng.randrange(len(lines))
+    name = rng.choice(CLASHES)
+    m = re.match(r"(\s*)def ([A-Za-z_][A-Za-z_0-9]*)", lines[i])
+    if m:
+        old = m.group(2)
+        lines[:] = [re.sub(r"\b%s\b" % re.escape(old), name, l) for l in lines]
+    else:
+        lines.insert(i, indent_of(lines[i]) + f"{name} = 1")
+
+
+def mutate_unicode(rng, lines):
+    """A unicode character inside a line, a name or a string."""
+    i = rng.randrange(len(lines))
+    j = rng.randrange(len(lines[i]) + 1)
+    lines[i] = lines[i][:j] + rng.choice(UNICODE) + lines[i][j:]
+
+
+HEADER = ["import numpy as np", "from numba import cuda, from_dtype, float32, float64, int32, int64, void"]
+
+
+def mutate_records(rng, lines):
+    """A record dtype (many fields, nested, odd names) used by a new kernel."""
+    n = rng.choice([2, 50, 2000])
+    fields = ", ".join(f"('{rng.choice(['f', 'x', '_', 'e' + chr(233)])}{k}', "
+                       f"{rng.choice(['np.int32', 'np.float64', 'np.int8', '(np.float32, (3,))'])})"
+                       for k in range(n))
+    body = [f"R = np.dtype([{fields}], align={rng.choice(['True', 'False'])})",
+            "R_t = from_dtype(R)",
+            "@cuda.jit(void(R_t[:], R_t))" if rng.random() < .5 else "@cuda.jit",
+            "def rec_kernel(a, r):",
+            "    a[0] = r" if rng.random() < .5 else f"    a[0].{fields[2:4].strip(chr(39))} = 1"]
+    lines[len(lines):] = HEADER + body
+
+
+def mutate_vectors(rng, lines):
+    """CUDA vector types made, read and misused."""
+    t = rng.choice(["float32x4", "float4", "int32x2", "uint8x3", "float64x3", "int2", "char4"])
+    use = rng.choice(["v.x + v.w", "v.z", "v.x = 1", "v[0]", "v + v", "len(v)"])
+    lines[len(lines):] = ["from numba import cuda", "@cuda.jit", "def vec_kernel(out):",
+                          f"    v = cuda.{t}(1, 2, 3, 4)" if rng.random() < .5 else
+                          f"    v = cuda.{t}(1)", f"    out[0] = {use}"]
+
+
+def mutate_huge(rng, lines):
+    """Sizes at and past the limits: arrays, strings, repeat counts, kernel counts."""
+    i = rng.randrange(len(lines))
+    ind = indent_of(lines[i])
+    op = rng.randrange(4)
+    if op == 0:
+        size = rng.choice(["65536", "1 << 31", "2**40", "(1 << 16, 1 << 16)", "60000"])
+        kind = rng.choice(["shared", "local"])
+        lines.insert(i, ind + f"big = cuda.{kind}.array({size}, {rng.choice(['float64', 'int8'])})")
+    elif op == 1:
+        lines.insert(i, ind + 'print("' + "x" * rng.choice([100, 70000]) + '")')
+    elif op == 2:
+        n = rng.choice([1000, 20000])
+        lines[len(lines):] = ["import numpy as np", f"BIG = np.arange({n}, dtype=np.float64)",
+                              f"BIG2 = np.ones({n})", "from numba import cuda", "@cuda.jit",
+                              "def huge_kernel(out):", "    out[0] = BIG[1] + BIG2[2]"]
+    else:
+        lines[len(lines):] = ["from numba import cuda"] + [
+            f'@cuda.jit("void(int32[:])")\ndef gen_k{k}(a):\n    a[0] = {k}'
+            for k in range(rng.choice([10, 400]))]
+
+
+def mutate_aggregates(rng, lines):
+    """Deep tuple use and big aggregates passed by value."""
+    i = rng.randrange(len(lines))
+    ind = indent_of(lines[i])
+    n = rng.choice([10, 300, 2000])
+    op = rng.randrange(3)
+    if op == 0:
+        lines.insert(i, ind + "tt = (" + ", ".join(str(k) for k in range(n)) + ")")
+        lines.insert(i + 1, ind + "ts = " + " + ".join(f"tt[{k}]" for k in range(0, n, max(1, n // 50))))
+    elif op == 1:
+        lines.insert(i, ind + "tn = " + "(" * min(n, 200) + "1," + ")" * min(n, 200))
+    else:
+        lines[len(lines):] = HEADER + [
+            f"AGG = np.dtype([('v', np.float64, ({n},)), ('k', np.int32)])",
+            "AGG_t = from_dtype(AGG)",
+            "@cuda.jit(void(float64[:], AGG_t))", "def agg_kernel(out, r):",
+            f"    out[0] = r.v[{n - 1}] + r.k"]
+
+
 def mutate(rng, text):
     lines = text.split("\n") or [""]
     for _ in range(rng.randint(1, 4)):
         if not lines:
             lines = [""]
-        rng.choice([mutate_line, mutate_token, mutate_token, mutate_grow])(rng, lines)
+        rng.choice([mutate_line, mutate_token, mutate_token, mutate_grow, mutate_kcc_names,
+                    mutate_unicode, mutate_records, mutate_vectors, mutate_huge,
+                    mutate_aggregates])(rng, lines)
     return "\n".join(lines)
 
 
 POSITION = re.compile(r"^[^\s:][^:]*:\d+:\d+: (error|warning|note): ", re.M)
 ERROR = re.compile(r"(^|\n)[^\n]*\berror: ")
+
+
+def find_ptxas():
+    cuda = os.environ.get("CUDA_ROOT") or os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+    p = os.path.join(cuda, "bin", "ptxas")
+    return p if os.access(p, os.X_OK) else shutil.which("ptxas")
+
+
+def check_ptx(ptxas, ptx, timeout):
+    """None when ptxas accepts the PTX (for sm_80), else its first complaint."""
+    try:
+        q = subprocess.run([ptxas, "-arch=sm_80", ptx, "-o", os.devnull], capture_output=True,
+                           text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None   # ptxas's own time, not kcc's fault
+    return None if q.returncode == 0 else (q.stderr.strip().splitlines() or ["refused"])[0]
 
 
 def judge(proc):
@@ -132,11 +259,14 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="mutants")
     ap.add_argument("--timeout", type=float, default=20)
+    ap.add_argument("--no-ptxas", action="store_true", help="do not check the PTX")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = sources(root)
     rng = random.Random(a.seed)
-    counts = {"good": 0, "crash": 0, "hang": 0, "bad-exit": 0, "no-position": 0}
+    counts = {"good": 0, "crash": 0, "hang": 0, "bad-exit": 0, "no-position": 0,
+              "invalid-ptx": 0}
+    ptxas = None if a.no_ptxas else find_ptxas()
     os.makedirs(a.out, exist_ok=True)
     env = dict(os.environ, KC_CACHE="0")
     with tempfile.TemporaryDirectory() as tmp:
@@ -148,27 +278,39 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             target = "--target=host" if run % 2 else "--target=nvptx"
-            cmd = [a.kcc, "compile", path, target, "--emit=llvm", "-o", os.devnull]
+            ptx = os.path.join(tmp, f"m{run}.ptx")
+            emit = ["--emit=ptx", "-o", ptx] if run % 2 == 0 else ["--emit=llvm", "-o", os.devnull]
+            cmd = [a.kcc, "compile", path, target] + emit
+            ptx_error = None
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                                    timeout=a.timeout, env=env)
                 kind = judge(p)
+                if not kind and p.returncode == 0 and ptxas and os.path.exists(ptx):
+                    ptx_error = check_ptx(ptxas, ptx, a.timeout)
+                    if ptx_error:
+                        kind = "invalid-ptx"
             except subprocess.TimeoutExpired:
                 kind, p = "hang", None
+            if os.path.exists(ptx):
+                os.unlink(ptx)
             counts[kind or "good"] += 1
             if kind:
                 keep = os.path.join(a.out, f"{kind}-{run}.k")
                 with open(keep, "w", encoding="utf-8") as f:
                     f.write(text)
-                detail = (p.stderr.strip().splitlines() or [""])[-1] if p else "timeout"
+                detail = ptx_error or ((p.stderr.strip().splitlines() or [""])[-1] if p
+                                       else "timeout")
                 print(f"{kind}: {keep} (from {os.path.relpath(src, root)}; "
-                      f"{a.kcc} compile {keep} {target} --emit=llvm): {detail[:200]}",
+                      f"{a.kcc} compile {keep} {target} {emit[0]}): {detail[:200]}",
                       file=sys.stderr)
             os.unlink(path)
     bad = a.runs - counts["good"]
     print(f"mutants: {a.runs} runs, {counts['good']} good, {counts['crash']} crashes, "
           f"{counts['hang']} hangs, {counts['bad-exit']} bad exits, "
-          f"{counts['no-position']} errors without a position")
+          f"{counts['no-position']} errors without a position, "
+          f"{counts['invalid-ptx']} PTX ptxas refused"
+          f"{'' if ptxas else ' (no ptxas: PTX not checked)'}")
     return 1 if bad else 0
 
 

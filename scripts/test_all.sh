@@ -4,7 +4,9 @@
 #      (LeakSanitizer on; UBSan stops at the first error)
 #   2. the compiler and CPU runtime tests under valgrind memcheck (tests/run_valgrind.py)
 #   3. the fuzz targets, KC_FUZZ_SECONDS each (default 60), when clang has libFuzzer
-#   4. the GPU bundle rehearsed (scripts/gpu.sh): built with LLVM linked in
+#   4. a bounded round of mutation fuzzing from the outside (scripts/mutate_compile.py,
+#      KC_MUTANTS runs, default 300: a minute or two), its PTX checked by ptxas when present
+#   5. the GPU bundle rehearsed (scripts/gpu.sh): built with LLVM linked in
 #      (build-gpu/), packed, unpacked into a fresh copy of the tree with no LLVM or
 #      meson on PATH, and every program of it run on the CPU back end, so the bundle a
 #      lent GPU gets is known to build and run
@@ -56,6 +58,8 @@ step gpu-bundle gpu_bundle
 step asan asan_suite
 step valgrind python3 tests/run_valgrind.py "$build"
 step fuzz fuzz_suite
+step mutants python3 scripts/mutate_compile.py "$build/kcc" "${KC_MUTANTS:-300}" --seed 32 \
+  --out "$build/mutants"
 echo "== test-all summary"
 printf '%s\n' "${summary[@]}"
 exit $status

@@ -169,9 +169,11 @@ static size_t table_line_bound(const kcc_kernel *k) {
 
 /* The PTX with the kernel table twice, so that the runtime can load the file alone and
  * still check launch arguments: as "// kcc-kernel: LINE" comments in front (read from
- * PTX text), and as a NUL-terminated .const byte array __kcc_kernels at the end, which
+ * PTX text), and as a NUL-terminated .global byte array __kcc_kernels at the end, which
  * ptxas and nvJitLink keep (it is .visible) and so travels inside a cubin, where the
- * runtime finds it in the ELF symbol table. */
+ * runtime finds it in the ELF symbol table. Global memory, not .const: the table grows
+ * with the kernels and their signatures (a record of 10,000 fields spells each), and
+ * the 64 KiB constant bank is the module arrays'. */
 static char *ptx_with_header(const kcc_output *out, const char *ptx, size_t *len) {
   size_t table_len = 0, n = strlen(ptx) + 256;
   for (int i = 0; i < out->nkernels; i++) table_len += table_line_bound(&out->kernels[i]) + 1;
@@ -199,7 +201,7 @@ static char *ptx_with_header(const kcc_output *out, const char *ptx, size_t *len
   if (t > 0) {
     o += (size_t)snprintf(s + o, n - o,
                           "\n// the kernel table again, for cubins (runtime/image.c)\n"
-                          ".visible .const .align 1 .b8 __kcc_kernels[%zu] = {", t + 1);
+                          ".visible .global .align 1 .b8 __kcc_kernels[%zu] = {", t + 1);
     for (size_t i = 0; i <= t; i++)
       o += (size_t)snprintf(s + o, n - o, "%s%u", i ? ", " : "", (unsigned char)table[i]);
     o += (size_t)snprintf(s + o, n - o, "};\n");

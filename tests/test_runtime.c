@@ -28,6 +28,43 @@ static int have_cuda(void) {
   return kc_cuda_device_count(&n) == KC_OK && n > 0;
 }
 
+/* ---- records nested deep ----------------------------------------------------------------- */
+
+/* A chain of 800 records, each nesting the last (freed at once, as kc.h allows): the
+ * nested record is shared by reference, not re-parsed at every level (that was cubic:
+ * 23 s), and outlives its handle. The spelling is checked against one written here:
+ * level k is "Record(x[type=int32;offset=0],r[type=LEVEL(k-1);offset=4];SIZE;False)". */
+START_TEST(record_chain) {
+  kc_context *ctx = cpu_context();
+  enum { N = 800 };
+  kc_record *prev = NULL;
+  char *want = strdup("Record(x[type=int32;offset=0];4;False)");
+  for (int i = 1; i < N; i++) {
+    kc_record_field f[2] = {{.name = "x", .dtype = KC_INT32, .offset = 0},
+                            {.name = "r", .dtype = KC_RECORD, .record = prev, .offset = 4}};
+    kc_record *r = NULL;
+    if (i == 1) {
+      ck_assert_int_eq(kc_record_new(ctx, f, 1, 4, 0, &prev), KC_OK);
+      f[1].record = prev;
+    }
+    ck_assert_int_eq(kc_record_new(ctx, f, 2, 4 + kc_record_size(prev), 0, &r), KC_OK);
+    kc_record_free(prev);
+    prev = r;
+    size_t n = strlen(want) + 128;
+    char *next = malloc(n);
+    snprintf(next, n, "Record(x[type=int32;offset=0],r[type=%s;offset=4];%zu;False)", want,
+             (size_t)4 * (size_t)(i + 1));
+    free(want);
+    want = next;
+  }
+  ck_assert_uint_eq(kc_record_size(prev), 4 * N);
+  ck_assert_str_eq(kc_record_spelling(prev), want);
+  free(want);
+  kc_record_free(prev);
+  kc_context_free(ctx);
+}
+END_TEST
+
 /* ---- names and config ---------------------------------------------------------------- */
 START_TEST(names_and_sizes) {
   ck_assert_str_eq(kc_status_name(KC_OK), "KC_OK");
@@ -875,6 +912,7 @@ static Suite *runtime_suite(void) {
   tcase_add_test(tc, launch_shapes);
   tcase_add_test(tc, streams_and_events);
   tcase_add_test(tc, out_of_memory_everywhere);
+  tcase_add_test(tc, record_chain);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -247,7 +247,7 @@ LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
 static LLVMValueRef cg_const_array(cg_ctx *g, node *e, const builtin *b) {
   (void)b;
   node *src = e->list.items[0];
-  return cg_const_array_value(g, src->sym->name, src->sym->value, e->ty);
+  return cg_const_array_value(g, src->sym->name, src->sym->value, e->ty, e->sp);
 }
 
 /* ---- @guvectorize views ---- */

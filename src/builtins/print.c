@@ -73,13 +73,14 @@ static const type *ix_print(infer_ctx *ic, node *e, const builtin *b) {
 
 /* ---- lowering ---- */
 
-/* A constant C string: in the constant address space on the GPU (cast to generic, as
- * vprintf wants), a private global on the host. */
+/* A constant C string: in global memory on the GPU (cast to generic, as vprintf wants),
+ * as nvcc puts printf's formats, so that no text, however long, fills the 64 KiB
+ * constant bank; a private global on the host. */
 static LLVMValueRef const_cstring(cg_ctx *g, const char *text) {
   size_t n = strlen(text);
   LLVMValueRef init = LLVMConstStringInContext2(g->c, text, n, 0);
   LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->m, LLVMTypeOf(init), "str",
-                                                g->target->const_addrspace);
+                                                g->target->string_addrspace);
   LLVMSetInitializer(gv, init);
   LLVMSetGlobalConstant(gv, 1);
   LLVMSetLinkage(gv, LLVMPrivateLinkage);

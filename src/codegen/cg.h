@@ -37,6 +37,7 @@ struct cg_ctx {
   LLVMValueRef ret_slot;
   loop_targets *loop;
   size_t shared_bytes;              /* host: static shared layout of the module */
+  unsigned long long const_bytes;   /* module arrays in const_addrspace so far */
   struct host_regions *regions;     /* host: generating a region-form K__block */
   /* debug info */
   LLVMDIBuilderRef dib;
@@ -167,9 +168,11 @@ void cg_store_element(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, const type *el)
 void cg_block(cg_ctx *g, node_list *body);
 void cg_set_debug_loc(cg_ctx *g, span sp);
 /* cg_consts.c: the constant array (addrspace(4) on the GPU) named name holding the
- * folded nested tuple value, as an array value of type t; made once per name. */
+ * folded nested tuple value, as an array value of type t; made once per constant and
+ * element type. The first use (at sp) that takes the module past the target's
+ * const_limit is an error. */
 LLVMValueRef cg_const_array_value(cg_ctx *g, const char *const_name, const node *value,
-                                  const type *t);
+                                  const type *t, span sp);
 static inline LLVMValueRef cx_re(cg_ctx *g, LLVMValueRef z) {
   return LLVMBuildExtractValue(g->b, z, 0, "re");
 }

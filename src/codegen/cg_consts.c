@@ -27,7 +27,7 @@ static void flatten_const(cg_ctx *g, const node *v, const type *el, LLVMValueRef
  * a constant global (addrspace(4) on the GPU), made once per constant and element type.
  * cuda.const.array_like and module arrays (np.array ..., read in a kernel) share it. */
 LLVMValueRef cg_const_array_value(cg_ctx *g, const char *const_name, const node *value,
-                                  const type *t) {
+                                  const type *t, span sp) {
   const char *name = arena_printf(g->ar, "kc_const_%s_%s", arena_symbol(g->ar, const_name),
                                   type_name(g->ar, t->elem));
   int64_t dims[KC_MAX_DIMS] = {0};
@@ -38,6 +38,14 @@ LLVMValueRef cg_const_array_value(cg_ctx *g, const char *const_name, const node 
   LLVMValueRef gv = LLVMGetNamedGlobal(g->m, name);
   if (!gv) {
     LLVMTypeRef at = LLVMArrayType2(cg_mem_type(g, t->elem), (uint64_t)n);
+    unsigned long long bytes = (unsigned long long)n * (t->elem->kind == TY_BOOL ? 1 : t->elem->bits / 8);
+    bytes = (bytes + 15) & ~15ull;   /* each is 16-aligned */
+    g->const_bytes += bytes;
+    if (g->target->const_limit && g->const_bytes > g->target->const_limit &&
+        g->const_bytes - bytes <= g->target->const_limit)
+      diag_error(g->d, sp, "the module's constant arrays need %llu bytes here, more than the "
+                 "GPU's %llu KiB constant bank (each module array and cuda.const.array_like "
+                 "is one copy in it)", g->const_bytes, g->target->const_limit / 1024);
     LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)n);
     int k = 0;
     flatten_const(g, value, t->elem, vals, &k);

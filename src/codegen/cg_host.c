@@ -131,6 +131,16 @@ static void host_thread_exit(cg_ctx *g) {
   call_noreturn(g, KC_CPU_BLOCK_OFF_EXIT_THREAD, "exit_thread");
 }
 
+/* blk->trap(blk, message), which fails the launch with KC_ERR_LAUNCH naming the kernel,
+ * then blk->cancel(blk), which ends the thread. */
+static void host_recursion_exceeded(cg_ctx *g, const char *message) {
+  LLVMTypeRef pt[2] = {g->ptr, g->ptr};
+  LLVMValueRef fn = cg_blk_load(g, KC_CPU_BLOCK_OFF_TRAP, g->ptr, "trap");
+  LLVMValueRef args[2] = {g->blk, LLVMBuildGlobalStringPtr(g->b, message, "kc.msg")};
+  LLVMBuildCall2(g->b, LLVMFunctionType(g->voidt, pt, 2, 0), fn, args, 2, "");
+  call_noreturn(g, KC_CPU_BLOCK_OFF_CANCEL, "cancel");
+}
+
 /* if (*blk->stop) blk->cancel(blk): a relaxed atomic load, so LLVM reloads it on every
  * pass (a plain one could be hoisted out of the loop) yet it costs a plain load. */
 static void host_loop_check(cg_ctx *g) {
@@ -292,7 +302,10 @@ const cg_target cg_target_host = {
   .name = "host",
   .host = true,
   .const_addrspace = 0,
+  .const_limit = 65536,   /* the GPU's, so that what compiles here compiles there */
+  .string_addrspace = 0,
   .hidden_count = 4,
+  .recursion_exceeded = host_recursion_exceeded,
   .hidden_param_types = host_hidden_param_types,
   .enter_function = host_enter_function,
   .hidden_args = host_hidden_args,

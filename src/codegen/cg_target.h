@@ -34,6 +34,11 @@ typedef struct cg_target {
   const char *name;          /* "nvptx", "host" */
   bool host;                 /* the CPU back end: builtins' lower_host apply */
   unsigned const_addrspace;  /* where read-only globals live (NVPTX 4, host 0) */
+  /* the most bytes of them one module may hold (the GPU's 64 KiB constant bank; 0: no
+     limit), and where read-only data that need not be fast lives instead (print's
+     strings: NVPTX 1, .global, as nvcc puts them; host 0) */
+  unsigned long long const_limit;
+  unsigned string_addrspace;
 
   /* -- functions: every generated function starts with hidden_count parameters -- */
   unsigned hidden_count;
@@ -45,6 +50,10 @@ typedef struct cg_target {
   void (*hidden_args)(cg_ctx *g, LLVMValueRef *args);
   /* attributes the target gives the LLVM function fn of instance f */
   void (*function_attrs)(cg_ctx *g, fn_instance *f, LLVMValueRef fn);
+  /* a recursion went deeper than the target allows (codegen.c, depth_check): the launch
+     fails with message and the thread ends; never returns. NULL: no limit (the GPU's
+     own stack limit faults the launch) */
+  void (*recursion_exceeded)(cg_ctx *g, const char *message);
 
   /* -- thread indices: which 0 threadIdx, 1 blockIdx, 2 blockDim, 3 gridDim; axis 0..2 -- */
   LLVMValueRef (*special_reg)(cg_ctx *g, int which, int axis);

@@ -17,6 +17,7 @@
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
 
 #include "builtins/builtin.h"
 #include "cg.h"
@@ -463,8 +464,69 @@ static LLVMValueRef cg_ifexp(cg_ctx *g, node *e) {
 
 /* ---- calls ------------------------------------------------------------------------------------------ */
 
+/* ---- recursion's depth (targets with recursion_exceeded: the CPU) ----------------------------------
+ * A device function with a declared signature may call itself (directly or through
+ * others), and on the CPU a thread's stack is a fixed size (8 MiB for the executor's
+ * workers, the kernel's need for a fiber: host_stack.c), so unbounded recursion would
+ * die of SIGSEGV at the guard page. Such a function takes one more parameter after its
+ * own, its depth: 0 from a function that cannot recurse, the caller's depth + 1 from
+ * one that can. On entry it compares it with the number of its frames that fit in
+ * KC_RECURSION_BUDGET (its allocas, local arrays included, plus a margin for spills
+ * and saved registers), and past it fails the launch (KC_ERR_LAUNCH, naming the kernel,
+ * the function and the depth) instead. host_stack.c adds the budget to the stack need
+ * of a kernel that reaches such a function (the attribute "kcc-recursive"). */
+#define KC_RECURSION_BUDGET ((unsigned long long)1 << 20)
+#define KC_RECURSION_FRAME_MARGIN 512ull
+
+static bool has_depth(cg_ctx *g, const fn_instance *f) {
+  return g->target->recursion_exceeded && !f->is_kernel && f->ret_declared;
+}
+
+/* The depth argument of a call from g->fi to callee, into *arg; false when it takes none. */
+static bool depth_arg(cg_ctx *g, const fn_instance *callee, LLVMValueRef *arg) {
+  if (!has_depth(g, callee)) return false;
+  if (g->fi && has_depth(g, g->fi) && LLVMCountParams(g->fn) ==
+      g->target->hidden_count + (unsigned)g->fi->nparams + 1)
+    *arg = LLVMBuildAdd(g->b, LLVMGetParam(g->fn, LLVMCountParams(g->fn) - 1), ci32(g, 1), "depth");
+  else
+    *arg = ci32(g, 0);
+  return true;
+}
+
+/* The allocas of fn's entry block, in bytes. */
+static unsigned long long frame_bytes(cg_ctx *g, LLVMValueRef fn) {
+  LLVMTargetDataRef dl = LLVMGetModuleDataLayout(g->m);
+  unsigned long long bytes = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn)); i;
+       i = LLVMGetNextInstruction(i)) {
+    if (!LLVMIsAAllocaInst(i)) continue;
+    LLVMValueRef n = LLVMGetOperand(i, 0);
+    unsigned long long count = LLVMIsAConstantInt(n) ? LLVMConstIntGetZExtValue(n) : 1;
+    bytes += count * LLVMABISizeOfType(dl, LLVMGetAllocatedType(i));
+  }
+  return bytes;
+}
+
+/* Fill the block check (between the entry block's allocas and the body at start) once
+ * the body is made, so that the frame is known: depth > limit fails the launch. */
+static void depth_check(cg_ctx *g, fn_instance *f, LLVMBasicBlockRef check, LLVMBasicBlockRef start) {
+  unsigned long long frame = frame_bytes(g, g->fn) + KC_RECURSION_FRAME_MARGIN;
+  unsigned long long limit = KC_RECURSION_BUDGET / frame;
+  if (limit < 1) limit = 1;
+  LLVMBasicBlockRef fail = cg_new_bb(g, "recursion.deep");
+  LLVMPositionBuilderAtEnd(g->b, check);
+  LLVMValueRef depth = LLVMGetParam(g->fn, LLVMCountParams(g->fn) - 1);
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGT, depth, ci32(g, (long long)limit), ""),
+                  fail, start);
+  LLVMPositionBuilderAtEnd(g->b, fail);
+  g->target->recursion_exceeded(g, arena_printf(g->ar,
+      "RecursionError: device function '%s' called %llu deep, the most the CPU back end's "
+      "%llu KiB stack budget for recursion holds for its %llu-byte frames",
+      f->fn ? f->fn->name : f->symbol_name, limit + 1, KC_RECURSION_BUDGET / 1024, frame));
+}
+
 /* A call of a device function: the target's hidden arguments (the host's blk, tx, ty,
- * tz), then the parameters. */
+ * tz), then the parameters (and a recursive one's depth on the CPU). */
 static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   int np = e->params.len;
   unsigned n = g->target->hidden_count;
@@ -484,6 +546,7 @@ static LLVMValueRef hidden_args_call(cg_ctx *g, fn_instance *callee, node *e) {
   for (int j = 0; j < np; j++)
     if (!by_param[j]) by_param[j] = cg_expr_as(g, e->params.items[j], callee->param_types[j]);
   n += (unsigned)np;
+  if (depth_arg(g, callee, &args[n])) n++;
   LLVMValueRef f = callee->cg;
   return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, n, "");
 }
@@ -493,8 +556,10 @@ LLVMValueRef cg_call_values(cg_ctx *g, fn_instance *callee, LLVMValueRef *vals, 
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(nh + (unsigned)n + 1));
   g->target->hidden_args(g, args);
   for (int i = 0; i < n; i++) args[nh + (unsigned)i] = vals[i];
+  unsigned total = nh + (unsigned)n;
+  if (depth_arg(g, callee, &args[total])) total++;
   LLVMValueRef f = callee->cg;
-  return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, nh + (unsigned)n, "");
+  return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, total, "");
 }
 
 /* A call: of a builtin, through its registry row's lowering; of a device function,
@@ -547,7 +612,7 @@ static LLVMValueRef cg_name(cg_ctx *g, node *e) {
     return LLVMGetUndef(g->i32);
   }
   if (s->kind == SYM_CONST && s->ty->kind == TY_ARRAY)   /* a module array: constant data */
-    return cg_const_array_value(g, s->name, s->value, s->ty);
+    return cg_const_array_value(g, s->name, s->value, s->ty, e->sp);
   if (s->kind == SYM_CONST) return cg_const(g, s->value, s->ty);
   if (s->value && s->value->kind == N_FUNCDEF) return cg_closure(g, s);
   return LLVMBuildLoad2(g->b, cg_type(g, s->ty), s->cg, s->name);
@@ -742,12 +807,18 @@ static void declare_instance(cg_ctx *g, fn_instance *f) {
   LLVMTypeRef *pt = arena_alloc(g->ar, sizeof *pt * (n + (size_t)f->nparams + 1));
   g->target->hidden_param_types(g, pt);
   for (int i = 0; i < f->nparams; i++) pt[n++] = cg_type(g, f->param_types[i]);
+  if (has_depth(g, f)) pt[n++] = g->i32;   /* its depth of recursion */
   const char *name = arena_printf(g->ar, "%s%s", f->symbol_name, f->is_kernel ? "__body" : "");
   LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(cg_type(g, f->ret), pt, n, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   if (f->is_kernel && !f->noopt) cg_add_attr(g, fn, -1, "alwaysinline");
   cg_option_attrs(g, f, fn);
   g->target->function_attrs(g, f, fn);
+  if (has_depth(g, f)) {
+    static const char key[] = "kcc-recursive";
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(g->c, key, sizeof key - 1, "", 0));
+  }
   f->cg = fn;
 }
 
@@ -800,11 +871,17 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
       init = cg_record_local_copy(g, init, s->ty);   /* each thread its own record */
     LLVMBuildStore(g->b, init, s->cg);
   }
-  LLVMBuildBr(g->b, start);
+  LLVMBasicBlockRef check = has_depth(g, f) ? cg_new_bb(g, "recursion.depth") : NULL;
+  LLVMBuildBr(g->b, check ? check : start);
   LLVMPositionBuilderAtEnd(g->b, start);
   g->loop = NULL;
   cg_block(g, &f->def->body);
   cg_br_if_open(g, g->ret_bb);
+  if (check) {
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(g->b);
+    depth_check(g, f, check, start);
+    LLVMPositionBuilderAtEnd(g->b, here);
+  }
   LLVMPositionBuilderAtEnd(g->b, g->ret_bb);
   if (g->ret_slot) LLVMBuildRet(g->b, LLVMBuildLoad2(g->b, cg_type(g, f->ret), g->ret_slot, ""));
   else LLVMBuildRetVoid(g->b);

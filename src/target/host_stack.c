@@ -28,6 +28,7 @@ typedef struct stack_walk {
   LLVMValueRef *fns;   /* functions measured so far, and their needs (a function called */
   uint64_t *needs;     /* from many places is walked once) */
   size_t n, cap;
+  bool recursive;      /* a function that may recurse is reached */
 } stack_walk;
 
 static void remember(stack_walk *w, LLVMValueRef fn, uint64_t need) {
@@ -73,14 +74,16 @@ static uint64_t callees_need(stack_walk *w, LLVMValueRef fn) {
   return most;
 }
 
-/* Device functions do not recurse (infer refuses it, but for a declared return type);
- * the depth bound keeps a recursive one from looping here. */
+/* Device functions recurse only with a declared signature, and then count their depth
+ * (codegen.c: KC_RECURSION_BUDGET); the walk's depth bound keeps them from looping here. */
 static uint64_t need_of(stack_walk *w, LLVMValueRef fn) {
   for (size_t i = 0; i < w->n; i++)
     if (w->fns[i] == fn) return w->needs[i];
   if (w->depth > 64) return 0;
   w->depth++;
   uint64_t n = own_allocas(w, fn) + callees_need(w, fn);
+  if (LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, "kcc-recursive", 13))
+    w->recursive = true;
   w->depth--;
   remember(w, fn, n);
   return n;
@@ -89,8 +92,12 @@ static uint64_t need_of(stack_walk *w, LLVMValueRef fn) {
 uint64_t host_stack_need(LLVMModuleRef m, const char *entry) {
   LLVMValueRef fn = LLVMGetNamedFunction(m, entry);
   if (!fn || LLVMIsDeclaration(fn)) return 0;
-  stack_walk w = {LLVMGetModuleDataLayout(m), 0, NULL, NULL, 0, 0};
+  stack_walk w = {LLVMGetModuleDataLayout(m), 0, NULL, NULL, 0, 0, false};
   uint64_t n = need_of(&w, fn);
+  /* a function that may recurse counts its depth and stops within a budget (codegen.c,
+     KC_RECURSION_BUDGET, 1 MiB): room for twice that once per kernel, since frames after
+     optimisation may pass the allocas the depth limit was computed from */
+  if (w.recursive) n += (uint64_t)2 << 20;
   free(w.fns);
   free(w.needs);
   return n;
