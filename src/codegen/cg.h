@@ -95,7 +95,7 @@ LLVMValueRef cg_array_size(cg_ctx *g, LLVMValueRef arr, int ndim);
 /* Statements, for loops built elsewhere (cg_loops.c): a store to an assignment's or a
  * loop's target; a loop body whose break and continue go to brk and cont; an else
  * block, then on to done. cg_loops.c: a for loop over an iter_plan (loops.h), and a
- * tuple indexed at run time (an N_INDEX with aux TUPLE_INDEX_DYNAMIC). */
+ * tuple indexed (an N_INDEX whose aux is the element, or TUPLE_INDEX_DYNAMIC). */
 void cg_store_target(cg_ctx *g, node *t, LLVMValueRef v, const type *vt);
 void cg_loop_block(cg_ctx *g, node_list *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont);
 void cg_else_block(cg_ctx *g, node_list *orelse, LLVMBasicBlockRef done);

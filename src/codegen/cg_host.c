@@ -12,6 +12,8 @@
  */
 #include "builtins/builtin.h"
 #include "cg.h"
+#include "cg_records.h"
+#include "records.h"
 #include "host_abi.h"
 #include "host_regions.h"
 
@@ -179,10 +181,21 @@ static void mark_nonnegative_i64(cg_ctx *g, LLVMValueRef load) {
   LLVMSetMetadata(load, kind, LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, bounds, 2)));
 }
 
+/* A record argument at p: copied into the kernel's own aligned slot with memcpy, never
+ * loaded as an LLVM aggregate value ([N x i8]: the optimiser splits one into N values,
+ * which took 53 s for a record holding float64[4000]). p's alignment is the caller's. */
+static LLVMValueRef record_arg(cg_ctx *g, LLVMValueRef p, const type *t) {
+  LLVMValueRef slot = LLVMBuildAlloca(g->b, cg_record_mem_type(g, t), "record");
+  LLVMSetAlignment(slot, 16);
+  LLVMBuildMemCpy(g->b, slot, 16, p, 1, ci64(g, t->rec->size));
+  return slot;
+}
+
 /* The scalar of type t that slot `slot` of argv points to. */
 static LLVMValueRef load_scalar_arg(cg_ctx *g, LLVMValueRef argv, unsigned slot, const type *t) {
   LLVMValueRef idx = ci64(g, slot);
   LLVMValueRef p = LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, argv, &idx, 1, ""), "");
+  if (t->kind == TY_RECORD) return record_arg(g, p, t);
   return cg_param_scalar_value(g, LLVMBuildLoad2(g->b, cg_param_scalar_type(g, t), p, ""), t);
 }
 
@@ -204,12 +217,16 @@ void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef
       LLVMValueRef idx = ci64(g, slot++);
       LLVMValueRef pp = LLVMBuildInBoundsGEP2(g->b, g->ptr, argv, &idx, 1, "");
       LLVMValueRef p = LLVMBuildLoad2(g->b, g->ptr, pp, "");
+      if (t->kind == TY_RECORD) {
+        vals[k] = record_arg(g, p, t);
+        continue;
+      }
       LLVMTypeRef vt = t->kind != TY_ARRAY ? cg_param_scalar_type(g, t) : k == 0 ? g->ptr : g->i64;
       vals[k] = LLVMBuildLoad2(g->b, vt, p, "");
       if (t->kind == TY_ARRAY && k > 0 && k <= t->ndim) mark_nonnegative_i64(g, vals[k]);
     }
     out[i] = t->kind == TY_ARRAY ? cg_build_array(g, t, vals[0], vals + 1)
-                                 : cg_param_scalar_value(g, vals[0], t);
+             : t->kind == TY_RECORD ? vals[0] : cg_param_scalar_value(g, vals[0], t);
   }
 }
 

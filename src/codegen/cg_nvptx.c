@@ -16,6 +16,7 @@
 
 #include "builtins/builtin.h"
 #include "cg.h"
+#include "cg_records.h"
 #include "host_abi.h"
 #include "target.h"
 
@@ -211,6 +212,17 @@ static void nvptx_kernel_bounds(cg_ctx *g, fn_instance *f, LLVMValueRef fn) {
   nvptx_directive(g, fn, "nvvm.maxnreg", "maxnreg", o->max_registers);
 }
 
+/* A record parameter is passed as clang passes a struct to a kernel: a byval pointer
+ * into the parameter space, read where it lies. As an LLVM aggregate value ([N x i8])
+ * it was N byte loads and stores, and float64[4000] by value took a minute. */
+static void record_param_attrs(cg_ctx *g, LLVMValueRef fn, unsigned p, const type *t) {
+  const char *byval = "byval";
+  LLVMAttributeRef a = LLVMCreateTypeAttribute(g->c, LLVMGetEnumAttributeKindForName(byval, 5),
+                                               cg_record_mem_type(g, t));
+  LLVMAddAttributeAtIndex(fn, p + 1, a);
+  LLVMSetParamAlignment(LLVMGetParam(fn, p), 16);
+}
+
 /* K(flat parameters): reassemble the body's arguments and call it. */
 static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
   LLVMTypeRef *pt = arena_alloc(g->ar, sizeof *pt * (size_t)(flat_param_count(f) + 1));
@@ -222,6 +234,8 @@ static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
       for (int k = 1; k < cg_param_words(t); k++) pt[n++] = g->i64;
     } else if (t->kind == TY_TUPLE) {   /* a tuple of scalars: element by element */
       for (int k = 0; k < t->nelems; k++) pt[n++] = cg_param_scalar_type(g, t->elems[k]);
+    } else if (t->kind == TY_RECORD) {
+      pt[n++] = g->ptr;   /* byval: record_param_attrs */
     } else {
       pt[n++] = cg_param_scalar_type(g, t);
     }
@@ -258,6 +272,9 @@ static void nvptx_gen_entries(cg_ctx *g, fn_instance *f) {
         v = LLVMBuildInsertValue(g->b, v, cg_param_scalar_value(g, LLVMGetParam(fn, p++), t->elems[k]),
                                  (unsigned)k, "");
       args[i] = v;
+    } else if (t->kind == TY_RECORD) {   /* the body copies it for the thread */
+      record_param_attrs(g, fn, p, t);
+      args[i] = LLVMGetParam(fn, p++);
     } else {
       args[i] = cg_param_scalar_value(g, LLVMGetParam(fn, p++), t);
     }

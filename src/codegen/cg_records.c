@@ -69,10 +69,34 @@ void cg_record_augassign(cg_ctx *g, node *s) {
   store_field(g, p, cg_convert(g, r, rt, f->ty), t->a->ty, f);
 }
 
-/* a[i] = r: the record's bytes copied. */
+/* Copy n 8-byte words from src to dst (both 8-aligned) in a loop. */
+static void copy_words(cg_ctx *g, LLVMValueRef dst, LLVMValueRef src, long long n) {
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b), loop = cg_new_bb(g, "rcopy.loop"),
+                    done = cg_new_bb(g, "rcopy.done");
+  LLVMBuildBr(g->b, loop);
+  LLVMPositionBuilderAtEnd(g->b, loop);
+  LLVMValueRef k = LLVMBuildPhi(g->b, g->i64, "k");
+  LLVMValueRef v = LLVMBuildLoad2(g->b, g->i64, LLVMBuildInBoundsGEP2(g->b, g->i64, src, &k, 1, ""), "");
+  LLVMSetAlignment(v, 8);
+  LLVMSetAlignment(LLVMBuildStore(g->b, v, LLVMBuildInBoundsGEP2(g->b, g->i64, dst, &k, 1, "")), 8);
+  LLVMValueRef next = LLVMBuildNUWAdd(g->b, k, ci64(g, 1), "");
+  LLVMValueRef in[2] = {ci64(g, 0), next};
+  LLVMBasicBlockRef bbs[2] = {from, loop};
+  LLVMAddIncoming(k, in, bbs, 2);
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, ci64(g, n), ""), loop, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* a[i] = r: the record's bytes copied. NVPTX lowers a memcpy to a loop of single
+ * bytes, so a GPU copies a record of 8-aligned words a word at a time. */
 void cg_record_copy(cg_ctx *g, LLVMValueRef dst, LLVMValueRef src, const type *rt) {
   unsigned al = (unsigned)rt->rec->ptr_align;
-  LLVMBuildMemCpy(g->b, dst, al, src, al, ci64(g, rt->rec->size));
+  long long size = rt->rec->size;
+  if (!g->target->host && al >= 8 && size % 8 == 0 && size >= 64) {
+    copy_words(g, dst, src, size / 8);
+    return;
+  }
+  LLVMBuildMemCpy(g->b, dst, al, src, al, ci64(g, size));
 }
 
 /* A record kernel parameter arrives as its bytes (kernelParams points at the host's
@@ -88,7 +112,7 @@ LLVMValueRef cg_record_param(cg_ctx *g, LLVMValueRef bytes, const type *t) {
 /* A kernel's record parameter, copied for the thread (the CPU back end unpacks the
  * arguments once per block). */
 LLVMValueRef cg_record_local_copy(cg_ctx *g, LLVMValueRef src, const type *t) {
-  LLVMValueRef slot = LLVMBuildAlloca(g->b, cg_record_mem_type(g, t), "record");
+  LLVMValueRef slot = cg_entry_alloca(g, cg_record_mem_type(g, t), "record");
   LLVMSetAlignment(slot, 16);
   cg_record_copy(g, slot, src, t);
   return slot;

@@ -723,9 +723,7 @@ static LLVMValueRef cg_slice(cg_ctx *g, node *e) {
 }
 
 static LLVMValueRef cg_index(cg_ctx *g, node *e) {
-  if (e->a->ty->kind == TY_TUPLE && e->aux == TUPLE_INDEX_DYNAMIC) return cg_tuple_index(g, e);
-  if (e->a->ty->kind == TY_TUPLE)
-    return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, "");
+  if (e->a->ty->kind == TY_TUPLE) return cg_tuple_index(g, e);
   if (e->ty->kind == TY_ARRAY) return cg_slice(g, e);
   if (e->ty->kind == TY_RECORD) return cg_element_ptr(g, e);   /* a reference */
   return cg_load_element(g, cg_element_ptr(g, e), e->ty);
@@ -860,7 +858,7 @@ static void gen_body(cg_ctx *g, fn_instance *f) {
     symbol *s = f->locals.items[i];
     if (!s->ty) continue;
     LLVMTypeRef lt = cg_type(g, s->ty);
-    s->cg = LLVMBuildAlloca(g->b, lt, s->name);
+    s->cg = cg_entry_alloca(g, lt, s->name);   /* in the entry block, after a record copy */
     /* a parameter assigned a wider value in the body (n = n * 2.5) holds that type from
        the start: its argument is converted on entry */
     LLVMValueRef init = s->is_param
