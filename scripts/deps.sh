@@ -14,6 +14,7 @@ have meson || need+=(meson)
 have ninja || need+=(ninja-build)
 have pkg-config || need+=(pkg-config)
 have gcc || need+=(gcc)
+have g++ || need+=(g++)   # the CPU back end compiles link= files (src/target/host_link.c)
 [ -f /usr/include/check.h ] || need+=(check)
 have valgrind || need+=(valgrind)
 # DLPack's header (kc_array_to_dlpack / kc_array_from_dlpack; without it they are

@@ -173,9 +173,12 @@ static size_t table_line_bound(const kcc_kernel *k) {
  * ptxas and nvJitLink keep (it is .visible) and so travels inside a cubin, where the
  * runtime finds it in the ELF symbol table. Global memory, not .const: the table grows
  * with the kernels and their signatures (a record of 10,000 fields spells each), and
- * the 64 KiB constant bank is the module arrays'. */
-static char *ptx_with_header(const kcc_output *out, const char *ptx, size_t *len) {
+ * the 64 KiB constant bank is the module arrays'. First, a "// kcc-link: PATH" line for
+ * each link= file, which the runtime links with the PTX when it loads it. */
+static char *ptx_with_header(const kcc_output *out, const ptr_vec *links, const char *ptx,
+                             size_t *len) {
   size_t table_len = 0, n = strlen(ptx) + 256;
+  for (int i = 0; i < links->len; i++) n += strlen(((link_file *)links->items[i])->path) + 16;
   for (int i = 0; i < out->nkernels; i++) table_len += table_line_bound(&out->kernels[i]) + 1;
   char *table = out_alloc(out, table_len + 1);
   if (!table) return NULL;
@@ -192,6 +195,8 @@ static char *ptx_with_header(const kcc_output *out, const char *ptx, size_t *len
     return NULL;
   }
   size_t o = 0;
+  for (int i = 0; i < links->len; i++)   /* the runtime links these (runtime/cuda) */
+    o += (size_t)snprintf(s + o, n - o, "// kcc-link: %s\n", ((link_file *)links->items[i])->path);
   for (const char *line = table; *line;) {
     const char *nl = strchr(line, '\n');
     o += (size_t)snprintf(s + o, n - o, "// kcc-kernel: %.*s\n", (int)(nl - line), line);
@@ -223,7 +228,7 @@ static kc_status fail(diag_sink *d, kc_status st, const char *what, char *msg) {
 }
 
 static kc_status emit_nvptx(const kcc_options *o, diag_sink *d, LLVMModuleRef m,
-                            kcc_output *out) {
+                            const ptr_vec *links, kcc_output *out) {
   char *err = NULL, *text = NULL;
   size_t len = 0;
   if (nvptx_prepare_module(m, o->arch, &err)) return fail(d, KC_ERR_INVALID, "NVPTX target", err);
@@ -232,7 +237,7 @@ static kc_status emit_nvptx(const kcc_options *o, diag_sink *d, LLVMModuleRef m,
   if (nvptx_optimize_and_emit(m, o->arch, o->opt_level, o->emit == KCC_EMIT_LLVM, &text, &len, &err))
     return fail(d, KC_ERR_INTERNAL, "PTX generation", err);
   if (o->emit == KCC_EMIT_LLVM) return out_take_text(out, text, len);
-  out->text = ptx_with_header(out, text, &out->text_len);
+  out->text = ptx_with_header(out, links, text, &out->text_len);
   free(text);
   return out->text ? KC_OK : KC_ERR_NOMEM;
 }
@@ -276,8 +281,26 @@ static void measure_stacks(LLVMModuleRef m, kcc_output *out) {
 
 /* *owned is the LLVM context the compilation must dispose of: emit_host clears it when
  * it disposes of ctx or hands it to the JIT. */
+/* The link= files as object code for the JIT (host_link.c); an error at the entry that
+ * named the one that failed. */
+static kc_status link_objects(diag_sink *d, const ptr_vec *links, host_object *objs) {
+  const char **paths = malloc(sizeof *paths * (size_t)(links->len + 1));
+  if (!paths) return KC_ERR_NOMEM;
+  for (int i = 0; i < links->len; i++) paths[i] = ((link_file *)links->items[i])->path;
+  char *err = NULL;
+  int failed = 0, rc = host_link_objects(paths, links->len, objs, &failed, &err);
+  free(paths);
+  if (!rc) return KC_OK;
+  char text[3000];
+  snprintf(text, sizeof text, "%s", err ? err : "failed");
+  free(err);
+  diag_error(d, ((link_file *)links->items[failed])->where, "%s", text);
+  return KC_ERR_TYPE;
+}
+
 static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ctx,
-                           LLVMModuleRef m, LLVMContextRef *owned, kcc_output *out) {
+                           LLVMModuleRef m, const ptr_vec *links, LLVMContextRef *owned,
+                           kcc_output *out) {
   char *err = NULL;
   if (o->emit == KCC_EMIT_JIT && host_cpu_usable(o->cpu, &err))
     return fail(d, KC_ERR_INVALID, "CPU target", err);   /* the code is to run here */
@@ -294,10 +317,30 @@ static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ct
     LLVMContextDispose(ctx);
     return out_take_text(out, text, text ? strlen(text) : 0);
   }
+  host_object kept = {NULL, 0}, *objs = calloc((size_t)links->len + 1, sizeof *objs);
+  kc_status st = objs ? link_objects(d, links, objs) : KC_ERR_NOMEM;
+  if (st != KC_OK) {
+    free(objs);
+    return st;
+  }
   *owned = NULL;
-  host_object kept = {NULL, 0};
-  if (host_jit(ctx, m, o->opt_level, o->cpu, o->keep_object ? &kept : NULL, &out->host, &err))
-    return fail(d, KC_ERR_INTERNAL, "JIT", err);
+  /* a module with link= files is not kept for the disk cache: its object alone would
+     not link again */
+  bool keep = o->keep_object && links->len == 0;
+  int rc = host_jit(ctx, m, o->opt_level, o->cpu, keep ? &kept : NULL, objs, links->len,
+                    &out->host, &err);
+  host_objects_free(objs, links->len);
+  free(objs);
+  if (rc && links->len > 0) {   /* most likely a foreign function the files lack */
+    char text[1024];
+    snprintf(text, sizeof text, "%s", err ? err : "failed");
+    free(err);
+    diag_error(d, ((link_file *)links->items[0])->where, "JIT: %s (every function declared "
+               "with cuda.declare_device must be defined, extern \"C\", in the link= files)",
+               text);
+    return KC_ERR_TYPE;
+  }
+  if (rc) return fail(d, KC_ERR_INTERNAL, "JIT", err);
   if (out_take_object(out, &kept) != KC_OK) return KC_ERR_NOMEM;
   if (!find_entries(out)) {
     diag_error(d, span_none(), "JIT: kernel entry point not found");
@@ -319,8 +362,8 @@ static kc_status generate(const kcc_options *o, arena *a, diag_sink *d, program 
   else if (cg_check_names(d, p, m, o->target != KCC_TARGET_HOST) > 0) st = KC_ERR_TYPE;
   else if (!describe_kernels(a, p, shared, out)) st = KC_ERR_NOMEM;
   /* emit_host hands ctx and m to the JIT (or frees them) */
-  else if (o->target == KCC_TARGET_HOST) return emit_host(o, d, ctx, m, owned, out);
-  else st = emit_nvptx(o, d, m, out);
+  else if (o->target == KCC_TARGET_HOST) return emit_host(o, d, ctx, m, &p->links, owned, out);
+  else st = emit_nvptx(o, d, m, &p->links, out);
   *owned = NULL;
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);

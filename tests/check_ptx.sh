@@ -19,6 +19,19 @@ if [ -z "$ptxas" ] || [ ! -x "$ptxas" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kcc-ptx.XXXXXX")
+
+# link_foreign ARCH PTX OBJ: the .cu files the PTX's "// kcc-link:" lines name,
+# compiled with nvcc -dc, linked with OBJ by nvlink (errors in $tmp/err)
+link_foreign() {
+  local objs=("$3") i=0 f
+  while IFS= read -r f; do
+    case $f in *.cu) ;; *) continue ;; esac
+    i=$((i + 1))
+    "$cuda/bin/nvcc" -arch="$1" -dc "$f" -o "$tmp/link$i.o" 2>"$tmp/err" || return 1
+    objs+=("$tmp/link$i.o")
+  done < <(sed -n 's|^// kcc-link: ||p' "$2")
+  "$cuda/bin/nvlink" -arch="$1" "${objs[@]}" -o "$tmp/linked.cubin" 2>"$tmp/err"
+}
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 shopt -s nullglob
@@ -59,8 +72,18 @@ for k in "${files[@]}"; do
       fail=$((fail + 1))
       continue
     fi
-    if ! "$ptxas" -arch="$arch" "$ptx" -o "$tmp/out.cubin" 2>"$tmp/err"; then
+    # PTX that calls foreign functions (link=) is relocatable: ptxas -c, then linked
+    # with its .cu files by nvcc -dc and nvlink, as the runtime links it on a GPU
+    reloc=(); grep -q '^// kcc-link: ' "$ptx" && reloc=(-c)
+    if ! "$ptxas" -arch="$arch" "${reloc[@]}" "$ptx" -o "$tmp/out.cubin" 2>"$tmp/err"; then
       echo "FAIL $name ($run): ptxas rejected the PTX:"
+      sed 's/^/  | /' "$tmp/err" | head -20
+      fail=$((fail + 1))
+      continue
+    fi
+    if [ ${#reloc[@]} -gt 0 ] && [ -x "$cuda/bin/nvcc" ] && [ -x "$cuda/bin/nvlink" ] &&
+       ! link_foreign "$arch" "$ptx" "$tmp/out.cubin"; then
+      echo "FAIL $name ($run): linking its link= files failed:"
       sed 's/^/  | /' "$tmp/err" | head -20
       fail=$((fail + 1))
       continue

@@ -472,7 +472,7 @@ START_TEST(test_host_jit_sinf) {
   free(ir);
   double t1 = now_ms();
   kcc_host_code *code = NULL;
-  ck_assert_msg(host_jit(ctx, m, 3, NULL, NULL, &code, &err) == 0, "%s", err);
+  ck_assert_msg(host_jit(ctx, m, 3, NULL, NULL, NULL, 0, &code, &err) == 0, "%s", err);
   double t2 = now_ms();
   unary_f32 fn = lookup_f32(code, "twice_sin");
   float want = _i ? 2 * expf(0.5f) : 2 * sinf(0.5f);
@@ -489,7 +489,7 @@ START_TEST(test_host_jit_each_level) {
   char *err = NULL;
   ck_assert_msg(host_optimize(m, _i, NULL, &err) == 0, "%s", err);
   kcc_host_code *code = NULL;
-  ck_assert_msg(host_jit(ctx, m, _i, NULL, NULL, &code, &err) == 0, "%s", err);
+  ck_assert_msg(host_jit(ctx, m, _i, NULL, NULL, NULL, 0, &code, &err) == 0, "%s", err);
   unary_f32 fn = lookup_f32(code, "f");
   ck_assert_float_eq_tol(fn(1.0f), 2 * cosf(1.0f), 1e-6f);
   host_code_free(code);
@@ -501,7 +501,7 @@ START_TEST(test_host_unresolved) {
   LLVMModuleRef m = host_module(ctx, "f", "kcc_no_such_function_anywhere");
   char *err = NULL;
   kcc_host_code *code = NULL;
-  ck_assert_int_ne(host_jit(ctx, m, 2, NULL, NULL, &code, &err), 0);
+  ck_assert_int_ne(host_jit(ctx, m, 2, NULL, NULL, NULL, 0, &code, &err), 0);
   ck_assert_ptr_null(code);
   ck_assert_msg(strstr(err, "kcc_no_such_function_anywhere") != NULL, "%s", err);
   free(err);

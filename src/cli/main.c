@@ -504,11 +504,22 @@ out:
   return rc;
 }
 
+/* PTX that calls foreign functions: its link= files come first as "// kcc-link:"
+ * lines (compile.c), linked by the runtime when it loads the PTX (a .cu through NVRTC). */
+static bool links_files(const char *ptx) {
+  return strncmp(ptx, "// kcc-link: ", 13) == 0;
+}
+
 /* --emit=cubin: the cubin written to out_path. */
 static int write_cubin(const cli_options *o, const char *ptx, size_t len,
                        const char *out_path) {
   char *cubin = NULL;
   size_t clen = 0;
+  if (links_files(ptx)) {
+    error_msg("%s links files (link=), which the runtime links with its PTX when it loads "
+              "it: kcc compile makes no cubin of it; emit PTX (the default)", o->input);
+    return 1;
+  }
   int rc = ptx_to_cubin(o, ptx, len, &cubin, &clen, "--emit=cubin");
   if (rc == 0) rc = write_file(out_path, cubin, clen);
   free(cubin);
@@ -521,7 +532,10 @@ static int write_cubin(const cli_options *o, const char *ptx, size_t len,
 static int write_header(const cli_options *o, const kcc_output *out, const char *dest) {
   char *cubin = NULL;
   size_t clen = 0, len = 0;
-  if (o->arch_given) {
+  if (o->arch_given && links_files(out->text))
+    fprintf(stderr, "kcc: note: %s links files (link=): the header carries PTX only, which "
+                    "the runtime links when it loads it\n", o->input);
+  else if (o->arch_given) {
     int r = ptx_to_cubin(o, out->text, out->text_len, &cubin, &clen, NULL);
     if (r > 0) return 1;
     if (r < 0)

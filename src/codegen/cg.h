@@ -61,6 +61,8 @@ static inline LLVMValueRef ci64(cg_ctx *g, long long v) {
 /* Values: an expression, an expression converted to type to, conversions. */
 LLVMValueRef cg_expr(cg_ctx *g, node *e);
 LLVMValueRef cg_expr_as(cg_ctx *g, node *e, const type *to);
+/* A call of a foreign device function (an N_CALL with aux CALL_FOREIGN; cg_foreign.c). */
+LLVMValueRef cg_foreign_call(cg_ctx *g, node *e);
 /* None as a value of Optional type opt */
 LLVMValueRef cg_none(cg_ctx *g, const type *opt);
 LLVMValueRef cg_convert(cg_ctx *g, LLVMValueRef v, const type *from, const type *to);

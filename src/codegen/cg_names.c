@@ -61,6 +61,13 @@ static int renamed(diag_sink *d, const program *p, LLVMValueRef v) {
   return 1;
 }
 
+/* A function that becomes a PTX entry point of its own name: a kernel, or the kernel
+ * @vectorize, @guvectorize and @cuda.reduce make of it. */
+static bool makes_entry(const func_def *f) {
+  return f->kind == FN_KERNEL || f->kind == FN_VECTORIZE || f->kind == FN_GUVECTORIZE ||
+         f->kind == FN_REDUCE;
+}
+
 int cg_check_names(diag_sink *d, const program *p, LLVMModuleRef m, bool nvptx) {
   int errors = 0;
   for (int i = 0; i < p->funcs.len; i++) {
@@ -69,13 +76,13 @@ int cg_check_names(diag_sink *d, const program *p, LLVMModuleRef m, bool nvptx) 
       diag_error(d, f->def->sp, "'%s' is a name kcc keeps for its own code and the "
                  "libraries it links: rename the function", f->name);
       errors++;
-    } else if (f->kind == FN_KERNEL && !ascii(f->name)) {
+    } else if (makes_entry(f) && !ascii(f->name)) {
       /* its PTX entry point, and the name C programs look it up by, is the name itself */
       diag_error(d, f->def->sp, "kernel '%s': a kernel's name is its PTX entry point and "
                  "must be ASCII letters, digits and _ (names beyond ASCII are fine for "
                  "device functions, locals and constants)", f->name);
       errors++;
-    } else if (nvptx && f->kind == FN_KERNEL && strcmp(f->name, "_") == 0) {
+    } else if (nvptx && makes_entry(f) && strcmp(f->name, "_") == 0) {
       /* PTX identifiers: a letter first, or _ $ % followed by at least one more */
       diag_error(d, f->def->sp, "a kernel named '_' cannot be a PTX entry point (a PTX "
                  "name starting with '_' needs a second character): rename the kernel");

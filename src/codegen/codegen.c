@@ -566,6 +566,7 @@ LLVMValueRef cg_call_values(cg_ctx *g, fn_instance *callee, LLVMValueRef *vals, 
  * with the target's hidden arguments. */
 static LLVMValueRef cg_call(cg_ctx *g, node *e) {
   if (e->bi) return builtin_lowering_for(e->bi, g->target->host)(g, e, e->bi);
+  if (e->aux == CALL_FOREIGN) return cg_foreign_call(g, e);
   if (e->aux_ptr) return hidden_args_call(g, e->aux_ptr, e);
   cg_internal_error(g, e->sp, "call not handled by the code generator");
   return e->ty && e->ty->kind != TY_VOID ? LLVMGetUndef(cg_type(g, e->ty)) : NULL;

@@ -151,6 +151,7 @@ static bool refusal_here(const node *n, void *ud) {
       }
       return false;
     }
+    if (n->aux == CALL_FOREIGN) return false;   /* a foreign function waits for nobody */
     if (!n->aux_ptr || ((fn_instance *)n->aux_ptr)->uses_barrier) {
       refuse(R, "a call of a device function with a barrier, a warp collective or a raise");
       return true;

@@ -338,9 +338,11 @@ const type *ix_call(infer_ctx *ic, node *e) {
     ix_args(ic, e);
     return NULL;
   }
-  if (callee->kind == N_NAME) {
+  if (callee->kind == N_NAME && !ix_find_local(ic->cur, callee->str)) {
     func_def *fn = ix_find_func(ic, callee->str);
-    if (fn && !ix_find_local(ic->cur, callee->str)) return ix_func_call(ic, e, fn);
+    if (fn) return ix_func_call(ic, e, fn);
+    foreign_fn *ff = ix_find_foreign(ic, callee->str);
+    if (ff) return ix_foreign_call(ic, e, ff);
   }
   const char *p = ix_dotted_path(ic, callee);
   if (!p) {

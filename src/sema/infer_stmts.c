@@ -459,6 +459,7 @@ int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
   for (int i = 0; i < out->funcs.len; i++) ix_fold_defaults(&ic, out->funcs.items[i]);
   ix_apply_cli_sigs(&ic);
   ix_compile_functions(&ic);
+  ix_collect_links(&ic);
   return d->nerrors - before;
 }
 

@@ -317,6 +317,11 @@ static void module_constant(infer_ctx *ic, node *s, node *target, node *value) {
     ix_bind_alias(ic, target->str, path);
     return;
   }
+  const char *file = all_strings(value) ? NULL : ix_fold_path(ic, value);
+  if (file) {   /* basedir = os.path.dirname(__file__): a string, for link= (foreign.c) */
+    value = node_new(ic->ar, N_STR, value->sp);
+    value->str = file;
+  }
   if (target->kind == N_NAME && all_strings(value)) {   /* SIG = 'void(float32[:])' */
     node *c = node_new(ic->ar, N_ALIAS, target->sp);
     c->str = target->str;
@@ -473,7 +478,7 @@ static void classify_decorator(infer_ctx *ic, func_def *fn, node *dec) {
     if (strcmp(kw->str, "target") == 0) decorator_target(ic, kw);
     else
       ix_error(ic, kw->sp, "unknown option '%s' of @%s (kcc takes device, fastmath, debug, "
-               "opt, lineinfo, max_registers, launch_bounds, inline, forceinline, cache)",
+               "opt, lineinfo, max_registers, launch_bounds, inline, forceinline, cache, lto, link)",
                kw->str, decorator_text(ic, dec));
   }
   if (dec->list.len > 1) ix_error(ic, dec->list.items[1]->sp, "unexpected extra argument");
@@ -655,7 +660,8 @@ void ix_module_level(infer_ctx *ic, node *module) {
     case N_IMPORT: import_module(ic, s); break;
     case N_IMPORTFROM: import_from(ic, s); break;
     case N_ASSIGN:
-      if (!decorator_applied(ic, s)) module_constant(ic, s, s->list.items[0], s->a);
+      if (!decorator_applied(ic, s) && !ix_declare_device(ic, s))
+        module_constant(ic, s, s->list.items[0], s->a);
       break;
     case N_ANNASSIGN:   /* N: int = 4; an annotation alone binds nothing */
       if (s->c) module_constant(ic, s, s->a, s->c);

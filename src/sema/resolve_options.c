@@ -14,7 +14,7 @@
  *                     (kc_config.cache); the CPU back end's JIT code is never cached
  *   lto=              accepted: a kernel and every device function it calls are one
  *                     LLVM module, optimised whole, which is what Numba's LTO gives
- *   link=             refused: kcc compiles the kernel language only
+ *   link=             files defining foreign device functions (foreign.c)
  *
  * Values must be constants (literals or module constants), as Numba evaluates them in
  * Python before compiling. A keyword jit() does not take is an error, as Python's is.
@@ -128,9 +128,7 @@ bool ix_decorator_option(infer_ctx *ic, func_def *fn, node *kw) {
     if (option_fits(ic, fn, kw, true) && option_bool(ic, kw, &b) && b)
       fn->opts.inline_mode = FN_INLINE_ALWAYS;
   } else if (strcmp(k, "link") == 0) {
-    ix_error(ic, kw->sp, "link= (PTX or CUDA C/C++ files linked into the kernel) is not "
-             "supported: kcc compiles the kernel language only; write the function in it "
-             "as a @cuda.jit(device=True) function");
+    ix_link_option(ic, fn, kw);
   } else {
     return false;
   }

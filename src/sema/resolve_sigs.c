@@ -270,6 +270,14 @@ static bool sig_of(infer_ctx *ic, node *e, sig_spec *out) {
   return false;
 }
 
+bool ix_signature(infer_ctx *ic, node *e, ptr_vec **params, const type **ret) {
+  sig_spec s;
+  if (!sig_of(ic, ix_sig_const(ic, e), &s)) return false;
+  *params = s.params;
+  *ret = s.ret;
+  return true;
+}
+
 /* Is e one signature rather than a type (types.Array(...) is a call too)? */
 static bool is_signature(infer_ctx *ic, node *e) {
   if (e->kind == N_STR) return true;

@@ -54,7 +54,31 @@ typedef struct fn_options {
   int min_blocks;         /* launch_bounds[1]: .minnctapersm; 0 = none */
   int max_cluster;        /* launch_bounds[2]: .maxclusterrank (sm_90); 0 = none */
   fn_inline inline_mode;  /* inline= / forceinline= of a device function */
+  ptr_vec links;          /* link=[...]: link_file* (foreign.c) */
+  bool link_given;        /* link= was written (its files may have been refused) */
 } fn_options;
+
+/* A file link= names: its absolute path, and the entry that named it. */
+typedef struct link_file {
+  const char *path;
+  span where;
+} link_file;
+
+/* A foreign device function: f = cuda.declare_device('name', 'float32(float32)')
+ * (foreign.c). Called with Numba's ABI: int name(T *return_value, args...). */
+typedef struct foreign_fn {
+  const char *name;       /* the Python name bound */
+  const char *symbol;     /* the function's name in the linked file */
+  const type *ret;
+  int nparams;
+  const type **params;
+  span where;             /* the declare_device call */
+  bool called;            /* a kernel compiled calls it; first_call: where first */
+  span first_call;
+} foreign_fn;
+
+/* node->aux of an N_CALL of a foreign function (node->aux_ptr: its foreign_fn) */
+#define CALL_FOREIGN 0x4646
 
 typedef struct func_def {
   node *def;              /* the N_FUNCDEF as parsed (never annotated: instances are
@@ -156,6 +180,9 @@ typedef struct program {
   ptr_vec instances;      /* fn_instance*, every function compiled */
   ptr_vec kernels;        /* fn_instance*, the kernel entry points */
   ptr_vec untyped;        /* const char*: kernels skipped for lack of types */
+  ptr_vec foreign;        /* foreign_fn*: cuda.declare_device */
+  ptr_vec links;          /* link_file*: the link= files of the functions compiled, each
+                             once, in order */
 } program;
 
 typedef struct builtin_registry builtin_registry;

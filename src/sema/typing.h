@@ -210,6 +210,19 @@ bool ix_record_key(node *e, const type *bt);
 /* A decorator argument as written, or, for a name bound at module level to a signature
  * string or a list of them, that value. */
 node *ix_sig_const(infer_ctx *ic, node *e);
+/* One signature in any of Numba's spellings (resolve_sigs.c): its parameter types, and
+ * its result type (NULL when it has none, as a tuple of argument types). */
+bool ix_signature(infer_ctx *ic, node *e, ptr_vec **params, const type **ret);
+
+/* Foreign device functions (foreign.c): cuda.declare_device at module level, their
+ * calls, link= and the program's link files; a path Python would compute from strings,
+ * string constants, __file__ and os.path's functions (NULL when it is not one). */
+bool ix_declare_device(infer_ctx *ic, node *s);
+foreign_fn *ix_find_foreign(infer_ctx *ic, const char *name);
+const type *ix_foreign_call(infer_ctx *ic, node *e, foreign_fn *f);
+void ix_link_option(infer_ctx *ic, func_def *fn, node *kw);
+void ix_collect_links(infer_ctx *ic);
+const char *ix_fold_path(infer_ctx *ic, node *e);
 /* The kernel type an annotation names, or NULL, saying nothing (Numba ignores
  * annotations: one kcc does not know is not an error). */
 const type *ix_known_annotation(infer_ctx *ic, node *ann);

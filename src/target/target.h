@@ -170,10 +170,18 @@ typedef struct host_object {
  * are disposed of, on failure too); m must be the only module in ctx. Calls from the
  * code to the C maths library (sinf, expf, …) and to the C library resolve to this
  * process's. When keep is not NULL it receives a copy of the object code, for
- * host_jit_object. Fails when the CPU is unknown or its code cannot run on this one
+ * host_jit_object; extra (nextra objects, copied) are linked with it: link= files. Fails when the CPU is unknown or its code cannot run on this one
  * (x86-64-v4 without AVX-512). On success *out owns the code until host_code_free. */
 int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, const char *cpu,
-             host_object *keep, kcc_host_code **out, char **err);
+             host_object *keep, const host_object *extra, int nextra, kcc_host_code **out,
+             char **err);
+
+/* Object code for link= files (host_link.c): paths[i] compiled by the system's C or
+ * C++ compiler into objs[i], for host_jit's extra. On failure *failed is the file's
+ * index, *err says why, and nothing is left in objs. */
+int host_link_objects(const char *const *paths, int n, host_object *objs, int *failed,
+                      char **err);
+void host_objects_free(host_object *objs, int n);
 
 /* The same from object code host_jit kept (len bytes at data, copied), for the same
  * cpu; probe, a symbol it defines, is looked up to link it now (NULL: at the first

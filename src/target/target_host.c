@@ -532,8 +532,9 @@ static int host_fail_jit(kcc_host_code *h, LLVMErrorRef e, char **err) {
 
 /* A JIT holding object code obj (taken over), linked: the lookup of probe resolves its
  * symbols, so that errors (an unresolved symbol) are reported here. */
-static int host_load(LLVMMemoryBufferRef obj, int opt_level, const char *cpu,
-                     const char *probe, kcc_host_code **out, char **err) {
+static int host_load(LLVMMemoryBufferRef obj, const host_object *extra, int nextra,
+                     int opt_level, const char *cpu, const char *probe,
+                     kcc_host_code **out, char **err) {
   kcc_host_code *h = calloc(1, sizeof *h);
   if (!h) {
     LLVMDisposeMemoryBuffer(obj);
@@ -546,6 +547,10 @@ static int host_load(LLVMMemoryBufferRef obj, int opt_level, const char *cpu,
                                             host_on_session_error, h);
     e = host_add_symbols(h->jit);
   }
+  for (int i = 0; i < nextra && !e && h->jit; i++)   /* link= files (host_link.c) */
+    e = LLVMOrcLLJITAddObjectFile(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit),
+                                  LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                                      extra[i].data, extra[i].len, "kcc link= file"));
   if (!e && h->jit) {
     e = LLVMOrcLLJITAddObjectFile(h->jit, LLVMOrcLLJITGetMainJITDylib(h->jit), obj);
     obj = NULL;  /* the JIT's now, added or not */
@@ -572,7 +577,8 @@ static int host_clamp_level(int opt_level) {
 }
 
 int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, const char *cpu,
-             host_object *keep, kcc_host_code **out, char **err) {
+             host_object *keep, const host_object *extra, int nextra, kcc_host_code **out,
+             char **err) {
   *out = NULL;
   opt_level = host_clamp_level(opt_level);
   char *probe = NULL;
@@ -590,7 +596,7 @@ int host_jit(LLVMContextRef ctx, LLVMModuleRef m, int opt_level, const char *cpu
     if (keep->data) memcpy(keep->data, LLVMGetBufferStart(obj), keep->len);
     else rc = tgt_fail(err, "out of memory");
   }
-  if (!rc) rc = host_load(obj, opt_level, cpu, probe, out, err);
+  if (!rc) rc = host_load(obj, extra, nextra, opt_level, cpu, probe, out, err);
   else if (obj) LLVMDisposeMemoryBuffer(obj);
   free(probe);
   return rc;
@@ -603,7 +609,7 @@ int host_jit_object(const void *data, size_t len, int opt_level, const char *cpu
   LLVMMemoryBufferRef obj =
       LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len, "kcc cached object");
   if (!obj) return tgt_fail(err, "out of memory");
-  return host_load(obj, host_clamp_level(opt_level), cpu, probe, out, err);
+  return host_load(obj, NULL, 0, host_clamp_level(opt_level), cpu, probe, out, err);
 }
 
 void *host_lookup(kcc_host_code *h, const char *symbol) {
