@@ -11,7 +11,8 @@ Besides edits of lines and tokens, mutators add the shapes a fuzzing round found
 with (issue 32): record dtypes (thousands of fields, odd names), CUDA vector types,
 names that clash with kcc's own symbols (f__float32, __kcc_error, K__body, vprintf,
 __nv_sinf, _), huge sizes (arrays at CUDA's limits, 70 KB print strings, big module
-arrays, hundreds of kernels), unicode, deep tuple use and big aggregates by value.
+arrays, hundreds of kernels), unicode, deep tuple use, big aggregates by value and
+foreign functions (declare_device, link=).
 
 A run is good when kcc exits 0, or exits 1 and every error it prints has a
 `file:line:col:` position; and, for the NVPTX runs (which emit PTX), when ptxas
@@ -204,6 +205,28 @@ def mutate_aggregates(rng, lines):
             f"    out[0] = r.v[{n - 1}] + r.k"]
 
 
+FFI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "kernels",
+                   "ffi", "functions.cu")
+
+
+def mutate_foreign(rng, lines):
+    """Foreign device functions: declare_device with odd names and signatures, link=
+    entries that exist, are missing, of unknown kinds or computed."""
+    name = rng.choice(["mul_f32_f32", "axpy_f64", "__kcc_error", "k", "vprintf", "x y", "",
+                       "_Z3fooff", "\u0394"])
+    sig = rng.choice(["'float32(float32, float32)'", "'float64(float64, float64, int64)'",
+                      "'(float32,)'", "float32(float32[:])", "'void()'", "'complex64(int8)'",
+                      "'bool(float16)'", "SIG"])
+    link = rng.choice([repr(FFI), "'missing.cu'", "'x.cuh'", "os.getcwd()",
+                       "os.path.join(os.path.dirname(__file__), 'f.ptx')", "[]", "None"])
+    call = rng.choice(["f(a[0], a[1])", "f(a[0])", "f(a, 1)", "f(1j, 2)", "f()"])
+    lines[len(lines):] = ["import os", "from numba import cuda, float32, void",
+                          f"f = cuda.declare_device('{name}', {sig})",
+                          f"@cuda.jit(void(float32[:]), link=[{link}])"
+                          if rng.random() < .8 else "@cuda.jit(void(float32[:]))",
+                          "def ffi_kernel(a):", f"    a[0] = {call}"]
+
+
 def mutate(rng, text):
     lines = text.split("\n") or [""]
     for _ in range(rng.randint(1, 4)):
@@ -211,7 +234,7 @@ def mutate(rng, text):
             lines = [""]
         rng.choice([mutate_line, mutate_token, mutate_token, mutate_grow, mutate_kcc_names,
                     mutate_unicode, mutate_records, mutate_vectors, mutate_huge,
-                    mutate_aggregates])(rng, lines)
+                    mutate_aggregates, mutate_foreign])(rng, lines)
     return "\n".join(lines)
 
 
@@ -226,9 +249,12 @@ def find_ptxas():
 
 
 def check_ptx(ptxas, ptx, timeout):
-    """None when ptxas accepts the PTX (for sm_80), else its first complaint."""
+    """None when ptxas accepts the PTX (for sm_80), else its first complaint. PTX that
+    links files (link=, "// kcc-link:" lines) is relocatable: ptxas -c."""
+    with open(ptx, errors="replace") as f:
+        reloc = ["-c"] if f.read(13) == "// kcc-link: " else []
     try:
-        q = subprocess.run([ptxas, "-arch=sm_80", ptx, "-o", os.devnull], capture_output=True,
+        q = subprocess.run([ptxas, "-arch=sm_80", *reloc, ptx, "-o", os.devnull], capture_output=True,
                            text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
         return None   # ptxas's own time, not kcc's fault
