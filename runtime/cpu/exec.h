@@ -150,9 +150,16 @@ struct rt_pool {
   rt_worker *w;
   pthread_mutex_t mu;
   pthread_cond_t wake, idle;
-  unsigned long gen;            /* bumped for every job */
-  int busy;                     /* workers still on the current job */
-  int quit;
+  /* A worker spins a while for the next job before it sleeps on `wake`, and the caller
+     for the job's end before it sleeps on `idle` (pool.c): back-to-back launches then
+     cost no futex. gen, busy and quit are read while spinning, so atomic; sleepers
+     and waiting (who is asleep) under mu. */
+  _Atomic unsigned long gen;    /* bumped for every job */
+  _Atomic int busy;             /* workers still on the current job */
+  _Atomic int quit;
+  long long spin_ns;            /* how long to spin (KC_CPU_SPIN_US) */
+  int sleepers;                 /* workers asleep on wake */
+  int waiting;                  /* the caller asleep on idle */
   rt_job *job;
   rt_watch watch;
 };

@@ -6,7 +6,9 @@
  * at kc_context_free (rt_pool_free). The calling thread works too (worker 0), so a
  * one-block launch or a one-thread pool never wakes anyone.
  */
+#include <sched.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +161,76 @@ static void run_job(rt_worker *w, rt_job *j) {
   run_blocks(w, j);
 }
 
+/* How long a worker spins for the next job, and the caller for the job's end, before
+ * sleeping: longer than the gap between launches a host loop makes, short enough that
+ * an idle pool leaves its cores to others at once. KC_CPU_SPIN_US sets it (0: sleep at
+ * once, as OMP_WAIT_POLICY=passive; at most a second). */
+enum { SPIN_US_DEFAULT = 50, SPIN_US_MAX = 1000000 };
+
+static long long spin_ns_setting(void) {
+  const char *s = getenv("KC_CPU_SPIN_US");
+  char *end;
+  long v = s && *s ? strtol(s, &end, 10) : SPIN_US_DEFAULT;
+  if (!s || !*s || *end || v < 0) v = SPIN_US_DEFAULT;
+  return (long long)(v > SPIN_US_MAX ? SPIN_US_MAX : v) * 1000;
+}
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static long long mono_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Spin until done(p, arg) or p->spin_ns pass; whether it is done. After the first few
+ * hundred pauses it yields between checks: on a loaded machine the thread it waits for
+ * may need this core. */
+static bool spin_until(rt_pool *p, bool (*done)(rt_pool *, unsigned long), unsigned long arg) {
+  long long until = 0;
+  for (unsigned i = 0;; i++) {
+    if (done(p, arg)) return true;
+    if (p->spin_ns == 0) return false;
+    if (i < 256) {
+      cpu_relax();
+      continue;
+    }
+    sched_yield();
+    long long t = mono_ns();
+    if (!until) until = t + p->spin_ns;
+    else if (t >= until) return false;
+  }
+}
+
+static bool job_posted(rt_pool *p, unsigned long seen) {
+  return atomic_load_explicit(&p->gen, memory_order_acquire) != seen ||
+         atomic_load_explicit(&p->quit, memory_order_relaxed);
+}
+
+static bool job_done(rt_pool *p, unsigned long unused) {
+  (void)unused;
+  return atomic_load_explicit(&p->busy, memory_order_acquire) == 0;
+}
+
+/* The next job's generation after seen (0 when the pool is quitting). */
+static unsigned long next_job(rt_pool *p, unsigned long seen) {
+  if (!spin_until(p, job_posted, seen)) {
+    pthread_mutex_lock(&p->mu);
+    p->sleepers++;
+    while (!job_posted(p, seen)) pthread_cond_wait(&p->wake, &p->mu);
+    p->sleepers--;
+    pthread_mutex_unlock(&p->mu);
+  }
+  return atomic_load_explicit(&p->quit, memory_order_relaxed)
+      ? 0 : atomic_load_explicit(&p->gen, memory_order_acquire);
+}
+
 static void *worker_main(void *arg) {
   rt_worker *w = arg;
   rt_pool *p = w->pool;
@@ -166,21 +238,14 @@ static void *worker_main(void *arg) {
 #ifdef RT_TSAN
   w->main.tsan = __tsan_get_current_fiber();
 #endif
-  for (;;) {
-    pthread_mutex_lock(&p->mu);
-    while (p->gen == seen && !p->quit) pthread_cond_wait(&p->wake, &p->mu);
-    if (p->quit) {
-      pthread_mutex_unlock(&p->mu);
-      return NULL;
-    }
-    seen = p->gen;
-    rt_job *j = p->job;
-    pthread_mutex_unlock(&p->mu);
-    run_job(w, j);
-    pthread_mutex_lock(&p->mu);
-    if (--p->busy == 0) pthread_cond_signal(&p->idle);
+  while ((seen = next_job(p, seen)) != 0) {
+    run_job(w, p->job);   /* p->job was written before gen was bumped */
+    if (atomic_fetch_sub_explicit(&p->busy, 1, memory_order_acq_rel) != 1) continue;
+    pthread_mutex_lock(&p->mu);   /* the last one out: wake the caller if it sleeps */
+    if (p->waiting) pthread_cond_signal(&p->idle);
     pthread_mutex_unlock(&p->mu);
   }
+  return NULL;
 }
 
 /* ---- The pool ----------------------------------------------------------------------- */
@@ -195,6 +260,7 @@ rt_pool *rt_pool_new(kc_context *ctx) {
     return NULL;
   }
   for (int i = 0; i < p->n; i++) p->w[i].pool = p;
+  p->spin_ns = spin_ns_setting();
   rt_watch_init(&p->watch);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
@@ -224,7 +290,7 @@ static void pool_start(rt_pool *p) {
 void rt_pool_free(rt_pool *p) {
   if (!p) return;
   pthread_mutex_lock(&p->mu);
-  p->quit = 1;
+  atomic_store(&p->quit, 1);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
   if (p->started)
@@ -252,15 +318,20 @@ void rt_pool_run(rt_pool *p, rt_job *j) {
     return;
   }
   pool_start(p);
-  pthread_mutex_lock(&p->mu);
   p->job = j;
-  p->busy = p->n - 1;
-  p->gen++;
-  pthread_cond_broadcast(&p->wake);
+  atomic_store_explicit(&p->busy, p->n - 1, memory_order_relaxed);
+  unsigned long g = atomic_load_explicit(&p->gen, memory_order_relaxed) + 1;
+  atomic_store_explicit(&p->gen, g ? g : 1, memory_order_release);   /* 0 means quit */
+  pthread_mutex_lock(&p->mu);   /* spinning workers saw gen; wake the sleeping ones */
+  if (p->sleepers) pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
   run_job(&p->w[0], j);
-  pthread_mutex_lock(&p->mu);
-  while (p->busy > 0) pthread_cond_wait(&p->idle, &p->mu);
+  if (!spin_until(p, job_done, 0)) {
+    pthread_mutex_lock(&p->mu);
+    p->waiting = 1;
+    while (!job_done(p, 0)) pthread_cond_wait(&p->idle, &p->mu);
+    p->waiting = 0;
+    pthread_mutex_unlock(&p->mu);
+  }
   p->job = NULL;
-  pthread_mutex_unlock(&p->mu);
 }
