@@ -52,6 +52,9 @@ bench: build
 	@bash bench/compile.sh $(BUILD)
 	@bash bench/ptx_compare.sh $(BUILD)
 	@bash bench/mpi_scaling.sh $(BUILD)
+	@bash bench/histogram.sh $(BUILD)
+	@bash bench/launch.sh $(BUILD)
+	@bash bench/big_aggregates.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD).llvm-config

@@ -16,7 +16,7 @@ median() {   # median() CMD...: the median wall time of REPS runs, seconds
   for _ in $(seq "$REPS"); do
     local t0 t1
     t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc
+    awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
   done | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'
 }
 

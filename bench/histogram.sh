@@ -10,7 +10,7 @@ REPS=${2:-11}
 CC=${CC:-gcc}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-$CC -O2 -std=c11 -I include bench/histogram_bench.c -o "$OUT/histogram_bench" \
+$CC -O2 -std=c11 -I include -I bench bench/histogram_bench.c -o "$OUT/histogram_bench" \
   -L "$BUILD" -lkc -Wl,-rpath,"$(cd "$BUILD" && pwd)"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 KC_DEVICE=cpu "$OUT/histogram_bench" samples/histogram.k "$REPS"

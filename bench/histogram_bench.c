@@ -14,26 +14,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "kc.h"
 
 enum { BINS = 256, GRID = 1024, BLOCK = 256 };
 #define N ((int64_t)1 << 24)
-
-static double thread_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, by_value);
-  return t[n / 2];
-}
 
 static double c_loop(const uint8_t *d, int32_t *bins, int reps) {
   double t[64];

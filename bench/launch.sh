@@ -9,7 +9,7 @@ REPS=${2:-11}
 CC=${CC:-gcc}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-$CC -O2 -std=c11 -fopenmp -I include bench/launch_bench.c -o "$OUT/launch_bench" \
+$CC -O2 -std=c11 -fopenmp -I include -I bench bench/launch_bench.c -o "$OUT/launch_bench" \
   -L "$BUILD" -lkc -Wl,-rpath,"$(cd "$BUILD" && pwd)"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 KC_DEVICE=cpu "$OUT/launch_bench" "$REPS"

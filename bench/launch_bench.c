@@ -18,6 +18,7 @@
 
 #include <omp.h>
 
+#include "bench_stats.h"
 #include "kc.h"
 
 enum { LAUNCHES = 2000, MAX_REPS = 64 };
@@ -27,22 +28,6 @@ static const char src[] =
   "@cuda.jit(void(int32[:]))\n"
   "def empty(a):\n"
   "    pass\n";
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, by_value);
-  return t[n / 2];
-}
 
 typedef struct runner {
   kc_context *ctx;
