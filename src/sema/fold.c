@@ -222,7 +222,8 @@ static node *fold_call(infer_ctx *ic, node *e) {
   const type *t = ix_type_from_path(p);
   if (t) return fold_type_call(ic, e, t);
   const builtin *b = builtin_find(ic->builtins, p);
-  return b && (b->flags & BF_FOLD) ? b->fold(ic, e, b) : NULL;   /* np.array, np.dtype ... */
+  if (b && (b->flags & BF_FOLD)) return b->fold(ic, e, b);   /* np.array, np.dtype ... */
+  return b ? ix_fold_elementary(ic, e, p) : NULL;   /* math.cos(0.5), np.sqrt(A) */
 }
 
 

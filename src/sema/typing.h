@@ -150,6 +150,9 @@ static inline bool ix_const_is_array(const node *v) {
 /* v (a folded number) converted to scalar type t as NumPy's astype does: rounded to a
  * float's precision, wrapped to an integer's width (a float truncated first). */
 node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp);
+/* fold_math.c: math.f, numpy.f (on module arrays too), cmath.f of folded arguments, for
+ * the call e of the builtin at path; NULL when it is not one kcc evaluates. */
+node *ix_fold_elementary(infer_ctx *ic, node *e, const char *path);
 /* l op r on two folded numbers, untyped (the caller casts); -x, ~x, not x on one */
 node *ix_fold_binop_untyped(infer_ctx *ic, node *e, node *l, node *r);
 node *ix_fold_unary(infer_ctx *ic, node *e, node *v);
