@@ -81,10 +81,6 @@ static node *np_const(np_call *c, node *a, bool scalar) {
          "module constants and arithmetic on them)", c->fname, scalar ? " numbers" : "s");
     return NULL;
   }
-  if (v->kind == N_COMPLEX) {
-    ix_error(c->ic, a->sp, "module arrays of complex numbers are not supported yet");
-    return NULL;
-  }
   return v;
 }
 
@@ -105,9 +101,8 @@ static const type *np_dtype(np_call *c, node *d, bool *bad) {
   if (!d) return NULL;
   const char *p = d->kind == N_STR ? NULL : ix_dotted_path(c->ic, d);
   const type *t = d->kind == N_STR ? type_from_name(d->str) : p ? ix_type_from_path(p) : NULL;
-  if (!t || t->kind == TY_COMPLEX) {
-    ix_error(c->ic, d->sp, t ? "module arrays of complex numbers are not supported yet"
-                             : "unknown dtype for %s", c->fname);
+  if (!t) {
+    ix_error(c->ic, d->sp, "unknown dtype for %s", c->fname);
     *bad = true;
     return NULL;
   }

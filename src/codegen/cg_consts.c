@@ -8,6 +8,14 @@
 /* One element of a module constant as an LLVM constant of memory type el. */
 static LLVMValueRef const_element(cg_ctx *g, const node *v, const type *el) {
   LLVMTypeRef mt = cg_mem_type(g, el);
+  if (el->kind == TY_COMPLEX) {   /* {re, im}, cast to the element type when folded */
+    LLVMTypeRef pt = cg_scalar_type(g, type_complex_part(el));
+    LLVMValueRef parts[2] = {
+        LLVMConstReal(pt, v->kind == N_COMPLEX ? v->a->fval : v->kind == N_FLOAT ? v->fval
+                                                                             : (double)v->ival),
+        LLVMConstReal(pt, v->kind == N_COMPLEX ? v->b->fval : 0.0)};
+    return LLVMConstStructInContext(g->c, parts, 2, 0);
+  }
   double d = v->kind == N_FLOAT ? v->fval : v->big ? (double)v->uval : (double)v->ival;
   if (el->kind == TY_FLOAT) return LLVMConstReal(mt, d);
   if (el->kind == TY_BOOL) return LLVMConstInt(mt, d != 0, 0);

@@ -218,6 +218,13 @@ const type *type_promote_numpy(const type *a, const type *b) {
   static const type *const order[] = {&ty_bool, &ty_i8, &ty_u8, &ty_i16, &ty_u16, &ty_i32,
                                       &ty_u32, &ty_i64, &ty_u64, &ty_f16, &ty_f32, &ty_f64};
   if (!a) return b;
+  if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) {
+    /* complex64 holds what float32 holds, complex128 the rest (complex64 and int32 are
+       complex128, as float32 and int32 are float64) */
+    const type *r = type_promote_numpy(a->kind == TY_COMPLEX ? type_complex_part(a) : a,
+                                       b->kind == TY_COMPLEX ? type_complex_part(b) : b);
+    return r->kind == TY_FLOAT && r->bits <= 32 ? &ty_c64 : &ty_c128;
+  }
   for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
     if (type_can_cast_safe(a, order[i], false) && type_can_cast_safe(b, order[i], false))
       return order[i];

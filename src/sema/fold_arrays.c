@@ -82,7 +82,10 @@ static const type *array_result(infer_ctx *ic, int op, const type *a, const node
   if (scalar) {
     const type *s = ix_const_type(ic, (node *)scalar);
     if (kind_rank(s) > kind_rank(a))   /* its own type, or a Python number's default */
-      t = type_promote_numpy(a, ix_const_typed(scalar) ? s : s->kind == TY_INT ? &ty_i64 : &ty_f64);
+      t = type_promote_numpy(a, ix_const_typed(scalar) ? s : s->kind == TY_INT ? &ty_i64
+                                : s->kind != TY_COMPLEX ? &ty_f64
+                                : a->kind == TY_FLOAT ? &ty_c64   /* float32 * 1j: complex64 */
+                                                      : &ty_c128);
     else if (kind_rank(s) == kind_rank(a) && !ix_const_typed(scalar) && a->kind != TY_BOOL)
       t = type_promote_numpy(a, min_scalar_type(scalar));   /* uint8 + 300 is uint16 */
   } else {
@@ -108,10 +111,6 @@ node *ix_fold_array_binop(infer_ctx *ic, node *e, node *l, node *r) {
     return NULL;
   }
   node *arr = la ? l : r;
-  if ((!la && l->kind == N_COMPLEX) || (!ra && r->kind == N_COMPLEX)) {
-    ix_error(ic, e->sp, "module arrays of complex numbers are not supported yet");
-    return NULL;
-  }
   const type *t = la && ra ? array_result(ic, e->op, l->ty->elem, NULL, r->ty->elem)
                            : array_result(ic, e->op, arr->ty->elem, la ? r : l, NULL);
   ptr_vec lf = {0}, rf = {0};

@@ -95,6 +95,11 @@ static node *complex_node(infer_ctx *ic, double complex z, span sp) {
 static node *apply(infer_ctx *ic, node *e, enum module m, const elementary *f, node *x,
                    node *y) {
   if (x->kind == N_COMPLEX || (y && y->kind == N_COMPLEX) || m == M_CMATH) {
+    if (m == M_NUMPY && f->f1 == fabs && !y) {   /* np.abs(z): its modulus */
+      const type *t = ix_const_type(ic, x);
+      node *r = ix_const_float_node(ic, cabs(make_complex(x->a->fval, x->b->fval)), e->sp);
+      return ix_fold_cast(ic, r, t->kind == TY_COMPLEX ? type_complex_part(t) : &ty_f64, e->sp);
+    }
     if (!f->c1 || y || m == M_MATH) {
       ix_error(ic, e->sp, "kcc does not evaluate this function of a complex number at "
                "module level");
@@ -126,17 +131,15 @@ static node *apply(infer_ctx *ic, node *e, enum module m, const elementary *f, n
 
 /* numpy.f over a module array, element by element. */
 static node *apply_array(infer_ctx *ic, node *e, const elementary *f, node *a, node *y) {
-  if (a->ty->elem->kind == TY_COMPLEX) {
-    ix_error(ic, e->sp, "module arrays of complex numbers are not supported yet");
-    return NULL;
-  }
   ptr_vec flat;
   int64_t dims[KC_MAX_DIMS];
   int nd = ix_const_array_flat(ic, a, &flat, dims);
   for (int i = 0; i < flat.len; i++)
     if (!(flat.items[i] = apply(ic, e, M_NUMPY, f, flat.items[i], y))) return NULL;
-  return ix_const_array_make(ic, (node **)flat.items, dims, nd, numpy_float(a->ty->elem),
-                             e->sp);
+  const type *el = a->ty->elem;
+  const type *t = el->kind != TY_COMPLEX ? numpy_float(el) : f->f1 == fabs ? type_complex_part(el)
+                                                                           : el;
+  return ix_const_array_make(ic, (node **)flat.items, dims, nd, t, e->sp);
 }
 
 node *ix_fold_elementary(infer_ctx *ic, node *e, const char *path) {
