@@ -11,8 +11,8 @@ Besides edits of lines and tokens, mutators add the shapes a fuzzing round found
 with (issue 32): record dtypes (thousands of fields, odd names), CUDA vector types,
 names that clash with kcc's own symbols (f__float32, __kcc_error, K__body, vprintf,
 __nv_sinf, _), huge sizes (arrays at CUDA's limits, 70 KB print strings, big module
-arrays, hundreds of kernels), unicode, deep tuple use, big aggregates by value and
-foreign functions (declare_device, link=).
+arrays, hundreds of kernels), unicode, deep tuple use, big aggregates by value,
+foreign functions (declare_device, link=) and module-level math (complex tables).
 
 A run is good when kcc exits 0, or exits 1 and every error it prints has a
 `file:line:col:` position; and, for the NVPTX runs (which emit PTX), when ptxas
@@ -227,6 +227,21 @@ def mutate_foreign(rng, lines):
                           "def ffi_kernel(a):", f"    a[0] = {call}"]
 
 
+def mutate_module_math(rng, lines):
+    """Module-level math: elementary functions of numbers and arrays, complex tables,
+    values Python raises on, used by a kernel."""
+    fn = rng.choice(["math.sqrt", "math.log", "math.exp", "math.floor", "np.exp", "np.sqrt",
+                     "np.arctan2", "np.abs", "cmath.exp", "np.cos", "math.gamma", "np.power"])
+    arg = rng.choice(["-1.0", "0", "1000.0", "2j", "np.arange(5)", "np.arange(4) * 1j",
+                      "np.arange(3, dtype=np.float32) * 1j", "np.array([1 + 2j, -3j])",
+                      "np.linspace(0, 1, 7)", "float('nan')", "np.arange(5), 2.0", "1e308, 10"])
+    lines[len(lines):] = ["import cmath, math", "import numpy as np",
+                          "from numba import cuda, complex128, void",
+                          f"T = {fn}({arg})", "@cuda.jit(void(complex128[:]))",
+                          "def math_kernel(out):",
+                          "    out[0] = " + rng.choice(["T", "T[1]", "T.real", "len(T)", "T[0].imag"])]
+
+
 def mutate(rng, text):
     lines = text.split("\n") or [""]
     for _ in range(rng.randint(1, 4)):
@@ -234,7 +249,7 @@ def mutate(rng, text):
             lines = [""]
         rng.choice([mutate_line, mutate_token, mutate_token, mutate_grow, mutate_kcc_names,
                     mutate_unicode, mutate_records, mutate_vectors, mutate_huge,
-                    mutate_aggregates, mutate_foreign])(rng, lines)
+                    mutate_aggregates, mutate_foreign, mutate_module_math])(rng, lines)
     return "\n".join(lines)
 
 
