@@ -5,6 +5,7 @@
  * fails on a circle). From the bottom:
  *   rt_base.c   status and dtype names, errors (rt_error, the last-error text),
  *               allocation, the clock, the core count; it calls nothing else here
+ *   files.c     files read by path: regular files only, within a size limit
  *   diagnostics.c  where a compilation's diagnostics go (the diag hook, stderr,
  *               kc_last_diagnostics)
  *   handles.c   freed module, stream and event handles kept to catch their later use
@@ -269,6 +270,15 @@ double rt_now_ms(void);                               /* monotonic clock */
 #define RT_LOST_FAULT 1   /* a sticky CUDA error: the driver refuses all further work */
 #define RT_LOST_HUNG 2    /* a wait timed out: a kernel may still run, so nothing may
                              block on the device (no frees, no synchronisation) */
+
+/* ---- files.c: the files the runtime reads ----------------------------------------- */
+/* KC_OK when path is a regular file of at most limit bytes that can be opened; else
+ * KC_ERR_IO naming the path and why (missing, a directory or device, too large). */
+kc_status rt_file_check(kc_context *ctx, const char *path, size_t limit);
+/* The whole file at path (checked as rt_file_check does) in a buffer of *capp bytes
+ * (rt_free it with that size), *lenp of them read. */
+kc_status rt_read_file(kc_context *ctx, const char *path, size_t limit, char **out,
+                       size_t *lenp, size_t *capp);
 
 /* ---- diagnostics.c ---------------------------------------------------------------- */
 /* A compilation's diagnostic hook (kcc_options.diag, user_data the rt_diag_route): keeps
