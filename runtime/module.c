@@ -331,7 +331,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   m->fastmath = fastmath;
   m->debug = debug;
   if (ctx->device == KC_DEVICE_CUDA) {
-    s = rt_cuda_module_load(ctx, res.text ? res.text : "", &m->cu_module);
+    s = rt_link_module_load(ctx, res.text ? res.text : "", &m->cu_module);
     if (s == KC_OK) s = bind_cuda_functions(m);
   }
   /* the name, for bounds errors */
@@ -520,7 +520,9 @@ static kc_status load_on_device(kc_module *m, rt_image_kind kind, const void *da
     memcpy(buf, data, len);
     buf[len] = '\0';
   }
-  kc_status s = rt_cuda_module_load(ctx, copy ? buf : data, &m->cu_module);
+  /* a PTX may name files to link with (cuda.jit(link=[...]): link.c) */
+  kc_status s = kind == RT_IMAGE_PTX ? rt_link_module_load(ctx, buf, &m->cu_module)
+                                     : rt_cuda_module_load(ctx, copy ? buf : data, &m->cu_module);
   if (copy) rt_free(ctx, buf, len + 1);
   return s == KC_OK ? bind_cuda_functions(m) : s;
 }

@@ -19,6 +19,8 @@
  *               device.c, memory.c, module.c, launch.c, stream.c, wait.c (waits under
  *               kc_config.timeout_ms). The calls the runtime makes into it:
  *               cuda_calls.def (none.c: their stubs in a CPU-only build)
+ *   nvrtc.c     CUDA C++ compiled to PTX by NVRTC (dlopen'd), for link=[...] .cu files
+ *   link.c      a PTX linked with the files its "// kcc-link:" lines name, then loaded
  *   devices.c   what the devices are: device counts and info, kc_detect
  *   kernel_error.c  errors kernels report from the device (bounds, asserts, raises)
  *   cpu/        the CPU grid executor: exec.c (a launch), pool.c, coop.c, watchdog.c,
@@ -341,6 +343,41 @@ kc_status rt_param_records(kc_context *ctx, kc_kernel *k);
 /* An array's type for messages and signatures: "float32[:]", "Record(...)[:]". */
 void rt_format_array_type(const kc_array *a, char *buf, size_t len);
 void rt_format_param_type(const rt_param *p, char *buf, size_t len);
+
+/* ---- nvrtc.c: CUDA C++ to PTX, for the .cu files link= names ------------------------ */
+/* The path libnvrtc was opened from (opening it on first use: KC_NVRTC, else the
+ * configured toolkit, else the sonames), or NULL when there is none. */
+const char *rt_nvrtc_library(void);
+/* Compile src (NUL-terminated CUDA C++ read from path) to PTX for compute capability
+ * cc (80: compute_80), relocatable (-rdc=true), the toolkit's headers on the include
+ * path: *ptx (NUL-terminated, rt_free it with *cap bytes). NVRTC missing is
+ * KC_ERR_UNSUPPORTED naming where it was looked for; a failed compile KC_ERR_SYNTAX
+ * with NVRTC's log, naming path. */
+kc_status rt_nvrtc_compile(kc_context *ctx, const char *path, const char *src, int cc,
+                           char **ptx, size_t *cap);
+
+/* ---- link.c: a PTX linked with the files its "// kcc-link:" lines name ------------- */
+/* What a file to link is, by its extension (link.c's table; Numba's add_file_guess_ext). */
+typedef enum rt_link_kind {
+  RT_LINK_PTX, RT_LINK_CUBIN, RT_LINK_FATBIN, RT_LINK_OBJECT, RT_LINK_LIBRARY,
+  RT_LINK_CU,      /* CUDA C++: compiled to PTX with NVRTC (nvrtc.c), linked as PTX */
+  RT_LINK_LTOIR    /* LTO-IR: only nvJitLink links it */
+} rt_link_kind;
+
+/* One input of a link, as runtime/cuda/link.c hands it to the driver's linker. */
+typedef struct rt_link_input {
+  rt_link_kind kind;   /* never RT_LINK_CU (compiled to PTX first) nor RT_LINK_LTOIR */
+  const char *name;    /* the file's path, or a name for the linker's messages */
+  const char *data;    /* PTX text in memory (len bytes, NUL after them), or NULL: the
+                          linker reads the file at name */
+  size_t len;
+} rt_link_input;
+
+/* Load PTX (NUL-terminated) on the context's device: linked first with the files its
+ * "// kcc-link: PATH" lines name (cuda.jit(link=[...])), else as rt_cuda_module_load
+ * does. A file that is missing, of an unknown kind, or does not compile or link is an
+ * error naming it. */
+kc_status rt_link_module_load(kc_context *ctx, const char *ptx, void **out);
 
 /* ---- cuda/: the CUDA driver, loaded with dlopen ---------------------------------- */
 /* Every call into runtime/cuda/, one row of cuda/cuda_calls.def each (where each is

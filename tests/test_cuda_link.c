@@ -1,0 +1,376 @@
+/*
+ * test_cuda_link.c — cuda.jit(link=[...]) at load time (runtime/link.c), against the
+ * CUDA driver double: a PTX whose "// kcc-link: PATH" lines name files is linked with
+ * them by the driver's linker and the linked image loaded; a PTX without such lines
+ * loads without the linker. The double cannot run the foreign functions, so the tests
+ * assert on what it recorded (its link log, cuda_double_link_log: each call with its
+ * input kind and name, in order) and on the errors: a missing file, a .cuh, a file
+ * without extension, a directory, LTO-IR, an undefined function (the linker's log),
+ * NVRTC missing (KC_NVRTC naming nothing), and with NVRTC a .cu that compiles and one
+ * that does not (NVRTC's log in the message).
+ *
+ *   test_cuda_link          the tests that need no NVRTC
+ *   test_cuda_link nvrtc    the .cu tests: exit 77 (skipped) when libnvrtc is absent
+ *
+ * The fixtures are tests/link/: caller.ptx (the kernel, @LINK@ where the link lines
+ * go), add.ptx and mul.ptx (device functions in PTX), functions.cu and broken.cu.
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kc.h"
+#include "kc_config.h"
+
+enum { CALLS, LAUNCHES, RUNS, FAULTS, VIOLATIONS, LIVE_BYTES, CTX_ALIVE, LIVE_HANDLES };
+
+static kc_context *ctx;
+static char fixtures[1024];   /* tests/link/ */
+static char log_text[16384];
+
+/* One of the double's functions for tests, by dlsym. */
+static void *double_fn(const char *name) {
+  void *lib = dlopen(getenv("KC_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
+  ck_assert_msg(lib != NULL, "the double is not loaded");
+  void *sym = dlsym(lib, name);
+  ck_assert_msg(sym != NULL, "the double has no %s", name);
+  dlclose(lib);   /* still loaded: the runtime holds it */
+  return sym;
+}
+
+static const char *link_log(void) {
+  void (*fn)(char *, size_t);
+  void *sym = double_fn("cuda_double_link_log");
+  memcpy(&fn, &sym, sizeof fn);
+  fn(log_text, sizeof log_text);
+  return log_text;
+}
+
+static void start(void) {
+  const char *root = getenv("KC_SOURCE_ROOT");
+  ck_assert_ptr_nonnull(root);
+  snprintf(fixtures, sizeof fixtures, "%s/tests/link", root);
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CUDA;
+  cfg.cache = -1;
+  kc_status s = kc_context_new(&cfg, &ctx);
+  ck_assert_msg(s == KC_OK, "kc_context_new: %s", ctx ? kc_last_error(ctx) : "?");
+}
+
+/* After kc_context_free: no handle alive (link states destroyed), no contract broken. */
+static void finish_clean(void) {
+  kc_context_free(ctx);
+  ctx = NULL;
+  void (*fn)(unsigned long *);
+  void *sym = double_fn("cuda_double_counts");
+  memcpy(&fn, &sym, sizeof fn);
+  unsigned long c[8];
+  fn(c);
+  ck_assert_uint_eq(c[LIVE_HANDLES], 0);
+  ck_assert_uint_eq(c[VIOLATIONS], 0);
+  ck_assert_uint_eq(c[LIVE_BYTES], 0);
+}
+
+/* caller.ptx with a "// kcc-link: DIR/NAME" line per name (NULL-terminated list; a
+ * name starting with '/' is taken as it is). The text is malloc'd. */
+static char *caller_ptx(const char *const *names) {
+  char path[1200], links[8192] = "";
+  snprintf(path, sizeof path, "%s/caller.ptx", fixtures);
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  static char tmpl[16384];
+  size_t n = fread(tmpl, 1, sizeof tmpl - 1, f);
+  fclose(f);
+  tmpl[n] = '\0';
+  for (size_t i = 0; names && names[i]; i++) {
+    size_t at = strlen(links);
+    snprintf(links + at, sizeof links - at, "%s// kcc-link: %s%s%s", at ? "\n" : "",
+             names[i][0] == '/' ? "" : fixtures, names[i][0] == '/' ? "" : "/", names[i]);
+  }
+  char *mark = strstr(tmpl, "@LINK@");
+  ck_assert_ptr_nonnull(mark);
+  size_t len = n - 6 + strlen(links) + 1;
+  char *ptx = malloc(len);
+  ck_assert_ptr_nonnull(ptx);
+  snprintf(ptx, len, "%.*s%s%s", (int)(mark - tmpl), tmpl, links, mark + 6);
+  return ptx;
+}
+
+/* Load caller.ptx linked with names: the status, the module freed. */
+static kc_status load_linked(const char *const *names) {
+  char *ptx = caller_ptx(names);
+  kc_module *m = NULL;
+  kc_status s = kc_module_load_ptx(ctx, ptx, strlen(ptx), &m);
+  if (s == KC_OK) {
+    kc_kernel *k = NULL;
+    ck_assert_int_eq(kc_module_get_kernel(m, "mul_add", &k), KC_OK);
+    ck_assert_int_eq(kc_kernel_param_count(k), 2);
+  }
+  kc_module_free(m);
+  free(ptx);
+  return s;
+}
+
+static void assert_error(kc_status got, kc_status want, const char *a, const char *b) {
+  const char *msg = kc_last_error(ctx);
+  ck_assert_msg(got == want, "status %s, want %s: %s", kc_status_name(got),
+                kc_status_name(want), msg);
+  ck_assert_msg(strstr(msg, a) != NULL, "'%s' does not say '%s'", msg, a);
+  ck_assert_msg(!b || strstr(msg, b) != NULL, "'%s' does not say '%s'", msg, b);
+}
+
+/* ---- Without NVRTC ------------------------------------------------------------------ */
+/* No link lines: loaded as ever, the linker never called. */
+START_TEST(plain_ptx_loads_without_linker) {
+  start();
+  ck_assert_int_eq(load_linked(NULL), KC_OK);
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+/* Two PTX files: the kernels' PTX as data, then each file, in order, then the linked
+ * image loaded before the link state is destroyed. */
+START_TEST(links_ptx_files_in_order) {
+  start();
+  const char *names[] = {"add.ptx", "mul.ptx", NULL};
+  ck_assert_msg(load_linked(names) == KC_OK, "%s", kc_last_error(ctx));
+  char want[4096];
+  snprintf(want, sizeof want,
+           "cuLinkCreate\n"
+           "cuLinkAddData PTX the kernels' PTX\n"
+           "cuLinkAddFile PTX %s/add.ptx\n"
+           "cuLinkAddFile PTX %s/mul.ptx\n"
+           "cuLinkComplete\n"
+           "cuModuleLoadDataEx (the linked image)\n"
+           "cuLinkDestroy\n", fixtures, fixtures);
+  ck_assert_str_eq(link_log(), want);
+  finish_clean();
+}
+END_TEST
+
+/* Each extension's input kind, as Numba's FILE_EXTENSION_MAP has it (the double
+ * takes any bytes for the binary kinds but a cubin, whose ELF header it checks). */
+START_TEST(kinds_by_extension) {
+  start();
+  char dir[] = "/tmp/kcc-link-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  static const char *const exts[] = {"fatbin", "o", "a", "lib"};
+  char paths[4][1200];
+  const char *names[] = {"add.ptx", "mul.ptx", paths[0], paths[1], paths[2], paths[3], NULL};
+  for (int i = 0; i < 4; i++) {
+    snprintf(paths[i], sizeof paths[i], "%s/input %d.%s", dir, i, exts[i]);   /* a space */
+    FILE *f = fopen(paths[i], "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs("not checked by the double", f);
+    fclose(f);
+  }
+  kc_status s = load_linked(names);
+  char want[8192];
+  snprintf(want, sizeof want,
+           "cuLinkCreate\ncuLinkAddData PTX the kernels' PTX\n"
+           "cuLinkAddFile PTX %s/add.ptx\ncuLinkAddFile PTX %s/mul.ptx\n"
+           "cuLinkAddFile FATBINARY %s\ncuLinkAddFile OBJECT %s\n"
+           "cuLinkAddFile LIBRARY %s\ncuLinkAddFile LIBRARY %s\n"
+           "cuLinkComplete\ncuModuleLoadDataEx (the linked image)\ncuLinkDestroy\n",
+           fixtures, fixtures, paths[0], paths[1], paths[2], paths[3]);
+  for (int i = 0; i < 4; i++) unlink(paths[i]);
+  rmdir(dir);
+  ck_assert_msg(s == KC_OK, "%s", kc_last_error(ctx));
+  ck_assert_str_eq(link_log(), want);
+  finish_clean();
+}
+END_TEST
+
+/* kc_module_load_file links too (the PTX read from a file). */
+START_TEST(load_file_links) {
+  start();
+  const char *names[] = {"add.ptx", "mul.ptx", NULL};
+  char *ptx = caller_ptx(names);
+  char path[] = "/tmp/kcc-link-caller-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, ptx, strlen(ptx)), (ssize_t)strlen(ptx));
+  close(fd);
+  free(ptx);
+  kc_module *m = NULL;
+  kc_status s = kc_module_load_file(ctx, path, &m);
+  unlink(path);
+  ck_assert_msg(s == KC_OK, "%s", kc_last_error(ctx));
+  kc_module_free(m);
+  ck_assert_ptr_nonnull(strstr(link_log(), "cuModuleLoadDataEx (the linked image)\n"));
+  finish_clean();
+}
+END_TEST
+
+/* The linker's own error: mul_f32_f32 defined by no input, its log in the message. */
+START_TEST(undefined_function_is_the_linkers_error) {
+  start();
+  const char *names[] = {"add.ptx", NULL};
+  assert_error(load_linked(names), KC_ERR_CUDA, "cuLinkComplete",
+               "Undefined reference to 'mul_f32_f32'");
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "linker log:"));
+  ck_assert_ptr_nonnull(strstr(link_log(), "cuLinkDestroy\n"));   /* not leaked */
+  finish_clean();
+}
+END_TEST
+
+/* A missing file: named, before the linker is started. */
+START_TEST(missing_file) {
+  start();
+  const char *names[] = {"add.ptx", "no_such_file.ptx", NULL};
+  assert_error(load_linked(names), KC_ERR_IO, "/tests/link/no_such_file.ptx",
+               "No such file or directory");
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+START_TEST(unknown_extension) {
+  start();
+  const char *names[] = {"functions.cuh", NULL};
+  assert_error(load_linked(names), KC_ERR_UNSUPPORTED,
+               "don't know how to link '", "/tests/link/functions.cuh'");
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "'.cuh'"));
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), ".cu (CUDA C++"));
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+START_TEST(no_extension) {
+  start();
+  const char *names[] = {"/some/dir.d/functions", NULL};
+  assert_error(load_linked(names), KC_ERR_UNSUPPORTED,
+               "don't know how to link '/some/dir.d/functions'", "no extension");
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+/* A directory named like a PTX file: refused as the runtime refuses such paths. */
+START_TEST(directory_is_not_linked) {
+  start();
+  char dir[] = "/tmp/kcc-link-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/dir.ptx", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  const char *names[] = {sub, NULL};
+  kc_status s = load_linked(names);
+  rmdir(sub);
+  rmdir(dir);
+  assert_error(s, KC_ERR_IO, sub, "a directory, not a regular file");
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+START_TEST(ltoir_is_refused) {
+  start();
+  const char *names[] = {"add.ptx", "functions.ltoir", NULL};
+  assert_error(load_linked(names), KC_ERR_UNSUPPORTED, "functions.ltoir", "nvJitLink");
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+/* No NVRTC (KC_NVRTC names a library that is not there): the message says what a .cu
+ * needs and where it was looked for. */
+START_TEST(nvrtc_missing) {
+  setenv("KC_NVRTC", "/nonexistent/libnvrtc.so", 1);
+  start();
+  const char *names[] = {"add.ptx", "functions.cu", NULL};
+  assert_error(load_linked(names), KC_ERR_UNSUPPORTED,
+               "link= names a .cu file", "which needs NVRTC (libnvrtc.so from the CUDA "
+               "toolkit): not found; searched /nonexistent/libnvrtc.so");
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+/* ---- With NVRTC ---------------------------------------------------------------------- */
+/* functions.cu compiled by NVRTC (it includes cuda_fp16.h) and added as PTX data under
+ * its path; its mul_f32_f32 resolves the kernel's call (else cuLinkComplete fails). */
+START_TEST(links_cu_file) {
+  start();
+  const char *names[] = {"add.ptx", "functions.cu", NULL};
+  ck_assert_msg(load_linked(names) == KC_OK, "%s", kc_last_error(ctx));
+  char want[4096];
+  snprintf(want, sizeof want,
+           "cuLinkCreate\n"
+           "cuLinkAddData PTX the kernels' PTX\n"
+           "cuLinkAddFile PTX %s/add.ptx\n"
+           "cuLinkAddData PTX %s/functions.cu\n"
+           "cuLinkComplete\n"
+           "cuModuleLoadDataEx (the linked image)\n"
+           "cuLinkDestroy\n", fixtures, fixtures);
+  ck_assert_str_eq(link_log(), want);
+  finish_clean();
+}
+END_TEST
+
+START_TEST(cu_compile_error_has_nvrtcs_log) {
+  start();
+  const char *names[] = {"add.ptx", "broken.cu", NULL};
+  assert_error(load_linked(names), KC_ERR_SYNTAX, "/tests/link/broken.cu: NVRTC could not "
+               "compile it (nvrtcCompileProgram: NVRTC_ERROR_COMPILATION)", "undeclared_factor");
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "broken.cu(3)"));   /* NVRTC's line */
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+/* libnvrtc as runtime/nvrtc.c looks for it (without KC_NVRTC). */
+static int have_nvrtc(void) {
+  static const char *const names[] = {KC_CUDA_ROOT "/lib64/libnvrtc.so",
+                                      KC_CUDA_ROOT "/lib/libnvrtc.so", "libnvrtc.so.13",
+                                      "libnvrtc.so.12", "libnvrtc.so"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    void *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (lib) {
+      dlclose(lib);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  int nvrtc = argc > 1 && strcmp(argv[1], "nvrtc") == 0;
+  if (nvrtc && !have_nvrtc()) {
+    printf("no libnvrtc (the CUDA toolkit's): the .cu link tests are skipped\n");
+    return 77;
+  }
+  unsetenv("KC_NVRTC");
+  Suite *su = suite_create(nvrtc ? "cuda_link_nvrtc" : "cuda_link");
+  TCase *tc = tcase_create("link");
+  tcase_set_timeout(tc, 60);
+  if (nvrtc) {
+    tcase_add_test(tc, links_cu_file);
+    tcase_add_test(tc, cu_compile_error_has_nvrtcs_log);
+  } else {
+    tcase_add_test(tc, plain_ptx_loads_without_linker);
+    tcase_add_test(tc, links_ptx_files_in_order);
+    tcase_add_test(tc, kinds_by_extension);
+    tcase_add_test(tc, load_file_links);
+    tcase_add_test(tc, undefined_function_is_the_linkers_error);
+    tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, unknown_extension);
+    tcase_add_test(tc, no_extension);
+    tcase_add_test(tc, directory_is_not_linked);
+    tcase_add_test(tc, ltoir_is_refused);
+    tcase_add_test(tc, nvrtc_missing);
+  }
+  suite_add_tcase(su, tc);
+  SRunner *sr = srunner_create(su);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
