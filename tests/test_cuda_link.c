@@ -2,8 +2,9 @@
  * test_cuda_link.c — cuda.jit(link=[...]) at load time (runtime/link.c), against the
  * CUDA driver double: a PTX whose "// kcc-link: PATH" lines name files is linked with
  * them by the driver's linker and the linked image loaded; a PTX without such lines
- * loads without the linker. The double cannot run the foreign functions, so the tests
- * assert on what it recorded (its link log, cuda_double_link_log: each call with its
+ * loads without the linker. The double cannot run the foreign functions: a launch runs
+ * mul_add.k, the kernel with their arithmetic written out (out[0] = 3 * 4 + 4 checked),
+ * and the tests assert on what the double recorded (its link log, cuda_double_link_log: each call with its
  * input kind and name, in order) and on the errors: a missing file, a .cuh, a file
  * without extension, a directory, LTO-IR, an undefined function (the linker's log),
  * NVRTC missing (KC_NVRTC naming nothing), and with NVRTC a .cu that compiles and one
@@ -54,6 +55,9 @@ static void start(void) {
   const char *root = getenv("KC_SOURCE_ROOT");
   ck_assert_ptr_nonnull(root);
   snprintf(fixtures, sizeof fixtures, "%s/tests/link", root);
+  char source[1200];   /* what the double runs for mul_add */
+  snprintf(source, sizeof source, "%s/mul_add.k", fixtures);
+  setenv("KC_CUDA_DOUBLE_SOURCE", source, 1);
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CUDA;
@@ -101,6 +105,20 @@ static char *caller_ptx(const char *const *names) {
   return ptx;
 }
 
+/* mul_add(out, 3, 4) launched: out[0] = 3 * 4 + 4 (the double runs mul_add.k). */
+static void run_mul_add(kc_kernel *k) {
+  int64_t one[1] = {1};
+  kc_array *out = NULL;
+  float got = 0;
+  ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 1, one, &out), KC_OK);
+  kc_arg args[] = {kc_arg_array(out), kc_arg_f32(3.0f), kc_arg_f32(4.0f)};
+  ck_assert_msg(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, args, 3) == KC_OK, "%s",
+                kc_last_error(ctx));
+  ck_assert_int_eq(kc_array_to_host(out, &got, sizeof got), KC_OK);
+  ck_assert_float_eq(got, 16.0f);
+  kc_array_free(out);
+}
+
 /* Load caller.ptx linked with names: the status, the module freed. */
 static kc_status load_linked(const char *const *names) {
   char *ptx = caller_ptx(names);
@@ -109,7 +127,8 @@ static kc_status load_linked(const char *const *names) {
   if (s == KC_OK) {
     kc_kernel *k = NULL;
     ck_assert_int_eq(kc_module_get_kernel(m, "mul_add", &k), KC_OK);
-    ck_assert_int_eq(kc_kernel_param_count(k), 2);
+    ck_assert_int_eq(kc_kernel_param_count(k), 3);
+    run_mul_add(k);
   }
   kc_module_free(m);
   free(ptx);
