@@ -11,15 +11,19 @@
  *
  * A file's kind is its extension, as Numba's Linker.add_file_guess_ext decides:
  * .ptx, .cubin, .fatbin, .o, .a and .lib go to the linker as they are; .cu (CUDA C++)
- * is compiled to PTX here first by NVRTC (nvrtc.c); .ltoir needs nvJitLink's
- * link-time optimisation, which the driver's linker lacks, and is refused. Every file
+ * is compiled to PTX here first by NVRTC (nvrtc.c); .ltoir needs link-time
+ * optimisation, which the driver's linker lacks: a link with LTO-IR in it goes whole
+ * to nvJitLink (-lto, through the compiler's table, rt_compiler.h: in libkc only),
+ * whose cubin is loaded. Every file
  * is checked as the runtime checks the files it reads (files.c: a regular file within
  * a size limit) before the linker sees it, and every failure names the file.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt.h"
+#include "rt_compiler.h"
 
 #define LINK_TAG "// kcc-link: "
 #define LINK_TAG_LEN (sizeof LINK_TAG - 1)
@@ -169,11 +173,6 @@ static kc_status add_file(link_job *j, int i) {
     return rt_error(ctx, KC_ERR_INVALID, "a \"// kcc-link:\" line of the PTX names no file");
   kc_status s = kind_of(ctx, path, &in->kind);
   if (s != KC_OK) return s;
-  if (in->kind == RT_LINK_LTOIR)
-    return rt_error(ctx, KC_ERR_UNSUPPORTED, "cannot link '%s': LTO-IR links only with "
-                    "nvJitLink's link-time optimisation, and kcc links with the CUDA "
-                    "driver's linker; link= the PTX, a cubin or the .cu source instead",
-                    path);
   s = rt_file_check(ctx, path, in->kind == RT_LINK_CU ? KCC_MAX_SOURCE : RT_MAX_IMAGE_FILE);
   if (s != KC_OK) {
     char why[RT_ERR_LEN];
@@ -183,6 +182,63 @@ static kc_status add_file(link_job *j, int i) {
   if (in->kind != RT_LINK_CU) return KC_OK;
   in->kind = RT_LINK_PTX;
   return compile_cu(j, i);
+}
+
+/* ---- LTO-IR: nvJitLink ------------------------------------------------------------ */
+/* The first LTO-IR file of the job, or NULL. */
+static const char *first_ltoir(const link_job *j) {
+  for (int i = 1; i <= j->n; i++)
+    if (j->inputs[i].kind == RT_LINK_LTOIR) return j->inputs[i].name;
+  return NULL;
+}
+
+static const ptx_link_kind nvjl_kind[] = {
+  [RT_LINK_PTX] = PTX_LINK_PTX,         [RT_LINK_CUBIN] = PTX_LINK_CUBIN,
+  [RT_LINK_FATBIN] = PTX_LINK_FATBIN,   [RT_LINK_OBJECT] = PTX_LINK_OBJECT,
+  [RT_LINK_LIBRARY] = PTX_LINK_LIBRARY, [RT_LINK_CU] = PTX_LINK_PTX,
+  [RT_LINK_LTOIR] = PTX_LINK_LTOIR,
+};
+
+/* nvJitLink's answer as the context's error: absent (rc < 0) or its failure and log. */
+static kc_status lto_failed(kc_context *ctx, int rc, const char *ltoir, const char *err) {
+  const rt_compiler *cc = rt_compiler_get();
+  if (rc < 0)
+    return rt_error(ctx, KC_ERR_UNSUPPORTED, "cannot link '%s': LTO-IR links only with "
+                    "nvJitLink's link-time optimisation, and %s; link= the PTX, a cubin "
+                    "or the .cu source instead", ltoir,
+                    !cc ? "this program is linked with libkcrt, which has no nvJitLink "
+                          "(link it with libkc)"
+                        : "libnvJitLink (from the CUDA toolkit) is not installed");
+  return rt_error(ctx, KC_ERR_CUDA, "linking the kernels' PTX with nvJitLink (LTO-IR: "
+                  "%s): %s", ltoir, err ? err : "out of memory");
+}
+
+/* LTO-IR among the files: the whole link goes to nvJitLink with -lto (the driver's
+ * linker has no link-time optimisation) for the device's sm, and the cubin it makes
+ * is loaded. */
+static kc_status link_lto(link_job *j, void **out) {
+  kc_context *ctx = j->ctx;
+  kc_device_info info;
+  kc_status s = rt_cuda_info(ctx, ctx->cfg.cuda_device, &info);
+  if (s != KC_OK) return s;
+  ptx_link_input *in = rt_calloc(ctx, (size_t)j->n + 1, sizeof *in);
+  if (!in) return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  for (int i = 0; i <= j->n; i++)
+    in[i] = (ptx_link_input){.kind = nvjl_kind[j->inputs[i].kind],
+                             .name = j->inputs[i].name, .data = j->inputs[i].data,
+                             .len = j->inputs[i].len};
+  const rt_compiler *cc = rt_compiler_get();
+  char *cubin = NULL, *err = NULL;
+  size_t len = 0;
+  int rc = cc && cc->link_files
+               ? cc->link_files(in, j->n + 1, info.cc_major * 10 + info.cc_minor, 1, &cubin,
+                                &len, &err)
+               : -1;
+  rt_free(ctx, in, ((size_t)j->n + 1) * sizeof *in);
+  s = rc == 0 ? rt_cuda_module_load(ctx, cubin, out) : lto_failed(ctx, rc, first_ltoir(j), err);
+  free(cubin);
+  free(err);
+  return s;
 }
 
 kc_status rt_link_module_load(kc_context *ctx, const char *ptx, void **out) {
@@ -195,7 +251,8 @@ kc_status rt_link_module_load(kc_context *ctx, const char *ptx, void **out) {
                                   .data = ptx, .len = strlen(ptx)};
     for (int i = 0; i < n && s == KC_OK; i++) s = add_file(&j, i);
   }
-  if (s == KC_OK) s = rt_cuda_link_load(ctx, j.inputs, n + 1, out);
+  if (s == KC_OK)
+    s = first_ltoir(&j) ? link_lto(&j, out) : rt_cuda_link_load(ctx, j.inputs, n + 1, out);
   job_free(&j);
   return s;
 }

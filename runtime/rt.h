@@ -361,12 +361,13 @@ kc_status rt_nvrtc_compile(kc_context *ctx, const char *path, const char *src, i
 typedef enum rt_link_kind {
   RT_LINK_PTX, RT_LINK_CUBIN, RT_LINK_FATBIN, RT_LINK_OBJECT, RT_LINK_LIBRARY,
   RT_LINK_CU,      /* CUDA C++: compiled to PTX with NVRTC (nvrtc.c), linked as PTX */
-  RT_LINK_LTOIR    /* LTO-IR: only nvJitLink links it */
+  RT_LINK_LTOIR    /* LTO-IR: only nvJitLink links it (then it links everything) */
 } rt_link_kind;
 
 /* One input of a link, as runtime/cuda/link.c hands it to the driver's linker. */
 typedef struct rt_link_input {
-  rt_link_kind kind;   /* never RT_LINK_CU (compiled to PTX first) nor RT_LINK_LTOIR */
+  rt_link_kind kind;   /* never RT_LINK_CU (compiled to PTX first), nor for the
+                          driver's linker RT_LINK_LTOIR */
   const char *name;    /* the file's path, or a name for the linker's messages */
   const char *data;    /* PTX text in memory (len bytes, NUL after them), or NULL: the
                           linker reads the file at name */

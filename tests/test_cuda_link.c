@@ -6,12 +6,16 @@
  * mul_add.k, the kernel with their arithmetic written out (out[0] = 3 * 4 + 4 checked),
  * and the tests assert on what the double recorded (its link log, cuda_double_link_log: each call with its
  * input kind and name, in order) and on the errors: a missing file, a .cuh, a file
- * without extension, a directory, LTO-IR, an undefined function (the linker's log),
+ * without extension, a directory, an undefined function (the linker's log),
  * NVRTC missing (KC_NVRTC naming nothing), and with NVRTC a .cu that compiles and one
  * that does not (NVRTC's log in the message).
  *
  *   test_cuda_link          the tests that need no NVRTC
  *   test_cuda_link nvrtc    the .cu tests: exit 77 (skipped) when libnvrtc is absent
+ *   test_cuda_link lto      LTO-IR (made here by NVRTC -dlto) linked by nvJitLink:
+ *                           skipped without libnvrtc or libnvJitLink
+ *   test_cuda_link_kcrt kcrt   the same program linked with libkcrt (no compiler, so
+ *                           no nvJitLink): PTX files link, LTO-IR is refused
  *
  * The fixtures are tests/link/: caller.ptx (the kernel, @LINK@ where the link lines
  * go), add.ptx and mul.ptx (device functions in PTX), functions.cu and broken.cu.
@@ -290,15 +294,6 @@ START_TEST(directory_is_not_linked) {
 }
 END_TEST
 
-START_TEST(ltoir_is_refused) {
-  start();
-  const char *names[] = {"add.ptx", "functions.ltoir", NULL};
-  assert_error(load_linked(names), KC_ERR_UNSUPPORTED, "functions.ltoir", "nvJitLink");
-  ck_assert_str_eq(link_log(), "");
-  finish_clean();
-}
-END_TEST
-
 /* No NVRTC (KC_NVRTC names a library that is not there): the message says what a .cu
  * needs and where it was looked for. */
 START_TEST(nvrtc_missing) {
@@ -345,6 +340,119 @@ START_TEST(cu_compile_error_has_nvrtcs_log) {
 }
 END_TEST
 
+/* ---- LTO-IR: nvJitLink ----------------------------------------------------------------- */
+static char ltoir_dir[64], ltoir_path[128];
+
+/* NVRTC's LTO-IR of functions.cu (-dlto), written to a temporary functions.ltoir, as
+ * `nvcc -dlto -dc` would make it: the fixture is made here, for this NVRTC. */
+static void make_ltoir(void) {
+  void *lib = dlopen(KC_CUDA_ROOT "/lib64/libnvrtc.so", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) lib = dlopen("libnvrtc.so.13", RTLD_NOW | RTLD_LOCAL);
+  ck_assert_ptr_nonnull(lib);
+  int (*create)(void **, const char *, const char *, int, const char *const *,
+                const char *const *);
+  int (*compile)(void *, int, const char *const *);
+  int (*size)(void *, size_t *), (*get)(void *, char *);
+  void *sym[4] = {dlsym(lib, "nvrtcCreateProgram"), dlsym(lib, "nvrtcCompileProgram"),
+                  dlsym(lib, "nvrtcGetLTOIRSize"), dlsym(lib, "nvrtcGetLTOIR")};
+  for (int i = 0; i < 4; i++) ck_assert_ptr_nonnull(sym[i]);
+  memcpy(&create, &sym[0], sizeof create);
+  memcpy(&compile, &sym[1], sizeof compile);
+  memcpy(&size, &sym[2], sizeof size);
+  memcpy(&get, &sym[3], sizeof get);
+  char path[1200], src[8192], inc[600];
+  snprintf(path, sizeof path, "%s/functions.cu", fixtures);
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  src[fread(src, 1, sizeof src - 1, f)] = '\0';
+  fclose(f);
+  snprintf(inc, sizeof inc, "-I%s/include", KC_CUDA_ROOT);
+  const char *opts[] = {"-arch=compute_80", "-rdc=true", "-dlto", inc};
+  void *prog = NULL;
+  size_t n = 0;
+  ck_assert_int_eq(create(&prog, src, "functions.cu", 0, NULL, NULL), 0);
+  ck_assert_int_eq(compile(prog, 4, opts), 0);
+  ck_assert_int_eq(size(prog, &n), 0);
+  char *ir = malloc(n);
+  ck_assert_ptr_nonnull(ir);
+  ck_assert_int_eq(get(prog, ir), 0);
+  snprintf(ltoir_dir, sizeof ltoir_dir, "/tmp/kcc-ltoir-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(ltoir_dir));
+  snprintf(ltoir_path, sizeof ltoir_path, "%s/functions.ltoir", ltoir_dir);
+  f = fopen(ltoir_path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(ir, 1, n, f), n);
+  fclose(f);
+  free(ir);
+}
+
+static void remove_ltoir(void) {
+  unlink(ltoir_path);
+  rmdir(ltoir_dir);
+}
+
+/* With LTO-IR the whole link is nvJitLink's (-lto, for the double's sm_80), never the
+ * driver's linker: the cubin it makes reaches cuModuleLoadDataEx, where the double,
+ * which loads only PTX, refuses it (a GPU runs it: test_cuda_gpu). */
+START_TEST(ltoir_links_with_nvjitlink) {
+  start();
+  make_ltoir();
+  const char *names[] = {"add.ptx", ltoir_path, NULL};
+  kc_status s = load_linked(names);
+  remove_ltoir();
+  assert_error(s, KC_ERR_CUDA, "cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_IMAGE",
+               "cuda-double: the image is not PTX text");
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+/* nvJitLink's own error, its log in the message: add_f32_f32 defined nowhere. */
+START_TEST(ltoir_undefined_is_nvjitlinks_error) {
+  start();
+  make_ltoir();
+  const char *names[] = {ltoir_path, NULL};
+  kc_status s = load_linked(names);
+  remove_ltoir();
+  assert_error(s, KC_ERR_CUDA, "linking the kernels' PTX with nvJitLink (LTO-IR: ",
+               "add_f32_f32");
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "functions.ltoir"));
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
+/* ---- libkcrt: the runtime without the compiler ----------------------------------------- */
+/* The driver's linker needs no compiler: PTX files link and run as with libkc. */
+START_TEST(kcrt_links_ptx_files) {
+  start();
+  const char *names[] = {"add.ptx", "mul.ptx", NULL};
+  ck_assert_msg(load_linked(names) == KC_OK, "%s", kc_last_error(ctx));
+  ck_assert_ptr_nonnull(strstr(link_log(), "cuLinkComplete\n"));
+  finish_clean();
+}
+END_TEST
+
+/* LTO-IR needs nvJitLink, which libkcrt lacks: the message says so and what to do. */
+START_TEST(kcrt_refuses_ltoir) {
+  start();
+  char dir[] = "/tmp/kcc-link-XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/f.ltoir", dir);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs("never read: refused before any linker", f);
+  fclose(f);
+  const char *names[] = {"add.ptx", path, NULL};
+  kc_status s = load_linked(names);
+  unlink(path);
+  rmdir(dir);
+  assert_error(s, KC_ERR_UNSUPPORTED, path, "libkcrt, which has no nvJitLink");
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
 /* libnvrtc as runtime/nvrtc.c looks for it (without KC_NVRTC). */
 static int have_nvrtc(void) {
   static const char *const names[] = {KC_CUDA_ROOT "/lib64/libnvrtc.so",
@@ -360,19 +468,47 @@ static int have_nvrtc(void) {
   return 0;
 }
 
+/* libnvJitLink as src/target/ptx_link.c looks for it. */
+static int have_nvjitlink(void) {
+  static const char *const names[] = {KC_CUDA_ROOT "/lib64/libnvJitLink.so",
+                                      KC_CUDA_ROOT "/lib/libnvJitLink.so",
+                                      "libnvJitLink.so.13", "libnvJitLink.so.12",
+                                      "libnvJitLink.so"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    void *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (lib) {
+      dlclose(lib);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int nvrtc = argc > 1 && strcmp(argv[1], "nvrtc") == 0;
-  if (nvrtc && !have_nvrtc()) {
-    printf("no libnvrtc (the CUDA toolkit's): the .cu link tests are skipped\n");
+  const char *mode = argc > 1 ? argv[1] : "";
+  int nvrtc = strcmp(mode, "nvrtc") == 0, lto = strcmp(mode, "lto") == 0;
+  int kcrt = strcmp(mode, "kcrt") == 0;
+  if ((nvrtc || lto) && !have_nvrtc()) {
+    printf("no libnvrtc (the CUDA toolkit's): the .cu and LTO-IR link tests are skipped\n");
+    return 77;
+  }
+  if (lto && !have_nvjitlink()) {
+    printf("no libnvJitLink (the CUDA toolkit's): the LTO-IR link tests are skipped\n");
     return 77;
   }
   unsetenv("KC_NVRTC");
-  Suite *su = suite_create(nvrtc ? "cuda_link_nvrtc" : "cuda_link");
+  Suite *su = suite_create(*mode ? mode : "link");
   TCase *tc = tcase_create("link");
   tcase_set_timeout(tc, 60);
   if (nvrtc) {
     tcase_add_test(tc, links_cu_file);
     tcase_add_test(tc, cu_compile_error_has_nvrtcs_log);
+  } else if (lto) {
+    tcase_add_test(tc, ltoir_links_with_nvjitlink);
+    tcase_add_test(tc, ltoir_undefined_is_nvjitlinks_error);
+  } else if (kcrt) {
+    tcase_add_test(tc, kcrt_links_ptx_files);
+    tcase_add_test(tc, kcrt_refuses_ltoir);
   } else {
     tcase_add_test(tc, plain_ptx_loads_without_linker);
     tcase_add_test(tc, links_ptx_files_in_order);
@@ -383,7 +519,6 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, unknown_extension);
     tcase_add_test(tc, no_extension);
     tcase_add_test(tc, directory_is_not_linked);
-    tcase_add_test(tc, ltoir_is_refused);
     tcase_add_test(tc, nvrtc_missing);
   }
   suite_add_tcase(su, tc);
