@@ -459,11 +459,8 @@ static int have_nvrtc(void) {
                                       KC_CUDA_ROOT "/lib/libnvrtc.so", "libnvrtc.so.13",
                                       "libnvrtc.so.12", "libnvrtc.so"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (lib) {
-      dlclose(lib);
-      return 1;
-    }
+    /* kept open: unloaded, NVIDIA's libraries leak what their constructors made */
+    if (dlopen(names[i], RTLD_NOW | RTLD_LOCAL)) return 1;
   }
   return 0;
 }
@@ -475,11 +472,8 @@ static int have_nvjitlink(void) {
                                       "libnvJitLink.so.13", "libnvJitLink.so.12",
                                       "libnvJitLink.so"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (lib) {
-      dlclose(lib);
-      return 1;
-    }
+    /* kept open: unloaded, NVIDIA's libraries leak what their constructors made */
+    if (dlopen(names[i], RTLD_NOW | RTLD_LOCAL)) return 1;
   }
   return 0;
 }
