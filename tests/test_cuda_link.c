@@ -308,6 +308,76 @@ START_TEST(nvrtc_missing) {
 }
 END_TEST
 
+/* ---- Out of memory ------------------------------------------------------------------ */
+typedef struct counting_alloc {
+  long left;    /* allocations that will still succeed; -1: all */
+  long live;    /* bytes allocated and not freed */
+  long calls;   /* allocations asked for */
+} counting_alloc;
+
+static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  counting_alloc *c = ud;
+  if (nsize == 0) {
+    if (ptr) c->live -= (long)osize;
+    free(ptr);
+    return NULL;
+  }
+  c->calls++;
+  if (c->left == 0) return NULL;
+  if (c->left > 0) c->left--;
+  void *p = realloc(ptr, nsize);
+  if (p) c->live += (long)nsize - (long)(ptr ? osize : 0);
+  return p;
+}
+
+/* Load caller.ptx linked with names with the n-th allocation failing, for n = 0, 1, ...
+ * until a load runs clean: each fails with KC_ERR_NOMEM, gives every byte back and
+ * leaves no link state alive. Returns that n. */
+static int link_each_allocation_failing(const char *const *names) {
+  counting_alloc c = {-1, 0, 0};
+  const char *root = getenv("KC_SOURCE_ROOT");
+  snprintf(fixtures, sizeof fixtures, "%s/tests/link", root);
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CUDA;
+  cfg.cache = -1;
+  cfg.alloc = failing_alloc;
+  cfg.user_data = &c;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  char *ptx = caller_ptx(names);
+  long base = c.live;
+  int n;
+  for (n = 0; n < 1000; n++) {
+    c.left = n;
+    c.calls = 0;
+    kc_module *m = NULL;
+    kc_status st = kc_module_load_ptx(ctx, ptx, strlen(ptx), &m);
+    c.left = -1;
+    if (c.calls <= n) {   /* no allocation failed */
+      ck_assert_msg(st == KC_OK, "%s", kc_last_error(ctx));
+      kc_module_free(m);
+      break;
+    }
+    ck_assert_msg(st == KC_ERR_NOMEM, "allocation %d failing: %s: %s", n, kc_status_name(st),
+                  kc_last_error(ctx));
+    ck_assert_ptr_null(m);
+    ck_assert_msg(c.live == base, "allocation %d failing: %ld bytes not freed", n,
+                  c.live - base);
+  }
+  free(ptx);
+  ck_assert_int_lt(n, 1000);
+  printf("linking %s, %s: clean after %d failing allocations\n", names[0], names[1], n);
+  finish_clean();
+  ck_assert_int_eq(c.live, 0);
+  return n;
+}
+
+START_TEST(link_out_of_memory) {
+  const char *names[] = {"add.ptx", "mul.ptx", NULL};
+  ck_assert_int_gt(link_each_allocation_failing(names), 8);
+}
+END_TEST
+
 /* ---- With NVRTC ---------------------------------------------------------------------- */
 /* functions.cu compiled by NVRTC (it includes cuda_fp16.h) and added as PTX data under
  * its path; its mul_f32_f32 resolves the kernel's call (else cuLinkComplete fails). */
@@ -326,6 +396,13 @@ START_TEST(links_cu_file) {
            "cuLinkDestroy\n", fixtures, fixtures);
   ck_assert_str_eq(link_log(), want);
   finish_clean();
+}
+END_TEST
+
+/* The .cu path's allocations too: the source read, NVRTC's PTX. */
+START_TEST(cu_link_out_of_memory) {
+  const char *names[] = {"add.ptx", "functions.cu", NULL};
+  ck_assert_int_gt(link_each_allocation_failing(names), 10);
 }
 END_TEST
 
@@ -497,6 +574,7 @@ int main(int argc, char **argv) {
   if (nvrtc) {
     tcase_add_test(tc, links_cu_file);
     tcase_add_test(tc, cu_compile_error_has_nvrtcs_log);
+    tcase_add_test(tc, cu_link_out_of_memory);
   } else if (lto) {
     tcase_add_test(tc, ltoir_links_with_nvjitlink);
     tcase_add_test(tc, ltoir_undefined_is_nvjitlinks_error);
@@ -514,6 +592,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, no_extension);
     tcase_add_test(tc, directory_is_not_linked);
     tcase_add_test(tc, nvrtc_missing);
+    tcase_add_test(tc, link_out_of_memory);
   }
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
