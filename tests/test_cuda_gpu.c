@@ -552,19 +552,19 @@ static char *linked_ptx(const char *dir, const char *const *names) {
              names[i]);
   }
   size_t len = n + strlen(links) + 1;
-  char *ptx = malloc(len);
-  if (ptx) snprintf(ptx, len, "%.*s%s%s", (int)(mark - tmpl), tmpl, links, mark + 6);
-  return ptx;
+  char *text = malloc(len);
+  if (text) snprintf(text, len, "%.*s%s%s", (int)(mark - tmpl), tmpl, links, mark + 6);
+  return text;
 }
 
 /* Load caller.ptx linked with names and run mul_add(out, 3, 4): out[0] = 3 * 4 + 4,
  * through the two foreign functions. The load's status (the launch is checked here). */
 static kc_status run_linked(kc_context *ctx, const char *dir, const char *const *names) {
-  char *ptx = linked_ptx(dir, names);
-  CHECK(ptx != NULL);
+  char *text = linked_ptx(dir, names);
+  CHECK(text != NULL);
   kc_module *m = NULL;
-  kc_status s = ptx ? kc_module_load_ptx(ctx, ptx, strlen(ptx), &m) : KC_ERR_IO;
-  free(ptx);
+  kc_status s = text ? kc_module_load_ptx(ctx, text, strlen(text), &m) : KC_ERR_IO;
+  free(text);
   kc_kernel *k = NULL;
   kc_array *out = NULL;
   int64_t one[1] = {1};
