@@ -157,6 +157,30 @@ START_TEST(plain_ptx_loads_without_linker) {
 }
 END_TEST
 
+/* Link lines count only ahead of the first .entry (where the compiler writes them): one
+ * after it is a comment like any other, and the PTX loads without the linker. */
+START_TEST(link_line_after_entry_is_ignored) {
+  start();
+  char *ptx = caller_ptx(NULL);
+  char *brace = strstr(ptx, "{\n\t.reg");   /* the kernel's body */
+  ck_assert_ptr_nonnull(brace);
+  size_t len = strlen(ptx) + 64;
+  char *late = malloc(len);
+  ck_assert_ptr_nonnull(late);
+  snprintf(late, len, "%.*s{\n// kcc-link: /nonexistent/late.ptx\n%s", (int)(brace - ptx),
+           ptx, brace + 2);
+  kc_module *m = NULL;
+  ck_assert_msg(kc_module_load_ptx(ctx, late, strlen(late), &m) == KC_OK, "%s",
+                kc_last_error(ctx));
+  ck_assert_ptr_nonnull(strstr(late, "{\n// kcc-link: /nonexistent/late.ptx\n\t.reg"));
+  kc_module_free(m);
+  free(late);
+  free(ptx);
+  ck_assert_str_eq(link_log(), "");
+  finish_clean();
+}
+END_TEST
+
 /* Two PTX files: the kernels' PTX as data, then each file, in order, then the linked
  * image loaded before the link state is destroyed. */
 START_TEST(links_ptx_files_in_order) {
@@ -183,26 +207,27 @@ START_TEST(kinds_by_extension) {
   start();
   char dir[] = "/tmp/kcc-link-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
-  static const char *const exts[] = {"fatbin", "o", "a", "lib"};
-  char paths[4][1200];
-  const char *names[] = {"add.ptx", "mul.ptx", paths[0], paths[1], paths[2], paths[3], NULL};
-  for (int i = 0; i < 4; i++) {
+  static const char *const exts[] = {"fatbin", "o", "a", "lib", "cubin"};
+  char paths[5][64];
+  const char *names[] = {"add.ptx", "mul.ptx", paths[0], paths[1], paths[2], paths[3],
+                         paths[4], NULL};
+  for (int i = 0; i < 5; i++) {
     snprintf(paths[i], sizeof paths[i], "%s/input %d.%s", dir, i, exts[i]);   /* a space */
     FILE *f = fopen(paths[i], "wb");
     ck_assert_ptr_nonnull(f);
-    fputs("not checked by the double", f);
+    fputs(i == 4 ? "\177ELF, which is all the double checks of a cubin" : "not checked", f);
     fclose(f);
   }
   kc_status s = load_linked(names);
-  char want[8192];
+  char want[16384];
   snprintf(want, sizeof want,
            "cuLinkCreate\ncuLinkAddData PTX the kernels' PTX\n"
            "cuLinkAddFile PTX %s/add.ptx\ncuLinkAddFile PTX %s/mul.ptx\n"
            "cuLinkAddFile FATBINARY %s\ncuLinkAddFile OBJECT %s\n"
-           "cuLinkAddFile LIBRARY %s\ncuLinkAddFile LIBRARY %s\n"
+           "cuLinkAddFile LIBRARY %s\ncuLinkAddFile LIBRARY %s\ncuLinkAddFile CUBIN %s\n"
            "cuLinkComplete\ncuModuleLoadDataEx (the linked image)\ncuLinkDestroy\n",
-           fixtures, fixtures, paths[0], paths[1], paths[2], paths[3]);
-  for (int i = 0; i < 4; i++) unlink(paths[i]);
+           fixtures, fixtures, paths[0], paths[1], paths[2], paths[3], paths[4]);
+  for (int i = 0; i < 5; i++) unlink(paths[i]);
   rmdir(dir);
   ck_assert_msg(s == KC_OK, "%s", kc_last_error(ctx));
   ck_assert_str_eq(link_log(), want);
@@ -584,6 +609,7 @@ int main(int argc, char **argv) {
   } else {
     tcase_add_test(tc, plain_ptx_loads_without_linker);
     tcase_add_test(tc, links_ptx_files_in_order);
+    tcase_add_test(tc, link_line_after_entry_is_ignored);
     tcase_add_test(tc, kinds_by_extension);
     tcase_add_test(tc, load_file_links);
     tcase_add_test(tc, undefined_function_is_the_linkers_error);
