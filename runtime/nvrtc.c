@@ -80,6 +80,25 @@ static void nv_load(void) {
   }
 }
 
+int rt_nvrtc_find(char *out, size_t len) {
+  static const char *const dirs[] = {KC_CUDA_ROOT "/lib64", KC_CUDA_ROOT "/lib",
+                                     "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
+  static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
+  struct stat st;
+  const char *forced = getenv("KC_NVRTC");
+  if (forced && *forced) {
+    snprintf(out, len, "%s", forced);
+    return !strchr(forced, '/') || stat(forced, &st) == 0;   /* a soname: dlopen's */
+  }
+  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+      snprintf(out, len, "%s/%s", dirs[d], names[i]);
+      if (stat(out, &st) == 0) return 1;
+    }
+  snprintf(out, len, "libnvrtc.so");
+  return 0;
+}
+
 const char *rt_nvrtc_library(void) {
   pthread_once(&nv_once, nv_load);
   return nv.lib ? nv.path : NULL;

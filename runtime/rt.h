@@ -348,6 +348,9 @@ void rt_format_param_type(const rt_param *p, char *buf, size_t len);
 /* The path libnvrtc was opened from (opening it on first use: KC_NVRTC, else the
  * configured toolkit, else the sonames), or NULL when there is none. */
 const char *rt_nvrtc_library(void);
+/* For kc_detect, by file (opening it would run its constructors just to look): 1 with
+ * the path NVRTC would be opened from in out, else 0 with what was looked for. */
+int rt_nvrtc_find(char *out, size_t len);
 /* Compile src (NUL-terminated CUDA C++ read from path) to PTX for compute capability
  * cc (80: compute_80), relocatable (-rdc=true), the toolkit's headers on the include
  * path: *ptx (NUL-terminated, rt_free it with *cap bytes). NVRTC missing is

@@ -225,6 +225,7 @@ START_TEST(detect_text) {
   ck_assert_ptr_nonnull(strstr(buf, "\nlibdevice: "));
   ck_assert_ptr_nonnull(strstr(buf, "\nptxas: "));
   ck_assert_ptr_nonnull(strstr(buf, "\nnvJitLink: "));
+  ck_assert_ptr_nonnull(strstr(buf, "\nNVRTC: "));
   ck_assert_ptr_nonnull(strstr(buf, "\nCPU device: "));
   ck_assert_ptr_nonnull(strstr(buf, " cores: supported\n"));
 #ifdef KC_HAVE_CUDA
