@@ -405,6 +405,10 @@ KC_API kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len
  * --emit=cubin`, ptxas or nvJitLink) or a fatbin, told apart by its first bytes.
  * CUDA contexts only: on the CPU device this is KC_ERR_UNSUPPORTED (compile the source
  * instead). The driver's JIT error log is in kc_last_error when it rejects the image.
+ * A PTX whose "// kcc-link: PATH" lines name files (a kernel compiled with
+ * @cuda.jit(link=[...]), calling functions declared with cuda.declare_device) is linked
+ * with them first: .ptx, .cubin, .fatbin, .o, .a, .lib by the driver's linker, .cu
+ * compiled by NVRTC, .ltoir by nvJitLink (docs/runtime.md, "Linking files").
  *   data, len:    the image; need not be NUL-terminated or aligned (it is copied when
  *                 it must be); only read during the call
  *   kernel_table: NULL to use the table kcc put into the image (the "// kcc-kernel:"
@@ -413,8 +417,11 @@ KC_API kc_status kc_module_load_ptx(kc_context *ctx, const char *ptx, size_t len
  *                 "SYMBOL SIGNATURE[ written=I,J]", e.g. "add add(float32[:], int32)"
  *                 (written= lists the 0-based array parameters the kernel stores to)
  * Returns KC_OK, KC_ERR_INVALID (not an image; no or a bad kernel table: the message
- * says which line), KC_ERR_UNSUPPORTED (a CPU context), KC_ERR_CUDA (the driver
- * refused it), KC_ERR_NOT_FOUND (a table entry the image lacks), KC_ERR_NOMEM. */
+ * says which line), KC_ERR_UNSUPPORTED (a CPU context; a file to link of no known kind,
+ * or that needs NVRTC or nvJitLink where it is absent), KC_ERR_CUDA (the driver
+ * refused it, or the linker failed: its log in the message), KC_ERR_NOT_FOUND (a table
+ * entry the image lacks), KC_ERR_IO (a file to link cannot be read), KC_ERR_SYNTAX (a
+ * .cu file to link does not compile: NVRTC's log in the message), KC_ERR_NOMEM. */
 KC_API kc_status kc_module_load_image(kc_context *ctx, const void *data, size_t len,
                                       const char *kernel_table, kc_module **out);
 /* kc_module_load_image of a file's contents (a .ptx, .cubin or .fatbin file); errors

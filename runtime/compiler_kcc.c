@@ -16,6 +16,7 @@ static const rt_compiler kcc_compiler = {
   .cpu_check = kcc_cpu_check,
   .cpu_id = kcc_cpu_id,
   .ptx_to_cubin = ptx_link_cubin,
+  .link_files = ptx_link_files,
 };
 
 const rt_compiler *rt_compiler_get(void) {

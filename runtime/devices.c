@@ -189,6 +189,9 @@ kc_status kc_detect(char *buf, size_t len, size_t *needed) {
   else put(&t, "ptxas: not found (%s/bin or PATH)\n", KC_CUDA_ROOT);
   if (find_nvjitlink(path, sizeof path)) put(&t, "nvJitLink: %s (found)\n", path);
   else put(&t, "nvJitLink: not found (libnvJitLink.so)\n");
+  if (rt_nvrtc_find(path, sizeof path))
+    put(&t, "NVRTC: %s (found: link= may name .cu files)\n", path);
+  else put(&t, "NVRTC: not found (%s: link= cannot name .cu files)\n", path);
   kc_device_info cpu;
   cpu_info(&cpu);
   put(&t, "CPU device: %s, %d cores: supported\n", cpu.name, cpu.multiprocessors);

@@ -10,17 +10,13 @@
  * `host` owns the JIT-compiled code the kernels' function pointers point into.
  * On CUDA a compilation's output may come from the on-disk cache (cache.c) instead.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "rt.h"
 #include "rt_compiler.h"
-#include "file_kind.h"
 #include "signature.h"
 
 /* arg_key's bytes: one per argument, a tuple 2 + one per element */
@@ -335,7 +331,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   m->fastmath = fastmath;
   m->debug = debug;
   if (ctx->device == KC_DEVICE_CUDA) {
-    s = rt_cuda_module_load(ctx, res.text ? res.text : "", &m->cu_module);
+    s = rt_link_module_load(ctx, res.text ? res.text : "", &m->cu_module);
     if (s == KC_OK) s = bind_cuda_functions(m);
   }
   /* the name, for bounds errors */
@@ -396,75 +392,6 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
                  out);
 }
 
-/* The file at path, opened without blocking (a FIFO's open would wait for a writer) and
- * refused unless it is a regular file of at most limit bytes: a device such as
- * /dev/zero would be read for ever. A FILE, or NULL with the error recorded. */
-static FILE *open_regular(kc_context *ctx, const char *path, size_t limit, kc_status *s) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    if (fd >= 0) close(fd);
-    *s = rt_error(ctx, KC_ERR_IO, "%s: cannot open the file", path);
-    return NULL;
-  }
-  if (!S_ISREG(st.st_mode))
-    *s = rt_error(ctx, KC_ERR_IO, "%s: %s, not a regular file", path, file_kind(st.st_mode));
-  else if ((uint64_t)st.st_size > limit)
-    *s = rt_error(ctx, KC_ERR_IO, "%s: larger than the %zu MiB limit", path,
-                  limit >> 20);
-  FILE *f = *s == KC_OK ? fdopen(fd, "rb") : NULL;
-  if (!f) {
-    close(fd);
-    if (*s == KC_OK) *s = rt_error(ctx, KC_ERR_NOMEM, "out of memory reading %s", path);
-  }
-  return f;
-}
-
-/* The whole file at path (a regular file of at most limit bytes) in a buffer of *cap
- * bytes (rt_free it with that size). */
-static kc_status read_whole_file(kc_context *ctx, const char *path, size_t limit,
-                                 char **out, size_t *lenp, size_t *capp) {
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  kc_status s = KC_OK;
-  FILE *f = open_regular(ctx, path, limit, &s);
-  for (; f;) {
-    if (len == cap) {
-      size_t ncap = cap ? cap * 2 : 8192;
-      char *nb = rt_alloc(ctx, ncap);
-      if (!nb) {
-        s = rt_error(ctx, KC_ERR_NOMEM, "out of memory reading %s", path);
-        break;
-      }
-      if (len) memcpy(nb, buf, len);
-      rt_free(ctx, buf, cap);
-      buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (len > limit) {   /* it grew since it was opened */
-      s = rt_error(ctx, KC_ERR_IO, "%s: larger than the %zu MiB limit", path,
-                   limit >> 20);
-      break;
-    }
-    if (got == 0) {
-      if (ferror(f)) s = rt_error(ctx, KC_ERR_IO, "%s: read error", path);
-      break;
-    }
-  }
-  if (f) fclose(f);
-  if (s != KC_OK) {
-    rt_free(ctx, buf, cap);
-    buf = NULL;
-    len = cap = 0;
-  }
-  *out = buf;
-  *lenp = len;
-  *capp = cap;
-  return s;
-}
-
 kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_options *opts,
                           kc_module **out) {
   RT_NEED(NULL, ctx, "kc_compile_file");
@@ -473,7 +400,7 @@ kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_op
   RT_NEED(ctx, path, "kc_compile_file");
   char *buf = NULL;
   size_t len = 0, cap = 0;
-  kc_status s = read_whole_file(ctx, path, KCC_MAX_SOURCE, &buf, &len, &cap);
+  kc_status s = rt_read_file(ctx, path, KCC_MAX_SOURCE, &buf, &len, &cap);
   if (s == KC_OK) s = kc_compile_source(ctx, path, buf, len, opts, out);
   rt_free(ctx, buf, cap);
   return s;
@@ -593,7 +520,9 @@ static kc_status load_on_device(kc_module *m, rt_image_kind kind, const void *da
     memcpy(buf, data, len);
     buf[len] = '\0';
   }
-  kc_status s = rt_cuda_module_load(ctx, copy ? buf : data, &m->cu_module);
+  /* a PTX may name files to link with (cuda.jit(link=[...]): link.c) */
+  kc_status s = kind == RT_IMAGE_PTX ? rt_link_module_load(ctx, buf, &m->cu_module)
+                                     : rt_cuda_module_load(ctx, copy ? buf : data, &m->cu_module);
   if (copy) rt_free(ctx, buf, len + 1);
   return s == KC_OK ? bind_cuda_functions(m) : s;
 }
@@ -690,7 +619,7 @@ kc_status kc_module_load_file(kc_context *ctx, const char *path, kc_module **out
   if (!path) return rt_error(ctx, KC_ERR_INVALID, "module path is NULL");
   char *buf = NULL;
   size_t len = 0, cap = 0;
-  kc_status s = read_whole_file(ctx, path, RT_MAX_IMAGE_FILE, &buf, &len, &cap);
+  kc_status s = rt_read_file(ctx, path, RT_MAX_IMAGE_FILE, &buf, &len, &cap);
   if (s == KC_OK && rt_image_kind_of(buf, len) == RT_IMAGE_UNKNOWN)
     s = rt_error(ctx, KC_ERR_INVALID, "%s is neither PTX, a cubin nor a fatbin (kernel "
                  "source goes to kc_compile_file)", path);

@@ -5,6 +5,7 @@
  * fails on a circle). From the bottom:
  *   rt_base.c   status and dtype names, errors (rt_error, the last-error text),
  *               allocation, the clock, the core count; it calls nothing else here
+ *   files.c     files read by path: regular files only, within a size limit
  *   diagnostics.c  where a compilation's diagnostics go (the diag hook, stderr,
  *               kc_last_diagnostics)
  *   handles.c   freed module, stream and event handles kept to catch their later use
@@ -18,6 +19,8 @@
  *               device.c, memory.c, module.c, launch.c, stream.c, wait.c (waits under
  *               kc_config.timeout_ms). The calls the runtime makes into it:
  *               cuda_calls.def (none.c: their stubs in a CPU-only build)
+ *   nvrtc.c     CUDA C++ compiled to PTX by NVRTC (dlopen'd), for link=[...] .cu files
+ *   link.c      a PTX linked with the files its "// kcc-link:" lines name, then loaded
  *   devices.c   what the devices are: device counts and info, kc_detect
  *   kernel_error.c  errors kernels report from the device (bounds, asserts, raises)
  *   cpu/        the CPU grid executor: exec.c (a launch), pool.c, coop.c, watchdog.c,
@@ -270,6 +273,15 @@ double rt_now_ms(void);                               /* monotonic clock */
 #define RT_LOST_HUNG 2    /* a wait timed out: a kernel may still run, so nothing may
                              block on the device (no frees, no synchronisation) */
 
+/* ---- files.c: the files the runtime reads ----------------------------------------- */
+/* KC_OK when path is a regular file of at most limit bytes that can be opened; else
+ * KC_ERR_IO naming the path and why (missing, a directory or device, too large). */
+kc_status rt_file_check(kc_context *ctx, const char *path, size_t limit);
+/* The whole file at path (checked as rt_file_check does) in a buffer of *capp bytes
+ * (rt_free it with that size), *lenp of them read. */
+kc_status rt_read_file(kc_context *ctx, const char *path, size_t limit, char **out,
+                       size_t *lenp, size_t *capp);
+
 /* ---- diagnostics.c ---------------------------------------------------------------- */
 /* A compilation's diagnostic hook (kcc_options.diag, user_data the rt_diag_route): keeps
  * each diagnostic's text for kc_last_diagnostics, then hands it to kc_config.diag, or
@@ -331,6 +343,45 @@ kc_status rt_param_records(kc_context *ctx, kc_kernel *k);
 /* An array's type for messages and signatures: "float32[:]", "Record(...)[:]". */
 void rt_format_array_type(const kc_array *a, char *buf, size_t len);
 void rt_format_param_type(const rt_param *p, char *buf, size_t len);
+
+/* ---- nvrtc.c: CUDA C++ to PTX, for the .cu files link= names ------------------------ */
+/* The path libnvrtc was opened from (opening it on first use: KC_NVRTC, else the
+ * configured toolkit, else the sonames), or NULL when there is none. */
+const char *rt_nvrtc_library(void);
+/* For kc_detect, by file (opening it would run its constructors just to look): 1 with
+ * the path NVRTC would be opened from in out, else 0 with what was looked for. */
+int rt_nvrtc_find(char *out, size_t len);
+/* Compile src (NUL-terminated CUDA C++ read from path) to PTX for compute capability
+ * cc (80: compute_80), relocatable (-rdc=true), the toolkit's headers on the include
+ * path: *ptx (NUL-terminated, rt_free it with *cap bytes). NVRTC missing is
+ * KC_ERR_UNSUPPORTED naming where it was looked for; a failed compile KC_ERR_SYNTAX
+ * with NVRTC's log, naming path. */
+kc_status rt_nvrtc_compile(kc_context *ctx, const char *path, const char *src, int cc,
+                           char **ptx, size_t *cap);
+
+/* ---- link.c: a PTX linked with the files its "// kcc-link:" lines name ------------- */
+/* What a file to link is, by its extension (link.c's table; Numba's add_file_guess_ext). */
+typedef enum rt_link_kind {
+  RT_LINK_PTX, RT_LINK_CUBIN, RT_LINK_FATBIN, RT_LINK_OBJECT, RT_LINK_LIBRARY,
+  RT_LINK_CU,      /* CUDA C++: compiled to PTX with NVRTC (nvrtc.c), linked as PTX */
+  RT_LINK_LTOIR    /* LTO-IR: only nvJitLink links it (then it links everything) */
+} rt_link_kind;
+
+/* One input of a link, as runtime/cuda/link.c hands it to the driver's linker. */
+typedef struct rt_link_input {
+  rt_link_kind kind;   /* never RT_LINK_CU (compiled to PTX first), nor for the
+                          driver's linker RT_LINK_LTOIR */
+  const char *name;    /* the file's path, or a name for the linker's messages */
+  const char *data;    /* PTX text in memory (len bytes, NUL after them), or NULL: the
+                          linker reads the file at name */
+  size_t len;
+} rt_link_input;
+
+/* Load PTX (NUL-terminated) on the context's device: linked first with the files its
+ * "// kcc-link: PATH" lines name (cuda.jit(link=[...])), else as rt_cuda_module_load
+ * does. A file that is missing, of an unknown kind, or does not compile or link is an
+ * error naming it. */
+kc_status rt_link_module_load(kc_context *ctx, const char *ptx, void **out);
 
 /* ---- cuda/: the CUDA driver, loaded with dlopen ---------------------------------- */
 /* Every call into runtime/cuda/, one row of cuda/cuda_calls.def each (where each is

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "compile.h"
+#include "ptx_link.h"
 
 typedef struct rt_compiler {
   const char *name;   /* "LLVM 22.1.0", for kc_detect */
@@ -32,6 +33,10 @@ typedef struct rt_compiler {
      driver older than the PTX ISA the compiler wrote (cuda/module.c) */
   int (*ptx_to_cubin)(const char *ptx, size_t len, int arch, int opt_level, int lineinfo,
                       char **cubin, size_t *cubin_len, char **err);
+  /* link=[...] with LTO-IR in it, which only nvJitLink links (ptx_link_files; -1 when
+     libnvJitLink is absent): runtime/link.c */
+  int (*link_files)(const ptx_link_input *in, int n, int arch, int lto, char **cubin,
+                    size_t *cubin_len, char **err);
 } rt_compiler;
 
 /* The compiler linked with this library, or NULL in libkcrt. */

@@ -21,7 +21,8 @@
 #         1. smoke      (under a minute) kc_detect (driver version, GPU name, compute
 #                       capability), samples/vector_add.k from source, the AOT cubin
 #         2. kernels    every kernel test of tests/kernels/ on CUDA
-#         3. runtime    tests/test_cuda_gpu (arrays, PTX, cubins, streams, events)
+#         3. runtime    tests/test_cuda_gpu (arrays, PTX, cubins, link=[...], streams,
+#                       events)
 #         4. samples    the samples on CUDA
 #         5. launch, bandwidth, kernel times   bench/gpu/gpu_bench against a bare
 #                       cuLaunchKernel, cuMemcpy and the nvcc-built peers

@@ -4,14 +4,18 @@
  * shared memory, a bad module's JIT log, streams and events, stream-ordered copies,
  * fills, waits and callbacks with page-locked memory; cubins (ptxas's, of kcc's
  * PTX) loaded from a file and from memory, with the table kcc put in them and with one
- * given by the caller; interop (array pointers, arrays over device memory kcc does not
+ * given by the caller; PTX linked with the files its "// kcc-link:" lines name and run
+ * (link=[...]: PTX files, a .cu through NVRTC, an undefined function); interop (array pointers, arrays over device memory kcc does not
  * own, the CUcontext, a borrowed CUstream, DLPack both ways); KC_DEVICE=cuda:N and peer copies between contexts;
  * last, a kernel that never ends under kc_config.timeout_ms (KC_ERR_TIMEOUT, the context
  * lost, kc_context_free returning).
  * Exits 77 (Meson's "skipped") without a driver or a GPU.
  *
- *   usage: test_cuda_gpu VECTOR_ADD_PTX   (kcc's PTX of samples/vector_add.k, written
- *                                          at build time: `kcc compile --arch=sm_70`)
+ *   usage: test_cuda_gpu VECTOR_ADD_PTX [LINK_DIR]
+ *     VECTOR_ADD_PTX  kcc's PTX of samples/vector_add.k, written at build time
+ *                     (`kcc compile --arch=sm_70`)
+ *     LINK_DIR        tests/link/: a kernel's PTX linked with device functions from
+ *                     .ptx and .cu files (@cuda.jit(link=[...]), runtime/link.c) and run
  *
  * It uses kc.h alone (it links against libkc.so, as scripts/gpu.sh carries it to a GPU
  * machine without LLVM); the driver's opt-in shared-memory limit comes from libcuda.
@@ -529,9 +533,86 @@ static void runaway(void) {
   printf("runaway: kc_context_free returned after %.3f s\n", now_s() - t0);
 }
 
+/* ---- link=[...]: a kernel's PTX linked with device functions from files ---------- */
+/* caller.ptx of dir (tests/link/) with a "// kcc-link: DIR/NAME" line per name, as the
+ * compiler writes @cuda.jit(link=[...]); malloc'd, or NULL when it cannot be read. */
+static char *linked_ptx(const char *dir, const char *const *names) {
+  char path[4200], links[9000] = "";
+  snprintf(path, sizeof path, "%s/caller.ptx", dir);
+  FILE *f = fopen(path, "rb");
+  static char tmpl[16384];
+  size_t n = f ? fread(tmpl, 1, sizeof tmpl - 1, f) : 0;
+  if (f) fclose(f);
+  tmpl[n] = '\0';
+  char *mark = strstr(tmpl, "@LINK@");
+  if (!mark) return NULL;
+  for (size_t i = 0; names[i]; i++) {
+    size_t at = strlen(links);
+    snprintf(links + at, sizeof links - at, "%s// kcc-link: %s/%s", at ? "\n" : "", dir,
+             names[i]);
+  }
+  size_t len = n + strlen(links) + 1;
+  char *text = malloc(len);
+  if (text) snprintf(text, len, "%.*s%s%s", (int)(mark - tmpl), tmpl, links, mark + 6);
+  return text;
+}
+
+/* Load caller.ptx linked with names and run mul_add(out, 3, 4): out[0] = 3 * 4 + 4,
+ * through the two foreign functions. The load's status (the launch is checked here). */
+static kc_status run_linked(kc_context *ctx, const char *dir, const char *const *names) {
+  char *text = linked_ptx(dir, names);
+  CHECK(text != NULL);
+  kc_module *m = NULL;
+  kc_status s = text ? kc_module_load_ptx(ctx, text, strlen(text), &m) : KC_ERR_IO;
+  free(text);
+  kc_kernel *k = NULL;
+  kc_array *out = NULL;
+  int64_t one[1] = {1};
+  float got = 0;
+  if (s == KC_OK) {
+    CHECK_OK(ctx, kc_module_get_kernel(m, "mul_add", &k));
+    CHECK_OK(ctx, kc_array_new(ctx, KC_FLOAT32, 1, one, &out));
+  }
+  if (k && out) {
+    kc_arg args[] = {kc_arg_array(out), kc_arg_f32(3.0f), kc_arg_f32(4.0f)};
+    CHECK_OK(ctx, kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, args, 3));
+    CHECK_OK(ctx, kc_synchronize(ctx));
+    CHECK_OK(ctx, kc_array_to_host(out, &got, sizeof got));
+    CHECK(got == 16.0f);
+    printf("link=[%s, %s]: mul_add(out, 3, 4) gave %g (want 16)\n", names[0], names[1],
+           (double)got);
+  }
+  kc_array_free(out);
+  kc_module_free(m);
+  return s;
+}
+
+/* The driver's linker on the device (runtime/link.c): PTX files, a .cu compiled by NVRTC
+ * (when the machine has it), and an undefined function in the linker's log. */
+static void linked(kc_context *ctx, const char *dir_arg) {
+  char dir[4096];
+  if (!dir_arg || !realpath(dir_arg, dir)) {
+    printf("link=: no fixtures directory given: not checked\n");
+    return;
+  }
+  const char *ptx_files[] = {"add.ptx", "mul.ptx", NULL};
+  CHECK_OK(ctx, run_linked(ctx, dir, ptx_files));
+  const char *cu_files[] = {"add.ptx", "functions.cu", NULL};
+  kc_status s = run_linked(ctx, dir, cu_files);
+  if (s == KC_ERR_UNSUPPORTED && strstr(kc_last_error(ctx), "needs NVRTC"))
+    printf("link= a .cu file: no NVRTC on this machine: not checked (%s)\n",
+           kc_last_error(ctx));
+  else
+    CHECK_OK(ctx, s);
+  const char *missing[] = {"add.ptx", NULL};
+  CHECK(run_linked(ctx, dir, missing) == KC_ERR_CUDA);
+  CHECK(strstr(kc_last_error(ctx), "mul_f32_f32") != NULL);
+  printf("link= without mul_f32_f32: %s\n", kc_last_error(ctx));
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: test_cuda_gpu VECTOR_ADD_PTX\n");
+    fprintf(stderr, "usage: test_cuda_gpu VECTOR_ADD_PTX [LINK_DIR]\n");
     return 2;
   }
   int count = 0;
@@ -656,6 +737,7 @@ int main(int argc, char **argv) {
   printf("bad PTX: %s\n", kc_last_error(ctx));
 
   cubins(ctx, &info, argv[1]);
+  linked(ctx, argc > 2 ? argv[2] : NULL);
   stream_ordered(ctx);
   several_devices(ctx, count);
 

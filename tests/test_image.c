@@ -330,7 +330,7 @@ START_TEST(load_file_on_cpu) {
   kc_context *ctx = cpu_context();
   kc_module *m;
   ck_assert_int_eq(kc_module_load_file(ctx, "/nonexistent/a.cubin", &m), KC_ERR_IO);
-  ck_assert_str_eq(kc_last_error(ctx), "/nonexistent/a.cubin: cannot open the file");
+  ck_assert_str_eq(kc_last_error(ctx), "/nonexistent/a.cubin: cannot open the file (No such file or directory)");
   char path[512];
   snprintf(path, sizeof path, "%s/samples/vector_add.k",
            getenv("KC_SOURCE_ROOT") ? getenv("KC_SOURCE_ROOT") : ".");

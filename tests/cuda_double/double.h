@@ -31,7 +31,7 @@
 /* ---- Objects: every handle the double gives out is a dbl_obj, never freed before
  * exit, so a stale handle is caught (live == 0) rather than read after free. */
 typedef enum dbl_kind {
-  DBL_MODULE = 1, DBL_FUNC, DBL_STREAM, DBL_EVENT
+  DBL_MODULE = 1, DBL_FUNC, DBL_STREAM, DBL_EVENT, DBL_LINK
 } dbl_kind;
 
 #define DBL_MAGIC 0xC0DAD0B1u
@@ -41,6 +41,7 @@ typedef struct dbl_param {
 } dbl_param;
 
 typedef struct dbl_obj dbl_obj;
+typedef struct dbl_link dbl_link;   /* link.c's */
 
 typedef struct dbl_entry {
   char *name;                  /* the .entry symbol */
@@ -80,6 +81,8 @@ struct dbl_obj {
   int recorded;
   int never;                   /* recorded after a kernel that never ends */
   double when_ms;
+  /* DBL_LINK */
+  dbl_link *link;
 };
 
 /* ---- Allocations (device memory, page-locked and registered host memory) -------- */
@@ -182,6 +185,15 @@ void dbl_module_destroy(dbl_obj *m);
 dbl_entry *dbl_function(CUfunction f, const char *call);
 /* The most threads a block of entry e may have. */
 unsigned dbl_max_threads(const dbl_entry *e);
+
+/* ---- link.c ----------------------------------------------------------------------- */
+/* Free what a link state holds (at exit). */
+void dbl_link_release(dbl_obj *o);
+/* Is image the one a link state's cuLinkComplete made: 1 while the state lives (the
+ * load is logged), -1 after cuLinkDestroy (the image went with it), 0 if not. */
+int dbl_link_image(const void *image);
+/* For tests (dlsym): the link calls so far, one line each ("cuLinkAddFile PTX /p"). */
+__attribute__((visibility("default"))) void cuda_double_link_log(char *buf, size_t len);
 
 /* ---- run.c ------------------------------------------------------------------------- */
 /* Check kernelParams against the entry and run it on the CPU. */

@@ -94,6 +94,19 @@ CUresult cuDriverGetVersion(int *v) {
   return dbl_leave(r);
 }
 
+/* The driver's private tables, which NVRTC asks the process's libcuda.so.1 for (it
+ * finds the double when a test has loaded it): the double has none, and says so as a
+ * driver without that table would, so that NVRTC goes on without it. */
+CUresult cuGetExportTable(const void **table, const CUuuid *id) {
+  CUresult r = dbl_enter("cuGetExportTable", DBL_NO_INIT);
+  if (r == CUDA_SUCCESS && (!table || !id)) r = CUDA_ERROR_INVALID_VALUE;
+  if (r == CUDA_SUCCESS) {
+    *table = NULL;
+    r = CUDA_ERROR_NOT_FOUND;
+  }
+  return dbl_leave(r);
+}
+
 CUresult cuDeviceGetCount(int *count) {
   CUresult r = dbl_enter("cuDeviceGetCount", 0);
   if (r == CUDA_SUCCESS && !count) r = CUDA_ERROR_INVALID_VALUE;

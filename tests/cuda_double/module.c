@@ -94,6 +94,11 @@ CUresult cuModuleLoadDataEx(CUmodule *out, const void *image, unsigned n, CUjit_
               "aborted due to errors");
     return dbl_leave(injected);
   }
+  if (dbl_link_image(image) < 0) {
+    dbl_contract("cuModuleLoadDataEx: the image of a link state already destroyed "
+                 "(cuLinkComplete's image lives only as long as its state)");
+    return dbl_leave(CUDA_ERROR_INVALID_VALUE);
+  }
   const char *ptx = image;
   if (!strstr(ptx, ".version") || !strstr(ptx, ".target")) {
     /* a cubin or fatbin: the double has no ELF loader; garbage: what ptxas says */

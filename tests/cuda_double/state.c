@@ -119,6 +119,7 @@ static const char *kind_name(dbl_kind k) {
   case DBL_FUNC: return "CUfunction";
   case DBL_STREAM: return "CUstream";
   case DBL_EVENT: return "CUevent";
+  case DBL_LINK: return "CUlinkState";
   }
   return "handle";
 }
@@ -165,6 +166,7 @@ static void free_objects(void) {
   /* modules first: destroying one marks its functions dead, which must still exist */
   for (dbl_obj *o = dbl.objs; o; o = o->next)
     if (o->kind == DBL_MODULE) dbl_module_destroy(o);
+    else if (o->kind == DBL_LINK) dbl_link_release(o);
   for (dbl_obj *o = dbl.objs, *n; o; o = n) {
     n = o->next;
     free(o);
