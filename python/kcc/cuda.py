@@ -141,6 +141,8 @@ def _error(message, status='KC_ERR_INVALID'):
 
 
 def _source_file(fn):
+    """The file kcc compiles fn from, named as Python names it (co_filename), so that
+    kcc's diagnostics and Python's tracebacks agree."""
     try:
         path = inspect.getsourcefile(fn)
     except TypeError:
@@ -148,7 +150,7 @@ def _source_file(fn):
     if path is None:
         raise _error("kcc compiles kernels from their source file, and '%s' has none "
                      '(defined in %s)' % (fn.__name__, fn.__code__.co_filename))
-    return fn.__code__.co_filename if path.endswith(fn.__code__.co_filename) else path
+    return path
 
 
 def _dim(value, what):

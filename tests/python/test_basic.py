@@ -86,6 +86,9 @@ def test_vector_add_eager():
     out = np.empty_like(a)
     vector_add_eager[3, 128](a, a, out)
     np.testing.assert_array_equal(out, a + a)
+    out[:] = 0
+    vector_add_eager.forall(a.size)(a, a, out)
+    np.testing.assert_array_equal(out, a + a)
 
 
 def test_2d_and_scalars():
@@ -201,6 +204,16 @@ def test_not_a_kernel_in_the_source():
         assert e.status == 'KC_ERR_NOT_FOUND', e.status
     else:
         raise AssertionError('cuda.jit at run time made a kernel kcc cannot see')
+
+
+def test_kernel_without_a_source_file():
+    try:
+        exec('@cuda.jit\ndef from_exec(a):\n    a[0] = 1\n', {'cuda': cuda})
+    except KccError as e:
+        assert "kcc compiles kernels from their source file, and 'from_exec' has none" \
+            in str(e), e
+    else:
+        raise AssertionError('a kernel without a source file was taken')
 
 
 def test_no_leak_in_a_loop_of_launches():
