@@ -54,6 +54,13 @@ def fill_flags(flags, on):
         flags[i] = on and i % 2 == 0
 
 
+@cuda.jit(debug=True, opt=False)
+def checked(a):
+    i = cuda.grid(1)
+    assert a[i] < 5, "too big"
+    a[i] = -1
+
+
 @cuda.jit
 def broken(a):
     i = cuda.grid(1)
@@ -159,6 +166,21 @@ def test_compile_error_names_the_file():
         assert '^~~~' in text, text          # the caret under the name
     else:
         raise AssertionError('a kernel with an undefined name compiled')
+
+
+def test_kernel_fault_raises():
+    try:
+        checked[1, 8](np.arange(8.0))
+    except KccError as e:
+        code = checked.py_func.__code__
+        assert e.status == 'KC_ERR_ASSERT', e.status
+        assert "%s:%d:5: error: kernel 'checked': AssertionError: too big" \
+            % (code.co_filename, code.co_firstlineno + 3) in str(e), e
+    else:
+        raise AssertionError('a failed assert in a debug kernel did not raise')
+    x = np.zeros(4)                      # the context runs on
+    checked[1, 4](x)
+    np.testing.assert_array_equal(x, np.full(4, -1.0))
 
 
 def test_wrong_launches_raise():
