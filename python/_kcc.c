@@ -629,18 +629,17 @@ typedef struct {
   kc_arg *elems;
 } launch_args;
 
-static int count_tuple_elems(PyObject *seq, Py_ssize_t *total) {
-  *total = 0;
+static Py_ssize_t count_tuple_elems(PyObject *seq) {
+  Py_ssize_t total = 0;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
     PyObject *a = PySequence_Fast_GET_ITEM(seq, i);
-    if (PyTuple_Check(a)) *total += PyTuple_GET_SIZE(a);
+    if (PyTuple_Check(a)) total += PyTuple_GET_SIZE(a);
   }
-  return 0;
+  return total;
 }
 
 static int convert_args(kcc_state *st, PyObject *seq, launch_args *la) {
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), nelems, used = 0;
-  count_tuple_elems(seq, &nelems);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), nelems = count_tuple_elems(seq), used = 0;
   la->args = PyMem_New(kc_arg, n ? n : 1);
   la->elems = PyMem_New(kc_arg, nelems ? nelems : 1);
   if (la->args == NULL || la->elems == NULL) {
@@ -653,6 +652,10 @@ static int convert_args(kcc_state *st, PyObject *seq, launch_args *la) {
       la->args[i] = kc_arg_array(((ArrayObject *)a)->array);
     } else if (PyTuple_Check(a)) {
       Py_ssize_t m = PyTuple_GET_SIZE(a);
+      if (m > INT_MAX) {
+        PyErr_Format(PyExc_ValueError, "argument %zd: a tuple of %zd numbers", i + 1, m);
+        return -1;
+      }
       for (Py_ssize_t j = 0; j < m; j++)
         if (scalar_arg(PyTuple_GET_ITEM(a, j), i, &la->elems[used + j]) < 0) return -1;
       la->args[i] = kc_arg_tuple(&la->elems[used], (int)m);
