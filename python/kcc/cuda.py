@@ -170,11 +170,8 @@ class Dispatcher:
         self.py_func = py_func
         self.options = dict(options or {})
         self._file = _source_file(py_func)
-        if isinstance(signatures, str):
-            signatures = [signatures]
-        self._signatures = tuple(signatures or ())
         self._kernel = None
-        if self._signatures:
+        if signatures is not None and signatures != []:
             self._get_kernel()     # eager: compiled at the decorator, as Numba does
 
     def _get_kernel(self):
@@ -270,7 +267,11 @@ class _Launcher:
 def jit(func_or_sig=None, device=False, **options):
     """``numba.cuda.jit``: a kernel (lazy, or eager with signatures), or with
     ``device=True`` a device function, which kcc compiles from the source file when a
-    kernel calls it (so it is returned as it is)."""
+    kernel calls it (so it is returned as it is).
+
+    kcc reads a kernel's signatures and options from its decorator in the source, in
+    every spelling Numba takes (strings, Numba's type objects, lists of them); here
+    they only make the kernel eager."""
     def decorate(fn, signatures=None):
         if device:
             return fn
@@ -278,11 +279,6 @@ def jit(func_or_sig=None, device=False, **options):
 
     if func_or_sig is None:
         return decorate
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
+    if inspect.isfunction(func_or_sig):
         return decorate(func_or_sig)
-    sigs = func_or_sig
-    if isinstance(sigs, (list, tuple)) and not all(isinstance(s, str) for s in sigs):
-        raise NotImplementedError('kcc.cuda.jit takes signatures as strings for now')
-    if not isinstance(sigs, (str, list, tuple)):
-        raise NotImplementedError('kcc.cuda.jit takes signatures as strings for now')
-    return lambda fn: decorate(fn, sigs)
+    return lambda fn: decorate(fn, func_or_sig)

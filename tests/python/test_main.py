@@ -55,6 +55,19 @@ def test_shim_without_numba():
     assert len(notices) == 1, err          # one notice, for two decorators
 
 
+def test_numba_type_signature():
+    """Numba's type objects in the decorator: the real Numba's, so only with it."""
+    try:
+        import numba            # noqa: F401 (only whether it imports)
+    except Exception:
+        print('skip: no Numba')
+        return
+    rc, out, err = run_kcc('typed_program.py')
+    assert rc == 0, err
+    want = (np.arange(5, dtype=np.float32) * np.float32(1.5)).tolist()
+    assert out.splitlines() == ["['scale(float32[:], float32)']", str(want)], out
+
+
 def test_compile_error_is_kccs():
     rc, out, err = run_kcc('bad_kernel.py')
     assert rc == 1, (rc, err)
