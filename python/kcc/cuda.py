@@ -1,7 +1,7 @@
 """kcc.cuda: Numba's ``numba.cuda`` for kernels and host code, run by kcc.
 
 ``from kcc import cuda`` is meant to be a drop-in ``numba.cuda``: ``cuda.jit``
-(lazy, eager with signature strings, ``device=True``), launches written
+(lazy, eager with signatures, ``device=True``), launches written
 ``kernel[griddim, blockdim](args)``, NumPy arrays as arguments (copied in, and
 back after the kernel, as Numba does), device arrays (``to_device``,
 ``device_array``, ``device_array_like``, ``copy_to_host``), ``synchronize``,
