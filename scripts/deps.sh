@@ -24,6 +24,12 @@ have valgrind || need+=(valgrind)
 [ -f /usr/include/uninorm.h ] || need+=(libunistring-dev)
 # xxHash: the disk cache's key and checksums (runtime/cache.c)
 [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
+# The Python package (python/, docs/python.md): Debian's python3 with its headers and
+# NumPy (meson.build builds it only where /usr/bin/python3 has both)
+/usr/bin/python3 -c 'import sys, sysconfig, os
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+  >/dev/null 2>&1 || need+=(python3-dev)
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 # clang with libFuzzer: the fuzz targets of tests/fuzz (make test, make test-all)
 have clang || need+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||

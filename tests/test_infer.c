@@ -206,6 +206,28 @@ START_TEST(device_specialisation) {
 }
 END_TEST
 
+/* The Python package's name for numba (docs/python.md): `from kcc import cuda`, `import
+ * kcc.cuda as cuda` and `import kcc` make the same kernel as numba's spellings. */
+START_TEST(kcc_package_imports) {
+  static const char *const imports[][2] = {
+    {"from kcc import cuda, float32\n", "cuda"},
+    {"import kcc.cuda as cuda\nfrom kcc import float32\n", "cuda"},
+    {"import kcc\nfrom kcc.types import float32\n", "kcc.cuda"},
+  };
+  for (size_t i = 0; i < sizeof imports / sizeof imports[0]; i++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "%s@%s.jit\ndef k(a: float32[:]):\n    a[%s.grid(1)] = %s.threadIdx.x\n",
+             imports[i][0], imports[i][1], imports[i][1], imports[i][1]);
+    captured c;
+    char *t;
+    ck_assert_msg(types_of(src, &t, &c) == KC_OK, "%s: %s", src, c.text);
+    ck_assert_msg(strstr(t, "kernel k(float32[:])"), "%s:\n%s", src, t);
+    free(t);
+  }
+}
+END_TEST
+
 /* A device function called from a fastmath kernel and from a precise one is compiled
  * once for each: the fast instance may not be shared with the precise kernel. One
  * declared fastmath=True is fast in both, but only the fast kernel's instance is marked
@@ -349,6 +371,7 @@ static Suite *infer_suite(void) {
   tcase_add_test(tc, unification);
   tcase_add_test(tc, builtins);
   tcase_add_test(tc, device_specialisation);
+  tcase_add_test(tc, kcc_package_imports);
   tcase_add_test(tc, fastmath_instances);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, widening_warning);

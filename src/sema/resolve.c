@@ -114,18 +114,31 @@ func_def *ix_lib_function(infer_ctx *ic, const char *path) {
   return fn && fn->kind == FN_DEVICE ? fn : NULL;
 }
 
+/* kcc's Python package serves numba.cuda under its own name (docs/python.md): `from
+ * kcc import cuda` and `import kcc.cuda as cuda` mean numba's, so a kernel written
+ * against the package compiles as one written against Numba. */
+static const char *numba_name(infer_ctx *ic, const char *m) {
+  if (strcmp(m, "kcc") == 0) return "numba";
+  if (strncmp(m, "kcc.", 4) == 0) return arena_printf(ic->ar, "numba.%s", m + 4);
+  return m;
+}
+
+/* The first component of a dotted module path ("a" of "a.b.c"). */
+static const char *first_component(infer_ctx *ic, const char *m) {
+  const char *dot = strchr(m, '.');
+  return dot ? arena_strndup(ic->ar, m, (size_t)(dot - m)) : m;
+}
+
 static void import_module(infer_ctx *ic, node *s) {
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
-    if (synth_lib_source(al->str) && !load_lib_module(ic, al->str, al->sp)) continue;
+    const char *mod = numba_name(ic, al->str);
+    if (synth_lib_source(mod) && !load_lib_module(ic, mod, al->sp)) continue;
     /* import a.b.c binds a (host-side unless kcc compiles a), import a.b.c as x binds x
      * to a.b.c (host-side unless kcc compiles a.b.c) */
-    const char *dot = strchr(al->str, '.');
-    const char *bound = al->str2 ? al->str
-                        : dot    ? arena_strndup(ic->ar, al->str, (size_t)(dot - al->str))
-                                 : al->str;
+    const char *bound = al->str2 ? mod : first_component(ic, mod);
     bool compiled = module_importable(bound) || synth_lib_source(bound);
-    ix_bind_alias(ic, al->str2 ? al->str2 : bound,
+    ix_bind_alias(ic, al->str2 ? al->str2 : first_component(ic, al->str),
                   arena_printf(ic->ar, "%s%s", compiled ? "" : HOST_PREFIX, bound));
   }
 }
@@ -193,18 +206,18 @@ fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
 
 /* from numba.cuda.random import xoroshiro128p_uniform_float32 [as name] */
 /* from M import name [as alias], where kcc does not compile M.name: host-side Python */
-static void bind_host_name(infer_ctx *ic, const node *s, const node *al) {
+static void bind_host_name(infer_ctx *ic, const char *mod, const node *al) {
   ix_bind_alias(ic, al->str2 ? al->str2 : al->str,
-                arena_printf(ic->ar, HOST_PREFIX "%s.%s", s->str, al->str));
+                arena_printf(ic->ar, HOST_PREFIX "%s.%s", mod, al->str));
 }
 
-static void import_from_lib(infer_ctx *ic, node *s) {
-  if (!load_lib_module(ic, s->str, s->sp)) return;
+static void import_from_lib(infer_ctx *ic, node *s, const char *mod) {
+  if (!load_lib_module(ic, mod, s->sp)) return;
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
     func_def *fn = ix_find_func(ic, al->str);
     if (!fn || fn->kind != FN_DEVICE || al->str[0] == '_') {   /* its host half */
-      bind_host_name(ic, s, al);
+      bind_host_name(ic, mod, al);
       continue;
     }
     if (!al->str2 || strcmp(al->str2, al->str) == 0) continue;
@@ -221,22 +234,23 @@ static void import_from_lib(infer_ctx *ic, node *s) {
 }
 
 static void import_from(infer_ctx *ic, node *s) {
-  if (synth_lib_source(s->str)) {
-    import_from_lib(ic, s);
+  const char *mod = numba_name(ic, s->str);
+  if (synth_lib_source(mod)) {
+    import_from_lib(ic, s, mod);
     return;
   }
   for (int i = 0; i < s->list.len; i++) {
     node *al = s->list.items[i];
-    const char *path = arena_printf(ic->ar, "%s.%s", s->str, al->str);
+    const char *path = arena_printf(ic->ar, "%s.%s", mod, al->str);
     if (strcmp(al->str, "void") == 0 &&
-        (strcmp(s->str, "numba") == 0 || strcmp(s->str, "numba.types") == 0))
+        (strcmp(mod, "numba") == 0 || strcmp(mod, "numba.types") == 0))
       continue;
     /* a module kcc does not compile, or a name of numba's that kernels do not have
      * (numba.config, njit, prange): host-side Python, as Numba's own host code uses
      * them; an error only where a kernel uses it */
     if (synth_lib_source(path) && load_lib_module(ic, path, al->sp))   /* from numba.cuda import random */
       ix_bind_alias(ic, al->str2 ? al->str2 : al->str, path);
-    else if (!module_importable(s->str) || !path_is_known(ic, path)) bind_host_name(ic, s, al);
+    else if (!module_importable(mod) || !path_is_known(ic, path)) bind_host_name(ic, mod, al);
     else ix_bind_alias(ic, al->str2 ? al->str2 : al->str, path);
   }
 }

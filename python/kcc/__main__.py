@@ -1,0 +1,39 @@
+"""python3 -m kcc script.py [args]: run a Numba program with kcc serving numba.cuda.
+
+The script runs as ``python3 script.py [args]`` would run it (``__name__`` is
+``'__main__'``, ``sys.argv`` is the script and its arguments, ``sys.path[0]`` its
+folder), with the package ``numba`` replaced by kcc's shim (kcc/numba_shim.py).
+"""
+
+import os
+import runpy
+import sys
+
+USAGE = '''usage: python3 -m kcc SCRIPT.py [ARGS...]
+
+Run a Numba program with kcc: its numba.cuda kernels are compiled by kcc and run on a
+CUDA GPU, or on kcc's CPU back end where there is none (KC_DEVICE=cpu asks for it).
+numba's CPU functions (@jit, @njit, @vectorize) go to the real Numba when it is
+installed, else run as plain Python.
+'''
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ('-h', '--help'):
+        sys.stdout.write(USAGE) if argv else sys.stderr.write(USAGE)
+        return 0 if argv else 2
+    script = argv[0]
+    if not os.path.isfile(script):
+        sys.stderr.write("python3 -m kcc: can't open file '%s'\n" % script)
+        return 2
+    from . import numba_shim
+    numba_shim.install()
+    sys.argv = argv
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    runpy.run_path(script, run_name='__main__')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,285 @@
+"""The Python package kcc (docs/python.md) on the CPU back end, checked against NumPy.
+
+Run by meson (suite 'python') with /usr/bin/python3, PYTHONPATH=build/python,
+KC_DEVICE=cpu and KC_CACHE=0; needs NumPy, not Numba. Each test_* function is one
+case; the script runs them all and fails if any did.
+"""
+
+import gc
+import sys
+import traceback
+
+import numpy as np
+
+from kcc import cuda, KccError
+import kcc._kcc as _kcc
+
+@cuda.jit
+def vector_add(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] + b[i]
+
+
+@cuda.jit('void(float32[:], float32[:], float32[:])')
+def vector_add_eager(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] + b[i]
+
+
+@cuda.jit
+def scale_2d(m, factor, offset):
+    i, j = cuda.grid(2)
+    if i < m.shape[0] and j < m.shape[1]:
+        m[i, j] = m[i, j] * factor + offset + i * 100 + j
+
+
+@cuda.jit(device=True)
+def clamp(x, lo, hi):
+    return min(max(x, lo), hi)
+
+
+@cuda.jit
+def clamp_all(a, bounds):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = clamp(a[i], bounds[0], bounds[1])
+
+
+@cuda.jit
+def fill_flags(flags, on):
+    i = cuda.grid(1)
+    if i < flags.size:
+        flags[i] = on and i % 2 == 0
+
+
+@cuda.jit(debug=True, opt=False)
+def checked(a):
+    i = cuda.grid(1)
+    assert a[i] < 5, "too big"
+    a[i] = -1
+
+
+@cuda.jit
+def broken(a):
+    i = cuda.grid(1)
+    a[i] = no_such_name + 1
+
+
+def test_vector_add_lazy():
+    n = 1000
+    a = np.random.rand(n).astype(np.float32)
+    b = np.random.rand(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    vector_add[(n + 127) // 128, 128](a, b, out)
+    np.testing.assert_array_equal(out, a + b)
+    assert 'vector_add(float32[:], float32[:], float32[:])' in vector_add.signatures, \
+        vector_add.signatures
+    # new argument types: another specialisation, as Numba makes
+    ai = np.arange(10, dtype=np.int64)
+    oi = np.zeros(10, np.int64)
+    vector_add[1, 32](ai, ai, oi)
+    np.testing.assert_array_equal(oi, 2 * ai)
+    assert 'vector_add(int64[:], int64[:], int64[:])' in vector_add.signatures, \
+        vector_add.signatures
+
+
+def test_vector_add_eager():
+    # compiled at the decorator: its signature is known before any launch
+    assert vector_add_eager.signatures == \
+        ['vector_add_eager(float32[:], float32[:], float32[:])'], vector_add_eager.signatures
+    a = np.linspace(0, 1, 300, dtype=np.float32)
+    out = np.empty_like(a)
+    vector_add_eager[3, 128](a, a, out)
+    np.testing.assert_array_equal(out, a + a)
+    out[:] = 0
+    vector_add_eager.forall(a.size)(a, a, out)
+    np.testing.assert_array_equal(out, a + a)
+
+
+def test_2d_and_scalars():
+    m = np.arange(12, dtype=np.float64).reshape(3, 4)
+    want = m * 2.5 + 1 + np.arange(3)[:, None] * 100 + np.arange(4)[None, :]
+    scale_2d[(1, 1), (4, 4)](m, 2.5, 1)       # a float and an int scalar
+    np.testing.assert_array_equal(m, want)
+    # a NumPy scalar keeps its dtype; an array not C-contiguous is copied back into
+    m32 = np.ones((4, 6), np.float32)
+    view = m32[:, ::2]
+    want32 = view * np.float32(3) + np.arange(4)[:, None] * 100 + np.arange(3)[None, :]
+    scale_2d[(1, 1), (8, 8)](view, np.float32(3), np.int32(0))
+    np.testing.assert_array_equal(view, want32.astype(np.float32))
+    np.testing.assert_array_equal(m32[:, 1::2], np.ones((4, 3), np.float32))
+
+
+def test_device_function_and_tuple():
+    a = np.linspace(-2, 2, 41)
+    clamp_all[1, 64](a, (-1.0, 0.5))
+    np.testing.assert_array_equal(a, np.clip(np.linspace(-2, 2, 41), -1.0, 0.5))
+
+
+def test_bool_arrays_and_scalars():
+    flags = np.ones(7, np.bool_)
+    fill_flags[1, 8](flags, True)
+    np.testing.assert_array_equal(flags, np.arange(7) % 2 == 0)
+    fill_flags[1, 8](flags, False)
+    assert not flags.any()
+
+
+def test_device_arrays():
+    host = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    d = cuda.to_device(host)
+    assert d.shape == (2, 3, 4) and d.ndim == 3 and d.size == 24 and len(d) == 2
+    assert d.dtype == np.float32 and d.nbytes == host.nbytes and d.strides == host.strides
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+    # into an existing array, and a copy back in
+    out = np.zeros_like(host)
+    assert d.copy_to_host(out) is out
+    np.testing.assert_array_equal(out, host)
+    d.copy_to_device(host * 2)
+    np.testing.assert_array_equal(d.copy_to_host(), host * 2)
+    # device arrays as kernel arguments stay on the device
+    x = cuda.to_device(np.arange(100, dtype=np.float64))
+    y = cuda.device_array_like(x.copy_to_host())
+    assert y.shape == (100,) and y.dtype == np.float64
+    vector_add[1, 128](x, x, y)
+    np.testing.assert_array_equal(y.copy_to_host(), 2 * np.arange(100, dtype=np.float64))
+    z = cuda.device_array((5, 2), np.int16)
+    assert z.shape == (5, 2) and z.dtype == np.int16
+    for dt in (np.int8, np.uint16, np.int32, np.uint64, np.float16, np.complex64,
+               np.complex128, np.bool_):
+        h = (np.arange(6) % 3).astype(dt)
+        np.testing.assert_array_equal(cuda.to_device(h).copy_to_host(), h)
+    cuda.synchronize()
+
+
+def test_compile_error_names_the_file():
+    try:
+        broken[1, 1](np.zeros(4))
+    except KccError as e:
+        text = str(e)
+        # the file as Python names it in tracebacks, and the line of the file
+        code = broken.py_func.__code__
+        assert e.status == 'KC_ERR_TYPE', e.status
+        assert '%s:%d:12: error:' % (code.co_filename, code.co_firstlineno + 3) in text, text
+        assert "undefined name 'no_such_name'" in text, text
+        assert '^~~~' in text, text          # the caret under the name
+    else:
+        raise AssertionError('a kernel with an undefined name compiled')
+
+
+def test_kernel_fault_raises():
+    try:
+        checked[1, 8](np.arange(8.0))
+    except KccError as e:
+        code = checked.py_func.__code__
+        assert e.status == 'KC_ERR_ASSERT', e.status
+        assert "%s:%d:5: error: kernel 'checked': AssertionError: too big" \
+            % (code.co_filename, code.co_firstlineno + 3) in str(e), e
+    else:
+        raise AssertionError('a failed assert in a debug kernel did not raise')
+    x = np.zeros(4)                      # the context runs on
+    checked[1, 4](x)
+    np.testing.assert_array_equal(x, np.full(4, -1.0))
+
+
+def test_wrong_launches_raise():
+    a = np.zeros(4, np.float32)
+
+    def expect(what, fn, status=None, exc=KccError):
+        try:
+            fn()
+        except exc as e:
+            assert status is None or e.status == status, (what, e.status, e)
+            return str(e)
+        raise AssertionError(what + ': no error')
+
+    msg = expect('too few', lambda: vector_add[1, 4](a, a), 'KC_ERR_LAUNCH')
+    assert "kernel 'vector_add': expected 3 arguments (a, b, out), got 2" in msg, msg
+    expect('too many', lambda: vector_add_eager[1, 4](a, a, a, a), 'KC_ERR_LAUNCH')
+    msg = expect('wrong dtype', lambda: vector_add_eager[1, 4](a, a, np.zeros(4)),
+                 'KC_ERR_LAUNCH')
+    assert 'float64' in msg, msg
+    expect('zero grid', lambda: vector_add[0, 4](a, a, a), 'KC_ERR_LAUNCH')
+    expect('huge block', lambda: vector_add[1, 100000](a, a, a), 'KC_ERR_LAUNCH')
+    expect('no configuration', lambda: vector_add(a, a, a), exc=ValueError)
+    expect('bad configuration', lambda: vector_add[1](a, a, a), exc=ValueError)
+    expect('negative extent', lambda: vector_add[-1, 4](a, a, a), exc=ValueError)
+    expect('a string argument', lambda: vector_add[1, 4](a, a, 'x'), exc=TypeError)
+    expect('0-d array', lambda: cuda.to_device(np.float32(1)), exc=ValueError)
+    expect('object array', lambda: cuda.to_device(np.array([None])), exc=(TypeError, ValueError))
+    expect('copy size', lambda: cuda.to_device(a).copy_to_host(np.zeros(3, np.float32)),
+           exc=ValueError)
+    # the context is as before
+    out = np.zeros(4, np.float32)
+    vector_add[1, 4](a + 1, a + 2, out)
+    np.testing.assert_array_equal(out, np.full(4, 3, np.float32))
+
+
+def test_not_a_kernel_in_the_source():
+    def plain(a):
+        a[0] = 1
+    try:
+        cuda.jit('void(float32[:])')(plain)
+    except KccError as e:
+        assert "'plain' is not a kernel in its source file" in str(e), e
+        assert e.status == 'KC_ERR_NOT_FOUND', e.status
+    else:
+        raise AssertionError('cuda.jit at run time made a kernel kcc cannot see')
+
+
+def test_kernel_without_a_source_file():
+    try:
+        exec('@cuda.jit\ndef from_exec(a):\n    a[0] = 1\n', {'cuda': cuda})
+    except KccError as e:
+        assert "kcc compiles kernels from their source file, and 'from_exec' has none" \
+            in str(e), e
+    else:
+        raise AssertionError('a kernel without a source file was taken')
+
+
+def test_no_leak_in_a_loop_of_launches():
+    """Reference counts exact: objects made by launches and copies all go away."""
+    a = np.ones(64, np.float32)
+    d, e = cuda.to_device(a), cuda.device_array_like(a)
+    for _ in range(50):                 # warm up: caches, specialisations
+        vector_add[1, 64](a, d, a)
+        cuda.to_device(a).copy_to_host()
+        vector_add[1, 64](d, d, e)
+    gc.collect()
+    before = len(gc.get_objects())
+    refs = sys.getrefcount(d), sys.getrefcount(a)
+    for _ in range(500):
+        vector_add[1, 64](a, d, a)
+        cuda.to_device(a).copy_to_host()
+        vector_add[1, 64](d, d, e)
+    gc.collect()
+    assert (sys.getrefcount(d), sys.getrefcount(a)) == refs
+    grown = len(gc.get_objects()) - before
+    assert grown < 50, 'objects grew by %d over 500 launches' % grown
+
+
+def test_runtime_facts():
+    assert cuda.is_available() is True
+    assert _kcc.device() in ('cpu', 'cuda')
+    assert 'CPU' in _kcc.detect() or 'cpu' in _kcc.detect(), _kcc.detect()
+    assert issubclass(KccError, Exception)
+
+
+def main():
+    failed = 0
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith('test_')]
+    for name, fn in tests:
+        try:
+            fn()
+            print('ok', name)
+        except Exception:
+            failed += 1
+            print('FAIL', name)
+            traceback.print_exc(file=sys.stdout)
+    print('%d of %d failed' % (failed, len(tests)), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
