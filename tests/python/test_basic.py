@@ -6,8 +6,8 @@ case; the script runs them all and fails if any did.
 """
 
 import gc
+import os
 import sys
-import traceback
 
 import numpy as np
 
@@ -266,20 +266,9 @@ def test_runtime_facts():
     assert issubclass(KccError, Exception)
 
 
-def main():
-    failed = 0
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith('test_')]
-    for name, fn in tests:
-        try:
-            fn()
-            print('ok', name)
-        except Exception:
-            failed += 1
-            print('FAIL', name)
-            traceback.print_exc(file=sys.stdout)
-    print('%d of %d failed' % (failed, len(tests)), flush=True)
-    return 1 if failed else 0
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from runner import run
+    sys.exit(run(globals()))

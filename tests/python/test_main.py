@@ -7,7 +7,6 @@ child process with this interpreter and checks what it prints against NumPy.
 import os
 import subprocess
 import sys
-import traceback
 
 import numpy as np
 
@@ -84,20 +83,9 @@ def test_usage():
     assert rc == 2 and "can't open file" in err, err
 
 
-def main():
-    failed = 0
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith('test_')]
-    for name, fn in tests:
-        try:
-            fn()
-            print('ok', name)
-        except Exception:
-            failed += 1
-            print('FAIL', name)
-            traceback.print_exc(file=sys.stdout)
-    print('%d of %d failed' % (failed, len(tests)), flush=True)
-    return 1 if failed else 0
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from runner import run
+    sys.exit(run(globals()))
