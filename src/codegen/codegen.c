@@ -767,6 +767,11 @@ static LLVMValueRef expr_value(cg_ctx *g, node *e) {
   case N_COMPARE: return cg_compare(g, e);
   case N_BOOLOP: return cg_boolop(g, e);
   case N_IFEXP: return cg_ifexp(g, e);
+  case N_NAMEDEXPR: {
+    LLVMValueRef v = cg_expr(g, e->b);
+    cg_store_target(g, e->a, v, e->b->ty);
+    return v;
+  }
   case N_TUPLE: return cg_tuple(g, e);
   default:
     cg_internal_error(g, e->sp, "expression not handled by the code generator");

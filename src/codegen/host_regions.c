@@ -33,8 +33,8 @@
  * thread-dependent condition (undefined behaviour in CUDA) or in a device function,
  * warp collectives and syncthreads_count/and/or (they exchange values mid-region), a
  * raise or a debug assert (they end one thread), a return that a later barrier
- * follows, inner functions, record locals, and more than REGION_FRAME_MAX bytes per
- * thread.
+ * follows, inner functions, assignment expressions (:=), record locals, and more than
+ * REGION_FRAME_MAX bytes per thread.
  *
  * Why this is one of the executions CUDA allows: threads of a block are ordered only by
  * barriers, so running a region's threads one after another is a legal interleaving.
@@ -142,6 +142,9 @@ static bool refusal_here(const node *n, void *ud) {
     if (R->f->debug) refuse(R, "a debug assert ends one thread");
     return R->f->debug;
   case N_FUNCDEF: refuse(R, "an inner function"); return true;
+  case N_NAMEDEXPR:   /* an assignment inside an expression, which the plan does not see */
+    refuse(R, "an assignment expression (:=)");
+    return true;
   case N_CALL:
     if (n->bi) {
       unsigned fl = n->bi->flags;

@@ -800,6 +800,12 @@ static const type *expr_kind(infer_ctx *ic, node *e) {
   case N_COMPARE: return ix_compare(ic, e);
   case N_BOOLOP: return ix_boolop(ic, e);
   case N_IFEXP: return ix_ifexp(ic, e);
+  case N_NAMEDEXPR: {   /* n := v: v stored to the local n, and the value of the whole */
+    const type *vt = ix_expr(ic, e->b);
+    if (!vt) return NULL;
+    ix_store(ic, e->a, vt);
+    return ix_set_type(e, vt, e->b->weak);
+  }
   case N_TUPLE: return ix_tuple(ic, e);
   case N_LIST:
     ix_error(ic, e->sp, "lists are not supported in kernels; use a tuple or an array");

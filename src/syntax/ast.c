@@ -41,7 +41,7 @@ const char *node_kind_name(node_kind k) {
     [N_CALL] = "Call", [N_KEYWORD] = "Keyword", [N_INDEX] = "Index",
     [N_SLICE] = "Slice", [N_TUPLE] = "Tuple", [N_LIST] = "List", [N_BINOP] = "BinOp",
     [N_UNARY] = "Unary", [N_COMPARE] = "Compare", [N_BOOLOP] = "BoolOp",
-    [N_IFEXP] = "IfExp", [N_STARRED] = "Starred", [N_EXPR_STMT] = "Expr", [N_ASSIGN] = "Assign",
+    [N_IFEXP] = "IfExp", [N_STARRED] = "Starred", [N_NAMEDEXPR] = "NamedExpr", [N_EXPR_STMT] = "Expr", [N_ASSIGN] = "Assign",
     [N_AUGASSIGN] = "AugAssign", [N_ANNASSIGN] = "AnnAssign", [N_IF] = "If",
     [N_WHILE] = "While", [N_FOR] = "For", [N_BREAK] = "Break",
     [N_CONTINUE] = "Continue", [N_RETURN] = "Return", [N_PASS] = "Pass",
@@ -282,9 +282,27 @@ bool ast_visit_stmts(const node_list *body, ast_stmt_fn visit, void *ud) {
   return visit_stmts(body, 0, visit, ud);
 }
 
+/* The targets of n := v within expression e (not within nested statements). */
+static void walrus_targets(const node *e, ast_target_fn target, void *ud) {
+  if (!e || e->kind == N_FUNCDEF) return;
+  if (e->kind == N_NAMEDEXPR) target(e->a, ud);
+  walrus_targets(e->a, target, ud);
+  walrus_targets(e->b, target, ud);
+  walrus_targets(e->c, target, ud);
+  for (int i = 0; i < e->list.len; i++) walrus_targets(e->list.items[i], target, ud);
+  for (int i = 0; i < e->kwargs.len; i++) walrus_targets(e->kwargs.items[i], target, ud);
+}
+
 void ast_assign_targets(const node *s, ast_target_fn target, void *ud) {
   if (s->kind == N_ASSIGN)
     for (int i = 0; i < s->list.len; i++) target(s->list.items[i], ud);
   else if (s->kind == N_AUGASSIGN || s->kind == N_ANNASSIGN || s->kind == N_FOR)
     target(s->a, ud);
+  if (s->kind == N_FUNCDEF) return;
+  /* n := v in the statement's own expressions (its nested blocks are statements of
+     their own, visited in turn) */
+  walrus_targets(s->a, target, ud);
+  walrus_targets(s->b, target, ud);
+  walrus_targets(s->c, target, ud);
+  for (int i = 0; i < s->list.len; i++) walrus_targets(s->list.items[i], target, ud);
 }

@@ -41,6 +41,7 @@ typedef enum node_kind {
   N_BOOLOP,   /* op: OP_AND/OP_OR; list = 2+ operands */
   N_IFEXP,    /* a = condition, b = value if true, c = value if false */
   N_STARRED,  /* *a: a tuple unpacked into a call's positional arguments (f(*t)) */
+  N_NAMEDEXPR,/* a := b: a = the target name, b = the value, which is also the result */
   /* ---- statements ---- */
   N_EXPR_STMT,  /* a = expression */
   N_ASSIGN,     /* list = targets (a = b = v has two), a = value */

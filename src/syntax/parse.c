@@ -453,7 +453,7 @@ const char *lex_token_name(int kind) {
   static const struct { int kind; const char *name; } names[] = {
     {T_POW, "'**'"}, {T_FLOORDIV, "'//'"}, {T_LSHIFT, "'<<'"}, {T_RSHIFT, "'>>'"},
     {T_LE, "'<='"}, {T_GE, "'>='"}, {T_EQ, "'=='"}, {T_NE, "'!='"}, {T_ARROW, "'->'"},
-    {T_ELLIPSIS, "'...'"}, {T_LBRACE, "'{'"}, {T_RBRACE, "'}'"}, {T_AND, "and"}, {T_AS, "as"}, {T_ASSERT, "assert"},
+    {T_ELLIPSIS, "'...'"}, {T_WALRUS, "':='"}, {T_LBRACE, "'{'"}, {T_RBRACE, "'}'"}, {T_AND, "and"}, {T_AS, "as"}, {T_ASSERT, "assert"},
     {T_ASYNC, "async"}, {T_AWAIT, "await"}, {T_BREAK, "break"}, {T_CLASS, "class"},
     {T_CONTINUE, "continue"}, {T_DEF, "def"}, {T_DEL, "del"}, {T_ELIF, "elif"},
     {T_ELSE, "else"}, {T_EXCEPT, "except"}, {T_FALSE, "False"}, {T_FINALLY, "finally"},

@@ -88,7 +88,7 @@ static void stmt_done(parse_state *ps);
 %token NEWLINE INDENT DEDENT
 %token <op> AUGASSIGN
 %token POW "**" FLOORDIV "//" LSHIFT "<<" RSHIFT ">>" LE "<=" GE ">=" EQ "=="
-%token NE "!=" ARROW "->" ELLIPSIS "..." LBRACE "{" RBRACE "}"
+%token NE "!=" ARROW "->" ELLIPSIS "..." LBRACE "{" RBRACE "}" WALRUS ":="
 %token AND "and" AS "as" ASSERT "assert" ASYNC "async" AWAIT "await" BREAK "break"
 %token CLASS "class" CONTINUE "continue" DEF "def" DEL "del" ELIF "elif" ELSE "else"
 %token EXCEPT "except" FALSE "False" FINALLY "finally" FOR "for" FROM "from"
@@ -365,6 +365,11 @@ expr_items:
 
 test:
     or_test              { $$ = $1; }
+  | NAME WALRUS test     {   /* n := v, an assignment expression (PEP 572) */
+      $$ = mk(ps, N_NAMEDEXPR, @$);
+      $$ = add_child(ps, $$, $$->a = $1);
+      $$ = add_child(ps, $$, $$->b = $3);
+    }
   | or_test IF or_test ELSE test {
       $$ = mk(ps, N_IFEXP, @$);
       $$ = add_child(ps, $$, $$->a = $3);
