@@ -45,7 +45,8 @@ TOKENS = ["cuda.syncthreads()", "cuda.grid(1)", "cuda.threadIdx.x", "cuda.blockD
           "lambda x: x", "a[::-1]", "a[i, j]", "a.shape", "len(a)", "yield", "await",
           "global x", "x: int32 = 0", "1e309", "0x7fffffffffffffff", "-2**63",
           "18446744073709551616", "1j", "'s'", "b'x'", "...", "not", "is", "@", "**",
-          "//", "%", ">>", "<<", "~", "(", ")", "[", "]", ":", ",", "=", "+=", "\\"]
+          "//", "%", ">>", "<<", "~", "(", ")", "[", "]", ":", ",", "=", "+=", "\\", ":=",
+          "(w := i)"]
 DECORATORS = ["@cuda.jit", "@cuda.jit(device=True)", "@cuda.jit('void(float32[:])')",
               "@cuda.jit(debug=True, opt=False)", "@vectorize(['float32(float32)'])",
               "@cuda.reduce", "@guvectorize(['void(float32[:], float32[:])'], '(n)->()')"]
