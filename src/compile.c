@@ -218,13 +218,17 @@ static char *ptx_with_header(const kcc_output *out, const ptr_vec *links, const 
 }
 
 /* msg (malloc'd by a back end) is freed before reporting, which may run out of memory
- * and longjmp. */
-static kc_status fail(diag_sink *d, kc_status st, const char *what, char *msg) {
-  char text[1024];
+ * and longjmp. At sp (a link= entry), or at no place in the source. */
+static kc_status fail_at(diag_sink *d, span sp, kc_status st, const char *what, char *msg) {
+  char text[3000];   /* a C compiler's messages about a link= file run long */
   snprintf(text, sizeof text, "%s", msg ? msg : "failed");
   free(msg);
-  diag_error(d, span_none(), "%s: %s", what, text);
+  diag_error(d, sp, "%s: %s", what, text);
   return st;
+}
+
+static kc_status fail(diag_sink *d, kc_status st, const char *what, char *msg) {
+  return fail_at(d, span_none(), st, what, msg);
 }
 
 static kc_status emit_nvptx(const kcc_options *o, diag_sink *d, LLVMModuleRef m,
@@ -279,8 +283,10 @@ static void measure_stacks(LLVMModuleRef m, kcc_output *out) {
   }
 }
 
-/* *owned is the LLVM context the compilation must dispose of: emit_host clears it when
- * it disposes of ctx or hands it to the JIT. */
+static span link_where(const ptr_vec *links, int i) {
+  return ((const link_file *)links->items[i])->where;
+}
+
 /* The link= files as object code for the JIT (host_link.c); an error at the entry that
  * named the one that failed. */
 static kc_status link_objects(diag_sink *d, const ptr_vec *links, host_object *objs) {
@@ -290,14 +296,11 @@ static kc_status link_objects(diag_sink *d, const ptr_vec *links, host_object *o
   char *err = NULL;
   int failed = 0, rc = host_link_objects(paths, links->len, objs, &failed, &err);
   free(paths);
-  if (!rc) return KC_OK;
-  char text[3000];
-  snprintf(text, sizeof text, "%s", err ? err : "failed");
-  free(err);
-  diag_error(d, ((link_file *)links->items[failed])->where, "%s", text);
-  return KC_ERR_TYPE;
+  return rc ? fail_at(d, link_where(links, failed), KC_ERR_TYPE, "link=", err) : KC_OK;
 }
 
+/* *owned is the LLVM context the compilation must dispose of: emit_host clears it when
+ * it disposes of ctx or hands it to the JIT. */
 static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ctx,
                            LLVMModuleRef m, const ptr_vec *links, LLVMContextRef *owned,
                            kcc_output *out) {
@@ -317,11 +320,14 @@ static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ct
     LLVMContextDispose(ctx);
     return out_take_text(out, text, text ? strlen(text) : 0);
   }
-  host_object kept = {NULL, 0}, *objs = calloc((size_t)links->len + 1, sizeof *objs);
-  kc_status st = objs ? link_objects(d, links, objs) : KC_ERR_NOMEM;
-  if (st != KC_OK) {
-    free(objs);
-    return st;
+  host_object kept = {NULL, 0}, *objs = NULL;
+  if (links->len > 0) {
+    objs = calloc((size_t)links->len, sizeof *objs);
+    kc_status st = objs ? link_objects(d, links, objs) : KC_ERR_NOMEM;
+    if (st != KC_OK) {
+      free(objs);
+      return st;
+    }
   }
   *owned = NULL;
   /* a module with link= files is not kept for the disk cache: its object alone would
@@ -331,15 +337,10 @@ static kc_status emit_host(const kcc_options *o, diag_sink *d, LLVMContextRef ct
                     &out->host, &err);
   host_objects_free(objs, links->len);
   free(objs);
-  if (rc && links->len > 0) {   /* most likely a foreign function the files lack */
-    char text[1024];
-    snprintf(text, sizeof text, "%s", err ? err : "failed");
-    free(err);
-    diag_error(d, ((link_file *)links->items[0])->where, "JIT: %s (every function declared "
-               "with cuda.declare_device must be defined, extern \"C\", in the link= files)",
-               text);
-    return KC_ERR_TYPE;
-  }
+  if (rc && links->len > 0)   /* most likely a foreign function the files lack */
+    return fail_at(d, link_where(links, 0), KC_ERR_TYPE, "JIT (every function declared "
+                   "with cuda.declare_device must be defined, extern \"C\", in the link= "
+                   "files)", err);
   if (rc) return fail(d, KC_ERR_INTERNAL, "JIT", err);
   if (out_take_object(out, &kept) != KC_OK) return KC_ERR_NOMEM;
   if (!find_entries(out)) {

@@ -183,17 +183,11 @@ static void cpu_relax(void) {
 #endif
 }
 
-static long long mono_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* Spin until done(p, arg) or p->spin_ns pass; whether it is done. After the first few
  * hundred pauses it yields between checks: on a loaded machine the thread it waits for
  * may need this core. */
 static bool spin_until(rt_pool *p, bool (*done)(rt_pool *, unsigned long), unsigned long arg) {
-  long long until = 0;
+  double until = 0;   /* rt_now_ms's clock */
   for (unsigned i = 0;; i++) {
     if (done(p, arg)) return true;
     if (p->spin_ns == 0) return false;
@@ -202,8 +196,8 @@ static bool spin_until(rt_pool *p, bool (*done)(rt_pool *, unsigned long), unsig
       continue;
     }
     sched_yield();
-    long long t = mono_ns();
-    if (!until) until = t + p->spin_ns;
+    double t = rt_now_ms();
+    if (!until) until = t + (double)p->spin_ns / 1e6;
     else if (t >= until) return false;
   }
 }

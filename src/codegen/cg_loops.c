@@ -190,11 +190,12 @@ static void check_tuple_index(cg_ctx *g, node *e, LLVMValueRef raw, LLVMValueRef
  * compile), and nvcc keeps a dynamically indexed array that big in local memory too. */
 enum { TUPLE_SELECT_MAX = 16 };
 
-/* The slot of local variable e when e is one (a tuple's storage), else NULL. */
-static LLVMValueRef local_slot(cg_ctx *g, node *e) {
+/* The slot of local variable e when e is one (a tuple's storage), else NULL. Its type
+ * is compared as kcc's, not by building the LLVM type, which is as long as the tuple. */
+static LLVMValueRef local_slot(node *e) {
   symbol *s = e->kind == N_NAME ? e->sym : NULL;
-  if (s && s->kind == SYM_LOCAL && s->cg && LLVMIsAAllocaInst(s->cg) &&
-      LLVMGetAllocatedType(s->cg) == cg_type(g, e->ty))
+  if (s && s->kind == SYM_LOCAL && s->cg && LLVMIsAAllocaInst(s->cg) && s->ty &&
+      type_equal(s->ty, e->ty))
     return s->cg;
   return NULL;
 }
@@ -202,7 +203,7 @@ static LLVMValueRef local_slot(cg_ctx *g, node *e) {
 /* The address of tuple e's storage, for a tuple big enough to be read from memory: a
  * local variable's own slot, else a copy of the value in an entry slot. */
 static LLVMValueRef tuple_in_memory(cg_ctx *g, node *e) {
-  LLVMValueRef slot = local_slot(g, e);
+  LLVMValueRef slot = local_slot(e);
   if (slot) return slot;
   slot = cg_entry_alloca(g, cg_type(g, e->ty), "tuple");
   LLVMBuildStore(g->b, cg_expr(g, e), slot);
@@ -223,9 +224,10 @@ LLVMValueRef cg_tuple_index(cg_ctx *g, node *e) {
   const type *tt = e->a->ty, *it = e->b->ty;
   bool big = tt->nelems > TUPLE_SELECT_MAX;
   if (e->aux != TUPLE_INDEX_DYNAMIC) {   /* t[2]: one element, never the whole value */
-    LLVMValueRef slot = big ? local_slot(g, e->a) : NULL;
+    LLVMValueRef slot = big ? local_slot(e->a) : NULL;
     if (!slot) return LLVMBuildExtractValue(g->b, cg_expr(g, e->a), (unsigned)e->aux, "");
-    LLVMValueRef p = LLVMBuildStructGEP2(g->b, cg_type(g, tt), slot, (unsigned)e->aux, "");
+    LLVMValueRef p = LLVMBuildStructGEP2(g->b, LLVMGetAllocatedType(slot), slot,
+                                         (unsigned)e->aux, "");
     return LLVMBuildLoad2(g->b, cg_type(g, tt->elems[e->aux]), p, "");
   }
   LLVMValueRef tup = big ? tuple_in_memory(g, e->a) : cg_expr(g, e->a);

@@ -99,16 +99,6 @@ void cg_record_copy(cg_ctx *g, LLVMValueRef dst, LLVMValueRef src, const type *r
   LLVMBuildMemCpy(g->b, dst, al, src, al, ci64(g, size));
 }
 
-/* A record kernel parameter arrives as its bytes (kernelParams points at the host's
- * record; CUDA copies it into the parameter space): the kernel works on a copy of its
- * own, aligned as any record may need. */
-LLVMValueRef cg_record_param(cg_ctx *g, LLVMValueRef bytes, const type *t) {
-  LLVMValueRef slot = LLVMBuildAlloca(g->b, cg_record_mem_type(g, t), "record");
-  LLVMSetAlignment(slot, 16);
-  LLVMBuildStore(g->b, bytes, slot);
-  return slot;
-}
-
 /* A kernel's record parameter, copied for the thread (the CPU back end unpacks the
  * arguments once per block). */
 LLVMValueRef cg_record_local_copy(cg_ctx *g, LLVMValueRef src, const type *t) {

@@ -16,8 +16,6 @@ void cg_record_store(cg_ctx *g, node *t, LLVMValueRef v, const type *vt);
 void cg_record_augassign(cg_ctx *g, node *s);
 /* Copy a record of type rt from src to dst (both addresses). */
 void cg_record_copy(cg_ctx *g, LLVMValueRef dst, LLVMValueRef src, const type *rt);
-/* A record kernel parameter's value (its bytes) as a record value (an address). */
-LLVMValueRef cg_record_param(cg_ctx *g, LLVMValueRef bytes, const type *t);
 /* A thread's own copy of a kernel's record parameter (src its address). */
 LLVMValueRef cg_record_local_copy(cg_ctx *g, LLVMValueRef src, const type *t);
 

@@ -905,15 +905,13 @@ LLVMValueRef cg_build_array(cg_ctx *g, const type *t, LLVMValueRef data, LLVMVal
   return v;
 }
 
-/* The LLVM type a scalar kernel parameter is passed as (bool as a byte, a record as
- * its bytes). */
+/* The LLVM type a scalar kernel parameter is passed as (bool as a byte). A record is
+ * a pointer to its bytes, which each target takes itself (cg_nvptx.c, cg_host.c). */
 LLVMTypeRef cg_param_scalar_type(cg_ctx *g, const type *t) {
-  if (t->kind == TY_RECORD) return cg_record_mem_type(g, t);
   return t->kind == TY_BOOL ? g->i8 : cg_scalar_type(g, t);
 }
 
 LLVMValueRef cg_param_scalar_value(cg_ctx *g, LLVMValueRef v, const type *t) {
-  if (t->kind == TY_RECORD) return cg_record_param(g, v, t);
   return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
 }
 

@@ -257,7 +257,10 @@ bool ix_declare_device(infer_ctx *ic, node *s) {
     node *kw = v->kwargs.items[i];
     if (strcmp(kw->str, "name") == 0 && !name) name = kw->a;
     else if (strcmp(kw->str, "sig") == 0 && !sig) sig = kw->a;
-    else return ix_error(ic, kw->sp, "cuda.declare_device takes name and sig"), true;
+    else {
+      ix_error(ic, kw->sp, "cuda.declare_device takes name and sig");
+      return true;
+    }
   }
   if (!name || !sig || v->list.len > 2) {
     ix_error(ic, v->sp, "cuda.declare_device takes two arguments: the function's name and "
