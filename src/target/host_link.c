@@ -57,11 +57,37 @@ static char *cpu_source(const char *path, bool *is_c) {
   return NULL;
 }
 
+/* Whether prog (a path, or a name looked up in $PATH as execvp does) names an
+ * executable file. Checked before forking, so that a child never has to fail its exec
+ * and exit: under valgrind such a child would report the whole parent's heap as its
+ * leaks and exit with valgrind's status instead of 127. */
+static bool can_execute(const char *prog) {
+  if (strchr(prog, '/')) return access(prog, X_OK) == 0 && is_file(prog);
+  const char *path = getenv("PATH");
+  if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+  for (const char *dir = path;; dir++) {
+    const char *end = strchr(dir, ':');
+    size_t n = end ? (size_t)(end - dir) : strlen(dir);
+    char full[4096];
+    if (snprintf(full, sizeof full, "%.*s/%s", (int)n, n ? dir : ".", prog) <
+            (int)sizeof full &&
+        access(full, X_OK) == 0 && is_file(full))
+      return true;
+    if (!end) return false;
+    dir = end;
+  }
+}
+
 /* Run argv with its standard error into log (NUL-terminated); its exit status, or -1
  * when it could not be run. */
 static int run_compiler(char *const argv[], char *log, size_t len) {
   int fd[2];
   log[0] = '\0';
+  if (!can_execute(argv[0])) {
+    snprintf(log, len, "cannot run %s: no executable file of that name%s", argv[0],
+             strchr(argv[0], '/') ? "" : " in $PATH");
+    return -1;
+  }
   if (pipe(fd) != 0) return -1;
   pid_t pid = fork();
   if (pid < 0) {
