@@ -38,6 +38,7 @@ typedef struct {
   PyTypeObject *module_type;
   PyTypeObject *kernel_type;
   PyTypeObject *array_type;
+  PyObject *array_class;     /* the subclass arrays made here are of (set_array_class) */
   PyObject *context;         /* the Context, made lazily; NULL until then */
 } kcc_state;
 
@@ -704,6 +705,172 @@ static PyObject *kernel_launch(KernelObject *self, PyObject *args, PyObject *kwa
   return result;
 }
 
+/* ---- ufuncs, gufuncs and reductions ---------------------------------------------------- */
+/* A new DeviceArray owning a (the caller's reference to a is passed on), of the class
+ * kcc.cuda registered with set_array_class (its DeviceNDArray), else DeviceArray. */
+static PyObject *wrap_array(kcc_state *st, PyObject *context, kc_array *a) {
+  PyTypeObject *type = st->array_class ? (PyTypeObject *)st->array_class : st->array_type;
+  ArrayObject *self = (ArrayObject *)type->tp_alloc(type, 0);
+  if (self == NULL) {
+    kc_array_free(a);
+    return NULL;
+  }
+  self->context = Py_NewRef(context);
+  self->array = a;
+  return (PyObject *)self;
+}
+
+static kc_context *kernel_ctx(KernelObject *self) {
+  return ((ContextObject *)((ModuleObject *)self->module)->context)->ctx;
+}
+
+static PyObject *kernel_context(KernelObject *self) {
+  return ((ModuleObject *)self->module)->context;
+}
+
+/* The DeviceArray obj, or NULL with a TypeError naming what (None allowed when
+ * none_ok: then *out is NULL and 0 is returned). */
+static int device_array_arg(kcc_state *st, PyObject *obj, const char *what, int none_ok,
+                            kc_array **out) {
+  *out = NULL;
+  if (none_ok && obj == Py_None) return 0;
+  if (!PyObject_TypeCheck(obj, st->array_type)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a device array, not %.100s", what,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  *out = ((ArrayObject *)obj)->array;
+  return 0;
+}
+
+/* Kernel.vectorize(args, out=None): kc_vectorize_args, a ufunc called as NumPy calls
+ * one; args are device arrays and numbers. Returns out, or the new output array. */
+static PyObject *kernel_vectorize(KernelObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"args", "out", NULL};
+  PyObject *arg_obj, *out_obj = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:vectorize", kwlist, &arg_obj,
+                                   &out_obj))
+    return NULL;
+  kcc_state *st = state_of_type(Py_TYPE(self));
+  kc_array *out = NULL;
+  if (st == NULL || device_array_arg(st, out_obj, "out", 1, &out) < 0) return NULL;
+  PyObject *seq = PySequence_Fast(arg_obj, "vectorize: args must be a sequence");
+  if (seq == NULL) return NULL;
+  launch_args la = {NULL, NULL};
+  PyObject *result = NULL;
+  if (PySequence_Fast_GET_SIZE(seq) > INT_MAX) {
+    PyErr_SetString(PyExc_ValueError, "vectorize: too many arguments");
+  } else if (convert_args(st, seq, &la) == 0) {
+    kc_status s = kc_vectorize_args(self->kernel, la.args,
+                                    (int)PySequence_Fast_GET_SIZE(seq), &out, NULL);
+    if (s != KC_OK)
+      raise_status(st, kernel_ctx(self), s);
+    else
+      result = out_obj != Py_None ? Py_NewRef(out_obj)
+                                  : wrap_array(st, kernel_context(self), out);
+  }
+  PyMem_Free(la.args);
+  PyMem_Free(la.elems);
+  Py_DECREF(seq);
+  return result;
+}
+
+/* The kc_arrays of a sequence of DeviceArrays (None allowed for outputs), in memory the
+ * caller frees; *n set. */
+static kc_array **array_list(kcc_state *st, PyObject *seq, const char *what, int none_ok,
+                             int *n) {
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+  if (len > INT_MAX) {
+    PyErr_Format(PyExc_ValueError, "too many %ss", what);
+    return NULL;
+  }
+  kc_array **arrays = PyMem_New(kc_array *, len ? len : 1);
+  if (arrays == NULL) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < len; i++)
+    if (device_array_arg(st, PySequence_Fast_GET_ITEM(seq, i), what, none_ok,
+                         &arrays[i]) < 0) {
+      PyMem_Free(arrays);
+      return NULL;
+    }
+  *n = (int)len;
+  return arrays;
+}
+
+/* The outputs of a gufunc call as a list: the given ones, and the new ones wrapped. */
+static PyObject *gufunc_results(kcc_state *st, KernelObject *self, PyObject *given,
+                                kc_array **outputs, int n) {
+  PyObject *list = PyList_New(n);
+  for (int i = 0; list && i < n; i++) {
+    PyObject *o = PySequence_Fast_GET_ITEM(given, i);
+    PyObject *item = o != Py_None ? Py_NewRef(o)
+                                  : wrap_array(st, kernel_context(self), outputs[i]);
+    outputs[i] = NULL;   /* owned by the list now (or freed by wrap_array) */
+    if (item == NULL) Py_CLEAR(list);
+    else PyList_SET_ITEM(list, i, item);
+  }
+  /* on failure, free what was allocated and not yet wrapped */
+  for (int i = 0; i < n; i++)
+    if (outputs[i] && PySequence_Fast_GET_ITEM(given, i) == Py_None)
+      kc_array_free(outputs[i]);
+  return list;
+}
+
+/* Kernel.guvectorize(inputs, outputs): kc_guvectorize; outputs holds device arrays or
+ * None (allocated). Returns the list of outputs. */
+static PyObject *kernel_guvectorize(KernelObject *self, PyObject *args) {
+  PyObject *in_obj, *out_obj;
+  if (!PyArg_ParseTuple(args, "OO:guvectorize", &in_obj, &out_obj)) return NULL;
+  kcc_state *st = state_of_type(Py_TYPE(self));
+  if (st == NULL) return NULL;
+  PyObject *in_seq = PySequence_Fast(in_obj, "guvectorize: inputs must be a sequence");
+  PyObject *out_seq = in_seq ? PySequence_Fast(out_obj, "guvectorize: outputs must be "
+                                               "a sequence") : NULL;
+  kc_array **inputs = NULL, **outputs = NULL;
+  int nin = 0, nout = 0;
+  PyObject *result = NULL;
+  if (out_seq && (inputs = array_list(st, in_seq, "input", 0, &nin)) != NULL &&
+      (outputs = array_list(st, out_seq, "output", 1, &nout)) != NULL) {
+    kc_status s = kc_guvectorize(self->kernel, inputs, nin, outputs, nout);
+    result = s == KC_OK ? gufunc_results(st, self, out_seq, outputs, nout)
+                        : raise_status(st, kernel_ctx(self), s);
+  }
+  PyMem_Free(inputs);
+  PyMem_Free(outputs);
+  Py_XDECREF(in_seq);
+  Py_XDECREF(out_seq);
+  return result;
+}
+
+/* Kernel.reduce(array, init): kc_reduce; init is None or the bytes of one element of
+ * the array's dtype. Returns the result's bytes (kcc.cuda makes the NumPy scalar). */
+static PyObject *kernel_reduce(KernelObject *self, PyObject *args) {
+  PyObject *arr_obj;
+  Py_buffer init = {0};
+  if (!PyArg_ParseTuple(args, "Oz*:reduce", &arr_obj, &init)) return NULL;
+  kcc_state *st = state_of_type(Py_TYPE(self));
+  kc_array *arr = NULL;
+  PyObject *result = NULL;
+  if (st != NULL && device_array_arg(st, arr_obj, "reduce's array", 0, &arr) == 0) {
+    size_t size = kc_dtype_size(kc_array_dtype(arr));
+    unsigned char value[16] = {0};   /* the widest dtype, complex128 */
+    if (size > sizeof value) {
+      PyErr_SetString(PyExc_TypeError, "reduce: the array's elements must be numbers");
+    } else if (init.buf && (size_t)init.len != size) {
+      PyErr_Format(PyExc_ValueError, "reduce: init has %zd bytes, the array's elements %zu",
+                   init.len, size);
+    } else {
+      kc_status s = kc_reduce(self->kernel, arr, init.buf, value);
+      result = s == KC_OK ? PyBytes_FromStringAndSize((const char *)value, (Py_ssize_t)size)
+                          : raise_status(st, kernel_ctx(self), s);
+    }
+  }
+  if (init.obj) PyBuffer_Release(&init);
+  return result;
+}
+
 static PyObject *kernel_get_signature(KernelObject *self, void *closure) {
   return PyUnicode_FromString(kc_kernel_signature(self->kernel));
 }
@@ -717,6 +884,17 @@ static PyObject *kernel_get_name(KernelObject *self, void *closure) {
 }
 
 static PyMethodDef kernel_methods[] = {
+  {"vectorize", (PyCFunction)(void (*)(void))kernel_vectorize,
+   METH_VARARGS | METH_KEYWORDS,
+   "vectorize(args, out=None)\n--\n\nCall a @vectorize kernel as NumPy calls a ufunc: "
+   "args are device arrays (any shape: they broadcast) and numbers; returns out, or a "
+   "new device array."},
+  {"guvectorize", (PyCFunction)kernel_guvectorize, METH_VARARGS,
+   "guvectorize(inputs, outputs)\n--\n\nCall a @guvectorize kernel on device arrays; "
+   "outputs holds device arrays or None (allocated). Returns the list of outputs."},
+  {"reduce", (PyCFunction)kernel_reduce, METH_VARARGS,
+   "reduce(array, init)\n--\n\nReduce a 1-D device array with a @cuda.reduce kernel; "
+   "init is None or one element's bytes. Returns the result's bytes."},
   {"launch", (PyCFunction)(void (*)(void))kernel_launch, METH_VARARGS | METH_KEYWORDS,
    "launch(griddim, blockdim, args, sharedmem=0)\n--\n\n"
    "Launch the kernel (on the CPU back end it has run when this returns). args: "
@@ -833,7 +1011,24 @@ static PyObject *kcc_device(PyObject *module, PyObject *unused) {
                                                                                 : "cpu");
 }
 
+/* set_array_class(cls): arrays made by the extension (ufunc outputs) are of cls, a
+ * Python subclass of DeviceArray (kcc.cuda's DeviceNDArray), so that Python sees one
+ * array type. Made with tp_alloc, as a subclass's instance is; its __init__ is not run. */
+static PyObject *kcc_set_array_class(PyObject *module, PyObject *cls) {
+  kcc_state *st = state_of_module(module);
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, st->array_type)) {
+    PyErr_SetString(PyExc_TypeError, "set_array_class: a subclass of DeviceArray is "
+                    "wanted");
+    return NULL;
+  }
+  Py_XSETREF(st->array_class, Py_NewRef(cls));
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef kcc_functions[] = {
+  {"set_array_class", kcc_set_array_class, METH_O,
+   "set_array_class(cls)\n--\n\nThe DeviceArray subclass of the arrays the extension "
+   "makes (kcc.cuda's DeviceNDArray)."},
   {"compile", (PyCFunction)(void (*)(void))kcc_compile, METH_VARARGS | METH_KEYWORDS,
    "compile(name, source, signatures=())\n--\n\n"
    "Compile kcc source (a whole Python file: its kernels, the host code around them "
@@ -879,6 +1074,7 @@ static int kcc_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->module_type);
   Py_VISIT(st->kernel_type);
   Py_VISIT(st->array_type);
+  Py_VISIT(st->array_class);
   Py_VISIT(st->context);
   return 0;
 }
@@ -890,6 +1086,7 @@ static int kcc_clear(PyObject *module) {
   Py_CLEAR(st->module_type);
   Py_CLEAR(st->kernel_type);
   Py_CLEAR(st->array_type);
+  Py_CLEAR(st->array_class);
   Py_CLEAR(st->context);
   return 0;
 }

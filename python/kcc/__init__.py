@@ -8,5 +8,6 @@ there is none (``KC_DEVICE=cpu`` asks for it).
 
 from ._kcc import KccError, version as __version__
 from . import cuda
+from .ufunc import vectorize, guvectorize
 
-__all__ = ['cuda', 'KccError']
+__all__ = ['cuda', 'vectorize', 'guvectorize', 'KccError']

@@ -25,7 +25,7 @@ import numpy as np
 from . import _kcc
 from ._kcc import KccError
 
-__all__ = ['jit', 'to_device', 'device_array', 'device_array_like', 'pinned_array',
+__all__ = ['jit', 'reduce', 'Reduce', 'to_device', 'device_array', 'device_array_like', 'pinned_array',
            'synchronize', 'is_available', 'detect', 'DeviceNDArray', 'KccError']
 
 _dtype_name = _kcc.DeviceArray.dtype   # the C type's descriptor: the NumPy name
@@ -104,6 +104,19 @@ def pinned_array(shape, dtype=np.float64, strides=None, order='C'):
     return np.empty(shape, dtype, order=order)
 
 
+_kcc.set_array_class(DeviceNDArray)   # ufunc outputs made by the extension
+
+
+def reduce(functor):
+    """``numba.cuda.reduce``: a reduction of 1-D arrays by a binary function decorated
+    @cuda.reduce in its source file."""
+    from .ufunc import Reduce
+    return Reduce(functor)
+
+
+Reduce = reduce
+
+
 def synchronize():
     """Wait for the device's work; raise a fault a kernel reported."""
     _kcc.synchronize()
@@ -131,6 +144,25 @@ def _compile_file(path):
             source = f.read()
         module = _modules[path] = _kcc.compile(path, source)
     return module
+
+
+def kernel_from_source(fn, noun='kernel', decorator='cuda.jit'):
+    """The compiled kernel (or ufunc, gufunc, reduction: the noun) of fn, from its
+    source file, where kcc found it decorated with @decorator."""
+    path = _source_file(fn)
+    try:
+        return _compile_file(path).get_kernel(fn.__name__)
+    except KccError as e:
+        if e.status != 'KC_ERR_NOT_FOUND':
+            raise
+        # kcc reads kernels from their decorators in the source: a decorator applied
+        # at run time (cuda.jit(sig)(fn), cuda.reduce(lambda a, b: a + b)) makes no
+        # kernel it can see
+        raise _error("%s:%d: '%s' is not a %s in its source file: kcc compiles the "
+                     'functions decorated with @%s there (%s applied to a function at '
+                     'run time is not supported yet)'
+                     % (path, fn.__code__.co_firstlineno, fn.__name__, noun, decorator,
+                        decorator), 'KC_ERR_NOT_FOUND') from None
 
 
 def _error(message, status='KC_ERR_INVALID'):
@@ -176,21 +208,7 @@ class Dispatcher:
 
     def _get_kernel(self):
         if self._kernel is None:
-            module = _compile_file(self._file)
-            try:
-                self._kernel = module.get_kernel(self.py_func.__name__)
-            except KccError as e:
-                if e.status != 'KC_ERR_NOT_FOUND':
-                    raise
-                # kcc reads kernels from their decorators in the source: cuda.jit
-                # applied at run time (cuda.jit(sig)(fn)) makes no kernel it can see
-                code = self.py_func.__code__
-                raise _error("%s:%d: '%s' is not a kernel in its source file: kcc "
-                             'compiles the functions decorated with @cuda.jit there '
-                             '(cuda.jit applied to a function at run time is not '
-                             'supported yet)' % (self._file, code.co_firstlineno,
-                                                 self.py_func.__name__),
-                             'KC_ERR_NOT_FOUND') from None
+            self._kernel = kernel_from_source(self.py_func)
         return self._kernel
 
     def _check_arity(self, args):

@@ -15,6 +15,8 @@ import sys
 import types
 
 from . import cuda as kcc_cuda
+from . import ufunc as kcc_ufunc
+from . import types as kcc_types
 
 _real = None          # the real numba module, or None
 _notice_given = False
@@ -53,18 +55,17 @@ def _plain(wrap):
 
 
 def _no_guvectorize(*args, **kwargs):
-    raise NotImplementedError('kcc: numba.guvectorize needs Numba, which is not '
-                              'installed (its CUDA target is not in kcc.cuda yet)')
+    raise NotImplementedError('kcc: numba.guvectorize for the CPU needs Numba, which is '
+                              "not installed (target='cuda' is kcc's)")
 
 
-def _refuse_cuda_target(real_decorator, name):
-    """vectorize/guvectorize of the real Numba, except target='cuda', which kcc does not
-    serve from Python yet (its kernels would go to the real numba.cuda)."""
+def _cuda_target_to_kcc(other_decorator, kcc_decorator):
+    """vectorize/guvectorize: target='cuda' compiled by kcc, any other target by
+    other_decorator (the real Numba's, or the plain-Python stand-in)."""
     def decorator(*args, **kwargs):
         if kwargs.get('target') == 'cuda':
-            raise NotImplementedError("kcc: @%s(target='cuda') is not in kcc.cuda yet"
-                                      % name)
-        return real_decorator(*args, **kwargs)
+            return kcc_decorator(*args, **kwargs)
+        return other_decorator(*args, **kwargs)
     return decorator
 
 
@@ -75,16 +76,19 @@ def _make_shim(real):
     shim.__version__ = getattr(real, '__version__', '0.56.4+kcc')
     if real is not None:
         shim.jit, shim.njit = real.jit, real.njit
-        shim.vectorize = _refuse_cuda_target(real.vectorize, 'vectorize')
-        shim.guvectorize = _refuse_cuda_target(real.guvectorize, 'guvectorize')
+        shim.vectorize = _cuda_target_to_kcc(real.vectorize, kcc_ufunc.vectorize)
+        shim.guvectorize = _cuda_target_to_kcc(real.guvectorize, kcc_ufunc.guvectorize)
         # numba.types, numba.float32, numba.prange ...: the real Numba's
         shim.__getattr__ = lambda name: getattr(real, name)
     else:
         import numpy as np
         shim.jit = shim.njit = _plain(lambda fn: fn)
-        shim.vectorize = _plain(np.vectorize)
-        shim.guvectorize = _no_guvectorize
+        shim.vectorize = _cuda_target_to_kcc(_plain(np.vectorize), kcc_ufunc.vectorize)
+        shim.guvectorize = _cuda_target_to_kcc(_no_guvectorize, kcc_ufunc.guvectorize)
         shim.prange = range
+        shim.types = kcc_types    # numba.float32, numba.types.int32[:] ...: stand-ins
+        for name in kcc_types.__all__:
+            setattr(shim, name, getattr(kcc_types, name))
     return shim
 
 
@@ -98,4 +102,6 @@ def install():
     shim = _make_shim(_real)
     sys.modules['numba'] = shim
     sys.modules['numba.cuda'] = kcc_cuda
+    if _real is None:
+        sys.modules['numba.types'] = kcc_types
     return shim

@@ -83,6 +83,49 @@ def test_usage():
     assert rc == 2 and "can't open file" in err, err
 
 
+def seed_003_expected():
+    """What seed_003.py prints, computed with NumPy from the same random draws."""
+    rng = np.random.RandomState(3)
+    draw = lambda: rng.randn(3, 3).astype(np.float32)
+    twice = lambda a: (a * np.float32(2)).tolist()
+    a = draw()
+    b = draw()
+    c = draw()
+    d = draw().flatten()
+    e = draw()
+    f = draw()
+    return [('doubled', twice(a)), ('doubled_auto_grid', twice(b)),
+            ('doubled_man_copy', twice(c)), ('reduce_gpu', d.astype(np.float64).sum()),
+            ('doubled_ufunc', twice(e)), ('doubled_gufunc', twice(f))]
+
+
+def check_seed_003(out):
+    lines = dict(l.split(' ', 1) for l in out.splitlines())
+    for name, want in seed_003_expected():
+        got = lines[name]
+        if name == 'reduce_gpu':
+            # a float32 sum in the reduction's own order: within rounding of the exact one
+            assert abs(float(got) - want) <= 1e-5 * 9, (got, want)
+            assert got == repr(np.float32(got)), got       # printed as a float32 scalar
+        elif name == 'doubled_ufunc':
+            assert got == 'ndarray float32 %s' % want, (got, want)
+        else:
+            assert got == str(want), (name, got, want)
+
+
+def test_seed_003():
+    """Seed 003 whole: kernels, cuda.reduce, @vectorize and @guvectorize (target='cuda')
+    called from host code, with Numba's type objects in the decorators."""
+    rc, out, err = run_kcc('seed_003.py')
+    assert rc == 0, err
+    check_seed_003(out)
+
+
+def test_seed_003_without_numba():
+    # numba.float32 and float32[:, :] are kcc's stand-ins then
+    rc, out, err = run_kcc('seed_003.py', env={'KCC_REAL_NUMBA': '0'})
+    assert rc == 0, err
+    check_seed_003(out)
 
 
 if __name__ == '__main__':

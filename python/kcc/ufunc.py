@@ -1,0 +1,187 @@
+"""kcc's CUDA ufuncs, gufuncs and reductions: Numba's ``vectorize(..., target='cuda')``,
+``guvectorize(..., target='cuda')`` and ``cuda.reduce``, called from Python.
+
+kcc compiles these functions from their decorators in the source file, as it compiles
+kernels (kcc/cuda.py); the objects here find the compiled kernel by the function's name
+and call libkc's kc_vectorize_args, kc_guvectorize and kc_reduce through the extension.
+How arguments are taken and results returned follows Numba 0.56's
+numba/np/ufunc/deviceufunc.py and numba/cuda/kernels/reduction.py:
+
+- host arrays (anything np.asarray takes) are copied to the device; numbers stay
+  scalars, typed by value as NumPy types them;
+- when any argument (or ``out``) is a device array the result stays on the device, else
+  it is copied back into a NumPy array (into ``out`` when it is a host array);
+- ``cuda.reduce``'s ``init`` defaults to 0 and is always combined into the result, as
+  Numba's is.
+"""
+
+import numpy as np
+
+from . import _kcc
+from . import cuda as _cuda
+
+
+def _is_device(obj):
+    return isinstance(obj, _kcc.DeviceArray)
+
+
+def _to_device_arg(a):
+    """A ufunc argument as the extension takes it: a device array, or a number."""
+    if _is_device(a):
+        return a
+    if isinstance(a, (bool, int, float, complex, np.generic)):
+        return a
+    return _cuda.to_device(np.asarray(a))
+
+
+def _check_stream(stream):
+    if stream not in (0, None):
+        raise NotImplementedError('kcc.cuda ufuncs do not take streams yet')
+
+
+class CUDAUFunc:
+    """A @vectorize(..., target='cuda') function: called on arrays as a NumPy ufunc."""
+
+    def __init__(self, py_func, signatures):
+        self.py_func = py_func
+        self.signatures = signatures
+        self.__name__ = py_func.__name__
+        self.__doc__ = py_func.__doc__
+        self._kernel = _cuda.kernel_from_source(py_func, 'CUDA ufunc',
+                                                "vectorize(..., target='cuda')")
+
+    @property
+    def nin(self):
+        return self.py_func.__code__.co_argcount
+
+    def __call__(self, *args, out=None, stream=0):
+        _check_stream(stream)
+        if len(args) != self.nin:
+            raise TypeError("ufunc '%s' takes %d arguments, got %d"
+                            % (self.__name__, self.nin, len(args)))
+        on_device = any(_is_device(a) for a in args)
+        device_args = [_to_device_arg(a) for a in args]
+        if out is None or _is_device(out):
+            result = self._kernel.vectorize(device_args, out)
+            return result if on_device or out is not None else result.copy_to_host()
+        # a host out: the result lands in it, as Numba copies it back
+        result = self._kernel.vectorize(device_args, None)
+        if result.shape != np.shape(out):
+            raise ValueError("ufunc '%s': out has shape %s, the result %s"
+                             % (self.__name__, np.shape(out), result.shape))
+        np.copyto(out, result.copy_to_host(), casting='same_kind')
+        return out
+
+    def __repr__(self):
+        return "<kcc CUDA ufunc '%s'>" % self.__name__
+
+
+def _gufunc_layout_arity(layout):
+    """The numbers of inputs and outputs of a layout such as '(m,n),(n)->(m)'."""
+    try:
+        ins, outs = layout.replace(' ', '').split('->')
+    except ValueError:
+        raise ValueError("gufunc layout %r: expected 'inputs->outputs'" % (layout,)) \
+            from None
+    count = lambda side: side.count('(')
+    return count(ins), count(outs)
+
+
+class CUDAGUFunc:
+    """A @guvectorize(..., target='cuda') function."""
+
+    def __init__(self, py_func, signatures, layout):
+        self.py_func = py_func
+        self.signatures = signatures
+        self.layout = layout
+        self.__name__ = py_func.__name__
+        self.__doc__ = py_func.__doc__
+        self.nin, self.nout = _gufunc_layout_arity(layout)
+        self._kernel = _cuda.kernel_from_source(py_func, 'CUDA gufunc',
+                                                "guvectorize(..., target='cuda')")
+
+    def __call__(self, *args, out=None, stream=0):
+        _check_stream(stream)
+        if not self.nin <= len(args) <= self.nin + self.nout:
+            raise TypeError("gufunc '%s' (%s) takes %d inputs and up to %d outputs, got "
+                            "%d arguments" % (self.__name__, self.layout, self.nin,
+                                              self.nout, len(args)))
+        inputs, outputs = list(args[:self.nin]), list(args[self.nin:])
+        if out is not None:
+            if outputs:
+                raise ValueError("cannot specify 'out' as both a positional and keyword "
+                                 "argument")
+            outputs = [out]
+        outputs += [None] * (self.nout - len(outputs))
+        # as Numba: the results come back to the host unless something is on the device
+        to_host = not any(_is_device(a) for a in inputs + outputs)
+        device_in = [a if _is_device(a) else _cuda.to_device(np.asarray(a).reshape(-1)
+                                                              if np.ndim(a) == 0
+                                                              else np.asarray(a))
+                     for a in inputs]
+        device_out = [o if _is_device(o) else None for o in outputs]
+        results = self._kernel.guvectorize(device_in, device_out)
+        if to_host:
+            results = [r.copy_to_host() if o is None else r.copy_to_host(o)
+                       for r, o in zip(results, outputs)]
+        return results[0] if self.nout == 1 else tuple(results)
+
+    def __repr__(self):
+        return "<kcc CUDA gufunc '%s' %s>" % (self.__name__, self.layout)
+
+
+class Reduce:
+    """``cuda.reduce(fn)`` / ``cuda.Reduce(fn)``: a reduction of 1-D arrays by fn, a
+    binary function that must be associative and commutative."""
+
+    def __init__(self, functor):
+        self._functor = functor
+        self.__name__ = getattr(functor, '__name__', 'reduce')
+        self._kernel = _cuda.kernel_from_source(functor, 'reduction', 'cuda.reduce')
+
+    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+        _check_stream(stream)
+        if not _is_device(arr):
+            arr = np.asarray(arr)
+        if arr.ndim != 1:
+            raise TypeError('only support 1D array')
+        if size is not None:
+            arr = arr[:size] if not _is_device(arr) else arr.copy_to_host()[:size]
+        dtype = np.dtype(arr.dtype)
+        init = dtype.type(init)
+        if arr.size < 1:
+            result = init
+        else:
+            device = arr if _is_device(arr) else _cuda.to_device(np.ascontiguousarray(arr))
+            raw = self._kernel.reduce(device, np.asarray(init, dtype).tobytes())
+            result = np.frombuffer(raw, dtype)[0]
+        if res is None:
+            return result
+        host = res.copy_to_host()
+        host[0] = result
+        res.copy_to_device(host)
+        return None
+
+    def __repr__(self):
+        return "<kcc cuda.reduce '%s'>" % self.__name__
+
+
+def _is_cuda_target(kwargs):
+    return kwargs.get('target') == 'cuda'
+
+
+def vectorize(ftylist_or_function=(), **kws):
+    """``numba.vectorize`` with ``target='cuda'``: a CUDA ufunc compiled by kcc."""
+    if callable(ftylist_or_function):
+        raise TypeError("kcc's CUDA ufuncs need their signatures: "
+                        "@vectorize(['float32(float32)'], target='cuda')")
+    if not _is_cuda_target(kws):
+        raise ValueError("kcc.vectorize compiles for target='cuda' only")
+    return lambda fn: CUDAUFunc(fn, ftylist_or_function)
+
+
+def guvectorize(ftylist, signature, **kws):
+    """``numba.guvectorize`` with ``target='cuda'``: a CUDA gufunc compiled by kcc."""
+    if not _is_cuda_target(kws):
+        raise ValueError("kcc.guvectorize compiles for target='cuda' only")
+    return lambda fn: CUDAGUFunc(fn, ftylist, signature)
