@@ -23,6 +23,7 @@ import sys
 import numpy as np
 
 from . import _kcc
+from . import source
 from ._kcc import KccError
 
 __all__ = ['jit', 'reduce', 'Reduce', 'to_device', 'device_array', 'device_array_like', 'pinned_array',
@@ -134,15 +135,17 @@ def detect():
 
 
 # ---- kernels ------------------------------------------------------------------------
-_modules = {}   # file -> _kcc.Module: a file is compiled once
+_modules = {}   # (file, variant) -> _kcc.Module: each text is compiled once
 
 
-def _compile_file(path):
-    module = _modules.get(path)
+def _compile_for(fn, path):
+    """The compiled module holding fn's kernel: its file, with the definitions bound
+    now of names the file defines twice (kcc/source.py)."""
+    with open(path, encoding='utf-8') as f:
+        variant, text = source.text_for(fn, f.read())
+    module = _modules.get((path, variant))
     if module is None:
-        with open(path, encoding='utf-8') as f:
-            source = f.read()
-        module = _modules[path] = _kcc.compile(path, source)
+        module = _modules[(path, variant)] = _kcc.compile(path, text)
     return module
 
 
@@ -151,7 +154,7 @@ def kernel_from_source(fn, noun='kernel', decorator='cuda.jit'):
     source file, where kcc found it decorated with @decorator."""
     path = _source_file(fn)
     try:
-        return _compile_file(path).get_kernel(fn.__name__)
+        return _compile_for(fn, path).get_kernel(fn.__name__)
     except KccError as e:
         if e.status != 'KC_ERR_NOT_FOUND':
             raise

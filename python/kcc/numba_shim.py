@@ -9,6 +9,7 @@ function itself and ``vectorize`` wraps it in ``numpy.vectorize``: the program r
 as plain Python, and one notice on stderr says so.
 """
 
+import functools
 import importlib
 import os
 import sys
@@ -40,6 +41,25 @@ def _notice():
         _notice_given = True
         sys.stderr.write('kcc: Numba is not installed: numba.jit, njit and vectorize '
                          'functions run as plain Python\n')
+
+
+class _PlainFunction:
+    """A @jit/@njit function run as plain Python, with the attributes of Numba's
+    dispatcher that programs use on it (py_func, inspect_types)."""
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.py_func = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.py_func(*args, **kwargs)
+
+    def __get__(self, obj, objtype=None):      # as a method, like a function
+        return self if obj is None else functools.partial(self, obj)
+
+    def inspect_types(self, file=None, **kwargs):
+        print("%s: not compiled (Numba is not installed; kcc runs it as plain Python)"
+              % self.__name__, file=file or sys.stdout)
 
 
 def _plain(wrap):
@@ -75,6 +95,8 @@ def _make_shim(real):
     shim.cuda = kcc_cuda
     shim.__version__ = getattr(real, '__version__', '0.56.4+kcc')
     if real is not None:
+        # its submodules (numba.types, numba.core ...) are found where Numba's are
+        shim.__path__ = list(real.__path__)
         shim.jit, shim.njit = real.jit, real.njit
         shim.vectorize = _cuda_target_to_kcc(real.vectorize, kcc_ufunc.vectorize)
         shim.guvectorize = _cuda_target_to_kcc(real.guvectorize, kcc_ufunc.guvectorize)
@@ -82,7 +104,7 @@ def _make_shim(real):
         shim.__getattr__ = lambda name: getattr(real, name)
     else:
         import numpy as np
-        shim.jit = shim.njit = _plain(lambda fn: fn)
+        shim.jit = shim.njit = _plain(_PlainFunction)
         shim.vectorize = _cuda_target_to_kcc(_plain(np.vectorize), kcc_ufunc.vectorize)
         shim.guvectorize = _cuda_target_to_kcc(_no_guvectorize, kcc_ufunc.guvectorize)
         shim.prange = range

@@ -128,6 +128,97 @@ def test_seed_003_without_numba():
     check_seed_003(out)
 
 
+def test_seed_000():
+    """Seed 000 whole: a @vectorize(target='cuda') ufunc called on host arrays."""
+    for env in ({}, {'KCC_REAL_NUMBA': '0'}):
+        rc, out, err = run_kcc('seed_000.py', env=env)
+        assert rc == 0, err
+        lines = out.splitlines()
+        assert lines[0] == 'Error:  0.0', out          # 1 + 1 in float32, exactly
+        assert lines[1].startswith('VectorAdd took ') and lines[1].endswith(' seconds')
+        assert lines[2].startswith('VectorAdd(NP)took '), out
+
+
+def primes_below(n):
+    """The primes below n, by a sieve in NumPy (not the seed's trial division)."""
+    sieve = np.ones(n, dtype=bool)
+    sieve[:2] = False
+    for p in range(2, int(n ** 0.5) + 1):
+        if sieve[p]:
+            sieve[p * p::p] = False
+    return np.flatnonzero(sieve).tolist()
+
+
+def test_seed_001():
+    """Seed 001 whole: a kernel with for/else called with a number and a host array,
+    a lazy kernel never launched (whose body is host Python), and @nb.vectorize."""
+    primes = primes_below(10000)
+    for env in ({}, {'KCC_REAL_NUMBA': '0'}):
+        rc, out, err = run_kcc('seed_001.py', env=env)
+        assert rc == 0, err
+        assert out.splitlines() == [
+            '11', '0', 'cpu %d %s' % (len(primes), primes[-3:]), 'jit True',
+            'kernel loop True', 'vectorize ndarray int32 True'], out
+
+
+def seed_002_lines(out):
+    """What seed_002.py printed, without inspect_types's report (Numba's own, or kcc's
+    notice without Numba) and the device array's repr."""
+    lines = out.splitlines()
+    start = lines.index('math.hypot 5.0') + 1
+    end = lines.index('a+b:')
+    return lines[:start] + lines[end:]
+
+
+def check_close_f32(line, prefix, want):
+    assert line.startswith(prefix + ' float32 (1000000,) '), line
+    got = np.array(eval(line[len(prefix) + 20:]))
+    assert np.allclose(got, want, rtol=2e-6, atol=0), (got, want)
+
+
+def check_seed_002(out):
+    lines = seed_002_lines(out)
+    assert lines[:4] == ['hypot 5.0', 'hypot_jit 5.0', 'py_func 5.0', 'math.hypot 5.0']
+    a, b = np.array([1, 2, 3, 4]), np.array([10, 20, 30, 40])
+    c = np.arange(16).reshape(4, 4)
+    text = '\n'.join(lines)
+    assert 'a+b:\n %s\n\nb_col + c:\n %s\n' % (a + b, b[:, np.newaxis] + c) in text, text
+    rng = np.random.RandomState(2)
+    x = rng.uniform(-3, 3, size=1000000).astype(np.float32)[:3].astype(np.float64)
+    i = lines.index('b_col + c:') + 5
+    check_close_f32(lines[i], 'gaussian_pdf', np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi))
+    rng = np.random.RandomState(2)
+    rng.uniform(-3, 3, size=1000000)
+    rho1, theta1, rho2, theta2 = [
+        rng.uniform(lo, hi, size=1000000).astype(np.float32)[:3].astype(np.float64)
+        for lo, hi in ((0.5, 1.5), (-np.pi, np.pi), (0.5, 1.5), (-np.pi, np.pi))]
+    want = np.hypot(rho1 * np.cos(theta1) - rho2 * np.cos(theta2),
+                    rho1 * np.sin(theta1) - rho2 * np.sin(theta2))
+    check_close_f32(lines[i + 1], 'polar_distance', want)
+    three = np.arange(100000, dtype=np.float32) * 3
+    assert lines[i + 2] == 'add_ufunc host float32 %s' % three[:4].tolist()
+    assert lines[i + 3].startswith('<') and lines[i + 4:i + 6] == ['(100000,)', 'float32']
+    assert lines[i + 6] == 'add_ufunc device DeviceNDArray (100000,)', lines[i + 6]
+    assert lines[i + 7:i + 10] == [str(three[:10])] * 3, lines[i + 7:i + 10]
+    assert lines[i + 10] == 'add_kernel device %s' % three[-3:].tolist()
+    # the race's count is whatever the threads make it; the atomic one is exact
+    assert lines[i + 11].startswith('Should be 4096: ['), lines[i + 11]
+    assert lines[i + 12] == 'Should be 4096: [4096]', lines[i + 12]
+    m = np.arange(1024 * 1024, dtype=np.int32).reshape(1024, 1024)
+    assert '\n'.join(lines[i + 13:]) == '\n'.join([str(m), str(m.T), str(m.T),
+                                                    'tile_transpose True']), lines[i + 13:]
+
+
+def test_seed_002():
+    """Seed 002 whole: the notebook's cells as one program, names redefined as in it,
+    ufuncs on host and device arrays with broadcasting and out=, kernels on host and
+    device arrays, atomics, shared-memory transposes."""
+    for env in ({}, {'KCC_REAL_NUMBA': '0'}):
+        rc, out, err = run_kcc('seed_002.py', env=env)
+        assert rc == 0, err
+        check_seed_002(out)
+
+
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runner import run
