@@ -1025,7 +1025,24 @@ static PyObject *kcc_set_array_class(PyObject *module, PyObject *cls) {
   Py_RETURN_NONE;
 }
 
+/* random_states(n, seed): kc_random_states, numba.cuda.random's generator states. */
+static PyObject *kcc_random_states(PyObject *module, PyObject *args) {
+  long long n;
+  unsigned long long seed;
+  if (!PyArg_ParseTuple(args, "LK:random_states", &n, &seed)) return NULL;
+  kcc_state *st = state_of_module(module);
+  ContextObject *context = get_context(st);
+  if (context == NULL) return NULL;
+  kc_array *a = NULL;
+  kc_status s = kc_random_states(context->ctx, (int64_t)n, (uint64_t)seed, &a);
+  if (s != KC_OK) return raise_status(st, context->ctx, s);
+  return wrap_array(st, (PyObject *)context, a);
+}
+
 static PyMethodDef kcc_functions[] = {
+  {"random_states", kcc_random_states, METH_VARARGS,
+   "random_states(n, seed)\n--\n\nn xoroshiro128+ states seeded as Numba's "
+   "create_xoroshiro128p_states(n, seed): a uint64 device array of shape (n, 2)."},
   {"set_array_class", kcc_set_array_class, METH_O,
    "set_array_class(cls)\n--\n\nThe DeviceArray subclass of the arrays the extension "
    "makes (kcc.cuda's DeviceNDArray)."},

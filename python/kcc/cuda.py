@@ -24,6 +24,8 @@ import numpy as np
 
 from . import _kcc
 from . import source
+from . import random     # numba.cuda.random
+sys.modules[__name__ + '.random'] = random   # so `from kcc.cuda.random import ...`
 from ._kcc import KccError
 
 __all__ = ['jit', 'reduce', 'Reduce', 'to_device', 'device_array', 'device_array_like', 'pinned_array',

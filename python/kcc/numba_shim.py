@@ -124,6 +124,7 @@ def install():
     shim = _make_shim(_real)
     sys.modules['numba'] = shim
     sys.modules['numba.cuda'] = kcc_cuda
+    sys.modules['numba.cuda.random'] = kcc_cuda.random
     if _real is None:
         sys.modules['numba.types'] = kcc_types
     return shim
