@@ -40,6 +40,7 @@ typedef struct {
   PyTypeObject *array_type;
   PyObject *array_class;     /* the subclass arrays made here are of (set_array_class) */
   PyObject *context;         /* the Context, made lazily; NULL until then */
+  int cuda_device;           /* the CUDA ordinal select_device asked for (default 0) */
 } kcc_state;
 
 static struct PyModuleDef kcc_module_def;
@@ -118,7 +119,9 @@ static PyObject *raise_status(kcc_state *st, kc_context *ctx, kc_status s) {
 static ContextObject *get_context(kcc_state *st) {
   if (st->context) return (ContextObject *)st->context;
   kc_context *ctx = NULL;
-  kc_status s = kc_context_new(NULL, &ctx);
+  kc_config config = {0};
+  config.cuda_device = st->cuda_device;
+  kc_status s = kc_context_new(&config, &ctx);
   if (s != KC_OK) {
     raise_status(st, ctx, s);
     kc_context_free(ctx);
@@ -1025,6 +1028,64 @@ static PyObject *kcc_set_array_class(PyObject *module, PyObject *cls) {
   Py_RETURN_NONE;
 }
 
+/* The facts of a kc_device_info as a dict, with the device's kind and ordinal. */
+static PyObject *device_info_dict(const kc_device_info *info, const char *kind, int id) {
+  return Py_BuildValue("{s:s,s:s,s:i,s:(ii),s:K,s:i,s:i,s:K,s:O}", "name", info->name,
+                       "kind", kind, "id", id, "compute_capability", info->cc_major,
+                       info->cc_minor, "total_memory",
+                       (unsigned long long)info->total_memory, "multiprocessors",
+                       info->multiprocessors, "max_threads_per_block",
+                       info->max_threads_per_block, "max_shared_per_block",
+                       (unsigned long long)info->max_shared_per_block, "supported",
+                       info->supported ? Py_True : Py_False);
+}
+
+/* device_info(): the context's device (made now if need be). */
+static PyObject *kcc_device_info(PyObject *module, PyObject *unused) {
+  kcc_state *st = state_of_module(module);
+  ContextObject *context = get_context(st);
+  if (context == NULL) return NULL;
+  kc_device_info info;
+  kc_status s = kc_context_device_info(context->ctx, &info);
+  if (s != KC_OK) return raise_status(st, context->ctx, s);
+  int cuda = kc_context_device(context->ctx) == KC_DEVICE_CUDA;
+  return device_info_dict(&info, cuda ? "cuda" : "cpu", cuda ? st->cuda_device : 0);
+}
+
+/* cuda_devices(): a dict per CUDA device the driver lists (none without a driver). */
+static PyObject *kcc_cuda_devices(PyObject *module, PyObject *unused) {
+  int count = 0;
+  if (kc_cuda_device_count(&count) != KC_OK) count = 0;
+  PyObject *list = PyList_New(0);
+  for (int i = 0; list && i < count; i++) {
+    kc_device_info info;
+    if (kc_cuda_device_info(i, &info) != KC_OK) continue;
+    PyObject *d = device_info_dict(&info, "cuda", i);
+    if (d == NULL || PyList_Append(list, d) < 0) Py_CLEAR(list);
+    Py_XDECREF(d);
+  }
+  return list;
+}
+
+/* select_device(n): the CUDA device the context is made on. The context is made once
+ * and lives as long as arrays and modules need it, so after it exists only the same
+ * ordinal is taken. */
+static PyObject *kcc_select_device(PyObject *module, PyObject *arg) {
+  kcc_state *st = state_of_module(module);
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  if (n < 0 || n > INT_MAX)
+    return PyErr_Format(PyExc_ValueError, "select_device: no device %ld", n);
+  if (st->context && n != st->cuda_device &&
+      kc_context_device(((ContextObject *)st->context)->ctx) == KC_DEVICE_CUDA)
+    return PyErr_Format(PyExc_RuntimeError,
+                        "select_device(%d): kcc already works on device %d in this "
+                        "process; select the device before the first array or kernel",
+                        (int)n, st->cuda_device);
+  st->cuda_device = (int)n;
+  Py_RETURN_NONE;
+}
+
 /* random_states(n, seed): kc_random_states, numba.cuda.random's generator states. */
 static PyObject *kcc_random_states(PyObject *module, PyObject *args) {
   long long n;
@@ -1040,6 +1101,14 @@ static PyObject *kcc_random_states(PyObject *module, PyObject *args) {
 }
 
 static PyMethodDef kcc_functions[] = {
+  {"device_info", kcc_device_info, METH_NOARGS,
+   "device_info()\n--\n\nThe device kernels run on, as a dict (name, kind, id, "
+   "compute_capability, total_memory, multiprocessors, ...)."},
+  {"cuda_devices", kcc_cuda_devices, METH_NOARGS,
+   "cuda_devices()\n--\n\nA dict for each CUDA device the driver lists."},
+  {"select_device", kcc_select_device, METH_O,
+   "select_device(n)\n--\n\nThe CUDA device kcc's context is made on (before it "
+   "exists)."},
   {"random_states", kcc_random_states, METH_VARARGS,
    "random_states(n, seed)\n--\n\nn xoroshiro128+ states seeded as Numba's "
    "create_xoroshiro128p_states(n, seed): a uint64 device array of shape (n, 2)."},

@@ -28,7 +28,8 @@ from . import random     # numba.cuda.random
 sys.modules[__name__ + '.random'] = random   # so `from kcc.cuda.random import ...`
 from ._kcc import KccError
 
-__all__ = ['jit', 'reduce', 'Reduce', 'to_device', 'device_array', 'device_array_like', 'pinned_array',
+__all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gpus',
+           'to_device', 'device_array', 'device_array_like', 'pinned_array',
            'synchronize', 'is_available', 'detect', 'DeviceNDArray', 'KccError']
 
 _dtype_name = _kcc.DeviceArray.dtype   # the C type's descriptor: the NumPy name
@@ -123,6 +124,81 @@ Reduce = reduce
 def synchronize():
     """Wait for the device's work; raise a fault a kernel reported."""
     _kcc.synchronize()
+
+
+# ---- devices --------------------------------------------------------------------------
+class Device:
+    """A device, as Numba's (cuda.get_current_device(), cuda.gpus[i]): its name (bytes,
+    as Numba 0.56 gives it), id, compute_capability and attributes. On the CPU back end
+    it is the CPU, with compute capability (0, 0)."""
+
+    WARP_SIZE = 32
+
+    def __init__(self, info):
+        self._info = info
+        self.id = info['id']
+        self.name = info['name'].encode()
+        self.compute_capability = tuple(info['compute_capability'])
+        self.MAX_THREADS_PER_BLOCK = info['max_threads_per_block']
+        self.MULTIPROCESSOR_COUNT = info['multiprocessors']
+        self.MAX_SHARED_MEMORY_PER_BLOCK = info['max_shared_per_block']
+        self.total_memory = info['total_memory']
+
+    @property
+    def is_cpu(self):
+        return self._info['kind'] == 'cpu'
+
+    def __enter__(self):
+        select_device(self.id)
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def reset(self):
+        """Wait for the device's work (kcc keeps its context for the process)."""
+        synchronize()
+
+    def __repr__(self):
+        return '<CUDA device %d %r>' % (self.id, self.name.decode()) if not self.is_cpu \
+            else '<kcc CPU device %r>' % self.name.decode()
+
+
+def get_current_device():
+    """The device kernels run on: the selected GPU, or the CPU back end's device."""
+    return Device(_kcc.device_info())
+
+
+def select_device(device_id):
+    """Choose the CUDA device (before the first array or kernel; kcc keeps one context
+    per process). Returns it, as Numba does."""
+    _kcc.select_device(device_id)
+    return get_current_device()
+
+
+class _Gpus:
+    """cuda.gpus: the CUDA devices; on a machine without one, the CPU device that runs
+    kernels in their place, so that code that lists devices runs."""
+
+    def _devices(self):
+        found = [Device(info) for info in _kcc.cuda_devices()]
+        return found if found and _kcc.device() == 'cuda' else [get_current_device()]
+
+    def __getitem__(self, i):
+        return self._devices()[i]
+
+    def __len__(self):
+        return len(self._devices())
+
+    def __iter__(self):
+        return iter(self._devices())
+
+    @property
+    def current(self):
+        return get_current_device()
+
+
+gpus = _Gpus()
 
 
 def is_available():

@@ -268,6 +268,28 @@ def test_runtime_facts():
 
 
 
+def test_devices():
+    """cuda.get_current_device, gpus and select_device as Numba's, on the CPU back end
+    (KC_DEVICE=cpu here): the CPU device, compute capability (0, 0)."""
+    d = cuda.get_current_device()
+    assert isinstance(d.name, bytes) and d.name, d.name
+    assert d.compute_capability == (0, 0) and d.id == 0, d.compute_capability
+    assert d.MAX_THREADS_PER_BLOCK >= 1 and d.MULTIPROCESSOR_COUNT >= 1
+    assert d.WARP_SIZE == 32
+    assert os.cpu_count() is None or d.MULTIPROCESSOR_COUNT <= os.cpu_count()
+    assert len(cuda.gpus) == 1 and cuda.gpus[0].name == d.name
+    assert [g.id for g in cuda.gpus] == [0] and cuda.gpus.current.name == d.name
+    assert cuda.select_device(0).name == d.name
+    with cuda.gpus[0] as g:
+        assert g.id == 0
+    try:
+        cuda.select_device(-1)
+    except ValueError as e:
+        assert 'no device -1' in str(e), e
+    else:
+        raise AssertionError('device -1 was selected')
+
+
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runner import run
