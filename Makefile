@@ -55,6 +55,7 @@ bench: build
 	@bash bench/histogram.sh $(BUILD)
 	@bash bench/launch.sh $(BUILD)
 	@bash bench/big_aggregates.sh $(BUILD)
+	@bash bench/python_launch.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD).llvm-config
