@@ -18,6 +18,7 @@ inside kernels: Python cannot run them.
 import functools
 import inspect
 import operator
+import os
 import sys
 
 import numpy as np
@@ -227,23 +228,41 @@ def _compile_for(fn, path):
     return module
 
 
-def kernel_from_source(fn, noun='kernel', decorator='cuda.jit'):
-    """The compiled kernel (or ufunc, gufunc, reduction: the noun) of fn, from its
-    source file, where kcc found it decorated with @decorator."""
-    path = _source_file(fn)
+def kernel_from_source(fn, noun='kernel', decorator='cuda.jit', decorator_line=None):
+    """The compiled kernel (or ufunc, gufunc, reduction: the noun) of fn, compiled as
+    Numba compiles it: from the function's own text, under decorator_line (default
+    '@' + decorator), with the globals and closure variables it uses as they are bound
+    now (kcc/source.py). Where that text cannot be made, from its whole source file,
+    where kcc finds it decorated with @decorator."""
+    try:
+        text, name = source.function_text(fn, decorator_line or '@' + decorator)
+    except source.SourceError as e:
+        own_error = e
+    else:
+        module = _modules.get(('<function>', text))
+        if module is None:
+            module = _modules[('<function>', text)] = _kcc.compile(
+                fn.__code__.co_filename, text)
+        return module.get_kernel(name)
+    path = _file_of(fn)
+    if path is None or fn.__qualname__ != fn.__name__:
+        raise _error('%s (a %s is compiled from its own text, or else from its decorator '
+                     'in its source file)' % (own_error, noun), 'KC_ERR_NOT_FOUND')
     try:
         return _compile_for(fn, path).get_kernel(fn.__name__)
     except KccError as e:
         if e.status != 'KC_ERR_NOT_FOUND':
             raise
-        # kcc reads kernels from their decorators in the source: a decorator applied
-        # at run time (cuda.jit(sig)(fn), cuda.reduce(lambda a, b: a + b)) makes no
-        # kernel it can see
-        raise _error("%s:%d: '%s' is not a %s in its source file: kcc compiles the "
-                     'functions decorated with @%s there (%s applied to a function at '
-                     'run time is not supported yet)'
-                     % (path, fn.__code__.co_firstlineno, fn.__name__, noun, decorator,
+        raise _error("%s:%d: '%s' is not a %s kcc can compile: %s, and it is not "
+                     'decorated with @%s in its source file'
+                     % (path, fn.__code__.co_firstlineno, fn.__name__, noun, own_error,
                         decorator), 'KC_ERR_NOT_FOUND') from None
+
+
+def _file_of(fn):
+    """The source file fn was defined in, or None (exec'd text, a notebook cell)."""
+    path = fn.__code__.co_filename
+    return path if os.path.isfile(path) else None
 
 
 def _error(message, status='KC_ERR_INVALID'):
@@ -253,17 +272,22 @@ def _error(message, status='KC_ERR_INVALID'):
     return e
 
 
-def _source_file(fn):
-    """The file kcc compiles fn from, named as Python names it (co_filename), so that
-    kcc's diagnostics and Python's tracebacks agree."""
-    try:
-        path = inspect.getsourcefile(fn)
-    except TypeError:
-        path = None
-    if path is None:
-        raise _error("kcc compiles kernels from their source file, and '%s' has none "
-                     '(defined in %s)' % (fn.__name__, fn.__code__.co_filename))
-    return path
+def decorator_line(name, signatures, options=()):
+    """'@name(signatures, option=value...)': a Python call's decorator written out for
+    a function compiled from its own text (signatures as kcc reads them; options whose
+    values are literals)."""
+    parts = []
+    if isinstance(signatures, (list, tuple)) and signatures and \
+            not (isinstance(signatures, tuple) and not isinstance(signatures[0], str)
+                 and hasattr(signatures[0], 'ndim')):
+        parts.append(repr([source.type_text(s) for s in signatures]))
+    elif signatures is not None and signatures != []:
+        parts.append(repr(source.type_text(signatures)))
+    for key, value in dict(options).items():
+        if isinstance(value, (bool, int, float, str)) or (
+                isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)):
+            parts.append('%s=%r' % (key, value))
+    return '@%s(%s)' % (name, ', '.join(parts))
 
 
 def _dim(value, what):
@@ -282,14 +306,17 @@ class Dispatcher:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.options = dict(options or {})
-        self._file = _source_file(py_func)
+        self._file = py_func.__code__.co_filename
+        self._signatures = signatures
         self._kernel = None
         if signatures is not None and signatures != []:
             self._get_kernel()     # eager: compiled at the decorator, as Numba does
 
     def _get_kernel(self):
         if self._kernel is None:
-            self._kernel = kernel_from_source(self.py_func)
+            self._kernel = kernel_from_source(
+                self.py_func, decorator_line=decorator_line('cuda.jit', self._signatures,
+                                                            self.options))
         return self._kernel
 
     def _check_arity(self, args):

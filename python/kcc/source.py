@@ -65,3 +65,283 @@ def text_for(fn, text):
             if (first, last) != kept[name]:
                 lines[first - 1:last] = ['\n'] * (last - first + 1)
     return tuple(sorted((n, s[0]) for n, s in kept.items())), ''.join(lines)
+
+
+# ---- a function's own text ------------------------------------------------------------
+# A kernel kcc cannot find decorated in its file (defined in a function or a class, in
+# exec'd text or a notebook cell, or decorated at run time: f = cuda.jit(sig)(g),
+# cuda.reduce(lambda a, b: a + b)) is compiled from its own source, as Numba compiles
+# it: the function's text (at its own line, so diagnostics keep the file's line
+# numbers), a decorator made from the Python call's arguments, and after it the globals
+# and closure variables the function uses, as they are bound now (numbers, tuples,
+# NumPy arrays, types, modules, device functions with their own text, recursively).
+
+import inspect
+import math
+import textwrap
+import types as _pytypes
+
+import numpy as _np
+
+_NP = '__kcc_np'        # the names the generated text uses for its own imports
+_CUDA = '__kcc_cuda'
+_VECTORIZE = '__kcc_vectorize'
+_GUVECTORIZE = '__kcc_guvectorize'
+
+
+class SourceError(Exception):
+    """What keeps a function's text from being made; kcc.cuda raises it as KccError."""
+
+
+def type_text(t):
+    """A Numba type or signature (kcc's stand-ins or Numba's own objects) as the
+    string kcc reads: 'float32', 'float32[:, ::1]', 'float32(float32, int32)'."""
+    if isinstance(t, str):
+        return t
+    if isinstance(t, tuple):                 # guvectorize's (float32[:], float32[:])
+        return 'void(%s)' % ', '.join(type_text(a) for a in t)
+    if hasattr(t, 'return_type') and hasattr(t, 'args'):
+        return '%s(%s)' % (type_text(t.return_type), ', '.join(type_text(a) for a in t.args))
+    if hasattr(t, 'dtype') and hasattr(t, 'ndim') and hasattr(t, 'layout'):
+        dims = [':'] * t.ndim
+        if t.layout == 'C' and dims:
+            dims[-1] = '::1'
+        return '%s[%s]' % (type_text(t.dtype), ', '.join(dims))
+    return str(t)
+
+
+def _number_text(v):
+    if isinstance(v, bool):
+        return repr(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return "float('%r')" % v
+    if isinstance(v, complex):
+        return 'complex(%s, %s)' % (_number_text(v.real), _number_text(v.imag))
+    return repr(v)
+
+
+def _literal(v):
+    """v as Python text kcc evaluates to the same value, or None."""
+    if isinstance(v, (bool, int, float, complex)):
+        return _number_text(v)
+    if isinstance(v, _np.generic) and v.dtype.kind in 'biufc':
+        return '%s.%s(%s)' % (_NP, v.dtype.name, _number_text(v.item()))
+    if isinstance(v, tuple):
+        items = [_literal(x) for x in v]
+        if None in items:
+            return None
+        return '(%s)' % ''.join(i + ', ' for i in items)
+    if isinstance(v, _np.ndarray) and v.dtype.kind in 'biufc' and v.ndim >= 1:
+        return '%s.array(%r, dtype=%s.%s)' % (_NP, v.tolist(), _NP, v.dtype.name)
+    return None
+
+
+def _module_text(name, mod):
+    from . import cuda as kcc_cuda, random as kcc_random
+    if mod is kcc_cuda:
+        return 'from numba import cuda as %s' % name
+    if mod is kcc_random:
+        return 'import numba.cuda.random as %s' % name
+    if mod.__name__ in ('numba', 'numba.cuda'):
+        return 'import %s as %s' % (mod.__name__, name)
+    if mod.__name__ in ('numba.core.types', 'numba.types', 'kcc.types'):
+        return 'from numba import types as %s' % name
+    if mod.__name__ in ('math', 'cmath', 'numpy', 'operator'):
+        return 'import %s as %s' % (mod.__name__, name)
+    return None
+
+
+def _imported_text(name, v):
+    """A function or type reached by import (math.sqrt, numpy.float32, numba.float32,
+    numba.cuda.random's device functions), as an import, or None."""
+    mod = getattr(v, '__module__', None) or ''
+    own = getattr(v, '__name__', None)
+    if mod == 'kcc.random':
+        return 'from numba.cuda.random import %s as %s' % (own, name)
+    if mod in ('math', 'cmath', 'operator') and own:
+        return 'from %s import %s as %s' % (mod, own, name)
+    if own and getattr(_np, own, None) is v:
+        return 'from numpy import %s as %s' % (own, name)
+    if isinstance(v, _np.dtype) and v.kind in 'biufc':
+        return 'from numpy import %s as %s' % (v.name, name)
+    if mod.startswith(('kcc.types', 'numba.core.types')) and type_text(v).isidentifier():
+        return 'from numba import %s as %s' % (type_text(v), name)
+    return None
+
+
+def _used_names(code):
+    """The global names a code object (and the code it holds) may read."""
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, _pytypes.CodeType):
+            names |= _used_names(c)
+    return names
+
+
+def _bound_values(fn):
+    """{name: value} of the globals and closure variables fn reads, as bound now."""
+    values = {}
+    for name in _used_names(fn.__code__):
+        if name in fn.__globals__:
+            values[name] = fn.__globals__[name]
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            values[name] = cell.cell_contents
+        except ValueError:          # a closure variable not yet bound
+            pass
+    return values
+
+
+def _function_node(tree, fn):
+    """The def (or lambda) of fn in the parsed text of its source lines."""
+    if fn.__name__ == '<lambda>':
+        params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params:
+                return node
+    else:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    node.name == fn.__name__:
+                return node
+    raise SourceError("kcc cannot find the text of '%s' in its source lines"
+                      % fn.__name__)
+
+
+def _source_lines(fn):
+    """(dedented text, the file line of its first line) of fn's source."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        raise SourceError("kcc compiles '%s' from its source, and Python has none for it "
+                          '(defined in %s)' % (fn.__name__, fn.__code__.co_filename)) \
+            from None
+    return textwrap.dedent(''.join(lines)), max(first, 1)
+
+
+def _parsed(fn):
+    """(tree, text, file line of the text's first line) of fn's source."""
+    text, first = _source_lines(fn)
+    try:
+        return ast.parse(text), text, first
+    except SyntaxError:
+        pass
+    # a lambda's lines inside a larger expression: read them as one expression
+    wrapped = '(\n%s\n)' % text.rstrip().rstrip(',:')
+    try:
+        return ast.parse(wrapped, mode='eval'), wrapped, first - 1
+    except SyntaxError:
+        raise SourceError("kcc cannot read the source of '%s' (%s:%d)"
+                          % (fn.__name__, fn.__code__.co_filename, first)) from None
+
+
+def _def_lines(fn, name, decorator):
+    """{file line: text} of fn's definition named name, decorated with decorator on the
+    line above its def (its own decorators left out)."""
+    tree, text, first = _parsed(fn)
+    node = _function_node(tree, fn)
+    src = text.splitlines()
+    out = {}
+    if isinstance(node, ast.Lambda):
+        body = ast.get_source_segment(text, node.body) or ast.unparse(node.body)
+        params = ', '.join(a.arg for a in node.args.args)
+        line = first + node.lineno - 1
+        out[line] = 'def %s(%s):\n    return (%s)' % (name, params, body)
+    else:
+        line = first + node.lineno - 1
+        for i in range(node.lineno - 1, node.end_lineno):
+            out[first + i] = src[i]
+        out[line] = out[line].replace('def %s' % node.name, 'def %s' % name, 1)
+    out[line - 1] = decorator
+    return out
+
+
+def _is_device_function(v):
+    """A Python function, or a CPU @jit function (Numba's dispatcher, or kcc's plain
+    stand-in): Numba compiles both for the device when a kernel calls them. Not a
+    kernel, and not numba.cuda.random's functions (imported, not defined)."""
+    from .cuda import Dispatcher
+    if isinstance(v, Dispatcher):
+        return False
+    fn = _function_of(v)
+    return isinstance(fn, _pytypes.FunctionType) and fn.__module__ != 'kcc.random' and \
+        (fn is v or hasattr(v, 'py_func'))
+
+
+class _Text:
+    """The text being made: lines of the user's file at their own numbers, and after
+    them what has no place there (values, functions of other files)."""
+
+    def __init__(self, fn):
+        self.file = fn.__code__.co_filename
+        self.lines = {}
+        self.tail = []
+        self.done = {}            # code object -> the name it is compiled under
+        self.bound = set()        # names bound so far
+
+    def place(self, fn, name, decorator):
+        """fn's definition at its own lines when they are free, else in the tail."""
+        lines = _def_lines(fn, name, decorator)
+        if fn.__code__.co_filename == self.file and min(lines) >= 1 and \
+                not any(line in self.lines for line in lines):
+            self.lines.update(lines)
+        else:
+            self.tail.extend(t for _, t in sorted(lines.items()))
+
+    def add_values(self, fn):
+        """Bind what fn uses: imports, values, device functions (placed, recursively)."""
+        for name, v in sorted(_bound_values(fn).items()):
+            if name in self.bound:
+                continue
+            self.bound.add(name)
+            if isinstance(v, _pytypes.ModuleType):
+                line = _module_text(name, v)
+            elif _is_device_function(v):
+                line = self.device_function(name, _function_of(v))
+            else:
+                line = _imported_text(name, v)
+                if line is None:
+                    literal = _literal(v)
+                    line = '%s = %s' % (name, literal) if literal is not None else None
+            if line:
+                self.tail.append(line)
+
+    def device_function(self, name, fn):
+        """A device function fn called as name, compiled once (a second name for it is
+        bound to the first)."""
+        if fn.__code__ in self.done:
+            other = self.done[fn.__code__]
+            return None if other == name else '%s = %s' % (name, other)
+        self.done[fn.__code__] = name
+        self.place(fn, name, '@%s.jit(device=True)' % _CUDA)
+        self.add_values(fn)
+        return None
+
+    def joined(self, header):
+        """The text: header on line 1, the placed lines (all moved down when one falls
+        on line 1 or above), then the tail."""
+        shift = max(0, 2 - min(self.lines))
+        lines = [''] * (max(self.lines) + shift)
+        lines[0] = header
+        for line, t in self.lines.items():
+            lines[line + shift - 1] = t
+        return '\n'.join(lines + self.tail) + '\n'
+
+
+def function_text(fn, decorator, name=None):
+    """(text, kernel name): fn's definition named name (default: its own; a lambda's is
+    made from its line) under decorator (a line such as '@cuda.jit(...)'), with the
+    imports, values and device functions it uses, as Python binds them now."""
+    name = name or (fn.__name__ if fn.__name__ != '<lambda>' else
+                    'lambda_at_line_%d' % fn.__code__.co_firstlineno)
+    for plain, own in (('@cuda.', '@%s.' % _CUDA), ('@vectorize(', '@%s(' % _VECTORIZE),
+                       ('@guvectorize(', '@%s(' % _GUVECTORIZE)):
+        if decorator.startswith(plain):
+            decorator = own + decorator[len(plain):]
+    text = _Text(fn)
+    text.done[fn.__code__] = name
+    text.place(fn, name, decorator)
+    text.add_values(fn)
+    # the decorators' names must be imported above them: line 1
+    return text.joined('from numba import cuda as %s, vectorize as %s, guvectorize as %s; '
+                       'import numpy as %s' % (_CUDA, _VECTORIZE, _GUVECTORIZE, _NP)), name

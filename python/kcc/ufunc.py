@@ -47,8 +47,9 @@ class CUDAUFunc:
         self.signatures = signatures
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
-        self._kernel = _cuda.kernel_from_source(py_func, 'CUDA ufunc',
-                                                "vectorize(..., target='cuda')")
+        self._kernel = _cuda.kernel_from_source(
+            py_func, 'CUDA ufunc', "vectorize(..., target='cuda')",
+            _cuda.decorator_line('vectorize', signatures, {'target': 'cuda'}))
 
     @property
     def nin(self):
@@ -97,8 +98,10 @@ class CUDAGUFunc:
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
         self.nin, self.nout = _gufunc_layout_arity(layout)
-        self._kernel = _cuda.kernel_from_source(py_func, 'CUDA gufunc',
-                                                "guvectorize(..., target='cuda')")
+        self._kernel = _cuda.kernel_from_source(
+            py_func, 'CUDA gufunc', "guvectorize(..., target='cuda')",
+            '@guvectorize(%r, %r, target=%r)' % (
+                [_cuda.source.type_text(s) for s in signatures], layout, 'cuda'))
 
     def __call__(self, *args, out=None, stream=0):
         _check_stream(stream)
@@ -137,7 +140,8 @@ class Reduce:
     def __init__(self, functor):
         self._functor = functor
         self.__name__ = getattr(functor, '__name__', 'reduce')
-        self._kernel = _cuda.kernel_from_source(functor, 'reduction', 'cuda.reduce')
+        self._kernel = _cuda.kernel_from_source(functor, 'reduction', 'cuda.reduce',
+                                                '@cuda.reduce')
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         _check_stream(stream)

@@ -216,26 +216,76 @@ def test_wrong_launches_raise():
     np.testing.assert_array_equal(out, np.full(4, 3, np.float32))
 
 
-def test_not_a_kernel_in_the_source():
+SCALE = 3.0
+OFFSETS = np.array([10.0, 20.0, 30.0, 40.0])
+
+
+def test_kernel_in_a_function():
+    """A kernel defined in a function, with a closure variable, a device function of
+    its own, a module constant and a NumPy table: compiled from its own text, as
+    Numba compiles it."""
+    bias = np.float32(0.5)
+
+    @cuda.jit(device=True)
+    def twice(x):
+        return 2 * x
+
+    @cuda.jit
+    def nested(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = twice(a[i]) * SCALE + OFFSETS[i] + bias
+
+    a = np.arange(4, dtype=np.float64)
+    out = np.zeros(4)
+    nested[1, 4](a, out)
+    np.testing.assert_array_equal(out, 2 * a * 3.0 + OFFSETS + 0.5)
+
+
+def test_cuda_jit_at_run_time():
     def plain(a):
-        a[0] = 1
-    try:
-        cuda.jit('void(float32[:])')(plain)
-    except KccError as e:
-        assert "'plain' is not a kernel in its source file" in str(e), e
-        assert e.status == 'KC_ERR_NOT_FOUND', e.status
-    else:
-        raise AssertionError('cuda.jit at run time made a kernel kcc cannot see')
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = i * 2
+    kernel = cuda.jit('void(float32[:])')(plain)
+    a = np.zeros(5, np.float32)
+    kernel[1, 5](a)
+    np.testing.assert_array_equal(a, np.arange(5, dtype=np.float32) * 2)
 
 
-def test_kernel_without_a_source_file():
+def test_error_in_a_nested_kernel_names_its_line():
+    def bad(a):
+        a[0] = a[0] + "text"
+    line = bad.__code__.co_firstlineno + 1
     try:
-        exec('@cuda.jit\ndef from_exec(a):\n    a[0] = 1\n', {'cuda': cuda})
+        cuda.jit('void(float32[:])')(bad)
     except KccError as e:
-        assert "kcc compiles kernels from their source file, and 'from_exec' has none" \
-            in str(e), e
+        assert '%s:%d:' % (__file__, line) in str(e), e
+        assert 'a[0] = a[0] + "text"' in str(e), e
     else:
-        raise AssertionError('a kernel without a source file was taken')
+        raise AssertionError('a bad kernel compiled')
+
+
+def test_kernel_in_exec_text():
+    # exec'd text has no source Python can give back: a clear error
+    scope = {'cuda': cuda}
+    exec('@cuda.jit\ndef from_exec(a):\n    a[0] = 1\n', scope)
+    try:
+        scope['from_exec'][1, 1](np.zeros(1))
+    except KccError as e:
+        assert "kcc compiles 'from_exec' from its source, and Python has none for it " \
+            "(defined in <string>)" in str(e), e
+    else:
+        raise AssertionError('a kernel without a source was taken')
+    # unless, as in IPython's cells, linecache holds it
+    import linecache
+    text = '@cuda.jit\ndef from_cell(a):\n    a[0] = 7\n'
+    linecache.cache['<cell-1>'] = (len(text), None, text.splitlines(True), '<cell-1>')
+    scope = {'cuda': cuda}
+    exec(compile(text, '<cell-1>', 'exec'), scope)
+    a = np.zeros(1, np.int64)
+    scope['from_cell'][1, 1](a)
+    assert a[0] == 7, a
 
 
 def test_no_leak_in_a_loop_of_launches():
