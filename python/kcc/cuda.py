@@ -20,6 +20,7 @@ import functools
 import inspect
 import operator
 import sys
+import weakref
 
 import numpy as np
 
@@ -226,7 +227,8 @@ class DeviceNDArray(_kcc.DeviceArray):
         if not isinstance(ary, _kcc.DeviceArray):
             ary = np.ascontiguousarray(ary)
         if not self.is_c_contiguous():
-            self._assign(ary.reshape(self.shape) if ary.size == self.size else ary)
+            same_size = not isinstance(ary, _kcc.DeviceArray) and ary.size == self.size
+            self._assign(ary.reshape(self.shape) if same_size else ary)
         elif stream is None:
             self.from_host(ary)
         else:
@@ -450,7 +452,10 @@ def from_dlpack(obj):
 class Stream(_kcc.Stream):
     """A stream (Numba's cuda.stream()): launches kernel[grid, block, stream](args)
     and copies with stream= queue on it, in order. Host arrays of its queued copies are
-    kept alive by it until synchronize()."""
+    kept alive by it until its synchronize() or cuda.synchronize()."""
+
+    def __init__(self, *args, **kwargs):
+        _live_streams.add(self)
 
     @contextlib.contextmanager
     def auto_synchronize(self):
@@ -474,6 +479,7 @@ class Event(_kcc.Event):
 
 
 _default_stream = []
+_live_streams = weakref.WeakSet()   # cuda.synchronize() releases their host buffers
 
 
 def stream():
@@ -508,8 +514,12 @@ def event_elapsed_time(evtstart, evtend):
 
 
 def synchronize():
-    """Wait for the device's work; raise a fault a kernel reported."""
+    """Wait for the device's work; raise a fault a kernel reported. Every stream's
+    queued copies are then done, so the streams let their host arrays go."""
     _kcc.synchronize()
+    for s in list(_live_streams):
+        if s.pending:
+            s.synchronize()
 
 
 def is_available():

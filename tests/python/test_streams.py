@@ -137,6 +137,14 @@ def test_stream_keeps_host_buffers_until_synchronize():
     assert s.pending > 0
     s.synchronize()
     assert s.pending == 0
+    # cuda.synchronize() waits for every stream: theirs are let go too
+    cuda.to_device(np.ones(10), stream=s)
+    z = cuda.default_stream()
+    z_out = cuda.to_device(np.ones(3)).copy_to_host(stream=z)
+    assert s.pending > 0 and z.pending > 0
+    cuda.synchronize()
+    assert s.pending == 0 and z.pending == 0
+    np.testing.assert_array_equal(z_out, np.ones(3))
 
 
 def test_stream_freed_with_work_pending():

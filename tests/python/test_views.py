@@ -125,6 +125,9 @@ def test_copy_to_device_into_a_strided_view():
     out = np.empty((4, 3), np.float32)
     v.copy_to_host(out)
     np.testing.assert_array_equal(out, h[:, ::2])
+    v.copy_to_device(cuda.to_device(np.full((4, 3), 8, np.float32)))
+    h[:, ::2] = 8
+    np.testing.assert_array_equal(d.copy_to_host(), h)
 
 
 def test_view_keeps_its_base_alive():
