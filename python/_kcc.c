@@ -4,10 +4,11 @@
  * What it offers is small on purpose; the Numba-shaped API is kcc/cuda.py's:
  *   compile(name, source, signatures=())  -> Module   (kc_compile_source)
  *   Module.get_kernel(name)                -> Kernel   (kc_module_get_kernel)
- *   Kernel.launch(griddim, blockdim, args, sharedmem=0)  (kc_launch)
+ *   Kernel.launch(griddim, blockdim, args, sharedmem=0, stream=None)  (kc_launch)
  *   DeviceArray(obj) / DeviceArray(shape=, dtype=)       (kc_array_from_host, _new)
  *   DeviceArray.to_host(buf), .from_host(obj)            (kc_array_to_host, ...)
  *   synchronize(), detect(), device()
+ *   Stream, Event (streams.c); array views, __cuda_array_interface__, DLPack (views.c)
  * Every kc_status other than KC_OK is raised as kcc._kcc.KccError with libkc's own
  * message (for a compile error: file:line:col, the line and a caret).
  *
@@ -23,25 +24,12 @@
  * buffer protocol (PEP 3118): NumPy arrays and scalars, memoryviews, array.array;
  * NumPy's C API is not needed.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_kcc.h"   /* Python.h, kc.h; the state and objects streams.c and views.c share */
 
 #include <limits.h>
 #include <string.h>
 
-#include "kc.h"
-
 /* ---- module state ------------------------------------------------------------------ */
-typedef struct {
-  PyObject *error;           /* KccError */
-  PyTypeObject *context_type;
-  PyTypeObject *module_type;
-  PyTypeObject *kernel_type;
-  PyTypeObject *array_type;
-  PyObject *array_class;     /* the subclass arrays made here are of (set_array_class) */
-  PyObject *context;         /* the Context, made lazily; NULL until then */
-  int cuda_device;           /* the CUDA ordinal select_device asked for (default 0) */
-} kcc_state;
 
 static struct PyModuleDef kcc_module_def;
 
@@ -51,17 +39,12 @@ static kcc_state *state_of_module(PyObject *module) {
 
 /* The state from an object of one of our types, or of a Python subclass of one
  * (kcc.cuda's DeviceNDArray): PyType_GetModuleByDef walks the MRO. */
-static kcc_state *state_of_type(PyTypeObject *tp) {
+kcc_state *state_of_type(PyTypeObject *tp) {
   PyObject *module = PyType_GetModuleByDef(tp, &kcc_module_def);
   return module ? state_of_module(module) : NULL;
 }
 
 /* ---- Context: owns the kc_context ------------------------------------------------ */
-typedef struct {
-  PyObject_HEAD
-  kc_context *ctx;
-} ContextObject;
-
 static int context_traverse(ContextObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
   return 0;
@@ -107,7 +90,7 @@ static PyObject *raise_kc(kcc_state *st, kc_status s, const char *message) {
 
 /* kc_last_error's text, or for a compilation every diagnostic (kcc prints them all,
  * as GCC does, not only the first). */
-static PyObject *raise_status(kcc_state *st, kc_context *ctx, kc_status s) {
+PyObject *raise_status(kcc_state *st, kc_context *ctx, kc_status s) {
   if ((s == KC_ERR_SYNTAX || s == KC_ERR_TYPE) && ctx && kc_last_diagnostics(ctx)[0])
     return raise_kc(st, s, kc_last_diagnostics(ctx));
   return raise_kc(st, s, kc_last_error(ctx));
@@ -116,7 +99,7 @@ static PyObject *raise_status(kcc_state *st, kc_context *ctx, kc_status s) {
 /* The interpreter's Context, made at the first call; a borrowed reference. A failure
  * (KC_DEVICE=cuda on a machine without a GPU) is raised, and the next call tries
  * again. */
-static ContextObject *get_context(kcc_state *st) {
+ContextObject *get_context(kcc_state *st) {
   if (st->context) return (ContextObject *)st->context;
   kc_context *ctx = NULL;
   kc_config config = {0};
@@ -142,7 +125,7 @@ static ContextObject *get_context(kcc_state *st) {
 /* A PEP 3118 format ("f", "<d", "Zf", "l" ...) with its item size as a kc_dtype, or
  * -1. Integer codes are matched by size, since 'l' is 8 bytes natively and 4 under
  * '<'. Big-endian data would need swapping: refused. */
-static int dtype_from_format(const char *fmt, Py_ssize_t itemsize) {
+int dtype_from_format(const char *fmt, Py_ssize_t itemsize) {
   if (fmt == NULL) fmt = "B";
   if (*fmt == '@' || *fmt == '=' || *fmt == '<') fmt++;
   static const char signed_codes[] = "bhilqn", unsigned_codes[] = "BHILQN";
@@ -164,7 +147,7 @@ static int dtype_from_format(const char *fmt, Py_ssize_t itemsize) {
 
 /* A NumPy dtype name ("float32", "bool") as a kc_dtype, or -1: kc's names are
  * NumPy's. */
-static int dtype_from_name(const char *name) {
+int dtype_from_name(const char *name) {
   for (int t = 0; t < KC_DTYPE_COUNT; t++)
     if (strcmp(kc_dtype_name((kc_dtype)t), name) == 0) return t;
   return -1;
@@ -179,22 +162,18 @@ static PyObject *bad_format(const Py_buffer *view) {
 }
 
 /* ---- DeviceArray: a kc_array ------------------------------------------------------- */
-typedef struct {
-  PyObject_HEAD
-  PyObject *context;   /* ContextObject: freed after the array */
-  kc_array *array;
-} ArrayObject;
-
 static int array_traverse(ArrayObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
   Py_VISIT(self->context);
+  Py_VISIT(self->base);
   return 0;
 }
 
 static void array_dealloc(ArrayObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
-  kc_array_free(self->array);
+  kc_array_free(self->array);   /* a view before the memory it views */
+  Py_CLEAR(self->base);
   Py_CLEAR(self->context);
   tp->tp_free((PyObject *)self);
   Py_DECREF(tp);
@@ -672,14 +651,16 @@ static int convert_args(kcc_state *st, PyObject *seq, launch_args *la) {
 }
 
 static PyObject *kernel_launch(KernelObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"griddim", "blockdim", "args", "sharedmem", NULL};
-  PyObject *grid_obj, *block_obj, *arg_obj;
+  static char *kwlist[] = {"griddim", "blockdim", "args", "sharedmem", "stream", NULL};
+  PyObject *grid_obj, *block_obj, *arg_obj, *stream_obj = Py_None;
   Py_ssize_t shared = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|n:launch", kwlist, &grid_obj,
-                                   &block_obj, &arg_obj, &shared))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|nO:launch", kwlist, &grid_obj,
+                                   &block_obj, &arg_obj, &shared, &stream_obj))
     return NULL;
   kcc_state *st = state_of_type(Py_TYPE(self));
   if (st == NULL) return NULL;
+  kc_stream *stream = NULL;
+  if (stream_of(st, stream_obj, &stream) < 0) return NULL;
   kc_dim3 grid, block;
   if (parse_dim(grid_obj, "griddim", &grid) < 0 || parse_dim(block_obj, "blockdim", &block) < 0)
     return NULL;
@@ -696,7 +677,7 @@ static PyObject *kernel_launch(KernelObject *self, PyObject *args, PyObject *kwa
   launch_args la = {NULL, NULL};
   PyObject *result = NULL;
   if (convert_args(st, seq, &la) == 0) {
-    kc_status s = kc_launch(self->kernel, grid, block, (size_t)shared, NULL, la.args,
+    kc_status s = kc_launch(self->kernel, grid, block, (size_t)shared, stream, la.args,
                             (int)PySequence_Fast_GET_SIZE(seq));
     ModuleObject *m = (ModuleObject *)self->module;
     result = s == KC_OK ? Py_NewRef(Py_None)
@@ -899,9 +880,10 @@ static PyMethodDef kernel_methods[] = {
    "reduce(array, init)\n--\n\nReduce a 1-D device array with a @cuda.reduce kernel; "
    "init is None or one element's bytes. Returns the result's bytes."},
   {"launch", (PyCFunction)(void (*)(void))kernel_launch, METH_VARARGS | METH_KEYWORDS,
-   "launch(griddim, blockdim, args, sharedmem=0)\n--\n\n"
-   "Launch the kernel (on the CPU back end it has run when this returns). args: "
-   "DeviceArrays, numbers, tuples of numbers."},
+   "launch(griddim, blockdim, args, sharedmem=0, stream=None)\n--\n\n"
+   "Launch the kernel (on the CPU back end it has run when this returns), on stream "
+   "(a Stream; None or 0: the default stream). args: DeviceArrays, numbers, tuples of "
+   "numbers."},
   {NULL, NULL, 0, NULL},
 };
 
@@ -1148,7 +1130,8 @@ static int kcc_exec(PyObject *module) {
   if (add_type(module, &context_spec, &st->context_type, 0) < 0 ||
       add_type(module, &module_spec, &st->module_type, 1) < 0 ||
       add_type(module, &kernel_spec, &st->kernel_type, 1) < 0 ||
-      add_type(module, &array_spec, &st->array_type, 1) < 0)
+      add_type(module, &array_spec, &st->array_type, 1) < 0 ||
+      kcc_streams_exec(module, st) < 0 || kcc_views_exec(module) < 0)
     return -1;
   return PyModule_AddStringConstant(module, "version", KC_VERSION_STRING);
 }
@@ -1160,6 +1143,8 @@ static int kcc_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->module_type);
   Py_VISIT(st->kernel_type);
   Py_VISIT(st->array_type);
+  Py_VISIT(st->stream_type);
+  Py_VISIT(st->event_type);
   Py_VISIT(st->array_class);
   Py_VISIT(st->context);
   return 0;
@@ -1172,6 +1157,8 @@ static int kcc_clear(PyObject *module) {
   Py_CLEAR(st->module_type);
   Py_CLEAR(st->kernel_type);
   Py_CLEAR(st->array_type);
+  Py_CLEAR(st->stream_type);
+  Py_CLEAR(st->event_type);
   Py_CLEAR(st->array_class);
   Py_CLEAR(st->context);
   return 0;

@@ -15,11 +15,13 @@ specialises it. Calls into the device (cuda.grid, cuda.threadIdx ...) exist only
 inside kernels: Python cannot run them.
 """
 
+import contextlib
 import functools
 import inspect
 import operator
 import os
 import sys
+import weakref
 
 import numpy as np
 
@@ -31,13 +33,99 @@ from ._kcc import KccError
 
 __all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gpus',
            'to_device', 'device_array', 'device_array_like', 'pinned_array',
-           'synchronize', 'is_available', 'detect', 'DeviceNDArray', 'KccError']
+           'synchronize', 'is_available', 'detect', 'DeviceNDArray', 'KccError',
+           'stream', 'default_stream', 'legacy_default_stream', 'external_stream',
+           'event', 'event_elapsed_time', 'Stream', 'Event', 'is_cuda_array',
+           'as_cuda_array', 'from_dlpack']
 
 _dtype_name = _kcc.DeviceArray.dtype   # the C type's descriptor: the NumPy name
 
 
+def _stream_arg(stream):
+    """A copy's or launch's stream: None for Numba's 0 (synchronous, the default
+    stream), else a Stream."""
+    if stream is None or (isinstance(stream, int) and stream == 0):
+        return None
+    if isinstance(stream, _kcc.Stream):
+        return stream
+    raise TypeError('stream must be a Stream (cuda.stream(), cuda.default_stream()) or 0, '
+                    'not %r' % (stream,))
+
+
+def _c_strides(shape):
+    """C-contiguous strides in elements."""
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return tuple(reversed(strides))
+
+
+def _index_of(k, axis, extent):
+    """An integer index, negative from the end, checked against the axis (NumPy's
+    message)."""
+    try:
+        i = operator.index(k)
+    except TypeError:
+        raise IndexError('kcc device arrays take integers, slices (`:`) and Ellipsis '
+                         '(`...`) as indices, not %s' % type(k).__name__) from None
+    if not -extent <= i < extent:
+        raise IndexError('index %d is out of bounds for axis %d with size %d'
+                         % (i, axis, extent))
+    return i % extent
+
+
+def _slice_bounds(k):
+    """A slice's start, stop and step as ints or None (Python's rule and message)."""
+    try:
+        start, stop, step = (None if v is None else operator.index(v)
+                             for v in (k.start, k.stop, k.step))
+    except TypeError:
+        raise TypeError('slice indices must be integers or None or have an __index__ '
+                        'method') from None
+    if step == 0:
+        raise ValueError('slice step cannot be zero')
+    return start, stop, step
+
+
+def _full_key(key, ndim):
+    """An index as one entry per axis: Ellipsis expanded, missing trailing axes ':'."""
+    key = key if isinstance(key, tuple) else (key,)
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    given = len(key) - len(ellipses)
+    if given > ndim:
+        raise IndexError('too many indices for array: array is %d-dimensional, but %d '
+                         'were indexed' % (ndim, given))
+    fill = (slice(None),) * (ndim - given)
+    if ellipses:
+        return key[:ellipses[0]] + fill + key[ellipses[0] + 1:]
+    return key + fill
+
+
+def _infer_shape(newshape, size):
+    """A reshape's extents with its -1 worked out (Numba's messages)."""
+    unknown = [i for i, e in enumerate(newshape) if e == -1]
+    if len(unknown) > 1:
+        raise ValueError('can only specify one unknown dimension')
+    if any(e < -1 for e in newshape):
+        raise ValueError('negative dimensions not allowed')
+    known = 1
+    for e in newshape:
+        known *= e if e != -1 else 1
+    if unknown:
+        if known == 0 or size % known:
+            raise ValueError('cannot infer valid shape for unknown dimension')
+        newshape = newshape[:unknown[0]] + (size // known,) + newshape[unknown[0] + 1:]
+    elif known != size:
+        raise ValueError('reshape changes the size of the array')
+    return newshape
+
+
 class DeviceNDArray(_kcc.DeviceArray):
-    """An array on kcc's device, as Numba's DeviceNDArray (C-contiguous)."""
+    """An array on kcc's device, as Numba's DeviceNDArray: C-contiguous when made, and
+    views of it (slices, reshapes) with their own strides, sharing its memory."""
 
     @property
     def dtype(self):
@@ -45,51 +133,261 @@ class DeviceNDArray(_kcc.DeviceArray):
 
     @property
     def strides(self):
-        step, strides = self.dtype.itemsize, []
-        for extent in reversed(self.shape):
-            strides.append(step)
-            step *= extent
-        return tuple(reversed(strides))
+        itemsize = self.dtype.itemsize
+        return tuple(s * itemsize for s in _kcc.array_layout(self)[0])
 
     def is_c_contiguous(self):
-        return True
+        return _kcc.array_layout(self)[1]
 
     def is_f_contiguous(self):
-        return self.ndim == 1 or sum(1 for e in self.shape if e != 1) <= 1
+        """NumPy's rule: axes of extent 1 take any stride, an empty array is both."""
+        if self.size == 0:
+            return True
+        want = 1
+        for extent, stride in zip(self.shape, _kcc.array_layout(self)[0]):
+            if extent != 1 and stride != want:
+                return False
+            want *= extent
+        return True
 
-    def copy_to_host(self, ary=None, stream=0):
-        """The array's contents in a new NumPy array, or copied into ``ary``."""
-        if ary is None:
-            out = np.empty(self.shape, self.dtype)
+    # ---- copies ----------------------------------------------------------------------
+    def _span(self):
+        """A C-contiguous 1-D view of the memory from the lowest element the array
+        reaches to the highest, and the first element's index in it: how a
+        non-contiguous view is read and written (kc's copies take contiguous arrays)."""
+        strides = _kcc.array_layout(self)[0]
+        lo = sum((n - 1) * s for n, s in zip(self.shape, strides) if s < 0)
+        hi = sum((n - 1) * s for n, s in zip(self.shape, strides) if s > 0)
+        return _kcc.array_restride(self, (hi - lo + 1,), (1,), lo), -lo
+
+    def _on_host(self, span_host, first):
+        """The array's elements as NumPy sees them inside a host copy of its span."""
+        return np.lib.stride_tricks.as_strided(span_host[first:], self.shape, self.strides)
+
+    def _to_host(self):
+        """A new C-contiguous host copy, synchronous."""
+        out = np.empty(self.shape, self.dtype)
+        if self.size == 0:
+            return out
+        if self.is_c_contiguous():
             self.to_host(out)
             return out
-        if ary.dtype != self.dtype or ary.size != self.size:
+        span, first = self._span()
+        buf = np.empty(span.shape, self.dtype)
+        span.to_host(buf)
+        out[...] = self._on_host(buf, first)
+        return out
+
+    def _assign(self, value):
+        """self[...] = value with NumPy's broadcasting and casting, synchronous. A
+        non-contiguous view is written by reading its span, changing the view's
+        elements there and writing the span back."""
+        if isinstance(value, _kcc.DeviceArray):
+            if (value.shape == self.shape and value.dtype == self.dtype and
+                    value.is_c_contiguous() and self.is_c_contiguous()):
+                self.from_host(value)
+                return
+            value = value._to_host()
+        host = np.empty(self.shape, self.dtype)
+        host[...] = value
+        if self.size == 0:
+            return
+        if self.is_c_contiguous():
+            self.from_host(host)
+            return
+        span, first = self._span()
+        buf = np.empty(span.shape, self.dtype)
+        span.to_host(buf)
+        self._on_host(buf, first)[...] = host
+        span.from_host(buf)
+
+    def copy_to_host(self, ary=None, stream=0):
+        """The array's contents in a new NumPy array, or copied into ``ary``. With a
+        stream the copy is queued on it (a C-contiguous array into a C-contiguous
+        host array): the result holds the data after ``stream.synchronize()``, which
+        the stream keeps the host array alive for."""
+        stream = _stream_arg(stream)
+        if ary is not None and (ary.dtype != self.dtype or ary.size != self.size):
             raise ValueError('copy_to_host: the device array is %s of shape %s, the host '
                              'array %s of shape %s' % (self.dtype, self.shape, ary.dtype,
                                                        ary.shape))
-        if ary.flags.c_contiguous and ary.flags.writeable:
+        if stream is not None and self.is_c_contiguous():
+            out = np.empty(self.shape, self.dtype) if ary is None else ary
+            if out.flags.c_contiguous and out.flags.writeable:
+                stream.copy_to_host(self, out)
+                return out
+        if ary is None:
+            return self._to_host()
+        if ary.flags.c_contiguous and ary.flags.writeable and self.is_c_contiguous():
             self.to_host(ary)
         else:
-            ary[...] = self.copy_to_host().reshape(ary.shape)
+            ary[...] = self._to_host().reshape(ary.shape)
         return ary
 
     def copy_to_device(self, ary, stream=0):
-        """Copy a host array (or another device array) of the same dtype and size in."""
+        """Copy a host array (or another device array) of the same dtype and size in;
+        with a stream, queued on it (the stream keeps the host data alive until its
+        synchronize())."""
+        stream = _stream_arg(stream)
         if not isinstance(ary, _kcc.DeviceArray):
             ary = np.ascontiguousarray(ary)
-        self.from_host(ary)
+        if not self.is_c_contiguous():
+            same_size = not isinstance(ary, _kcc.DeviceArray) and ary.size == self.size
+            self._assign(ary.reshape(self.shape) if same_size else ary)
+        elif stream is None:
+            self.from_host(ary)
+        else:
+            stream.copy_to_device(self, ary)
+
+    # ---- views -----------------------------------------------------------------------
+    def _index(self, key):
+        """What key selects: (a view, None), or (None, the one-element view) when every
+        axis takes an integer (Numba then reads the element back to the host)."""
+        key = _full_key(key, self.ndim)
+        starts, stops, steps, kept = [], [], [], []
+        for axis, (k, extent) in enumerate(zip(key, self.shape)):
+            if isinstance(k, slice):
+                start, stop, step = _slice_bounds(k)
+                kept.append(axis)
+            else:
+                start = _index_of(k, axis, extent)
+                stop, step = start + 1, 1
+            starts.append(start), stops.append(stop), steps.append(step)
+        view = _kcc.array_slice(self, tuple(starts), tuple(stops), tuple(steps))
+        if len(kept) == self.ndim:
+            return view, None
+        if not kept:
+            return None, view
+        strides = _kcc.array_layout(view)[0]     # drop the axes integers took
+        return _kcc.array_restride(view, tuple(view.shape[a] for a in kept),
+                                   tuple(strides[a] for a in kept)), None
+
+    def __getitem__(self, key):
+        view, element = self._index(key)
+        if view is not None:
+            return view
+        out = np.empty(1, self.dtype)
+        element.to_host(out)
+        return out[0]                             # a NumPy scalar, as Numba returns
+
+    def __setitem__(self, key, value):
+        view, element = self._index(key)
+        (element if view is None else view)._assign(value)
+
+    def getitem(self, item, stream=0):
+        """Numba's spelling of self[item]."""
+        return self[item]
+
+    def reshape(self, *newshape, **kws):
+        """A view of another shape (Numba's reshape): C order, one extent may be -1;
+        a non-contiguous array would need a copy and raises NotImplementedError."""
+        order = kws.pop('order', 'C')
+        if kws:
+            raise TypeError('unknown keyword arguments %s' % list(kws))
+        if order not in ('C', 'F', 'A'):
+            raise ValueError('order not C|F|A')
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = newshape[0]
+        newshape = _infer_shape(tuple(operator.index(e) for e in newshape), self.size)
+        if newshape == self.shape:
+            return self
+        if order == 'F':
+            raise NotImplementedError("kcc reshapes device arrays in C order only")
+        if not self.is_c_contiguous():
+            raise NotImplementedError('reshape would require copy')
+        return _kcc.array_restride(self, newshape, _c_strides(newshape))
+
+    def ravel(self, order='C', stream=0):
+        """A 1-D view of a C-contiguous array (Numba's ravel)."""
+        if order not in ('C', 'F', 'A'):
+            raise ValueError('order not C|F|A')
+        if not self.is_c_contiguous():
+            raise NotImplementedError('ravel on non-contiguous array')
+        return self.reshape(self.size)
+
+    def transpose(self, axes=None):
+        """A transposed C-contiguous copy of a 2-D array, made on the device, as Numba's
+        transpose makes it (not a view)."""
+        if axes and tuple(axes) == tuple(range(self.ndim)):
+            return self
+        if self.ndim != 2:
+            raise NotImplementedError("transposing a non-2D DeviceNDArray isn't supported")
+        if axes is not None and set(axes) != set(range(self.ndim)):
+            raise ValueError('invalid axes list %r' % (axes,))
+        return _transpose(self)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    # ---- interop ---------------------------------------------------------------------
+    @property
+    def __cuda_array_interface__(self):
+        """Version 3, on CUDA only: on the CPU back end the address is a host address,
+        which a consumer (CuPy, PyTorch) would take for a device one, so the attribute
+        is missing there (hasattr is False)."""
+        if _kcc.device() != 'cuda':
+            raise AttributeError('__cuda_array_interface__: kcc runs on the CPU back end, '
+                                 'where device arrays are in host memory')
+        strides, contiguous, address = _kcc.array_layout(self)
+        return {'shape': self.shape, 'typestr': self.dtype.str, 'data': (address, False),
+                'strides': None if contiguous else self.strides, 'version': 3,
+                # the legacy default stream: it follows all of kcc's streams' work
+                'stream': 1}
+
+    def __dlpack__(self, stream=None):
+        """A DLPack capsule sharing the array's memory. On CUDA the device's work is
+        waited for unless the consumer says not to (stream -1)."""
+        if stream not in (None, -1) and _kcc.device() == 'cuda':
+            synchronize()
+        return _kcc.array_to_dlpack(self)
+
+    def __dlpack_device__(self):
+        return _kcc.array_dlpack_device(self)
 
     def __repr__(self):
-        return '<kcc.cuda.DeviceNDArray shape=%s dtype=%s>' % (self.shape, self.dtype)
+        extra = '' if self.is_c_contiguous() else ' strides=%s' % (self.strides,)
+        return '<kcc.cuda.DeviceNDArray shape=%s dtype=%s%s>' % (self.shape, self.dtype,
+                                                                extra)
+
+
+_TRANSPOSE_SOURCE = """
+from kcc import cuda
+
+@cuda.jit
+def transpose(src, dst):
+    i, j = cuda.grid(2)
+    if i < dst.shape[0] and j < dst.shape[1]:
+        dst[i, j] = src[j, i]
+"""
+_transpose_kernel = []   # compiled at the first transpose
+
+
+def _transpose(src):
+    if not _transpose_kernel:
+        module = _kcc.compile('<kcc.cuda transpose>', _TRANSPOSE_SOURCE)
+        _transpose_kernel.append(module.get_kernel('transpose'))
+    dst = device_array((src.shape[1], src.shape[0]), src.dtype)
+    if dst.size:
+        grid = ((dst.shape[0] + 15) // 16, (dst.shape[1] + 15) // 16)
+        _transpose_kernel[0].launch(grid, (16, 16), [src, dst])
+    return dst
 
 
 def to_device(obj, stream=0, copy=True, to=None):
-    """A device copy of a host array (``numba.cuda.to_device``)."""
+    """A device copy of a host array (``numba.cuda.to_device``); with a stream, the
+    copy is queued on it (the stream keeps the host data alive until its
+    synchronize())."""
     if to is not None:
         to.copy_to_device(obj, stream)
         return to
-    return DeviceNDArray(np.ascontiguousarray(obj) if isinstance(obj, np.ndarray)
-                         else np.asarray(obj, order='C'))
+    host = (np.ascontiguousarray(obj) if isinstance(obj, np.ndarray)
+            else np.asarray(obj, order='C'))
+    if _stream_arg(stream) is None:
+        return DeviceNDArray(host)
+    d = device_array(host.shape, host.dtype)
+    d.copy_to_device(host, stream)
+    return d
 
 
 def device_array(shape, dtype=np.float64, strides=None, order='C', stream=0):
@@ -122,9 +420,124 @@ def reduce(functor):
 Reduce = reduce
 
 
+# ---- interop ------------------------------------------------------------------------
+def is_cuda_array(obj):
+    """Whether obj has __cuda_array_interface__ (Numba's is_cuda_array)."""
+    return hasattr(obj, '__cuda_array_interface__')
+
+
+def as_cuda_array(obj, sync=True):
+    """A device array sharing the memory of obj, an object with
+    __cuda_array_interface__ (CuPy's, PyTorch's arrays); obj is kept alive by it. With
+    sync, the exporter's stream is waited for (on CUDA)."""
+    if not is_cuda_array(obj):
+        raise TypeError('as_cuda_array: %s has no __cuda_array_interface__'
+                        % type(obj).__name__)
+    desc = obj.__cuda_array_interface__
+    if desc.get('mask') is not None:
+        raise NotImplementedError('as_cuda_array: masked arrays are not supported')
+    dtype = np.dtype(desc['typestr'])
+    if dtype.byteorder == '>':
+        raise TypeError('as_cuda_array: big-endian data (%s) is not supported'
+                        % desc['typestr'])
+    shape = tuple(desc['shape'])
+    if not shape:
+        raise ValueError('as_cuda_array: kcc arrays have at least one dimension')
+    strides = desc.get('strides')
+    if strides is not None:
+        if any(s % dtype.itemsize for s in strides):
+            raise ValueError('as_cuda_array: strides %s are not multiples of the item '
+                             'size %d' % (tuple(strides), dtype.itemsize))
+        strides = tuple(s // dtype.itemsize for s in strides)
+    if sync and desc.get('stream') is not None and _kcc.device() == 'cuda':
+        external_stream(desc['stream']).synchronize()
+    return _kcc.array_wrap(DeviceNDArray, obj, desc['data'][0], shape, strides, dtype.name)
+
+
+def from_dlpack(obj):
+    """A device array sharing the memory of a DLPack producer (an object with
+    __dlpack__, or a 'dltensor' capsule): kcc's, not numba.cuda's (which has none)."""
+    if not hasattr(obj, '__dlpack__'):
+        return _kcc.array_from_dlpack(DeviceNDArray, obj)
+    kind = obj.__dlpack_device__()[0] if hasattr(obj, '__dlpack_device__') else 1
+    # a CUDA producer orders its work before the legacy default stream (1); a CPU
+    # one (NumPy) takes no stream
+    capsule = obj.__dlpack__(stream=1) if kind == 2 else obj.__dlpack__()
+    return _kcc.array_from_dlpack(DeviceNDArray, capsule)
+
+
+# ---- streams and events -------------------------------------------------------------
+class Stream(_kcc.Stream):
+    """A stream (Numba's cuda.stream()): launches kernel[grid, block, stream](args)
+    and copies with stream= queue on it, in order. Host arrays of its queued copies are
+    kept alive by it until its synchronize() or cuda.synchronize()."""
+
+    def __init__(self, *args, **kwargs):
+        _live_streams.add(self)
+
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """with stream.auto_synchronize(): ... synchronizes the stream at the end."""
+        yield self
+        self.synchronize()
+
+    def __int__(self):
+        return self.handle
+
+    def __repr__(self):
+        if self.is_default:
+            return '<kcc.cuda.Stream default>'
+        return '<kcc.cuda.Stream 0x%x>' % self.handle if self.handle else \
+            '<kcc.cuda.Stream at 0x%x>' % id(self)
+
+
+class Event(_kcc.Event):
+    """An event (Numba's cuda.event()): record(stream), synchronize(), wait(stream),
+    query(), elapsed_time(end)."""
+
+
+_default_stream = []
+_live_streams = weakref.WeakSet()   # cuda.synchronize() releases their host buffers
+
+
+def stream():
+    """A new stream (``numba.cuda.stream``)."""
+    return Stream()
+
+
+def default_stream():
+    """The default stream (``numba.cuda.default_stream``): the one launches and copies
+    without a stream use; it waits for, and is waited for by, every other stream."""
+    if not _default_stream:
+        _default_stream.append(Stream(default=True))
+    return _default_stream[0]
+
+
+legacy_default_stream = default_stream
+
+
+def external_stream(ptr):
+    """A stream over a CUstream made by another library (CUDA only)."""
+    return Stream(external=ptr)
+
+
+def event(timing=True):
+    """A new event (``numba.cuda.event``)."""
+    return Event(timing=timing)
+
+
+def event_elapsed_time(evtstart, evtend):
+    """Milliseconds between two recorded events."""
+    return evtstart.elapsed_time(evtend)
+
+
 def synchronize():
-    """Wait for the device's work; raise a fault a kernel reported."""
+    """Wait for the device's work; raise a fault a kernel reported. Every stream's
+    queued copies are then done, so the streams let their host arrays go."""
     _kcc.synchronize()
+    for s in list(_live_streams):
+        if s.pending:
+            s.synchronize()
 
 
 # ---- devices --------------------------------------------------------------------------
@@ -344,11 +757,9 @@ class Dispatcher:
             raise ValueError('launch a kernel as kernel[griddim, blockdim](args), '
                              'optionally [griddim, blockdim, stream, sharedmem]')
         griddim, blockdim = _dim(config[0], 'griddim'), _dim(config[1], 'blockdim')
-        stream = config[2] if len(config) > 2 else 0
+        stream = _stream_arg(config[2] if len(config) > 2 else 0)
         sharedmem = config[3] if len(config) > 3 else 0
-        if stream not in (0, None):
-            raise NotImplementedError('kcc.cuda does not take streams yet')
-        return _Launcher(self, griddim, blockdim, operator.index(sharedmem))
+        return _Launcher(self, griddim, blockdim, stream, operator.index(sharedmem))
 
     def __call__(self, *args):
         raise ValueError("kernel '%s' was called without a launch configuration: launch "
@@ -367,27 +778,31 @@ class Dispatcher:
 class _Launcher:
     """A kernel with its launch configuration, called with the kernel's arguments."""
 
-    def __init__(self, dispatcher, griddim, blockdim, sharedmem):
+    def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
         self.dispatcher = dispatcher
         self.griddim, self.blockdim, self.sharedmem = griddim, blockdim, sharedmem
+        self.stream = stream   # None: the default stream, synchronous copies
 
     def __call__(self, *args):
         kernel = self.dispatcher._get_kernel()
         self.dispatcher._check_arity(args)
+        stream = self.stream or 0
         launch_args, copy_back = [], []
         for a in args:
             if isinstance(a, np.ndarray):
                 # as Numba: copied to the device, and back after the kernel (it may
-                # have written it) unless the array is read-only
-                d = DeviceNDArray(np.ascontiguousarray(a))
+                # have written it) unless the array is read-only; with a stream both
+                # copies queue on it, so the results are there after its synchronize()
+                d = to_device(a, stream)
                 launch_args.append(d)
                 if a.flags.writeable:
                     copy_back.append((a, d))
             else:
                 launch_args.append(a)
-        kernel.launch(self.griddim, self.blockdim, launch_args, self.sharedmem)
+        kernel.launch(self.griddim, self.blockdim, launch_args, self.sharedmem,
+                      stream=self.stream)
         for a, d in copy_back:
-            d.copy_to_host(a)
+            d.copy_to_host(a, stream)
 
 
 def jit(func_or_sig=None, device=False, **options):
