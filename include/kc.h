@@ -529,6 +529,18 @@ KC_API kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t sha
 KC_API kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int *block,
                                          int *min_grid);
 
+/* The largest grid (in blocks) of a cooperative launch of k: how many blocks of
+ * threads_per_block threads and shared_bytes of dynamic shared memory can be resident
+ * at once (Numba's max_cooperative_grid_blocks); a kernel that calls
+ * cuda.cg.this_grid().sync() is refused a larger grid. On CUDA the occupancy calculator
+ * times the SMs (0 on a GPU without cooperative launch); on the CPU what the back end
+ * runs at once.
+ *   k:                 a typed kernel (KC_ERR_INVALID for an untyped one)
+ *   threads_per_block: 1 to the kernel's most threads per block (else KC_ERR_INVALID)
+ *   blocks:            receives the number of blocks */
+KC_API kc_status kc_kernel_max_cooperative_blocks(kc_kernel *k, int threads_per_block,
+                                                  size_t shared_bytes, uint64_t *blocks);
+
 /* Call a @vectorize function on arrays, as a Numba CUDA ufunc is called: out[i] =
  * f(inputs[0][i], inputs[1][i], ...) for every i. The same as kc_vectorize_args (below)
  * with each input passed as kc_arg_array and the default options: inputs of any shape

@@ -855,6 +855,21 @@ static PyObject *kernel_reduce(KernelObject *self, PyObject *args) {
   return result;
 }
 
+/* Kernel.max_cooperative_blocks(threads, shared=0): kc_kernel_max_cooperative_blocks. */
+static PyObject *kernel_max_cooperative_blocks(KernelObject *self, PyObject *args) {
+  int threads;
+  Py_ssize_t shared = 0;
+  if (!PyArg_ParseTuple(args, "i|n:max_cooperative_blocks", &threads, &shared)) return NULL;
+  if (shared < 0) return PyErr_Format(PyExc_ValueError, "shared memory must not be negative");
+  kcc_state *st = state_of_type(Py_TYPE(self));
+  if (st == NULL) return NULL;
+  uint64_t blocks = 0;
+  kc_status s = kc_kernel_max_cooperative_blocks(self->kernel, threads, (size_t)shared,
+                                                 &blocks);
+  if (s != KC_OK) return raise_status(st, kernel_ctx(self), s);
+  return PyLong_FromUnsignedLongLong(blocks);
+}
+
 static PyObject *kernel_get_signature(KernelObject *self, void *closure) {
   return PyUnicode_FromString(kc_kernel_signature(self->kernel));
 }
@@ -876,6 +891,9 @@ static PyMethodDef kernel_methods[] = {
   {"guvectorize", (PyCFunction)kernel_guvectorize, METH_VARARGS,
    "guvectorize(inputs, outputs)\n--\n\nCall a @guvectorize kernel on device arrays; "
    "outputs holds device arrays or None (allocated). Returns the list of outputs."},
+  {"max_cooperative_blocks", (PyCFunction)kernel_max_cooperative_blocks, METH_VARARGS,
+   "max_cooperative_blocks(threads, shared=0)\n--\n\nThe most blocks of that many "
+   "threads a cooperative launch of the kernel runs at once."},
   {"reduce", (PyCFunction)kernel_reduce, METH_VARARGS,
    "reduce(array, init)\n--\n\nReduce a 1-D device array with a @cuda.reduce kernel; "
    "init is None or one element's bytes. Returns the result's bytes."},

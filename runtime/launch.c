@@ -418,6 +418,25 @@ kc_status rt_grid_stride_shape(kc_kernel *k, int64_t n, unsigned *grid, unsigned
   return KC_OK;
 }
 
+kc_status kc_kernel_max_cooperative_blocks(kc_kernel *k, int threads_per_block,
+                                           size_t shared_bytes, uint64_t *blocks) {
+  RT_NEED(NULL, k, "kc_kernel_max_cooperative_blocks");
+  kc_context *ctx = k->mod->ctx;
+  RT_NEED(ctx, blocks, "kc_kernel_max_cooperative_blocks");
+  if (k->nparams < 0)
+    return rt_error(ctx, KC_ERR_INVALID,
+                    "kernel '%s' is untyped: launch it once (or compile it with a "
+                    "signature) before asking how many blocks fit", k->name);
+  if (threads_per_block < 1 || (unsigned)threads_per_block > k->max_threads)
+    return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': %d threads per block (it takes 1 "
+                    "to %u)", k->name, threads_per_block, k->max_threads);
+  if (ctx->device == KC_DEVICE_CUDA)
+    return rt_cuda_coop_max_blocks(ctx, k->cu_function, threads_per_block, shared_bytes,
+                                   blocks);
+  *blocks = rt_cpu_coop_max_blocks((unsigned)threads_per_block);
+  return KC_OK;
+}
+
 kc_status kc_kernel_suggest_block(kc_kernel *k, size_t shared_bytes, int *block,
                                   int *min_grid) {
   RT_NEED(NULL, k, "kc_kernel_suggest_block");

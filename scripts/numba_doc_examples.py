@@ -3,7 +3,8 @@
 examples for CUDA (the code of docs/source/cuda/examples.rst, kept by Numba in
 numba/cuda/tests/doc_examples/test_*.py, BSD-2-Clause, (c) Anaconda, Inc. and others).
 
-Each test_ex_* method becomes a script: its body dedented, the unittest calls in it
+Each test_ex_* method becomes a script: its module's own imports (numpy), then its body
+dedented, the unittest calls in it
 (self.assertTrue ...) written as plain asserts, so that the example checks itself as
 it does in Numba's suite. tests/python/test_docs.py runs them under `python3 -m kcc`.
     usage: scripts/numba_doc_examples.py NUMBA_DOC_EXAMPLES_DIR OUT_DIR
@@ -24,9 +25,23 @@ ASSERTS = [   # unittest's calls as plain asserts
 ]
 
 
-def script(path, node, lines):
-    body = textwrap.dedent('\n'.join(lines[node.body[0].lineno - 1:node.end_lineno]))
+HARNESS = ('unittest', 'numba.cuda.testing', 'numba.tests')
+
+
+def module_imports(tree, lines):
+    """The test module's own top-level imports (numpy ...), not the harness's."""
     out = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            text = '\n'.join(lines[node.lineno - 1:node.end_lineno])
+            if not any(h in text for h in HARNESS):
+                out.append(text)
+    return out
+
+
+def script(path, tree, node, lines):
+    body = textwrap.dedent('\n'.join(lines[node.body[0].lineno - 1:node.end_lineno]))
+    out = module_imports(tree, lines)
     for line in body.splitlines():
         for pattern, repl in ASSERTS:
             line = re.sub(pattern, repl, line)
@@ -41,11 +56,12 @@ def main(src_dir, out_dir):
     for path in sorted(glob.glob(os.path.join(src_dir, 'test_*.py'))):
         src = open(path).read()
         lines = src.splitlines()
-        for node in ast.walk(ast.parse(src)):
+        tree = ast.parse(src)
+        for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and node.name.startswith('test_ex'):
                 name = os.path.join(out_dir, node.name[len('test_'):] + '.py')
                 with open(name, 'w') as f:
-                    f.write(script(path, node, lines))
+                    f.write(script(path, tree, node, lines))
                 print(name)
 
 

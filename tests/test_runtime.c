@@ -496,6 +496,16 @@ START_TEST(kernels_by_name) {
   ck_assert_int_eq(block, 1024);   /* the CPU's suggestion (launch.c says why) */
   ck_assert_int_eq(grid, 2);   /* the context's two CPU threads */
   ck_assert_int_eq(kc_kernel_suggest_block(k, 0, NULL, NULL), KC_ERR_INVALID);
+  /* a cooperative grid on the CPU back end: one OS thread per block (at most 1024) and
+     16,384 fibers in all (runtime/cpu/coop.c, docs/runtime.md) */
+  uint64_t blocks = 0;
+  ck_assert_int_eq(kc_kernel_max_cooperative_blocks(k, 32, 0, &blocks), KC_OK);
+  ck_assert_uint_eq(blocks, 16384 / 32);
+  ck_assert_int_eq(kc_kernel_max_cooperative_blocks(k, 1, 0, &blocks), KC_OK);
+  ck_assert_uint_eq(blocks, 1024);
+  ck_assert_int_eq(kc_kernel_max_cooperative_blocks(k, 0, 0, &blocks), KC_ERR_INVALID);
+  ck_assert_str_eq(kc_last_error(ctx), "kernel 'add': 0 threads per block (it takes 1 to 1024)");
+  ck_assert_int_eq(kc_kernel_max_cooperative_blocks(k, 32, 0, NULL), KC_ERR_INVALID);
   /* an untyped kernel: specialised at launch (needs the source, absent here) */
   const char *untyped[] = {"later"};
   kc_module *um;
@@ -504,6 +514,7 @@ START_TEST(kernels_by_name) {
   ck_assert_int_eq(kc_kernel_param_count(k), -1);
   ck_assert_str_eq(kc_kernel_signature(k), "later(untyped)");
   ck_assert_int_eq(kc_kernel_suggest_block(k, 0, &block, NULL), KC_ERR_INVALID);
+  ck_assert_int_eq(kc_kernel_max_cooperative_blocks(k, 32, 0, &blocks), KC_ERR_INVALID);
   kc_arg one = kc_arg_i32(1);
   ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, &one, 1), KC_ERR_INTERNAL);
   ck_assert_str_eq(kc_last_error(ctx), "kernel 'later' is untyped but its source is gone");

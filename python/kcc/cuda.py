@@ -36,7 +36,7 @@ __all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gp
            'synchronize', 'is_available', 'detect', 'DeviceNDArray', 'KccError',
            'stream', 'default_stream', 'legacy_default_stream', 'external_stream',
            'event', 'event_elapsed_time', 'Stream', 'Event', 'is_cuda_array',
-           'as_cuda_array', 'from_dlpack']
+           'as_cuda_array', 'from_dlpack', 'declare_device']
 
 _dtype_name = _kcc.DeviceArray.dtype   # the C type's descriptor: the NumPy name
 
@@ -746,6 +746,12 @@ class Dispatcher:
                          'KC_ERR_LAUNCH')
 
     @property
+    def overloads(self):
+        """The compiled kernel, as Numba's overloads: {argument types: kernel}; kcc's
+        kernel object covers every specialisation, so any key gives it."""
+        return _Overloads(self)
+
+    @property
     def signatures(self):
         """The signatures compiled so far, as kcc spells them."""
         if self._kernel is None:
@@ -773,6 +779,35 @@ class Dispatcher:
 
     def __repr__(self):
         return '<kcc.cuda.Dispatcher %s (%s)>' % (self.__name__, self._file)
+
+
+class _Overloads:
+    def __init__(self, dispatcher):
+        self._dispatcher = dispatcher
+
+    def __getitem__(self, argtypes):
+        return _Overload(self._dispatcher._get_kernel())
+
+    def __len__(self):
+        return len(self._dispatcher.signatures)
+
+    def keys(self):
+        return list(self._dispatcher.signatures)
+
+
+class _Overload:
+    """One compiled kernel (Numba's _Kernel): what its launches can be."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The largest grid of a cooperative launch with blocks of blockdim threads."""
+        dims = blockdim if isinstance(blockdim, tuple) else (blockdim,)
+        threads = 1
+        for d in dims:
+            threads *= operator.index(d)
+        return self._kernel.max_cooperative_blocks(threads, dynsmemsize)
 
 
 class _Launcher:
@@ -803,6 +838,26 @@ class _Launcher:
                       stream=self.stream)
         for a, d in copy_back:
             d.copy_to_host(a, stream)
+
+
+class ForeignFunction:
+    """``cuda.declare_device(name, sig)``: a device function defined elsewhere (CUDA C,
+    PTX ... given with a kernel's link=), callable from kernels only."""
+
+    def __init__(self, name, sig):
+        self.name, self.sig = name, sig
+
+    def __call__(self, *args):
+        raise TypeError("'%s' is a foreign device function (cuda.declare_device): kernels "
+                        'call it, host code cannot' % self.name)
+
+    def __repr__(self):
+        return '<kcc foreign device function %s %s>' % (self.name, source.type_text(self.sig))
+
+
+def declare_device(name, sig):
+    """Declare a foreign device function for kernels to call, as Numba's."""
+    return ForeignFunction(name, sig)
 
 
 def jit(func_or_sig=None, device=False, **options):

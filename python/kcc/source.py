@@ -154,6 +154,9 @@ def _module_text(name, mod):
 def _imported_text(name, v):
     """A function or type reached by import (math.sqrt, numpy.float32, numba.float32,
     numba.cuda.random's device functions), as an import, or None."""
+    from .cuda import ForeignFunction
+    if isinstance(v, ForeignFunction):
+        return '%s = %s.declare_device(%r, %r)' % (name, _CUDA, v.name, type_text(v.sig))
     mod = getattr(v, '__module__', None) or ''
     own = getattr(v, '__name__', None)
     if mod == 'kcc.random':

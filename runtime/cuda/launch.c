@@ -24,9 +24,25 @@ cleanup:
   return status;
 }
 
+/* What the occupancy calculator says fits at once: blocks per SM for this block size
+ * and shared memory, times the SMs; 0 on a GPU without cooperative launch. */
+kc_status rt_cuda_coop_max_blocks(kc_context *ctx, void *fn, int threads, size_t shared,
+                                  uint64_t *out) {
+  kc_status status = rt_cu_enter(ctx);
+  if (status != KC_OK) return status;
+  *out = 0;
+  if (!rt_cu_attr(ctx->cuda->dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)) return KC_OK;
+  int per_sm = 0;
+  RT_CU(ctx, OccupancyMaxActiveBlocksPerMultiprocessor, (&per_sm, (CUfunction)fn, threads,
+                                                        shared));
+  *out = (uint64_t)per_sm *
+         (uint64_t)rt_cu_attr(ctx->cuda->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+cleanup:
+  return status;
+}
+
 /* A kernel that synchronises its grid: every block must be resident at once, so the
- * grid is checked against what the occupancy calculator says fits (blocks per SM for
- * this block size and shared memory, times the SMs) before cuLaunchCooperativeKernel. */
+ * grid is checked against rt_cuda_coop_max_blocks before cuLaunchCooperativeKernel. */
 kc_status rt_cuda_launch_cooperative(kc_context *ctx, const char *kernel, void *fn,
                                      kc_dim3 grid, kc_dim3 block, size_t shared, void *stream,
                                      void **params) {
@@ -36,12 +52,11 @@ kc_status rt_cuda_launch_cooperative(kc_context *ctx, const char *kernel, void *
     return rt_error(ctx, KC_ERR_LAUNCH, "kernel '%s' synchronises its grid "
                     "(cuda.cg.this_grid().sync()) and this GPU has no cooperative launch",
                     kernel);
-  int per_sm = 0, threads = (int)(block.x * block.y * block.z);
-  RT_CU(ctx, OccupancyMaxActiveBlocksPerMultiprocessor, (&per_sm, (CUfunction)fn, threads,
-                                                        shared));
-  int sms = rt_cu_attr(ctx->cuda->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  status = rt_check_coop_grid(ctx, kernel, grid, block, (uint64_t)per_sm * (uint64_t)sms,
-                              "on this GPU");
+  uint64_t max_blocks = 0;
+  status = rt_cuda_coop_max_blocks(ctx, fn, (int)(block.x * block.y * block.z), shared,
+                                   &max_blocks);
+  if (status == KC_OK)
+    status = rt_check_coop_grid(ctx, kernel, grid, block, max_blocks, "on this GPU");
   if (status != KC_OK) return status;
   RT_CU(ctx, LaunchCooperativeKernel, ((CUfunction)fn, grid.x, grid.y, grid.z, block.x,
                                        block.y, block.z, (unsigned)shared, (CUstream)stream,

@@ -1,5 +1,6 @@
 # test_ex_cpu_gpu_compat of Numba 0.56.4 (numba/cuda/tests/doc_examples/test_cpu_gpu_compat.py, BSD-2-Clause),
 # made a script by scripts/numba_doc_examples.py: run by test_docs.py.
+import numpy as np
 from math import pi
 
 import numba
