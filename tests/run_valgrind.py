@@ -6,7 +6,8 @@ usage: run_valgrind.py BUILD_DIR [TEST...]
 Runs every test of BUILD_DIR whose command is a program built there (the Check suites,
 the kernel tests on the CPU back end, the samples; not the python and shell drivers,
 and not the `gpu`, `fuzz` and `cuda-double` suites) through `meson test --wrapper valgrind`, then the
-diagnostics cases with KC_VALGRIND=1 (each `kcc compile` under valgrind). A memory
+diagnostics cases with KC_VALGRIND=1 (each `kcc compile` under valgrind), and the
+Python package's extension tests in the interpreter (memory errors only). A memory
 error, or a leak (definite, indirect or possible) not suppressed by
 tests/valgrind.supp, fails the test. With TEST names, only those run.
 """
@@ -39,6 +40,38 @@ def elf_tests(build):
     return names
 
 
+# the Python package's tests whose work is in the extension (docs/python.md); the ones
+# that run child interpreters (test_main, test_docs) would only measure valgrind
+PYTHON_TESTS = ["basic", "ufunc", "random", "streams", "views"]
+
+
+def python_under_valgrind(build, valgrind):
+    """The extension's tests in Debian's interpreter under memcheck: invalid reads and
+    writes, uses of uninitialised memory. Leaks are not counted: CPython does not free
+    everything at exit. PYTHONMALLOC=malloc, so that valgrind sees each object."""
+    interpreter = "/usr/bin/python3"
+    if not os.path.exists(os.path.join(build, "python", "kcc")):
+        print("run_valgrind: the Python package is not built: its tests are skipped")
+        return 0
+    env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"), KC_DEVICE="cpu",
+               KC_CACHE="0", PYTHONMALLOC="malloc", PYTHONDONTWRITEBYTECODE="1")
+    if platform.machine() == "x86_64":
+        env.setdefault("KC_HOST_CPU", "x86-64-v2")
+    rc = 0
+    for t in PYTHON_TESTS:
+        cmd = [valgrind, "-q", "--error-exitcode=99", "--leak-check=no", "--num-callers=40",
+               "--suppressions=" + os.path.join(HERE, "valgrind.supp"), interpreter,
+               os.path.join(HERE, "python", "test_%s.py" % t)]
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        print("run_valgrind: python test_%s: %s" % (t, "ok" if p.returncode == 0 else
+                                                     "FAILED (exit %d)" % p.returncode))
+        if p.returncode != 0:
+            print(p.stdout[-20000:])
+            rc = 1
+    return rc
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -65,6 +98,7 @@ def main(argv):
                          "--timeout-multiplier", "20", "--wrapper", wrapper] + names,
                         env=env).returncode
     if not only:
+        rc |= python_under_valgrind(build, valgrind)
         env = dict(os.environ, KC_VALGRIND="1")
         rc |= subprocess.run(["meson", "test", "-C", build, "--no-rebuild",
                               "--print-errorlogs", "--timeout-multiplier", "20",

@@ -309,6 +309,37 @@ def test_no_leak_in_a_loop_of_launches():
     assert grown < 50, 'objects grew by %d over 500 launches' % grown
 
 
+def resident_bytes():
+    with open('/proc/self/statm') as f:
+        return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+
+
+def test_memory_flat_over_100000_launches():
+    """The issue's loop: 100,000 launches (host arrays copied in and back, device
+    arrays made and dropped) leave the process's resident memory where it was."""
+    if 'vgpreload' in os.environ.get('LD_PRELOAD', ''):
+        print('skip: under valgrind the resident memory is its quarantine of freed blocks')
+        return
+    a = np.ones(64, np.float32)
+    d, e = cuda.to_device(a), cuda.device_array_like(a)
+    for _ in range(2000):                       # warm up: allocator pools, caches
+        vector_add[1, 64](d, d, e)
+        vector_add[1, 64](a, d, a)
+        cuda.to_device(a)
+    gc.collect()
+    before = resident_bytes()
+    for i in range(100000):
+        if i % 3 == 0:
+            vector_add[1, 64](a, d, a)          # a NumPy argument: copied in and back
+        elif i % 3 == 1:
+            vector_add[1, 64](d, d, cuda.device_array_like(a))
+        else:
+            vector_add[1, 64](d, d, e)
+    gc.collect()
+    grown = resident_bytes() - before
+    assert grown < 4 << 20, 'resident memory grew by %d KiB' % (grown >> 10)
+
+
 def test_runtime_facts():
     assert cuda.is_available() is True
     assert _kcc.device() in ('cpu', 'cuda')
