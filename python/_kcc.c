@@ -730,14 +730,17 @@ static int device_array_arg(kcc_state *st, PyObject *obj, const char *what, int 
 /* Kernel.vectorize(args, out=None): kc_vectorize_args, a ufunc called as NumPy calls
  * one; args are device arrays and numbers. Returns out, or the new output array. */
 static PyObject *kernel_vectorize(KernelObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"args", "out", NULL};
-  PyObject *arg_obj, *out_obj = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:vectorize", kwlist, &arg_obj,
-                                   &out_obj))
+  static char *kwlist[] = {"args", "out", "stream", NULL};
+  PyObject *arg_obj, *out_obj = Py_None, *stream_obj = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO:vectorize", kwlist, &arg_obj,
+                                   &out_obj, &stream_obj))
     return NULL;
   kcc_state *st = state_of_type(Py_TYPE(self));
   kc_array *out = NULL;
-  if (st == NULL || device_array_arg(st, out_obj, "out", 1, &out) < 0) return NULL;
+  kc_ufunc_options opts = {0};
+  if (st == NULL || device_array_arg(st, out_obj, "out", 1, &out) < 0 ||
+      stream_of(st, stream_obj, &opts.stream) < 0)
+    return NULL;
   PyObject *seq = PySequence_Fast(arg_obj, "vectorize: args must be a sequence");
   if (seq == NULL) return NULL;
   launch_args la = {NULL, NULL};
@@ -746,7 +749,7 @@ static PyObject *kernel_vectorize(KernelObject *self, PyObject *args, PyObject *
     PyErr_SetString(PyExc_ValueError, "vectorize: too many arguments");
   } else if (convert_args(st, seq, &la) == 0) {
     kc_status s = kc_vectorize_args(self->kernel, la.args,
-                                    (int)PySequence_Fast_GET_SIZE(seq), &out, NULL);
+                                    (int)PySequence_Fast_GET_SIZE(seq), &out, &opts);
     if (s != KC_OK)
       raise_status(st, kernel_ctx(self), s);
     else
@@ -805,10 +808,12 @@ static PyObject *gufunc_results(kcc_state *st, KernelObject *self, PyObject *giv
 /* Kernel.guvectorize(inputs, outputs): kc_guvectorize; outputs holds device arrays or
  * None (allocated). Returns the list of outputs. */
 static PyObject *kernel_guvectorize(KernelObject *self, PyObject *args) {
-  PyObject *in_obj, *out_obj;
-  if (!PyArg_ParseTuple(args, "OO:guvectorize", &in_obj, &out_obj)) return NULL;
+  PyObject *in_obj, *out_obj, *stream_obj = Py_None;
+  if (!PyArg_ParseTuple(args, "OO|O:guvectorize", &in_obj, &out_obj, &stream_obj))
+    return NULL;
   kcc_state *st = state_of_type(Py_TYPE(self));
-  if (st == NULL) return NULL;
+  kc_stream *stream = NULL;
+  if (st == NULL || stream_of(st, stream_obj, &stream) < 0) return NULL;
   PyObject *in_seq = PySequence_Fast(in_obj, "guvectorize: inputs must be a sequence");
   PyObject *out_seq = in_seq ? PySequence_Fast(out_obj, "guvectorize: outputs must be "
                                                "a sequence") : NULL;
@@ -817,7 +822,7 @@ static PyObject *kernel_guvectorize(KernelObject *self, PyObject *args) {
   PyObject *result = NULL;
   if (out_seq && (inputs = array_list(st, in_seq, "input", 0, &nin)) != NULL &&
       (outputs = array_list(st, out_seq, "output", 1, &nout)) != NULL) {
-    kc_status s = kc_guvectorize(self->kernel, inputs, nin, outputs, nout);
+    kc_status s = kc_guvectorize_stream(self->kernel, inputs, nin, outputs, nout, stream);
     result = s == KC_OK ? gufunc_results(st, self, out_seq, outputs, nout)
                         : raise_status(st, kernel_ctx(self), s);
   }
@@ -831,13 +836,15 @@ static PyObject *kernel_guvectorize(KernelObject *self, PyObject *args) {
 /* Kernel.reduce(array, init): kc_reduce; init is None or the bytes of one element of
  * the array's dtype. Returns the result's bytes (kcc.cuda makes the NumPy scalar). */
 static PyObject *kernel_reduce(KernelObject *self, PyObject *args) {
-  PyObject *arr_obj;
+  PyObject *arr_obj, *stream_obj = Py_None;
   Py_buffer init = {0};
-  if (!PyArg_ParseTuple(args, "Oz*:reduce", &arr_obj, &init)) return NULL;
+  if (!PyArg_ParseTuple(args, "Oz*|O:reduce", &arr_obj, &init, &stream_obj)) return NULL;
   kcc_state *st = state_of_type(Py_TYPE(self));
   kc_array *arr = NULL;
+  kc_stream *stream = NULL;
   PyObject *result = NULL;
-  if (st != NULL && device_array_arg(st, arr_obj, "reduce's array", 0, &arr) == 0) {
+  if (st != NULL && device_array_arg(st, arr_obj, "reduce's array", 0, &arr) == 0 &&
+      stream_of(st, stream_obj, &stream) == 0) {
     size_t size = kc_dtype_size(kc_array_dtype(arr));
     unsigned char value[16] = {0};   /* the widest dtype, complex128 */
     if (size > sizeof value) {
@@ -846,7 +853,7 @@ static PyObject *kernel_reduce(KernelObject *self, PyObject *args) {
       PyErr_Format(PyExc_ValueError, "reduce: init has %zd bytes, the array's elements %zu",
                    init.len, size);
     } else {
-      kc_status s = kc_reduce(self->kernel, arr, init.buf, value);
+      kc_status s = kc_reduce_stream(self->kernel, arr, init.buf, value, stream);
       result = s == KC_OK ? PyBytes_FromStringAndSize((const char *)value, (Py_ssize_t)size)
                           : raise_status(st, kernel_ctx(self), s);
     }
@@ -885,17 +892,19 @@ static PyObject *kernel_get_name(KernelObject *self, void *closure) {
 static PyMethodDef kernel_methods[] = {
   {"vectorize", (PyCFunction)(void (*)(void))kernel_vectorize,
    METH_VARARGS | METH_KEYWORDS,
-   "vectorize(args, out=None)\n--\n\nCall a @vectorize kernel as NumPy calls a ufunc: "
-   "args are device arrays (any shape: they broadcast) and numbers; returns out, or a "
-   "new device array."},
+   "vectorize(args, out=None, stream=None)\n--\n\nCall a @vectorize kernel as NumPy "
+   "calls a ufunc, on stream: args are device arrays (any shape: they broadcast) and "
+   "numbers; returns out, or a new device array."},
   {"guvectorize", (PyCFunction)kernel_guvectorize, METH_VARARGS,
-   "guvectorize(inputs, outputs)\n--\n\nCall a @guvectorize kernel on device arrays; "
+   "guvectorize(inputs, outputs, stream=None)\n--\n\nCall a @guvectorize kernel on "
+   "device arrays, on stream; "
    "outputs holds device arrays or None (allocated). Returns the list of outputs."},
   {"max_cooperative_blocks", (PyCFunction)kernel_max_cooperative_blocks, METH_VARARGS,
    "max_cooperative_blocks(threads, shared=0)\n--\n\nThe most blocks of that many "
    "threads a cooperative launch of the kernel runs at once."},
   {"reduce", (PyCFunction)kernel_reduce, METH_VARARGS,
-   "reduce(array, init)\n--\n\nReduce a 1-D device array with a @cuda.reduce kernel; "
+   "reduce(array, init, stream=None)\n--\n\nReduce a 1-D device array with a "
+   "@cuda.reduce kernel (on stream: waited for); "
    "init is None or one element's bytes. Returns the result's bytes."},
   {"launch", (PyCFunction)(void (*)(void))kernel_launch, METH_VARARGS | METH_KEYWORDS,
    "launch(griddim, blockdim, args, sharedmem=0, stream=None)\n--\n\n"

@@ -34,9 +34,16 @@ def _to_device_arg(a):
     return _cuda.to_device(np.asarray(a))
 
 
-def _check_stream(stream):
-    if stream not in (0, None):
-        raise NotImplementedError('kcc.cuda ufuncs do not take streams yet')
+def _stream(stream):
+    """None (the default stream, Numba's 0) or a Stream; host copies are made before the
+    launch is queued, and results read back after the stream has finished."""
+    return _cuda._stream_arg(stream)
+
+
+def _to_host(result, stream, out=None):
+    if stream is not None:
+        stream.synchronize()
+    return result.copy_to_host() if out is None else result.copy_to_host(out)
 
 
 class CUDAUFunc:
@@ -56,21 +63,21 @@ class CUDAUFunc:
         return self.py_func.__code__.co_argcount
 
     def __call__(self, *args, out=None, stream=0):
-        _check_stream(stream)
+        stream = _stream(stream)
         if len(args) != self.nin:
             raise TypeError("ufunc '%s' takes %d arguments, got %d"
                             % (self.__name__, self.nin, len(args)))
         on_device = any(_is_device(a) for a in args)
         device_args = [_to_device_arg(a) for a in args]
         if out is None or _is_device(out):
-            result = self._kernel.vectorize(device_args, out)
-            return result if on_device or out is not None else result.copy_to_host()
+            result = self._kernel.vectorize(device_args, out, stream)
+            return result if on_device or out is not None else _to_host(result, stream)
         # a host out: the result lands in it, as Numba copies it back
-        result = self._kernel.vectorize(device_args, None)
+        result = self._kernel.vectorize(device_args, None, stream)
         if result.shape != np.shape(out):
             raise ValueError("ufunc '%s': out has shape %s, the result %s"
                              % (self.__name__, np.shape(out), result.shape))
-        np.copyto(out, result.copy_to_host(), casting='same_kind')
+        np.copyto(out, _to_host(result, stream), casting='same_kind')
         return out
 
     def __repr__(self):
@@ -104,7 +111,7 @@ class CUDAGUFunc:
                 [_cuda.source.type_text(s) for s in signatures], layout, 'cuda'))
 
     def __call__(self, *args, out=None, stream=0):
-        _check_stream(stream)
+        stream = _stream(stream)
         if not self.nin <= len(args) <= self.nin + self.nout:
             raise TypeError("gufunc '%s' (%s) takes %d inputs and up to %d outputs, got "
                             "%d arguments" % (self.__name__, self.layout, self.nin,
@@ -123,10 +130,9 @@ class CUDAGUFunc:
                                                               else np.asarray(a))
                      for a in inputs]
         device_out = [o if _is_device(o) else None for o in outputs]
-        results = self._kernel.guvectorize(device_in, device_out)
+        results = self._kernel.guvectorize(device_in, device_out, stream)
         if to_host:
-            results = [r.copy_to_host() if o is None else r.copy_to_host(o)
-                       for r, o in zip(results, outputs)]
+            results = [_to_host(r, stream, o) for r, o in zip(results, outputs)]
         return results[0] if self.nout == 1 else tuple(results)
 
     def __repr__(self):
@@ -144,7 +150,7 @@ class Reduce:
                                                 '@cuda.reduce')
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
-        _check_stream(stream)
+        stream = _stream(stream)
         if not _is_device(arr):
             arr = np.asarray(arr)
         if arr.ndim != 1:
@@ -157,7 +163,7 @@ class Reduce:
             result = init
         else:
             device = arr if _is_device(arr) else _cuda.to_device(np.ascontiguousarray(arr))
-            raw = self._kernel.reduce(device, np.asarray(init, dtype).tobytes())
+            raw = self._kernel.reduce(device, np.asarray(init, dtype).tobytes(), stream)
             result = np.frombuffer(raw, dtype)[0]
         if res is None:
             return result

@@ -205,6 +205,26 @@ def test_reduce_of_a_lambda():
     assert max_reduce(np.array([3, 9, -1], dtype=np.int32)) == 9
 
 
+def test_on_a_stream():
+    """stream= as Numba's: the launches queued on it; a host result read after it."""
+    s = cuda.stream()
+    x = np.arange(1000, dtype=np.float32)
+    dx = cuda.to_device(x)
+    got = axpy1(dx, dx, stream=s)
+    s.synchronize()
+    assert np.array_equal(got.copy_to_host(), 3 * x)
+    assert np.array_equal(axpy1(x, x, stream=s), 3 * x)          # host in, host out
+    m = np.arange(12, dtype=np.float64).reshape(3, 4)
+    assert np.array_equal(matvec(m, np.ones(4), stream=s), m.sum(axis=1))
+    assert sum_reduce(np.arange(100, dtype=np.float64), stream=s) == 4950.0
+    try:
+        axpy1(x, x, stream='fast')
+    except TypeError as e:
+        assert 'stream must be a Stream' in str(e), e
+    else:
+        raise AssertionError('a string was taken as a stream')
+
+
 def test_kcc_exports():
     assert kcc.vectorize is vectorize and kcc.guvectorize is guvectorize
     assert cuda.Reduce is cuda.reduce
