@@ -56,6 +56,7 @@ bench: build
 	@bash bench/launch.sh $(BUILD)
 	@bash bench/big_aggregates.sh $(BUILD)
 	@bash bench/python_launch.sh $(BUILD)
+	@bash bench/python_programs.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD).llvm-config

@@ -1,6 +1,7 @@
 """bench/python_launch.py — a launch from Python (issue 30, item 3): the kernel below,
 three arguments, all device arrays, launched back to back from kcc.cuda; prints the
-wall time per launch in microseconds (the median of REPS batches of LAUNCHES).
+wall time per launch in microseconds (the median of REPS batches of LAUNCHES), and the
+first call's, compiling included, in milliseconds (run with KC_CACHE=0).
 bench/python_launch.sh runs it beside python_launch_c.c, which launches the same kernel
 of this same file through libkc's C API.
     usage: PYTHONPATH=build/python python3 bench/python_launch.py [REPS]
@@ -28,6 +29,10 @@ def main():
     a = cuda.to_device(np.arange(64, dtype=np.float32))
     out = cuda.device_array_like(a)
     launch = vector_add[1, 64]
+    t0 = time.perf_counter()
+    launch(a, a, out)                            # the first call: compiled here
+    cuda.synchronize()
+    first = (time.perf_counter() - t0) * 1e3
     for _ in range(200):                         # compile, specialise, warm caches
         launch(a, a, out)
     cuda.synchronize()
@@ -40,6 +45,7 @@ def main():
         times.append((time.perf_counter() - t0) / LAUNCHES * 1e6)
     assert np.array_equal(out.copy_to_host(), 2 * np.arange(64, dtype=np.float32))
     print('python %.3f' % statistics.median(times))
+    print('python_first %.3f' % first)
 
 
 if __name__ == '__main__':

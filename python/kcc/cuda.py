@@ -810,6 +810,29 @@ class _Overload:
         return self._kernel.max_cooperative_blocks(threads, dynsmemsize)
 
 
+def _host_memory_of(args):
+    """{id(array): device array over its memory} for the NumPy arguments the kernel
+    may use in place. On the CPU back end the device's memory is the host's, so
+    copying an array in and back (Numba's way over PCIe) is only cost: an array the
+    kernel may write through (C-contiguous, writable, native numbers) is lent to it
+    as it is, unless another argument overlaps it (kernels are compiled with their
+    arrays unaliased, and the copies keep such a launch as Numba runs it)."""
+    if _kcc.device() != 'cpu':
+        return {}
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    lent = {}
+    for a in arrays:
+        if not (a.flags.c_contiguous and a.flags.writeable and a.flags.aligned and
+                a.ndim >= 1 and a.size > 0 and a.dtype.kind in 'biufc' and
+                a.dtype.isnative):
+            continue
+        if sum(1 for b in arrays if b is a or np.may_share_memory(a, b)) > 1:
+            continue          # passed twice, or overlapping another argument
+        lent[id(a)] = _kcc.array_wrap(DeviceNDArray, a, a.ctypes.data, a.shape, None,
+                                      a.dtype.name)     # None: C-contiguous
+    return lent
+
+
 class _Launcher:
     """A kernel with its launch configuration, called with the kernel's arguments."""
 
@@ -823,8 +846,11 @@ class _Launcher:
         self.dispatcher._check_arity(args)
         stream = self.stream or 0
         launch_args, copy_back = [], []
+        shared = _host_memory_of(args)
         for a in args:
-            if isinstance(a, np.ndarray):
+            if isinstance(a, np.ndarray) and id(a) in shared:
+                launch_args.append(shared[id(a)])
+            elif isinstance(a, np.ndarray):
                 # as Numba: copied to the device, and back after the kernel (it may
                 # have written it) unless the array is read-only; with a stream both
                 # copies queue on it, so the results are there after its synchronize()

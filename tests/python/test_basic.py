@@ -309,6 +309,34 @@ def test_no_leak_in_a_loop_of_launches():
     assert grown < 50, 'objects grew by %d over 500 launches' % grown
 
 
+@cuda.jit
+def add_one_everywhere(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+        b[i] += 1
+
+
+def test_numpy_arguments_as_numba_passes_them():
+    """What a kernel does to NumPy arguments is what Numba's copies in and back make of
+    it (on the CPU back end writable C-contiguous arrays are lent to the kernel as they
+    are, the others copied): written arrays change, read-only ones do not, an array
+    passed twice is written once per parameter through one copy each, as Numba's."""
+    a, b = np.zeros(8), np.zeros(8)
+    add_one_everywhere[1, 8](a, b)
+    assert a.tolist() == [1.0] * 8 and b.tolist() == [1.0] * 8
+    ro = np.zeros(8)
+    ro.flags.writeable = False
+    add_one_everywhere[1, 8](a, ro)                 # written on the device copy only
+    assert a.tolist() == [2.0] * 8 and ro.tolist() == [0.0] * 8
+    big = np.zeros(16)
+    add_one_everywhere[1, 8](big[::2], big[1::2])   # strided views: copied, and back
+    assert big.tolist() == [1.0] * 16
+    c = np.zeros(8)
+    add_one_everywhere[1, 8](c, c)                  # twice: two copies, the last back
+    assert c.tolist() == [1.0] * 8, c
+
+
 def resident_bytes():
     with open('/proc/self/statm') as f:
         return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
