@@ -125,6 +125,8 @@ def install():
     sys.modules['numba'] = shim
     sys.modules['numba.cuda'] = kcc_cuda
     sys.modules['numba.cuda.random'] = kcc_cuda.random
+    from . import testing
+    sys.modules['numba.cuda.testing'] = testing   # Numba's own tests' harness
     if _real is None:
         sys.modules['numba.types'] = kcc_types
     return shim

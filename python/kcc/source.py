@@ -76,8 +76,10 @@ def text_for(fn, text):
 # and closure variables the function uses, as they are bound now (numbers, tuples,
 # NumPy arrays, types, modules, device functions with their own text, recursively).
 
+import collections
 import inspect
 import math
+import sys
 import textwrap
 import types as _pytypes
 
@@ -211,11 +213,72 @@ def _function_node(tree, fn):
                       % fn.__name__)
 
 
+# ---- text that exec() compiled --------------------------------------------------------
+# Code made by exec(text) or compile(text, '<string>', ...) has no file, and Python keeps
+# no copy of its text; Numba compiles such a kernel from its bytecode. kcc needs the
+# text: an audit hook (PEP 578) keeps the text of every such compilation (its "compile"
+# event), and a function's is found again by compiling each candidate and matching the
+# function's code object. Bounded: the newest texts are kept.
+_EXEC_TEXTS = collections.deque(maxlen=4096)
+_matching = False       # our own compiles below raise the event too: not kept
+
+
+def _audit(event, args):
+    if event == 'compile' and not _matching and isinstance(args[1], str) and \
+            args[1].startswith('<') and isinstance(args[0], (str, bytes)):
+        _EXEC_TEXTS.append((args[1], args[0]))
+
+
+sys.addaudithook(_audit)
+
+
+def _same_code(a, b):
+    """Whether two code objects were compiled from the same text: texts made from one
+    template differ only in names or constants (cuda.atomic.max and .min)."""
+    plain = lambda c: [x for x in c.co_consts if not isinstance(x, _pytypes.CodeType)]
+    return (a.co_name, a.co_firstlineno, a.co_code, a.co_names, a.co_varnames) == \
+        (b.co_name, b.co_firstlineno, b.co_code, b.co_names, b.co_varnames) and \
+        plain(a) == plain(b)
+
+
+def _holds(code, target):
+    """Whether code (or a code object it holds) is target's twin."""
+    if _same_code(code, target):
+        return True
+    return any(isinstance(c, _pytypes.CodeType) and _holds(c, target)
+               for c in code.co_consts)
+
+
+def _exec_text_lines(fn):
+    """(lines, first line) of fn's definition in the exec'd text that made it, or None."""
+    global _matching
+    code = fn.__code__
+    for filename, text in reversed(_EXEC_TEXTS):
+        if filename != code.co_filename:
+            continue
+        if isinstance(text, bytes):
+            text = text.decode('utf-8', 'replace')
+        _matching = True
+        try:
+            top = compile(text, filename, 'exec', dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        finally:
+            _matching = False
+        if _holds(top, code):
+            lines = text.splitlines(True)[code.co_firstlineno - 1:]
+            return inspect.getblock(lines), code.co_firstlineno
+    return None
+
+
 def _source_lines(fn):
     """(dedented text, the file line of its first line) of fn's source."""
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
+        found = _exec_text_lines(fn) if hasattr(fn, '__code__') else None
+        if found:
+            return textwrap.dedent(''.join(found[0])), max(found[1], 1)
         raise SourceError("kcc compiles '%s' from its source, and Python has none for it "
                           '(defined in %s)' % (fn.__name__, fn.__code__.co_filename)) \
             from None
