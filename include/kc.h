@@ -388,6 +388,21 @@ typedef struct kc_compile_options {
  * NULL: does nothing. */
 KC_API void kc_compile_options_init(kc_compile_options *opts);
 
+/* Compile kernel source to PTX without loading it (Numba's cuda.compile_ptx): on any
+ * context, the CPU's too, for a GPU of compute capability arch (80 = sm_80; 0 = the
+ * context's GPU on CUDA, else sm_80). opts as for kc_compile_source (signatures type
+ * untyped kernels: a lazy one has no PTX). Diagnostics as kc_compile_source's.
+ *   ptx:     receives the NUL-terminated text (with kcc's "// kcc-kernel:" table lines);
+ *            free it with kc_text_free(ctx, ptx)
+ *   ptx_len: if not NULL, receives its length without the NUL
+ * Returns KC_OK, KC_ERR_SYNTAX / KC_ERR_TYPE (a compile error), KC_ERR_INVALID (a bad
+ * option or arch), KC_ERR_NOMEM, KC_ERR_UNSUPPORTED (libkcrt: no compiler). */
+KC_API kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *source,
+                                size_t len, const kc_compile_options *opts, int arch,
+                                char **ptx, size_t *ptx_len);
+/* Free a text kc_compile_ptx returned (NULL: nothing). */
+KC_API void kc_text_free(kc_context *ctx, char *text);
+
 /* Compile kernel source for the context's device. name is used in diagnostics
  * (e.g. the file name). Diagnostics go to the config's diag hook (printed to stderr
  * only when there is none and the context is verbose); all of them are kept for

@@ -996,6 +996,27 @@ static PyObject *kcc_compile(PyObject *module, PyObject *args, PyObject *kwargs)
   return (PyObject *)self;
 }
 
+/* compile_ptx(name, source, arch=0): kc_compile_ptx, PTX text without loading it. */
+static PyObject *kcc_compile_ptx(PyObject *module, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"name", "source", "arch", NULL};
+  const char *name, *source;
+  Py_ssize_t len;
+  int arch = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss#|i:compile_ptx", kwlist, &name,
+                                   &source, &len, &arch))
+    return NULL;
+  kcc_state *st = state_of_module(module);
+  ContextObject *context = get_context(st);
+  if (context == NULL) return NULL;
+  char *ptx = NULL;
+  size_t n = 0;
+  kc_status s = kc_compile_ptx(context->ctx, name, source, (size_t)len, NULL, arch, &ptx, &n);
+  if (s != KC_OK) return raise_status(st, context->ctx, s);
+  PyObject *text = PyUnicode_DecodeUTF8(ptx, (Py_ssize_t)n, "replace");
+  kc_text_free(context->ctx, ptx);
+  return text;
+}
+
 static PyObject *kcc_synchronize(PyObject *module, PyObject *unused) {
   kcc_state *st = state_of_module(module);
   if (st->context == NULL) Py_RETURN_NONE;   /* no work was ever queued */
@@ -1129,6 +1150,9 @@ static PyMethodDef kcc_functions[] = {
    "Compile kcc source (a whole Python file: its kernels, the host code around them "
    "ignored) for the device. name is the file name diagnostics give; signatures, "
    "'kernel(float32[:], int32)', type kernels the source leaves untyped."},
+  {"compile_ptx", (PyCFunction)(void (*)(void))kcc_compile_ptx, METH_VARARGS | METH_KEYWORDS,
+   "compile_ptx(name, source, arch=0)\n--\n\nCompile kcc source to PTX for sm_<arch> "
+   "(0: the GPU's, else sm_80) without loading it; returns the text."},
   {"synchronize", kcc_synchronize, METH_NOARGS,
    "synchronize()\n--\n\nWait for the device's work; raise a fault it reported."},
   {"detect", kcc_detect, METH_NOARGS,

@@ -360,6 +360,36 @@ void kc_compile_options_init(kc_compile_options *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
+/* A compilation's settings: the context's, with what kc_compile_options says over them. */
+typedef struct settings {
+  int opt, lineinfo, bounds, fast, debug;
+  const char *const *sigs;
+  int nsigs;
+} settings;
+
+static kc_status read_options(kc_context *ctx, const kc_compile_options *opts, settings *st) {
+  st->opt = ctx->cfg.opt_level, st->lineinfo = ctx->cfg.lineinfo;
+  st->bounds = ctx->cfg.bounds_check != 0, st->fast = ctx->cfg.fastmath != 0, st->debug = 0;
+  st->sigs = NULL;
+  st->nsigs = 0;
+  if (!opts) return KC_OK;
+  /* zero is "the context's" in every field (kc.h) */
+  if (opts->opt_level < KC_OPT_O0 || opts->opt_level > 3)
+    return rt_error(ctx, KC_ERR_INVALID, "compile: opt_level %d is not KC_OPT_DEFAULT (0), "
+                    "KC_OPT_O0 or 1..3", opts->opt_level);
+  if (opts->opt_level != KC_OPT_DEFAULT)
+    st->opt = opts->opt_level == KC_OPT_O0 ? 0 : opts->opt_level;
+  if (opts->bounds_check) st->bounds = opts->bounds_check > 0;
+  if (opts->fastmath) st->fast = opts->fastmath > 0;
+  if (opts->lineinfo) st->lineinfo = opts->lineinfo > 0;
+  st->debug = opts->debug > 0;
+  st->sigs = opts->signatures;
+  st->nsigs = opts->nsignatures;
+  if (st->nsigs < 0 || (st->nsigs > 0 && !st->sigs))
+    return rt_error(ctx, KC_ERR_INVALID, "compile: bad signature list");
+  return KC_OK;
+}
+
 kc_status kc_compile_source(kc_context *ctx, const char *name, const char *source,
                             size_t len, const kc_compile_options *opts, kc_module **out) {
   RT_NEED(NULL, ctx, "kc_compile_source");
@@ -368,28 +398,69 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
   if (ctx->broken) return rt_context_usable(ctx);
   RT_NEED(ctx, source, "kc_compile_source");
   if (!name) name = "<source>";
-  int opt = ctx->cfg.opt_level, lineinfo = ctx->cfg.lineinfo;
-  int bounds = ctx->cfg.bounds_check != 0, fast = ctx->cfg.fastmath != 0, debug = 0;
-  const char *const *sigs = NULL;
-  int nsigs = 0;
-  if (opts) {
-    /* zero is "the context's" in every field (kc.h) */
-    if (opts->opt_level < KC_OPT_O0 || opts->opt_level > 3)
-      return rt_error(ctx, KC_ERR_INVALID, "compile: opt_level %d is not KC_OPT_DEFAULT (0), "
-                      "KC_OPT_O0 or 1..3", opts->opt_level);
-    if (opts->opt_level != KC_OPT_DEFAULT)
-      opt = opts->opt_level == KC_OPT_O0 ? 0 : opts->opt_level;
-    if (opts->bounds_check) bounds = opts->bounds_check > 0;
-    if (opts->fastmath) fast = opts->fastmath > 0;
-    if (opts->lineinfo) lineinfo = opts->lineinfo > 0;
-    debug = opts->debug > 0;
-    sigs = opts->signatures;
-    nsigs = opts->nsignatures;
-    if (nsigs < 0 || (nsigs > 0 && !sigs))
-      return rt_error(ctx, KC_ERR_INVALID, "compile: bad signature list");
+  settings st;
+  kc_status s = read_options(ctx, opts, &st);
+  if (s != KC_OK) return s;
+  return compile(ctx, name, source, len, st.sigs, st.nsigs, st.opt, st.lineinfo, st.bounds,
+                 st.fast, st.debug, 0, out);
+}
+
+/* The GPU a PTX compilation is for when the caller names none: the context's own on
+ * CUDA, else sm_80, the oldest kcc supports. */
+static kc_status ptx_arch(kc_context *ctx, int arch, int *out) {
+  *out = arch;
+  if (arch) return arch >= 10 && arch < 1000 ? KC_OK
+                    : rt_error(ctx, KC_ERR_INVALID, "kc_compile_ptx: arch %d is not a "
+                               "compute capability such as 80 (sm_80)", arch);
+  *out = 80;
+  if (ctx->device != KC_DEVICE_CUDA) return KC_OK;
+  kc_device_info info;
+  kc_status s = rt_cuda_info(ctx, ctx->cfg.cuda_device, &info);
+  if (s == KC_OK) *out = info.cc_major * 10 + info.cc_minor;
+  return s;
+}
+
+kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *source, size_t len,
+                         const kc_compile_options *opts, int arch, char **ptx,
+                         size_t *ptx_len) {
+  RT_NEED(NULL, ctx, "kc_compile_ptx");
+  RT_NEED(ctx, ptx, "kc_compile_ptx");
+  *ptx = NULL;
+  RT_NEED(ctx, source, "kc_compile_ptx");
+  if (!name) name = "<source>";
+  const rt_compiler *cc = rt_compiler_get();
+  if (!cc) return rt_no_compiler(ctx, "kc_compile_ptx");
+  settings st;
+  kcc_options o;
+  kc_status s = read_options(ctx, opts, &st);
+  cc->options_init(&o);
+  if (s == KC_OK) s = ptx_arch(ctx, arch, &o.arch);
+  if (s != KC_OK) return s;
+  o.opt_level = st.opt, o.lineinfo = st.lineinfo, o.bounds_check = st.bounds;
+  o.fastmath = st.fast, o.debug = st.debug, o.sigs = st.sigs, o.nsigs = st.nsigs;
+  o.target = KCC_TARGET_NVPTX;
+  o.emit = KCC_EMIT_PTX;
+  o.alloc = ctx->cfg.alloc;
+  o.user_data = ctx->cfg.user_data;
+  rt_diag_route route = {ctx, 0, 0};
+  o.diag = rt_diag_route_fn;
+  o.diag_user_data = &route;
+  rt_diags_reset(ctx);
+  kcc_output res;
+  memset(&res, 0, sizeof res);
+  s = cc->compile(&o, name, source, len, &res);
+  if (s != KC_OK || res.nerrors > 0) {
+    if (res.status == KC_OK) res.status = s != KC_OK ? s : KC_ERR_TYPE;
+    return fail_compile(ctx, &res, name);
   }
-  return compile(ctx, name, source, len, sigs, nsigs, opt, lineinfo, bounds, fast, debug, 0,
-                 out);
+  *ptx = rt_strdup(ctx, res.text ? res.text : "");
+  if (ptx_len) *ptx_len = *ptx ? strlen(*ptx) : 0;
+  cc->output_free(&res);
+  return *ptx ? KC_OK : rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+}
+
+void kc_text_free(kc_context *ctx, char *text) {
+  if (ctx && text) rt_free_str(ctx, text);
 }
 
 kc_status kc_compile_file(kc_context *ctx, const char *path, const kc_compile_options *opts,

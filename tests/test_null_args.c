@@ -148,6 +148,12 @@ START_TEST(modules) {
   CHECK_NULL(NULL, "kc_compile_source", kc_compile_source(NULL, "x", src, 3, NULL, &m));
   CHECK_NULL(ctx, "kc_compile_source", kc_compile_source(ctx, "x", NULL, 3, NULL, &m));
   CHECK_NULL(ctx, "kc_compile_source", kc_compile_source(ctx, "x", src, 3, NULL, NULL));
+  char *ptx = NULL;
+  CHECK_NULL(NULL, "kc_compile_ptx", kc_compile_ptx(NULL, "x", src, 3, NULL, 0, &ptx, NULL));
+  CHECK_NULL(ctx, "kc_compile_ptx", kc_compile_ptx(ctx, "x", NULL, 3, NULL, 0, &ptx, NULL));
+  CHECK_NULL(ctx, "kc_compile_ptx", kc_compile_ptx(ctx, "x", src, 3, NULL, 0, NULL, NULL));
+  kc_text_free(NULL, NULL);   /* nothing to free: does nothing */
+  kc_text_free(ctx, NULL);
   CHECK_NULL(NULL, "kc_compile_file", kc_compile_file(NULL, "x.k", NULL, &m));
   CHECK_NULL(ctx, "kc_compile_file", kc_compile_file(ctx, NULL, NULL, &m));
   CHECK_NULL(ctx, "kc_compile_file", kc_compile_file(ctx, "x.k", NULL, NULL));

@@ -482,6 +482,41 @@ START_TEST(kernel_error_records) {
 }
 END_TEST
 
+/* kc_compile_ptx on the CPU device: PTX for the GPU asked for, nothing loaded. */
+START_TEST(ptx_without_a_gpu) {
+  kc_context *ctx = cpu_context();
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit('void(float32[:])')\n"
+      "def twice(a):\n"
+      "    i = cuda.grid(1)\n"
+      "    if i < a.size:\n"
+      "        a[i] *= 2\n";
+  char *ptx = NULL;
+  size_t len = 0;
+  ck_assert_int_eq(kc_compile_ptx(ctx, "t.py", src, sizeof src - 1, NULL, 0, &ptx, &len),
+                   KC_OK);
+  ck_assert_uint_eq(len, strlen(ptx));
+  ck_assert_ptr_nonnull(strstr(ptx, ".target sm_80"));   /* no GPU: the oldest kcc takes */
+  ck_assert_ptr_nonnull(strstr(ptx, ".entry"));
+  ck_assert_ptr_nonnull(strstr(ptx, "// kcc-kernel: twice"));
+  kc_text_free(ctx, ptx);
+  ck_assert_int_eq(kc_compile_ptx(ctx, "t.py", src, sizeof src - 1, NULL, 90, &ptx, NULL),
+                   KC_OK);
+  ck_assert_ptr_nonnull(strstr(ptx, ".target sm_90"));
+  kc_text_free(ctx, ptx);
+  ck_assert_int_eq(kc_compile_ptx(ctx, "t.py", src, sizeof src - 1, NULL, 5, &ptx, NULL),
+                   KC_ERR_INVALID);
+  ck_assert_ptr_null(ptx);
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "arch 5"));
+  static const char bad[] = "@cuda.jit('void(float32[:])')\ndef k(a):\n    a[0] = 'x'\n";
+  ck_assert_int_eq(kc_compile_ptx(ctx, "bad.py", bad, sizeof bad - 1, NULL, 0, &ptx, NULL),
+                   KC_ERR_TYPE);
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "bad.py:3:"));
+  kc_context_free(ctx);
+}
+END_TEST
+
 START_TEST(kernels_by_name) {
   kc_context *ctx = cpu_context();
   kc_module *m = table_module(ctx);
@@ -918,6 +953,7 @@ static Suite *runtime_suite(void) {
   tcase_add_test(tc, array_views);
   tcase_add_test(tc, host_memory);
   tcase_add_test(tc, kernels_by_name);
+  tcase_add_test(tc, ptx_without_a_gpu);
   tcase_add_test(tc, kernel_error_records);
   tcase_add_test(tc, argument_checks);
   tcase_add_test(tc, scalar_conversion);

@@ -36,7 +36,8 @@ __all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gp
            'synchronize', 'is_available', 'detect', 'DeviceNDArray', 'KccError',
            'stream', 'default_stream', 'legacy_default_stream', 'external_stream',
            'event', 'event_elapsed_time', 'Stream', 'Event', 'is_cuda_array',
-           'as_cuda_array', 'from_dlpack', 'declare_device']
+           'as_cuda_array', 'from_dlpack', 'declare_device', 'compile_ptx',
+           'compile_ptx_for_current_device']
 
 _dtype_name = _kcc.DeviceArray.dtype   # the C type's descriptor: the NumPy name
 
@@ -745,6 +746,32 @@ class Dispatcher:
                             else '%d to %d' % (least, most), params, len(args)),
                          'KC_ERR_LAUNCH')
 
+    def bind(self):
+        """Compile now (Numba's bind); a lazy kernel is specialised at its launches."""
+        self._get_kernel()
+
+    def specialize(self, *args):
+        """Numba's specialize: kcc specialises at each launch already, so the kernel
+        itself serves (its launches with args' types compile once)."""
+        return self
+
+    def inspect_asm(self, signature=None):
+        """The PTX of each compiled signature ({signature: text}), or of one: compiled
+        for sm_80 (or the GPU's) whatever the device, as Numba's inspect_asm gives."""
+        self._get_kernel()
+        if signature is not None:
+            return self._ptx_for(source.type_text(signature))
+        return {sig: self._ptx_for(sig) for sig in self._typed_signatures()}
+
+    def _typed_signatures(self):
+        """The compiled signatures as 'void(float32[:], ...)' strings."""
+        return ['void' + s[s.index('('):] for s in self.signatures]
+
+    def _ptx_for(self, sig):
+        text, name = source.function_text(
+            self.py_func, decorator_line('cuda.jit', sig, self.options))
+        return _kcc.compile_ptx(self.py_func.__code__.co_filename, text)
+
     @property
     def overloads(self):
         """The compiled kernel, as Numba's overloads: {argument types: kernel}; kcc's
@@ -879,6 +906,39 @@ class ForeignFunction:
 
     def __repr__(self):
         return '<kcc foreign device function %s %s>' % (self.name, source.type_text(self.sig))
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
+                cc=None, opt=True):
+    """Numba's cuda.compile_ptx: (PTX text, return type) of pyfunc compiled as a kernel
+    for sig, for compute capability cc (default sm_80), without a GPU."""
+    if device:
+        raise NotImplementedError('kcc: compile_ptx(..., device=True) is not supported yet '
+                                  '(kcc compiles a device function into the kernels that '
+                                  'call it)')
+    options = {'fastmath': fastmath, 'debug': debug, 'lineinfo': lineinfo}
+    options = {k: v for k, v in options.items() if v}
+    sig_text = source.type_text(sig)
+    if '(' not in sig_text or sig_text.startswith('('):
+        sig_text = 'void' + (sig_text if sig_text.startswith('(') else '(%s)' % sig_text)
+    text, name = source.function_text(pyfunc, decorator_line('cuda.jit', sig_text, options))
+    arch = cc[0] * 10 + cc[1] if cc else 0
+    ptx = _kcc.compile_ptx(pyfunc.__code__.co_filename, text, arch)
+    from . import types as kcc_types
+    try:
+        from numba.core import types as numba_types
+        void = numba_types.void
+    except Exception:
+        void = kcc_types.void
+    return ptx, void
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
+                                   fastmath=False, opt=True):
+    """compile_ptx for the current device's compute capability (sm_80 on the CPU)."""
+    cc = get_current_device().compute_capability
+    return compile_ptx(pyfunc, sig, debug, lineinfo, device, fastmath,
+                       cc if cc != (0, 0) else None, opt)
 
 
 def declare_device(name, sig):
