@@ -37,7 +37,9 @@ __all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gp
            'stream', 'default_stream', 'legacy_default_stream', 'external_stream',
            'event', 'event_elapsed_time', 'Stream', 'Event', 'is_cuda_array',
            'as_cuda_array', 'from_dlpack', 'declare_device', 'compile_ptx',
-           'compile_ptx_for_current_device']
+           'compile_ptx_for_current_device', 'mapped_array', 'managed_array',
+           'mapped_array_like', 'pinned_array_like', 'pinned', 'mapped',
+           'current_context']
 
 _dtype_name = _kcc.DeviceArray.dtype   # the C type's descriptor: the NumPy name
 
@@ -136,6 +138,12 @@ class DeviceNDArray(_kcc.DeviceArray):
     def strides(self):
         itemsize = self.dtype.itemsize
         return tuple(s * itemsize for s in _kcc.array_layout(self)[0])
+
+    @property
+    def flags(self):
+        """NumPy's and Numba's layout flags (C_CONTIGUOUS, F_CONTIGUOUS)."""
+        return {'C_CONTIGUOUS': self.is_c_contiguous(),
+                'F_CONTIGUOUS': self.is_f_contiguous()}
 
     def is_c_contiguous(self):
         return _kcc.array_layout(self)[1]
@@ -395,7 +403,87 @@ def device_array(shape, dtype=np.float64, strides=None, order='C', stream=0):
     """A new uninitialised device array (``numba.cuda.device_array``)."""
     if order != 'C' or strides is not None:
         raise NotImplementedError("kcc's device arrays are C-contiguous (order='C')")
-    return DeviceNDArray(shape=shape, dtype=np.dtype(dtype).name)
+    return DeviceNDArray(shape=shape, dtype=_np_dtype(dtype).name)
+
+
+def _np_dtype(dtype):
+    """A NumPy dtype from one, a NumPy type, a name, or a Numba type (numba.float32)."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        return np.dtype(str(dtype))
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order='C', stream=0, portable=False,
+                 wc=False):
+    """Numba's mapped_array (host memory the device reads): a device array here; on the
+    CPU back end device memory is host memory."""
+    return device_array(shape, dtype, strides, order, stream)
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order='C', stream=0,
+                  attach_global=True):
+    """Numba's managed_array (unified memory): a device array here."""
+    return device_array(shape, dtype, strides, order, stream)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    return mapped_array(ary.shape, ary.dtype, stream=stream)
+
+
+def pinned_array_like(ary):
+    return np.empty_like(ary)
+
+
+@contextlib.contextmanager
+def pinned(*arylist):
+    """Numba's pinned(): page-locks host arrays for its duration; kcc's copies need no
+    page-locked memory, so nothing is done."""
+    yield
+
+
+@contextlib.contextmanager
+def mapped(*arylist, **kws):
+    """Numba's mapped(): device arrays over the host arrays for its duration (copies
+    here, written back at the end)."""
+    devarys = [to_device(a) for a in arylist]
+    try:
+        yield devarys[0] if len(devarys) == 1 else devarys
+    finally:
+        for a, d in zip(arylist, devarys):
+            if getattr(a, 'flags', None) is not None and a.flags.writeable:
+                d.copy_to_host(a)
+
+
+class _Context:
+    """Numba's current_context(): the device, and its memory."""
+
+    def __init__(self):
+        self.device = get_current_device()
+
+    def get_memory_info(self):
+        """(free, total) bytes: the device's; on the CPU the machine's available and
+        total memory."""
+        total = self.device.total_memory
+        free = total
+        try:
+            with open('/proc/meminfo') as f:
+                for line in f:
+                    if line.startswith('MemAvailable:'):
+                        free = min(total, int(line.split()[1]) * 1024)
+        except OSError:
+            pass
+        return free, total
+
+    def reset(self):
+        synchronize()
+
+    def synchronize(self):
+        synchronize()
+
+
+def current_context(devnum=None):
+    return _Context()
 
 
 def device_array_like(ary, stream=0):
@@ -723,6 +811,8 @@ class Dispatcher:
         self._file = py_func.__code__.co_filename
         self._signatures = signatures
         self._kernel = None
+        self._specialized = False
+        self.specializations = {}
         if signatures is not None and signatures != []:
             self._get_kernel()     # eager: compiled at the decorator, as Numba does
 
@@ -751,9 +841,26 @@ class Dispatcher:
         self._get_kernel()
 
     def specialize(self, *args):
-        """Numba's specialize: kcc specialises at each launch already, so the kernel
-        itself serves (its launches with args' types compile once)."""
-        return self
+        """Numba's specialize: a kernel for these arguments' types (kcc specialises at
+        each launch already; the object is kept per types, as Numba's)."""
+        if self._specialized:
+            raise RuntimeError('Dispatcher already specialized')
+        key = tuple(_type_key(a) for a in args)
+        found = self.specializations.get(key)
+        if found is None:
+            found = self.specializations[key] = Dispatcher(self.py_func, None, self.options)
+            found._specialized = True
+        return found
+
+    def compile(self, sig):
+        """Numba's compile(sig): the kernel compiled for sig now; its overload."""
+        text, name = source.function_text(
+            self.py_func, decorator_line('cuda.jit', source.type_text(sig), self.options))
+        module = _modules.get(('<function>', text))
+        if module is None:
+            module = _modules[('<function>', text)] = _kcc.compile(
+                self.py_func.__code__.co_filename, text)
+        return _Overload(module.get_kernel(name))
 
     def inspect_asm(self, signature=None):
         """The PTX of each compiled signature ({signature: text}), or of one: compiled
@@ -806,6 +913,16 @@ class Dispatcher:
 
     def __repr__(self):
         return '<kcc.cuda.Dispatcher %s (%s)>' % (self.__name__, self._file)
+
+
+def _type_key(a):
+    """What a launch's argument contributes to its specialisation: dtype and rank of an
+    array, the type of a scalar."""
+    if hasattr(a, 'dtype') and hasattr(a, 'ndim') and getattr(a, 'ndim', 0) > 0:
+        return ('array', np.dtype(a.dtype).str, a.ndim)
+    if isinstance(a, tuple):
+        return tuple(_type_key(x) for x in a)
+    return type(a).__name__
 
 
 class _Overloads:

@@ -125,6 +125,10 @@ def install():
     sys.modules['numba'] = shim
     sys.modules['numba.cuda'] = kcc_cuda
     sys.modules['numba.cuda.random'] = kcc_cuda.random
+    if _real is not None and not hasattr(kcc_cuda, '__path__'):
+        # numba.cuda's other submodules (numba.cuda.tests ..., which Numba's own tests
+        # import their helpers from) are found where Numba keeps them
+        kcc_cuda.__path__ = [os.path.join(os.path.dirname(_real.__file__), 'cuda')]
     from . import testing
     sys.modules['numba.cuda.testing'] = testing   # Numba's own tests' harness
     if _real is None:
