@@ -290,10 +290,20 @@ static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 
 /* to_host(buf): copy the array into a writable C-contiguous buffer of its dtype and
  * size (kcc.cuda makes the NumPy array). */
+/* An array of records' host side: any C-contiguous buffer (kcc.cuda checks the NumPy
+ * dtype), its bytes taken as they are; *dtype set to KC_RECORD to match. */
+static int get_record_buffer(PyObject *obj, Py_buffer *view, int flags, int *dtype) {
+  *dtype = KC_RECORD;
+  return PyObject_GetBuffer(obj, view, flags | PyBUF_SIMPLE | PyBUF_C_CONTIGUOUS);
+}
+
 static PyObject *array_to_host(ArrayObject *self, PyObject *out) {
   Py_buffer view;
   int dtype;
-  if (get_host_buffer(out, &view, PyBUF_WRITABLE, &dtype) < 0) return NULL;
+  int records = kc_array_dtype(self->array) == KC_RECORD;
+  if ((records ? get_record_buffer(out, &view, PyBUF_WRITABLE, &dtype)
+               : get_host_buffer(out, &view, PyBUF_WRITABLE, &dtype)) < 0)
+    return NULL;
   kc_status s = KC_OK;
   if (dtype != (int)kc_array_dtype(self->array) ||
       (size_t)view.len != kc_array_bytes(self->array)) {
@@ -325,7 +335,10 @@ static PyObject *array_from_host(ArrayObject *self, PyObject *obj) {
   } else {
     Py_buffer view;
     int dtype;
-    if (get_host_buffer(obj, &view, PyBUF_SIMPLE, &dtype) < 0) return NULL;
+    if ((kc_array_dtype(self->array) == KC_RECORD
+             ? get_record_buffer(obj, &view, 0, &dtype)
+             : get_host_buffer(obj, &view, PyBUF_SIMPLE, &dtype)) < 0)
+      return NULL;
     if (dtype != (int)kc_array_dtype(self->array)) {
       PyErr_Format(PyExc_ValueError, "copy_to_device: the device array is %s, the host "
                    "array %s", kc_dtype_name(kc_array_dtype(self->array)),
@@ -643,6 +656,8 @@ static int convert_args(kcc_state *st, PyObject *seq, launch_args *la) {
         if (scalar_arg(PyTuple_GET_ITEM(a, j), i, &la->elems[used + j]) < 0) return -1;
       la->args[i] = kc_arg_tuple(&la->elems[used], (int)m);
       used += m;
+    } else if (record_arg_of(st, a, &la->args[i])) {
+      continue;        /* a record by value: its bytes, read at the launch */
     } else if (scalar_arg(a, i, &la->args[i]) < 0) {
       return -1;
     }
@@ -1182,7 +1197,8 @@ static int kcc_exec(PyObject *module) {
       add_type(module, &module_spec, &st->module_type, 1) < 0 ||
       add_type(module, &kernel_spec, &st->kernel_type, 1) < 0 ||
       add_type(module, &array_spec, &st->array_type, 1) < 0 ||
-      kcc_streams_exec(module, st) < 0 || kcc_views_exec(module) < 0)
+      kcc_streams_exec(module, st) < 0 || kcc_views_exec(module) < 0 ||
+      kcc_records_exec(module, st) < 0)
     return -1;
   return PyModule_AddStringConstant(module, "version", KC_VERSION_STRING);
 }
@@ -1197,6 +1213,8 @@ static int kcc_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->stream_type);
   Py_VISIT(st->event_type);
   Py_VISIT(st->array_class);
+  Py_VISIT(st->record_type);
+  Py_VISIT(st->record_arg_type);
   Py_VISIT(st->context);
   return 0;
 }
@@ -1211,6 +1229,8 @@ static int kcc_clear(PyObject *module) {
   Py_CLEAR(st->stream_type);
   Py_CLEAR(st->event_type);
   Py_CLEAR(st->array_class);
+  Py_CLEAR(st->record_type);
+  Py_CLEAR(st->record_arg_type);
   Py_CLEAR(st->context);
   return 0;
 }

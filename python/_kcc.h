@@ -21,6 +21,8 @@ typedef struct {
   PyTypeObject *array_type;
   PyTypeObject *stream_type; /* streams.c */
   PyTypeObject *event_type;  /* streams.c */
+  PyTypeObject *record_type;     /* records.c */
+  PyTypeObject *record_arg_type; /* records.c */
   PyObject *array_class;     /* the subclass arrays made here are of (set_array_class) */
   PyObject *context;         /* the Context, made lazily; NULL until then */
   int cuda_device;           /* the CUDA ordinal select_device asked for (default 0) */
@@ -68,6 +70,23 @@ int kcc_streams_exec(PyObject *module, kcc_state *st);
 /* The kc_stream that obj names for a launch or a copy: None or 0 is the default stream
  * (NULL), a Stream its own. -1 with TypeError for anything else. */
 int stream_of(kcc_state *st, PyObject *obj, kc_stream **out);
+/* records.c: a record type (kc_record), and one record passed by value. */
+typedef struct {
+  PyObject_HEAD
+  PyObject *context;
+  kc_record *record;
+} RecordObject;
+
+typedef struct {
+  PyObject_HEAD
+  PyObject *record;    /* RecordObject */
+  PyObject *data;      /* bytes: the record's */
+} RecordArgObject;
+
+/* records.c: Record, RecordArg and the record-array functions, made by kcc_exec. */
+int kcc_records_exec(PyObject *module, kcc_state *st);
+/* 1 and *out set when obj is a RecordArg (kc_arg_record over its bytes), else 0. */
+int record_arg_of(kcc_state *st, PyObject *obj, kc_arg *out);
 /* views.c: the functions over arrays' layout, views and interop, added by kcc_exec. */
 int kcc_views_exec(PyObject *module);
 

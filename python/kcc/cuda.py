@@ -132,6 +132,9 @@ class DeviceNDArray(_kcc.DeviceArray):
 
     @property
     def dtype(self):
+        spelling = _kcc.array_record(self)
+        if spelling:                   # an array of records: the NumPy dtype it came from
+            return _record_dtypes[spelling]
         return np.dtype(_dtype_name.__get__(self))
 
     @property
@@ -383,6 +386,31 @@ def _transpose(src):
     return dst
 
 
+# ---- records (NumPy structured dtypes) ----------------------------------------------------
+_records = {}          # NumPy dtype -> _kcc.Record
+_record_dtypes = {}    # Numba's spelling -> the NumPy dtype
+
+
+def record_of(dtype):
+    """The kc record of a NumPy structured dtype (made once per dtype)."""
+    rec = _records.get(dtype)
+    if rec is None:
+        fields = []
+        for name in dtype.names:
+            ftype, offset = dtype.fields[name][:2]
+            base, shape = ftype.subdtype if ftype.subdtype else (ftype, ())
+            fields.append((name, record_of(base) if base.names else base.name, offset,
+                           tuple(shape)))
+        rec = _records[dtype] = _kcc.Record(fields, dtype.itemsize, dtype.isalignedstruct)
+        _record_dtypes.setdefault(rec.spelling, dtype)
+    return rec
+
+
+def _record_arg(value):
+    """A NumPy record scalar (np.void, np.record) as a kernel argument by value."""
+    return _kcc.RecordArg(record_of(value.dtype), value.tobytes())
+
+
 def to_device(obj, stream=0, copy=True, to=None):
     """A device copy of a host array (``numba.cuda.to_device``); with a stream, the
     copy is queued on it (the stream keeps the host data alive until its
@@ -392,6 +420,8 @@ def to_device(obj, stream=0, copy=True, to=None):
         return to
     host = (np.ascontiguousarray(obj) if isinstance(obj, np.ndarray)
             else np.asarray(obj, order='C'))
+    if host.dtype.names:
+        return _kcc.record_array(DeviceNDArray, record_of(host.dtype), host.shape, host)
     if _stream_arg(stream) is None:
         return DeviceNDArray(host)
     d = device_array(host.shape, host.dtype)
@@ -403,7 +433,11 @@ def device_array(shape, dtype=np.float64, strides=None, order='C', stream=0):
     """A new uninitialised device array (``numba.cuda.device_array``)."""
     if order != 'C' or strides is not None:
         raise NotImplementedError("kcc's device arrays are C-contiguous (order='C')")
-    return DeviceNDArray(shape=shape, dtype=_np_dtype(dtype).name)
+    dtype = _np_dtype(dtype)
+    if dtype.names:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        return _kcc.record_array(DeviceNDArray, record_of(dtype), shape, None)
+    return DeviceNDArray(shape=shape, dtype=dtype.name)
 
 
 def _np_dtype(dtype):
@@ -994,6 +1028,8 @@ class _Launcher:
         for a in args:
             if isinstance(a, np.ndarray) and id(a) in shared:
                 launch_args.append(shared[id(a)])
+            elif isinstance(a, np.void):
+                launch_args.append(_record_arg(a))
             elif isinstance(a, np.ndarray):
                 # as Numba: copied to the device, and back after the kernel (it may
                 # have written it) unless the array is read-only; with a stream both

@@ -122,8 +122,22 @@ def _number_text(v):
     return repr(v)
 
 
+def _dtype_text(dt):
+    """A NumPy structured dtype as np.dtype([...]) text kcc evaluates at module level."""
+    fields = []
+    for name in dt.names:
+        ftype = dt.fields[name][0]
+        base, shape = ftype.subdtype if ftype.subdtype else (ftype, ())
+        t = _dtype_text(base) if base.names else '%s.%s' % (_NP, base.name)
+        fields.append('(%r, %s%s)' % (name, t, ', %r' % (tuple(shape),) if shape else ''))
+    return '%s.dtype([%s], align=%r)' % (_NP, ', '.join(fields), dt.isalignedstruct)
+
+
 def _literal(v):
     """v as Python text kcc evaluates to the same value, or None."""
+    dt = v if isinstance(v, _np.dtype) else getattr(v, 'dtype', None)
+    if isinstance(dt, _np.dtype) and dt.names and not isinstance(v, _np.ndarray):
+        return _dtype_text(dt)        # a record type (NumPy's, or Numba's from_dtype)
     if isinstance(v, (bool, int, float, complex)):
         return _number_text(v)
     if isinstance(v, _np.generic) and v.dtype.kind in 'biufc':
