@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "records.h"
 #include "cg.h"
 #include "host_regions.h"
 #include "typing.h"
@@ -14,6 +15,12 @@
 /* op of this family's rows: a mem_kind (builtin.h) */
 
 /* ---- typing ---- */
+
+/* An element's size in bytes: a number's, a bool's (1), a record's (its itemsize). */
+static int64_t elem_bytes(const type *el) {
+  int64_t n = rec_scalar_size(el);
+  return n > 0 ? n : 1;
+}
 
 static node *call_arg(node *e, int pos, const char *kw) {
   if (pos < e->list.len) return e->list.items[pos];
@@ -26,6 +33,13 @@ static node *call_arg(node *e, int pos, const char *kw) {
 
 const type *ix_dtype_arg(infer_ctx *ic, node *d) {
   if (d->kind == N_STR) return type_from_name(d->str);
+  if (d->kind == N_NAME && !ix_find_local(ic->cur, d->str)) {
+    /* a record declared at module level: its np.dtype or its from_dtype type, both of
+       which Numba takes as an array's dtype */
+    symbol *s = ix_find_const(ic, d->str);
+    const type *r = s ? ix_record_const(s->value, NULL) : NULL;
+    if (r) return r;
+  }
   const char *p = ix_dotted_path(ic, d);
   if (!p && d->kind == N_ATTR && strcmp(d->str, "dtype") == 0) {
     /* an array's dtype: cuda.shared.array(n, a.dtype) */
@@ -82,7 +96,7 @@ static bool mem_array_fits(infer_ctx *ic, node *shape, const type *el, const int
 #define MAX_LOCAL_BYTES_PER_THREAD ((int64_t)512 * 1024)
 
 static int64_t mem_array_bytes(const type *el, const int64_t *dims, int ndim) {
-  int64_t bytes = el->kind == TY_BOOL || el->bits < 8 ? 1 : el->bits / 8;
+  int64_t bytes = elem_bytes(el);
   for (int i = 0; i < ndim; i++) bytes *= dims[i];
   return bytes;
 }
@@ -223,7 +237,7 @@ static LLVMValueRef cg_mem_array(cg_ctx *g, node *e, const builtin *b) {
     /* a region-form kernel keeps one per thread (host_regions.c) */
     data = g->regions ? host_regions_local_array(g, e, at) : cg_entry_alloca(g, at, "local");
   } else {
-    size_t bytes = (size_t)n * (t->elem->kind == TY_BOOL ? 1 : (size_t)t->elem->bits / 8);
+    size_t bytes = (size_t)n * (size_t)elem_bytes(t->elem);
     data = g->target->shared_array(g, at, bytes);
   }
   LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, t->ndim));
@@ -237,7 +251,7 @@ static LLVMValueRef cg_mem_array(cg_ctx *g, node *e, const builtin *b) {
 LLVMValueRef cg_dynamic_shared(cg_ctx *g, const type *t) {
   LLVMValueRef data, bytes;
   g->target->dynamic_shared(g, &data, &bytes);
-  long long size = t->elem->kind == TY_BOOL ? 1 : t->elem->bits / 8;
+  long long size = (long long)elem_bytes(t->elem);
   LLVMValueRef v = LLVMGetUndef(cg_array_struct(g, 1));
   v = LLVMBuildInsertValue(g->b, v, data, 0, "");
   return LLVMBuildInsertValue(g->b, v, LLVMBuildUDiv(g->b, bytes, ci64(g, size), ""), 1, "");
