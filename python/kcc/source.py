@@ -100,7 +100,7 @@ def type_text(t):
     string kcc reads: 'float32', 'float32[:, ::1]', 'float32(float32, int32)'."""
     if isinstance(t, str):
         return t
-    if isinstance(t, tuple):                 # guvectorize's (float32[:], float32[:])
+    if isinstance(t, (tuple, list)):    # argument types: (float32[:], float32[:])
         return 'void(%s)' % ', '.join(type_text(a) for a in t)
     if hasattr(t, 'return_type') and hasattr(t, 'args'):
         return '%s(%s)' % (type_text(t.return_type), ', '.join(type_text(a) for a in t.args))
@@ -160,6 +160,8 @@ def _module_text(name, mod):
         return 'import numba.cuda.random as %s' % name
     if mod.__name__ in ('numba', 'numba.cuda'):
         return 'import %s as %s' % (mod.__name__, name)
+    if mod.__name__ in ('numba.cuda.libdevice', 'kcc.cuda.libdevice'):
+        return 'from numba.cuda import libdevice as %s' % name
     if mod.__name__ in ('numba.core.types', 'numba.types', 'kcc.types'):
         return 'from numba import types as %s' % name
     if mod.__name__ in ('math', 'cmath', 'numpy', 'operator'):
