@@ -10,6 +10,7 @@ import runpy
 import sys
 
 USAGE = '''usage: python3 -m kcc SCRIPT.py [ARGS...]
+       python3 -m kcc -m MODULE [ARGS...]    (as python3 -m MODULE: unittest, pytest ...)
 
 Run a Numba program with kcc: its numba.cuda kernels are compiled by kcc and run on a
 CUDA GPU, or on kcc's CPU back end where there is none (KC_DEVICE=cpu asks for it).
@@ -23,6 +24,8 @@ def main(argv=None):
     if not argv or argv[0] in ('-h', '--help'):
         sys.stdout.write(USAGE) if argv else sys.stderr.write(USAGE)
         return 0 if argv else 2
+    if argv[0] == '-m':
+        return run_module(argv[1:])
     script = argv[0]
     if not os.path.isfile(script):
         sys.stderr.write("python3 -m kcc: can't open file '%s'\n" % script)
@@ -32,6 +35,20 @@ def main(argv=None):
     sys.argv = argv
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     runpy.run_path(script, run_name='__main__')
+    return 0
+
+
+def run_module(argv):
+    """python3 -m kcc -m MODULE [args]: the module run as python3 -m MODULE would run it
+    (sys.path[0] the current folder), numba served by kcc."""
+    if not argv:
+        sys.stderr.write(USAGE)
+        return 2
+    from . import numba_shim
+    numba_shim.install()
+    sys.argv = argv
+    sys.path[0] = os.getcwd()
+    runpy.run_module(argv[0], run_name='__main__', alter_sys=True)
     return 0
 
 

@@ -152,6 +152,21 @@ def _literal(v):
     return None
 
 
+def _enum_text(name, cls):
+    """An Enum class a kernel uses (Color.red), as a class kcc reads at module level:
+    its kind and its members' values."""
+    import enum
+    base = next(b for b in (enum.IntFlag, enum.Flag, enum.IntEnum, enum.Enum)
+                if issubclass(cls, b))
+    lines = ['import enum as __kcc_enum', 'class %s(__kcc_enum.%s):' % (name, base.__name__)]
+    for member in cls:
+        value = _literal(member.value)
+        if value is None:
+            return None
+        lines.append('    %s = %s' % (member.name, value))
+    return '\n'.join(lines)
+
+
 def _module_text(name, mod):
     from . import cuda as kcc_cuda, random as kcc_random
     if mod is kcc_cuda:
@@ -338,6 +353,12 @@ def _def_lines(fn, name, decorator):
     return out
 
 
+def _is_enum(cls):
+    import enum
+    return issubclass(cls, enum.Enum) and cls not in (enum.Enum, enum.IntEnum, enum.Flag,
+                                                        enum.IntFlag)
+
+
 def _is_device_function(v):
     """A Python function, or a CPU @jit function (Numba's dispatcher, or kcc's plain
     stand-in): Numba compiles both for the device when a kernel calls them. Not a
@@ -378,6 +399,8 @@ class _Text:
             self.bound.add(name)
             if isinstance(v, _pytypes.ModuleType):
                 line = _module_text(name, v)
+            elif isinstance(v, type) and _is_enum(v):
+                line = _enum_text(name, v)
             elif _is_device_function(v):
                 line = self.device_function(name, _function_of(v))
             else:

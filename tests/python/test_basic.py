@@ -446,6 +446,28 @@ def test_records():
     assert np.array_equal(norms, v[:, 0] + v[:, 1] * v[:, 2] + recs['n']), norms
 
 
+def test_enum_globals():
+    """Enum classes a kernel uses are written into its text (Numba's enum support)."""
+    import enum
+
+    class Color(enum.IntEnum):
+        red = 1
+        green = 2
+
+    class Shape(enum.Enum):
+        circle = 3
+        square = 4
+
+    def f(out):
+        out[0] = Color.green
+        out[1] = Shape.square.value
+        out[2] = Color.red == Color.green
+        out[3] = Shape.circle == Shape.circle
+    out = np.zeros(4, np.int64)
+    cuda.jit(f)[1, 1](out)
+    assert out.tolist() == [2, 4, 0, 1], out
+
+
 def resident_bytes():
     with open('/proc/self/statm') as f:
         return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')

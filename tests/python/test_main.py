@@ -76,6 +76,17 @@ def test_compile_error_is_kccs():
     assert 'Segmentation' not in err, err
 
 
+def test_run_module():
+    """python3 -m kcc -m MODULE runs a module as python3 -m does, numba served by kcc."""
+    import kcc
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(kcc.__file__)))
+    p = subprocess.run([sys.executable, '-m', 'kcc', '-m', 'seed_vector_add'],
+                       capture_output=True, text=True, cwd=HERE, timeout=300,
+                       env=dict(os.environ, KCC_REAL_NUMBA='0', PYTHONPATH=package_dir))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == '[5 7 9]\n', p.stdout
+
+
 def test_usage():
     p = subprocess.run([sys.executable, '-m', 'kcc'], capture_output=True, text=True)
     assert p.returncode == 2 and 'usage: python3 -m kcc' in p.stderr, p
