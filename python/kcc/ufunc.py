@@ -80,6 +80,33 @@ class CUDAUFunc:
         np.copyto(out, _to_host(result, stream), casting='same_kind')
         return out
 
+    def reduce(self, arg, stream=0):
+        """Numba's ufunc.reduce for a binary CUDA ufunc: a 1-D array folded by halving
+        as Numba's does (so floating-point results combine in its order); a scalar.
+        The halves are combined into new arrays, where Numba overwrites a device input."""
+        if self.nin != 2:
+            raise TypeError("ufunc '%s' is not binary: reduce needs two inputs"
+                            % self.__name__)
+        if np.ndim(arg) != 1:
+            raise TypeError('must use 1d array')
+        n = len(arg)
+        if n == 0:
+            raise TypeError('Reduction on an empty array.')
+        if n == 1:
+            return arg[0]
+        mem = arg if _is_device(arg) else _cuda.to_device(np.ascontiguousarray(arg))
+        out = self._halve(mem, stream)
+        dtype = out.dtype
+        _to_host(out, _stream(stream))
+        return out.copy_to_host().astype(dtype, copy=False)[0]
+
+    def _halve(self, mem, stream):
+        n = mem.shape[0]
+        if n % 2:
+            return self(self._halve(mem[:n - 1], stream), mem[n - 1:], stream=stream)
+        half = self(mem[:n // 2], mem[n // 2:], stream=stream)
+        return self._halve(half, stream) if n // 2 > 1 else half
+
     def __repr__(self):
         return "<kcc CUDA ufunc '%s'>" % self.__name__
 

@@ -20,6 +20,11 @@ def axpy1(x, y):
     return 2 * x + y
 
 
+@vectorize(['float32(float32, float32)'], target='cuda')
+def add_f32(x, y):
+    return x + y
+
+
 @vectorize(['float64(float64)'], target='cuda')
 def gauss(x):
     return math.exp(-x * x)
@@ -223,6 +228,30 @@ def test_on_a_stream():
         assert 'stream must be a Stream' in str(e), e
     else:
         raise AssertionError('a string was taken as a stream')
+
+
+def test_ufunc_reduce_as_numba_halves():
+    """ufunc.reduce folds by halves in Numba's order (odd lengths: the last element
+    combined after the rest), so float32 sums round as Numba's do."""
+    def numba_order(a):
+        n = len(a)
+        if n == 1:
+            return a[0]
+        if n % 2:
+            return np.float32(numba_order(a[:n - 1]) + a[n - 1])
+        half = (a[:n // 2] + a[n // 2:]).astype(np.float32)
+        return numba_order(half) if n // 2 > 1 else half[0]
+    for n in (1, 2, 7, 100, 1001):
+        a = np.linspace(0, 1, n, dtype=np.float32)
+        s = add_f32.reduce(a)
+        assert s == numba_order(a), (n, s, numba_order(a))
+        assert add_f32.reduce(cuda.to_device(a)) == s
+    try:
+        gauss.reduce(np.ones(3))
+    except TypeError as e:
+        assert 'not binary' in str(e), e
+    else:
+        raise AssertionError('a unary ufunc reduced')
 
 
 def test_kcc_exports():
