@@ -845,7 +845,8 @@ class Dispatcher:
         self._file = py_func.__code__.co_filename
         self._signatures = signatures
         self._kernel = None
-        self._specialized = False
+        # a kernel with signatures is already specialised, as in Numba
+        self._specialized = signatures is not None and signatures != []
         self.specializations = {}
         if signatures is not None and signatures != []:
             self._get_kernel()     # eager: compiled at the decorator, as Numba does
@@ -882,7 +883,10 @@ class Dispatcher:
         key = tuple(_type_key(a) for a in args)
         found = self.specializations.get(key)
         if found is None:
-            found = self.specializations[key] = Dispatcher(self.py_func, None, self.options)
+            # Numba's types (float32[::1]) make an eager kernel of that signature
+            sig = ([source.type_text(tuple(args))]
+                   if args and all(_is_numba_type(a) for a in args) else None)
+            found = self.specializations[key] = Dispatcher(self.py_func, sig, self.options)
             found._specialized = True
         return found
 
@@ -949,9 +953,17 @@ class Dispatcher:
         return '<kcc.cuda.Dispatcher %s (%s)>' % (self.__name__, self._file)
 
 
+def _is_numba_type(a):
+    """A Numba type object (Numba's own, or kcc's stand-in), not a value."""
+    mod = type(a).__module__ or ''
+    return mod.startswith(('numba.core.types', 'kcc.types'))
+
+
 def _type_key(a):
     """What a launch's argument contributes to its specialisation: dtype and rank of an
-    array, the type of a scalar."""
+    array, the type of a scalar, a Numba type itself."""
+    if _is_numba_type(a):
+        return ('type', source.type_text(a))
     if hasattr(a, 'dtype') and hasattr(a, 'ndim') and getattr(a, 'ndim', 0) > 0:
         return ('array', np.dtype(a.dtype).str, a.ndim)
     if isinstance(a, tuple):

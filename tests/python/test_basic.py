@@ -446,6 +446,33 @@ def test_records():
     assert np.array_equal(norms, v[:, 0] + v[:, 1] * v[:, 2] + recs['n']), norms
 
 
+def test_specialize_as_numba():
+    """specialize: one kernel per argument types, eager for Numba's types; a kernel
+    already specialised (or compiled with a signature) refuses another, as Numba's."""
+    from kcc import types as kt
+
+    def fill(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = i
+    f = cuda.jit(fill)
+    a = f.specialize(kt.float32[::1])
+    assert f.specialize(kt.float32[::1]) is a and len(f.specializations) == 1
+    assert a.signatures == ['fill(float32[:])'], a.signatures     # kcc's spelling
+    b = f.specialize(kt.int32[::1])
+    assert b is not a and len(f.specializations) == 2
+    x = np.zeros(4, np.float32)
+    a[1, 4](x)
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    for already in (a, cuda.jit('void(float32[::1])')(fill)):
+        try:
+            already.specialize(kt.float32[::1])
+        except RuntimeError as e:
+            assert 'Dispatcher already specialized' in str(e), e
+        else:
+            raise AssertionError('a specialised kernel specialised again')
+
+
 def test_enum_globals():
     """Enum classes a kernel uses are written into its text (Numba's enum support)."""
     import enum
