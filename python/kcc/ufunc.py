@@ -70,7 +70,7 @@ class CUDAUFunc:
         on_device = any(_is_device(a) for a in args)
         device_args = [_to_device_arg(a) for a in args]
         if out is None or _is_device(out):
-            result = self._kernel.vectorize(device_args, out, stream)
+            result = self._call_into(device_args, out, stream)
             return result if on_device or out is not None else _to_host(result, stream)
         # a host out: the result lands in it, as Numba copies it back
         result = self._kernel.vectorize(device_args, None, stream)
@@ -78,6 +78,19 @@ class CUDAUFunc:
             raise ValueError("ufunc '%s': out has shape %s, the result %s"
                              % (self.__name__, np.shape(out), result.shape))
         np.copyto(out, _to_host(result, stream), casting='same_kind')
+        return out
+
+    def _call_into(self, device_args, out, stream):
+        """The ufunc into out (a device array, or None for a new one). An out that is
+        also an input (f(x, y, out=x), which Numba allows: each element is read before
+        it is written) gets the result through a new array, since kernels are compiled
+        with their arrays unaliased."""
+        try:
+            return self._kernel.vectorize(device_args, out, stream)
+        except _kcc.KccError as e:
+            if out is None or 'overlaps' not in str(e):
+                raise
+        out.copy_to_device(self._kernel.vectorize(device_args, None, stream), stream)
         return out
 
     def reduce(self, arg, stream=0):
@@ -214,11 +227,22 @@ def vectorize(ftylist_or_function=(), **kws):
                         "@vectorize(['float32(float32)'], target='cuda')")
     if not _is_cuda_target(kws):
         raise ValueError("kcc.vectorize compiles for target='cuda' only")
+    for opt in kws:
+        if opt not in ('target', 'identity', 'nopython'):
+            raise KeyError("Unrecognized options. cuda vectorize target does not support "
+                           "option: '%s'" % opt)
     return lambda fn: CUDAUFunc(fn, ftylist_or_function)
 
 
 def guvectorize(ftylist, signature, **kws):
-    """``numba.guvectorize`` with ``target='cuda'``: a CUDA gufunc compiled by kcc."""
+    """``numba.guvectorize`` with ``target='cuda'``: a CUDA gufunc compiled by kcc; its
+    options checked as Numba's DeviceGUFuncVectorize checks them."""
     if not _is_cuda_target(kws):
         raise ValueError("kcc.guvectorize compiles for target='cuda' only")
+    options = {k: v for k, v in kws.items() if k not in ('target', 'identity', 'cache')}
+    if not options.pop('nopython', True):
+        raise TypeError('nopython flag must be True')
+    if options:
+        raise TypeError('The following target options are not supported: %s'
+                        % ', '.join(repr(k) for k in options))
     return lambda fn: CUDAGUFunc(fn, ftylist, signature)

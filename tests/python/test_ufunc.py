@@ -102,6 +102,28 @@ def test_ufunc_device_arrays_stay_on_device():
     assert np.allclose(out.copy_to_host(), np.exp(-x * x), rtol=1e-15, atol=0)
 
 
+def test_ufunc_out_is_an_input():
+    """f(x, y, out=x), as Numba allows (elementwise, in place)."""
+    x = np.arange(6, dtype=np.float64)
+    d = cuda.to_device(x)
+    assert axpy1(d, d, out=d) is d
+    assert np.array_equal(d.copy_to_host(), 3 * x)
+
+
+def test_gufunc_options_as_numba_checks_them():
+    def foo(a, b):
+        pass
+    for kws, msg in (({'nopython': False}, 'nopython flag must be True'),
+                     ({'what1': True}, 'The following target options are not supported')):
+        try:
+            guvectorize(['void(float32[:], float32[:])'], '(x)->(x)', target='cuda',
+                        **kws)(foo)
+        except TypeError as e:
+            assert str(e).startswith(msg), e
+        else:
+            raise AssertionError('%s was taken' % kws)
+
+
 def test_ufunc_host_out():
     x = np.arange(6, dtype=np.float64)
     out = np.zeros(6)
