@@ -15,11 +15,13 @@ specialises it. Calls into the device (cuda.grid, cuda.threadIdx ...) exist only
 inside kernels: Python cannot run them.
 """
 
+import builtins
 import contextlib
 import functools
 import inspect
 import operator
 import os
+import re
 import sys
 import weakref
 
@@ -1023,6 +1025,37 @@ def _host_memory_of(args):
     return lent
 
 
+_RAISED = re.compile(r"kernel '[^']*': ([A-Za-z_][A-Za-z0-9_]*)(?::|, in block)")
+_combined_errors = {}
+
+
+def kernel_exception(error, fn):
+    """A kernel's raise (or failed assert) reported by libkc (KC_ERR_ASSERT: "kernel
+    'k': IndexError: msg, in block ...") as Numba reports it: an exception of the class
+    the kernel raised (looked up in its globals, then the builtins), which is also a
+    KccError with kcc's message, file:line:col first. Any other error as it is."""
+    if getattr(error, 'status', None) != 'KC_ERR_ASSERT':
+        return error
+    m = _RAISED.search(str(error))
+    cls = m and (fn.__globals__.get(m.group(1)) or getattr(builtins, m.group(1), None))
+    if not (isinstance(cls, type) and issubclass(cls, Exception)) or \
+            issubclass(cls, KccError):
+        return error
+    combined = _combined_errors.get(cls)
+    if combined is None:
+        try:
+            combined = type(cls.__name__, (cls, KccError), {'__module__': cls.__module__})
+        except TypeError:         # a class that cannot be combined: its own kind
+            combined = cls
+        _combined_errors[cls] = combined
+    try:
+        raised = combined(str(error))
+    except Exception:
+        return error
+    raised.status = error.status
+    return raised
+
+
 class _Launcher:
     """A kernel with its launch configuration, called with the kernel's arguments."""
 
@@ -1052,8 +1085,11 @@ class _Launcher:
                     copy_back.append((a, d))
             else:
                 launch_args.append(a)
-        kernel.launch(self.griddim, self.blockdim, launch_args, self.sharedmem,
-                      stream=self.stream)
+        try:
+            kernel.launch(self.griddim, self.blockdim, launch_args, self.sharedmem,
+                          stream=self.stream)
+        except KccError as e:
+            raise kernel_exception(e, self.dispatcher.py_func) from None
         for a, d in copy_back:
             d.copy_to_host(a, stream)
 

@@ -197,6 +197,10 @@ LLVMValueRef cx_array_part(cg_ctx *g, node *e, LLVMValueRef arr);
 LLVMValueRef cg_part(cg_ctx *g, node *e);   /* z.real, z.imag */
 /* cg_checks.c: an assert or raise statement */
 void cg_check_stmt(cg_ctx *g, node *s);
+/* cg_checks.c: before a / b, a // b or a % b of type t at sp: in debug code a zero b
+ * raises ZeroDivisionError (Numba's debug mode uses Python's error model); elsewhere
+ * nothing (the operation gives NumPy's results) */
+void cg_check_divisor(cg_ctx *g, span sp, op_kind op, LLVMValueRef b, const type *t);
 /* cg_options.c: the decorator options' effects (fn_options): attributes of instance f's
  * function fn (opt=False, inline=), whether f gets line info, and whether any kernel
  * asks for debug=True (debug) or for lineinfo=True or debug=True (!debug) */

@@ -25,20 +25,53 @@ static void store_message(cg_ctx *g, LLVMValueRef rec, const char *text) {
   }
 }
 
-/* Claim the launch's error record (the first thread to fail wins) and fill it. */
-static void record_raise(cg_ctx *g, node *s) {
+/* Claim the launch's error record (the first thread to fail wins) and fill it with
+ * the exception's text ("IndexError: message") at sp. */
+static void record_raise(cg_ctx *g, span sp, const char *text) {
   LLVMBasicBlockRef done;
-  LLVMValueRef rec = cg_error_claim(g, s->sp, &done);
+  LLVMValueRef rec = cg_error_claim(g, sp, &done);
   cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_KIND, ci32(g, KC_KERNEL_ERROR_RAISE));
-  store_message(g, rec, s->str ? s->str : "Exception");
+  store_message(g, rec, text);
   cg_error_done(g, done);
 }
 
 /* The thread raised: reported when checked, then ended. Leaves the builder in a block
  * that is closed (codegen.c starts a new one for any statement after it). */
 static void raise_here(cg_ctx *g, node *s) {
-  if (g->fi->debug) record_raise(g, s);
+  if (g->fi->debug) record_raise(g, s->sp, s->str ? s->str : "Exception");
   g->target->thread_exit(g);
+}
+
+/* A branch on a rare failure: its code kept out of the hot path. The builder is left
+ * in the failing block; *pass is where the code goes on. */
+static void branch_on_failure(cg_ctx *g, LLVMValueRef bad, LLVMBasicBlockRef *pass) {
+  LLVMBasicBlockRef fail = cg_new_bb(g, "check.fail");
+  *pass = cg_new_bb(g, "check.ok");
+  LLVMValueRef br = LLVMBuildCondBr(g->b, bad, fail, *pass);
+  LLVMValueRef w[3] = {LLVMMDStringInContext(g->c, "branch_weights", 14), ci32(g, 1),
+                       ci32(g, 1 << 20)};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->c, "prof", 4), LLVMMDNodeInContext(g->c, w, 3));
+  LLVMPositionBuilderAtEnd(g->b, fail);
+}
+
+static LLVMValueRef is_zero(cg_ctx *g, LLVMValueRef v, const type *t) {
+  if (t->kind == TY_COMPLEX)
+    return LLVMBuildAnd(g->b, is_zero(g, cx_re(g, v), type_complex_part(t)),
+                        is_zero(g, cx_im(g, v), type_complex_part(t)), "");
+  if (t->kind == TY_FLOAT)
+    return LLVMBuildFCmp(g->b, LLVMRealOEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  return LLVMBuildICmp(g->b, LLVMIntEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
+}
+
+void cg_check_divisor(cg_ctx *g, span sp, op_kind op, LLVMValueRef b, const type *t) {
+  if (!g->fi || !g->fi->debug || (op != OP_DIV && op != OP_FLOORDIV && op != OP_MOD))
+    return;
+  if (!type_is_numeric(t)) return;
+  LLVMBasicBlockRef pass;
+  branch_on_failure(g, is_zero(g, b, t), &pass);
+  record_raise(g, sp, "ZeroDivisionError: division by zero");
+  g->target->thread_exit(g);
+  LLVMPositionBuilderAtEnd(g->b, pass);
 }
 
 void cg_check_stmt(cg_ctx *g, node *s) {

@@ -64,8 +64,14 @@ void cg_record_augassign(cg_ctx *g, node *s) {
   LLVMValueRef cur = cg_convert(g, load_field(g, p, t->a->ty, f), f->ty, rt);
   node op = {0};
   op.kind = N_BINOP; op.op = s->op; op.a = t; op.b = s->b; op.ty = rt; op.sp = s->sp;
-  LLVMValueRef r = s->op == OP_POW ? cg_pow(g, &op, cur, rt)
-                                   : cg_arith_op(g, s->op, cur, cg_expr_as(g, s->b, rt), rt);
+  LLVMValueRef r;
+  if (s->op == OP_POW) {
+    r = cg_pow(g, &op, cur, rt);
+  } else {
+    LLVMValueRef b = cg_expr_as(g, s->b, rt);
+    cg_check_divisor(g, s->sp, s->op, b, rt);
+    r = cg_arith_op(g, s->op, cur, b, rt);
+  }
   store_field(g, p, cg_convert(g, r, rt, f->ty), t->a->ty, f);
 }
 

@@ -344,6 +344,7 @@ static LLVMValueRef cg_binop(cg_ctx *g, node *e) {
   LLVMValueRef a = cg_expr_as(g, e->a, t);
   if (e->op == OP_POW) return cg_pow(g, e, a, t);
   LLVMValueRef b = cg_expr_as(g, e->b, t);
+  cg_check_divisor(g, e->sp, e->op, b, t);
   LLVMValueRef r = cg_arith_op(g, e->op, a, b, t);
   if (!r) {
     cg_internal_error(g, e->sp, "unknown binary operator");

@@ -588,6 +588,10 @@ const type *ix_binop(infer_ctx *ic, node *e) {
     operand_error(ic, e, a, b);
     return NULL;
   }
+  if ((e->op == OP_DIV || e->op == OP_FLOORDIV || e->op == OP_MOD) && ic->cur &&
+      ic->cur->debug)
+    ic->cur->uses_barrier = true;   /* may raise ZeroDivisionError: run as fibers on the
+                                       CPU, where a thread that raises ends (cg_checks.c) */
   bool weak;
   const type *t = ix_promote(a, e->a->weak, e->a, b, e->b->weak, e->b, &weak);
   if (ix_is_intlike(a) && ix_is_intlike(b) && e->op != OP_MATMUL)

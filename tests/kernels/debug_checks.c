@@ -92,12 +92,51 @@ static void int_kernels(kc_module *m) {
   kc_array_free(a);
 }
 
+/* Division by zero: ZeroDivisionError in debug code, at the division, the thread
+ * stopped before its later stores (Numba's debug mode, Python's error model); NumPy's
+ * results without debug (inf for a float, 0 for an integer). */
+static void division_kernels(kc_module *m) {
+  enum { N = 8 };
+  double x[N], r[N], want_r[N];
+  int64_t k[N], want_k[N];
+  for (int i = 0; i < N; i++) x[i] = i + 1, k[i] = i + 1, r[i] = -5;
+  x[3] = 0;                       /* thread 3: 10.0 / 0.0 */
+  k[6] = 0;                       /* thread 6: 7 // 0 */
+  kc_array *dx = h_array1(KC_FLOAT64, N, x), *dr = h_array1(KC_FLOAT64, N, r),
+           *dk = h_array1(KC_INT64, N, k);
+  kc_arg args[] = {kc_arg_array(dr), kc_arg_array(dx), kc_arg_array(dk)};
+  const char *const zero[] = {"'divides': ZeroDivisionError: division by zero",
+                              "debug_checks.k:", NULL};
+  expect_raise("division by zero", kernel(m, "divides"), N, args, 3, zero);
+  double got_r[N];
+  int64_t got_k[N];
+  h_fetch(dr, got_r);
+  h_fetch(dk, got_k);
+  for (int i = 0; i < N; i++) {
+    want_r[i] = i == 3 ? -5 : 10.0 / x[i] + (i == 6 ? 0 : 1);   /* 6 stops after r[i] = */
+    want_k[i] = i == 3 || i == 6 ? k[i] : 7 / k[i];
+  }
+  /* one thread wins the report; both threads stop at their divisions */
+  for (int i = 0; i < N; i++)
+    if (got_r[i] != want_r[i] || got_k[i] != want_k[i])
+      h_die("divides: thread %d left r %g k %lld, want %g %lld", i, got_r[i],
+            (long long)got_k[i], want_r[i], (long long)want_k[i]);
+  h_launch(kernel(m, "divides_unchecked"), kc_dim(1), kc_dim(N), args, 3);
+  h_fetch(dr, got_r);
+  h_fetch(dk, got_k);
+  if (!(got_r[3] > 1e308) || got_k[6] != 0)
+    h_die("divides_unchecked: r[3] %g (want inf), k[6] %lld (want 0)", got_r[3],
+          (long long)got_k[6]);
+  kc_array_free(dx), kc_array_free(dr), kc_array_free(dk);
+}
+
 int main(int argc, char **argv) {
   h_begin("debug_checks", argc, argv);
   kc_module *m = NULL;
   h_ok(kc_compile_file(H.ctx, argv[1], NULL, &m), "compile");
   float_kernels(m);
   int_kernels(m);
+  division_kernels(m);
   kc_module_free(m);
   /* kc_compile_options.debug: the undecorated kernel is checked too */
   kc_compile_options opts = {0};

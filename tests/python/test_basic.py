@@ -446,6 +446,35 @@ def test_records():
     assert np.array_equal(norms, v[:, 0] + v[:, 1] * v[:, 2] + recs['n']), norms
 
 
+@cuda.jit(debug=True, opt=False)
+def raises_at(a, where):
+    i = cuda.grid(1)
+    if i == where:
+        raise IndexError("tuple index out of range")
+    if i < a.size:
+        a[i] = 1 // a[i]
+
+
+def test_kernel_exceptions_raised_as_numba_does():
+    """A debug kernel's raise (and its division by zero, Python's error model there) is
+    raised as an exception of that class, which is also a KccError."""
+    try:
+        raises_at[1, 8](np.ones(8, np.int64), 3)
+    except IndexError as e:
+        assert isinstance(e, KccError) and e.status == 'KC_ERR_ASSERT', e
+        assert 'tuple index out of range' in str(e) and 'thread (3, 0, 0)' in str(e), e
+    else:
+        raise AssertionError('the raise was lost')
+    a = np.ones(8, np.int64)
+    a[5] = 0
+    try:
+        raises_at[1, 8](a, -1)
+    except ZeroDivisionError as e:
+        assert 'division by zero' in str(e) and 'thread (5, 0, 0)' in str(e), e
+    else:
+        raise AssertionError('a division by zero was not raised in debug code')
+
+
 def test_specialize_as_numba():
     """specialize: one kernel per argument types, eager for Numba's types; a kernel
     already specialised (or compiled with a signature) refuses another, as Numba's."""
