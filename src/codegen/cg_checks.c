@@ -67,6 +67,9 @@ void cg_check_divisor(cg_ctx *g, span sp, op_kind op, LLVMValueRef b, const type
   if (!g->fi || !g->fi->debug || (op != OP_DIV && op != OP_FLOORDIV && op != OP_MOD))
     return;
   if (!type_is_numeric(t)) return;
+  /* fast math gives up Python's error model for floats, as in Numba (whose fastmath
+     debug kernels divide by zero without raising) */
+  if (g->fi->fastmath && t->kind != TY_INT && t->kind != TY_BOOL) return;
   LLVMBasicBlockRef pass;
   branch_on_failure(g, is_zero(g, b, t), &pass);
   record_raise(g, sp, "ZeroDivisionError: division by zero");

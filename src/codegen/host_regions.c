@@ -141,6 +141,12 @@ static bool refusal_here(const node *n, void *ud) {
   case N_ASSERT:
     if (R->f->debug) refuse(R, "a debug assert ends one thread");
     return R->f->debug;
+  case N_BINOP: case N_AUGASSIGN:   /* in debug code a zero divisor ends one thread */
+    if (R->f->debug && (n->op == OP_DIV || n->op == OP_FLOORDIV || n->op == OP_MOD)) {
+      refuse(R, "a debug division, which raises on a zero divisor");
+      return true;
+    }
+    return false;
   case N_FUNCDEF: refuse(R, "an inner function"); return true;
   case N_NAMEDEXPR:   /* an assignment inside an expression, which the plan does not see */
     refuse(R, "an assignment expression (:=)");

@@ -128,6 +128,16 @@ static void division_kernels(kc_module *m) {
     h_die("divides_unchecked: r[3] %g (want inf), k[6] %lld (want 0)", got_r[3],
           (long long)got_k[6]);
   kc_array_free(dx), kc_array_free(dr), kc_array_free(dk);
+  float one = 0;
+  kc_array *d1 = h_array1(KC_FLOAT32, 1, &one);
+  kc_arg fargs[] = {kc_arg_array(d1), kc_arg_f32(10), kc_arg_f32(0)};
+  const char *const opt_zero[] = {"'divides_optimised': ZeroDivisionError", NULL};
+  expect_raise("optimised debug division", kernel(m, "divides_optimised"), 4, fargs, 3,
+               opt_zero);
+  h_launch(kernel(m, "divides_fast"), kc_dim(1), kc_dim(4), fargs, 3);
+  h_fetch(d1, &one);
+  if (!(one > 3e38f)) h_die("divides_fast: r[0] is %g, want inf", one);
+  kc_array_free(d1);
 }
 
 int main(int argc, char **argv) {
