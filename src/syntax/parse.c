@@ -241,7 +241,9 @@ static bool binds_name(const node *s, const char *name) {
 /* An except clause: host Python binding the names the clauses that run do not. */
 static node *except_clause(arena *a, const diag_sink *d, const node_list *ran,
                            const char *src, size_t len, int line) {
-  span head = {line, 1, line, 1 + (int)strcspn(src, ":\n")};
+  size_t n = 0;   /* the clause's head, up to its ':' (src is not NUL-terminated) */
+  while (n < len && src[n] != ':' && src[n] != '\n') n++;
+  span head = {line, 1, line, 1 + (int)n};
   diag_first why = {"a fallback in an 'except' clause (kcc takes the 'try' body, which "
                     "runs where its imports succeed)", head};
   node *h = host_statement(a, d, &why, head, src, len);

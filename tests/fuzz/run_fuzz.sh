@@ -58,7 +58,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 echo "$name: $(tr , '\n' <"$tmp/seeds" | grep -c .) seeds, $seconds s, corpus $corpus"
 status=0
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -max_len=4096 \
+# libFuzzer reads -max_total_time=0 as "no limit": 0 seconds here replays the seeds only
+limit=(-max_total_time="$seconds")
+[ "$seconds" = 0 ] && limit=(-runs=0)
+"$fuzzer" "${limit[@]}" -timeout=10 -rss_limit_mb=2560 -max_len=4096 \
   "${dict[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/$name-" \
   -seed="${KC_FUZZ_SEED:-0}" -seed_inputs=@"$tmp/seeds" "$corpus" 2>"$tmp/log" || status=$?
 grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|peak_rss_mb|new_units_added)|^Done' \
