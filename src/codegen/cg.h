@@ -72,6 +72,9 @@ LLVMValueRef cg_to_bool(cg_ctx *g, LLVMValueRef v, const type *t);
 LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
 LLVMValueRef cg_compare_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
 LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t);
+/* The new value of an augmented assignment s (`t op= b`) from the target's current
+ * value cur, both of the operation's type rt; a debug division checks its divisor. */
+LLVMValueRef cg_augmented_value(cg_ctx *g, node *s, LLVMValueRef cur, const type *rt);
 LLVMValueRef cg_int_pow(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const type *t);
 
 /* Blocks, locals, calls. */

@@ -62,16 +62,7 @@ void cg_record_augassign(cg_ctx *g, node *s) {
   const type *rt = s->ty;
   LLVMValueRef p = attr_ptr(g, t, &f);
   LLVMValueRef cur = cg_convert(g, load_field(g, p, t->a->ty, f), f->ty, rt);
-  node op = {0};
-  op.kind = N_BINOP; op.op = s->op; op.a = t; op.b = s->b; op.ty = rt; op.sp = s->sp;
-  LLVMValueRef r;
-  if (s->op == OP_POW) {
-    r = cg_pow(g, &op, cur, rt);
-  } else {
-    LLVMValueRef b = cg_expr_as(g, s->b, rt);
-    cg_check_divisor(g, s->sp, s->op, b, rt);
-    r = cg_arith_op(g, s->op, cur, b, rt);
-  }
+  LLVMValueRef r = cg_augmented_value(g, s, cur, rt);
   store_field(g, p, cg_convert(g, r, rt, f->ty), t->a->ty, f);
 }
 

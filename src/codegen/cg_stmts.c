@@ -73,16 +73,7 @@ static void cg_augassign(cg_ctx *g, node *s) {
   LLVMValueRef p = name ? t->sym->cg : cg_element_ptr(g, t);
   LLVMValueRef cur = name ? LLVMBuildLoad2(g->b, cg_type(g, tt), p, "") : cg_load_element(g, p, tt);
   LLVMValueRef a = cg_convert(g, cur, tt, rt);
-  node op = {0};
-  op.kind = N_BINOP; op.op = s->op; op.a = t; op.b = s->b; op.ty = rt; op.sp = s->sp;
-  LLVMValueRef r;
-  if (s->op == OP_POW) {
-    r = cg_pow(g, &op, a, rt);
-  } else {
-    LLVMValueRef b = cg_expr_as(g, s->b, rt);
-    cg_check_divisor(g, s->sp, s->op, b, rt);
-    r = cg_arith_op(g, s->op, a, b, rt);
-  }
+  LLVMValueRef r = cg_augmented_value(g, s, a, rt);
   if (name) LLVMBuildStore(g->b, cg_convert(g, r, rt, tt), p);
   else cg_store_element(g, p, cg_convert(g, r, rt, tt), tt);
 }

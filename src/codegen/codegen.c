@@ -339,6 +339,15 @@ bool cg_have_intrinsic(const char *name) {
 
 /* ---- operators (Python's arithmetic itself is cg_arith.c's) ---------------------------- */
 
+LLVMValueRef cg_augmented_value(cg_ctx *g, node *s, LLVMValueRef cur, const type *rt) {
+  node op = {0};   /* the binary operation the statement stands for, for cg_pow */
+  op.kind = N_BINOP; op.op = s->op; op.a = s->a; op.b = s->b; op.ty = rt; op.sp = s->sp;
+  if (s->op == OP_POW) return cg_pow(g, &op, cur, rt);
+  LLVMValueRef b = cg_expr_as(g, s->b, rt);
+  cg_check_divisor(g, s->sp, s->op, b, rt);
+  return cg_arith_op(g, s->op, cur, b, rt);
+}
+
 static LLVMValueRef cg_binop(cg_ctx *g, node *e) {
   const type *t = e->ty;
   LLVMValueRef a = cg_expr_as(g, e->a, t);
