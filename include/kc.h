@@ -389,8 +389,8 @@ typedef struct kc_compile_options {
 KC_API void kc_compile_options_init(kc_compile_options *opts);
 
 /* Compile kernel source to PTX without loading it (Numba's cuda.compile_ptx): on any
- * context, the CPU's too, for a GPU of compute capability arch (80 = sm_80; 0 = the
- * context's GPU on CUDA, else sm_80). opts as for kc_compile_source (signatures type
+ * context, the CPU's too, for a GPU of compute capability arch (80 = sm_80; 0 = what
+ * the context compiles for: kc_config.arch, else its GPU's on CUDA, else sm_80). opts as for kc_compile_source (signatures type
  * untyped kernels: a lazy one has no PTX). Diagnostics as kc_compile_source's.
  *   ptx:     receives the NUL-terminated text (with kcc's "// kcc-kernel:" table lines);
  *            free it with kc_text_free(ctx, ptx)

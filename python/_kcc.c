@@ -33,7 +33,7 @@
 
 static struct PyModuleDef kcc_module_def;
 
-static kcc_state *state_of_module(PyObject *module) {
+kcc_state *state_of_module(PyObject *module) {
   return (kcc_state *)PyModule_GetState(module);
 }
 
@@ -278,14 +278,7 @@ static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                     : array_new_empty(context->ctx, shape, dtype_name, &a);
   if (PyErr_Occurred()) return NULL;
   if (s != KC_OK) return raise_status(st, context->ctx, s);
-  ArrayObject *self = (ArrayObject *)type->tp_alloc(type, 0);
-  if (self == NULL) {
-    kc_array_free(a);
-    return NULL;
-  }
-  self->context = Py_NewRef((PyObject *)context);
-  self->array = a;
-  return (PyObject *)self;
+  return new_array_object(type, (PyObject *)context, a, NULL);
 }
 
 /* to_host(buf): copy the array into a writable C-contiguous buffer of its dtype and
@@ -705,18 +698,24 @@ static PyObject *kernel_launch(KernelObject *self, PyObject *args, PyObject *kwa
 }
 
 /* ---- ufuncs, gufuncs and reductions ---------------------------------------------------- */
-/* A new DeviceArray owning a (the caller's reference to a is passed on), of the class
- * kcc.cuda registered with set_array_class (its DeviceNDArray), else DeviceArray. */
-static PyObject *wrap_array(kcc_state *st, PyObject *context, kc_array *a) {
-  PyTypeObject *type = st->array_class ? (PyTypeObject *)st->array_class : st->array_type;
-  ArrayObject *self = (ArrayObject *)type->tp_alloc(type, 0);
+PyObject *new_array_object(PyTypeObject *tp, PyObject *context, kc_array *a,
+                           PyObject *base) {
+  ArrayObject *self = (ArrayObject *)tp->tp_alloc(tp, 0);
   if (self == NULL) {
     kc_array_free(a);
     return NULL;
   }
   self->context = Py_NewRef(context);
   self->array = a;
+  self->base = Py_XNewRef(base);
   return (PyObject *)self;
+}
+
+/* A new array owning a, of the class kcc.cuda registered with set_array_class (its
+ * DeviceNDArray), else DeviceArray. */
+static PyObject *wrap_array(kcc_state *st, PyObject *context, kc_array *a) {
+  PyTypeObject *type = st->array_class ? (PyTypeObject *)st->array_class : st->array_type;
+  return new_array_object(type, context, a, NULL);
 }
 
 static kc_context *kernel_ctx(KernelObject *self) {
@@ -1178,7 +1177,7 @@ static PyMethodDef kcc_functions[] = {
 };
 
 /* ---- module init (PEP 489) ------------------------------------------------------------ */
-static int add_type(PyObject *module, PyType_Spec *spec, PyTypeObject **out, int public) {
+int add_type(PyObject *module, PyType_Spec *spec, PyTypeObject **out, int public) {
   *out = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, NULL);
   if (*out == NULL) return -1;
   return public ? PyModule_AddType(module, *out) : 0;

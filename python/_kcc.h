@@ -54,6 +54,13 @@ typedef struct {
 } StreamObject;
 
 kcc_state *state_of_type(PyTypeObject *tp);
+kcc_state *state_of_module(PyObject *module);
+/* A heap type made from spec for the module, in *out; public: added to the module. */
+int add_type(PyObject *module, PyType_Spec *spec, PyTypeObject **out, int public);
+/* An array object of type tp over a (taken: freed on failure), holding context and, for
+ * a view, base (NULL or what owns the memory). */
+PyObject *new_array_object(PyTypeObject *tp, PyObject *context, kc_array *a,
+                           PyObject *base);
 /* Raise KccError for status s, with ctx's message (every diagnostic for a compilation);
  * returns NULL. */
 PyObject *raise_status(kcc_state *st, kc_context *ctx, kc_status s);

@@ -19,10 +19,6 @@
 
 #include <string.h>
 
-static kcc_state *module_state(PyObject *module) {
-  return (kcc_state *)PyModule_GetState(module);
-}
-
 /* ---- Record --------------------------------------------------------------------------- */
 static int record_traverse(RecordObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
@@ -214,7 +210,7 @@ int record_arg_of(kcc_state *st, PyObject *obj, kc_arg *out) {
 /* record_array(cls, record, shape, host): a new array of records, uninitialised or a
  * copy of host's bytes; of class cls (kcc.cuda's DeviceNDArray). */
 static PyObject *record_array(PyObject *module, PyObject *args) {
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   PyTypeObject *cls;
   PyObject *record, *shape, *host;
   if (!PyArg_ParseTuple(args, "O!O!OO:record_array", &PyType_Type, &cls, st->record_type,
@@ -249,18 +245,11 @@ static PyObject *record_array(PyObject *module, PyObject *args) {
     PyBuffer_Release(&view);
   }
   if (s != KC_OK) return raise_status(st, context->ctx, s);
-  ArrayObject *self = (ArrayObject *)cls->tp_alloc(cls, 0);
-  if (self == NULL) {
-    kc_array_free(a);
-    return NULL;
-  }
-  self->context = Py_NewRef((PyObject *)context);
-  self->array = a;
-  return (PyObject *)self;
+  return new_array_object(cls, (PyObject *)context, a, NULL);
 }
 
 static PyObject *array_record(PyObject *module, PyObject *obj) {
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   if (!PyObject_TypeCheck(obj, st->array_type))
     return PyErr_Format(PyExc_TypeError, "array_record: expected a device array, not %.100s",
                         Py_TYPE(obj)->tp_name);
@@ -276,14 +265,9 @@ static PyMethodDef record_functions[] = {
   {NULL, NULL, 0, NULL},
 };
 
-static int add_public_type(PyObject *module, PyType_Spec *spec, PyTypeObject **out) {
-  *out = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, NULL);
-  return *out == NULL ? -1 : PyModule_AddType(module, *out);
-}
-
 int kcc_records_exec(PyObject *module, kcc_state *st) {
-  if (add_public_type(module, &record_spec, &st->record_type) < 0 ||
-      add_public_type(module, &record_arg_spec, &st->record_arg_type) < 0)
+  if (add_type(module, &record_spec, &st->record_type, 1) < 0 ||
+      add_type(module, &record_arg_spec, &st->record_arg_type, 1) < 0)
     return -1;
   return PyModule_AddFunctions(module, record_functions);
 }

@@ -424,14 +424,9 @@ static PyType_Spec event_spec = {
 };
 
 /* ---- registration --------------------------------------------------------------------- */
-static int add_public_type(PyObject *module, PyType_Spec *spec, PyTypeObject **out) {
-  *out = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, NULL);
-  return *out == NULL ? -1 : PyModule_AddType(module, *out);
-}
-
 int kcc_streams_exec(PyObject *module, kcc_state *st) {
-  if (add_public_type(module, &stream_spec, &st->stream_type) < 0 ||
-      add_public_type(module, &event_spec, &st->event_type) < 0)
+  if (add_type(module, &stream_spec, &st->stream_type, 1) < 0 ||
+      add_type(module, &event_spec, &st->event_type, 1) < 0)
     return -1;
   return 0;
 }

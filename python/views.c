@@ -22,26 +22,8 @@
 #include <dlpack/dlpack.h>
 #endif
 
-static kcc_state *module_state(PyObject *module) {
-  return (kcc_state *)PyModule_GetState(module);
-}
-
 static kc_context *array_ctx(ArrayObject *a) {
   return ((ContextObject *)a->context)->ctx;
-}
-
-/* An ArrayObject of type tp over a new kc_array (taken: freed on failure). */
-static PyObject *wrap_array(PyTypeObject *tp, PyObject *context, kc_array *a,
-                            PyObject *base) {
-  ArrayObject *self = (ArrayObject *)tp->tp_alloc(tp, 0);
-  if (self == NULL) {
-    kc_array_free(a);
-    return NULL;
-  }
-  self->context = Py_NewRef(context);
-  self->array = a;
-  self->base = Py_XNewRef(base);
-  return (PyObject *)self;
 }
 
 static ArrayObject *array_arg(kcc_state *st, PyObject *obj, const char *what) {
@@ -95,7 +77,7 @@ static int ndim_of(PyObject *shape, int *ndim) {
 
 /* ---- layout ----------------------------------------------------------------------- */
 static PyObject *array_layout(PyObject *module, PyObject *obj) {
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   ArrayObject *a = array_arg(st, obj, "array_layout");
   if (a == NULL) return NULL;
   uint64_t ptr = 0;
@@ -113,7 +95,7 @@ static PyObject *array_slice(PyObject *module, PyObject *args) {
   PyObject *obj, *starts, *stops, *steps;
   if (!PyArg_ParseTuple(args, "OOOO:array_slice", &obj, &starts, &stops, &steps))
     return NULL;
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   ArrayObject *a = array_arg(st, obj, "array_slice");
   if (a == NULL) return NULL;
   int n = kc_array_ndim(a->array);
@@ -125,7 +107,7 @@ static PyObject *array_slice(PyObject *module, PyObject *args) {
   kc_array *v = NULL;
   kc_status s = kc_array_slice(a->array, start, stop, step, &v);
   if (s != KC_OK) return raise_status(st, array_ctx(a), s);
-  return wrap_array(Py_TYPE(a), a->context, v, obj);
+  return new_array_object(Py_TYPE(a), a->context, v, obj);
 }
 
 /* The elements an array reaches below and above its first one: [*lo, *hi] in
@@ -165,7 +147,7 @@ static PyObject *array_restride(PyObject *module, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OOO|L:array_restride", &obj, &shape_obj, &strides_obj,
                         &offset))
     return NULL;
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   ArrayObject *a = array_arg(st, obj, "array_restride");
   int ndim;
   int64_t shape[KC_MAX_DIMS], strides[KC_MAX_DIMS];
@@ -185,7 +167,7 @@ static PyObject *array_restride(PyObject *module, PyObject *args) {
                                  strides, ptr, &v);
   }
   if (s != KC_OK) return raise_status(st, array_ctx(a), s);
-  return wrap_array(Py_TYPE(a), a->context, v, obj);
+  return new_array_object(Py_TYPE(a), a->context, v, obj);
 }
 
 /* array_wrap(cls, owner, address, shape, strides, dtype): Numba's as_cuda_array. */
@@ -197,7 +179,7 @@ static PyObject *array_wrap(PyObject *module, PyObject *args) {
   if (!PyArg_ParseTuple(args, "O!OKOOs:array_wrap", &PyType_Type, &cls, &owner, &ptr,
                         &shape_obj, &strides_obj, &dtype_name))
     return NULL;
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   int ndim, dtype = dtype_from_name(dtype_name);
   int64_t shape[KC_MAX_DIMS], strides[KC_MAX_DIMS];
   if (!PyType_IsSubtype(cls, st->array_type))
@@ -216,7 +198,7 @@ static PyObject *array_wrap(PyObject *module, PyObject *args) {
   kc_status s = kc_array_from_device_ptr(context->ctx, (kc_dtype)dtype, ndim, shape,
                                          strides_obj == Py_None ? NULL : strides, ptr, &a);
   if (s != KC_OK) return raise_status(st, context->ctx, s);
-  return wrap_array(cls, (PyObject *)context, a, owner);
+  return new_array_object(cls, (PyObject *)context, a, owner);
 }
 
 /* ---- DLPack --------------------------------------------------------------------------- */
@@ -271,7 +253,7 @@ static PyObject *export_capsule(kcc_state *st, ArrayObject *a, PyObject *obj) {
 }
 
 static PyObject *array_to_dlpack(PyObject *module, PyObject *obj) {
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   ArrayObject *a = array_arg(st, obj, "__dlpack__");
   return a ? export_capsule(st, a, obj) : NULL;
 }
@@ -279,7 +261,7 @@ static PyObject *array_to_dlpack(PyObject *module, PyObject *obj) {
 /* (device type, device id) as DLPack numbers them: read from an export, which kc.h
  * fills (the CUDA ordinal is not otherwise in kc.h). */
 static PyObject *array_dlpack_device(PyObject *module, PyObject *obj) {
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   ArrayObject *a = array_arg(st, obj, "__dlpack_device__");
   if (a == NULL) return NULL;
   DLManagedTensor *m = NULL;
@@ -295,7 +277,7 @@ static PyObject *array_from_dlpack(PyObject *module, PyObject *args) {
   PyObject *capsule;
   if (!PyArg_ParseTuple(args, "O!O:array_from_dlpack", &PyType_Type, &cls, &capsule))
     return NULL;
-  kcc_state *st = module_state(module);
+  kcc_state *st = state_of_module(module);
   if (!PyType_IsSubtype(cls, st->array_type))
     return PyErr_Format(PyExc_TypeError, "array_from_dlpack: %.100s is not a device array "
                         "type", cls->tp_name);
@@ -313,7 +295,7 @@ static PyObject *array_from_dlpack(PyObject *module, PyObject *args) {
     kc_array_free(a);
     return NULL;
   }
-  return wrap_array(cls, (PyObject *)context, a, NULL);
+  return new_array_object(cls, (PyObject *)context, a, NULL);
 }
 #else
 static PyObject *no_dlpack(void) {

@@ -263,37 +263,53 @@ static int link_cached(const rt_compiler *cc, const kcc_options *o, kcc_output *
   return 0;
 }
 
+/* A compilation's settings: the context's, with what kc_compile_options says over them. */
+typedef struct settings {
+  int opt, lineinfo, bounds, fast, debug;
+  const char *const *sigs;
+  int nsigs;
+} settings;
+
+/* The GPU a compilation for NVPTX is for: the context's kc_config.arch, else its GPU's
+ * compute capability on CUDA, else sm_80, the oldest kcc supports. */
+static kc_status device_arch(kc_context *ctx, int *out) {
+  *out = ctx->cfg.arch ? ctx->cfg.arch : 80;
+  if (ctx->cfg.arch || ctx->device != KC_DEVICE_CUDA) return KC_OK;
+  kc_device_info info;
+  kc_status s = rt_cuda_info(ctx, ctx->cfg.cuda_device, &info);
+  if (s == KC_OK) *out = info.cc_major * 10 + info.cc_minor;
+  return s;
+}
+
+/* The compiler's options for st on ctx (its allocator; diagnostics through route),
+ * the target left to the caller. */
+static void base_options(const rt_compiler *cc, kc_context *ctx, const settings *st,
+                         rt_diag_route *route, kcc_options *o) {
+  cc->options_init(o);
+  o->opt_level = st->opt, o->lineinfo = st->lineinfo, o->bounds_check = st->bounds;
+  o->fastmath = st->fast, o->debug = st->debug, o->sigs = st->sigs, o->nsigs = st->nsigs;
+  o->alloc = ctx->cfg.alloc;
+  o->user_data = ctx->cfg.user_data;
+  o->diag = rt_diag_route_fn;
+  o->diag_user_data = route;
+  rt_diags_reset(ctx);
+}
+
 static kc_status compile(kc_context *ctx, const char *name, const char *source, size_t len,
-                         const char *const *sigs, int nsigs, int opt_level, int lineinfo,
-                         int bounds_check, int fastmath, int debug, int specialising,
-                         kc_module **out) {
+                         const settings *st, int specialising, kc_module **out) {
   const rt_compiler *cc = rt_compiler_get();
   if (!cc) return rt_no_compiler(ctx, specialising ? "specialising an untyped kernel"
                                                    : "kc_compile_source");
   kcc_options o;
   kcc_output res;
   rt_diag_route route = {ctx, specialising, 0};
-  cc->options_init(&o);
+  base_options(cc, ctx, st, &route, &o);
   memset(&res, 0, sizeof res);
-  o.opt_level = opt_level;
-  o.lineinfo = lineinfo;
-  o.bounds_check = bounds_check;
-  o.fastmath = fastmath;
-  o.debug = debug;
-  o.sigs = sigs;
-  o.nsigs = nsigs;
-  o.alloc = ctx->cfg.alloc;
-  o.user_data = ctx->cfg.user_data;
-  o.diag = rt_diag_route_fn;
-  o.diag_user_data = &route;
-  rt_diags_reset(ctx);
   if (ctx->device == KC_DEVICE_CUDA) {
-    kc_device_info info;
-    kc_status s = rt_cuda_info(ctx, ctx->cfg.cuda_device, &info);
+    kc_status s = device_arch(ctx, &o.arch);
     if (s != KC_OK) return s;
     o.target = KCC_TARGET_NVPTX;
     o.emit = KCC_EMIT_PTX;
-    o.arch = ctx->cfg.arch ? ctx->cfg.arch : info.cc_major * 10 + info.cc_minor;
   } else {
     o.target = KCC_TARGET_HOST;
     o.emit = KCC_EMIT_JIT;
@@ -325,11 +341,11 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   }
   m->out = res;
   m->has_out = 1;
-  m->opt_level = opt_level;
-  m->lineinfo = lineinfo;
-  m->bounds_check = bounds_check;
-  m->fastmath = fastmath;
-  m->debug = debug;
+  m->opt_level = st->opt;
+  m->lineinfo = st->lineinfo;
+  m->bounds_check = st->bounds;
+  m->fastmath = st->fast;
+  m->debug = st->debug;
   if (ctx->device == KC_DEVICE_CUDA) {
     s = rt_link_module_load(ctx, res.text ? res.text : "", &m->cu_module);
     if (s == KC_OK) s = bind_cuda_functions(m);
@@ -359,13 +375,6 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
 void kc_compile_options_init(kc_compile_options *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
-
-/* A compilation's settings: the context's, with what kc_compile_options says over them. */
-typedef struct settings {
-  int opt, lineinfo, bounds, fast, debug;
-  const char *const *sigs;
-  int nsigs;
-} settings;
 
 static kc_status read_options(kc_context *ctx, const kc_compile_options *opts, settings *st) {
   st->opt = ctx->cfg.opt_level, st->lineinfo = ctx->cfg.lineinfo;
@@ -401,23 +410,7 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
   settings st;
   kc_status s = read_options(ctx, opts, &st);
   if (s != KC_OK) return s;
-  return compile(ctx, name, source, len, st.sigs, st.nsigs, st.opt, st.lineinfo, st.bounds,
-                 st.fast, st.debug, 0, out);
-}
-
-/* The GPU a PTX compilation is for when the caller names none: the context's own on
- * CUDA, else sm_80, the oldest kcc supports. */
-static kc_status ptx_arch(kc_context *ctx, int arch, int *out) {
-  *out = arch;
-  if (arch) return arch >= 10 && arch < 1000 ? KC_OK
-                    : rt_error(ctx, KC_ERR_INVALID, "kc_compile_ptx: arch %d is not a "
-                               "compute capability such as 80 (sm_80)", arch);
-  *out = 80;
-  if (ctx->device != KC_DEVICE_CUDA) return KC_OK;
-  kc_device_info info;
-  kc_status s = rt_cuda_info(ctx, ctx->cfg.cuda_device, &info);
-  if (s == KC_OK) *out = info.cc_major * 10 + info.cc_minor;
-  return s;
+  return compile(ctx, name, source, len, &st, 0, out);
 }
 
 kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *source, size_t len,
@@ -430,22 +423,19 @@ kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *source, 
   if (!name) name = "<source>";
   const rt_compiler *cc = rt_compiler_get();
   if (!cc) return rt_no_compiler(ctx, "kc_compile_ptx");
+  if (arch && (arch < 10 || arch >= 1000))
+    return rt_error(ctx, KC_ERR_INVALID, "kc_compile_ptx: arch %d is not a compute "
+                    "capability such as 80 (sm_80)", arch);
   settings st;
-  kcc_options o;
   kc_status s = read_options(ctx, opts, &st);
-  cc->options_init(&o);
-  if (s == KC_OK) s = ptx_arch(ctx, arch, &o.arch);
   if (s != KC_OK) return s;
-  o.opt_level = st.opt, o.lineinfo = st.lineinfo, o.bounds_check = st.bounds;
-  o.fastmath = st.fast, o.debug = st.debug, o.sigs = st.sigs, o.nsigs = st.nsigs;
+  kcc_options o;
+  rt_diag_route route = {ctx, 0, 0};
+  base_options(cc, ctx, &st, &route, &o);
+  o.arch = arch;
+  if (!arch && (s = device_arch(ctx, &o.arch)) != KC_OK) return s;
   o.target = KCC_TARGET_NVPTX;
   o.emit = KCC_EMIT_PTX;
-  o.alloc = ctx->cfg.alloc;
-  o.user_data = ctx->cfg.user_data;
-  rt_diag_route route = {ctx, 0, 0};
-  o.diag = rt_diag_route_fn;
-  o.diag_user_data = &route;
-  rt_diags_reset(ctx);
   kcc_output res;
   memset(&res, 0, sizeof res);
   s = cc->compile(&o, name, source, len, &res);
@@ -831,9 +821,9 @@ static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
     return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' is untyped but its source is gone",
                     k->name);
   const char *sigs[1] = {sig};
+  settings st = {m->opt_level, m->lineinfo, m->bounds_check, m->fastmath, m->debug, sigs, 1};
   kc_module *child;
-  kc_status s = compile(ctx, m->src_name, m->source, m->source_len, sigs, 1, m->opt_level,
-                        m->lineinfo, m->bounds_check, m->fastmath, m->debug, 1, &child);
+  kc_status s = compile(ctx, m->src_name, m->source, m->source_len, &st, 1, &child);
   if (s != KC_OK) return s;
   kc_kernel *typed = NULL;
   for (int i = 0; i < child->nkernels && !typed; i++)

@@ -766,6 +766,22 @@ def _compile_for(fn, path):
     return module
 
 
+def _function_module(fn, decorator_line):
+    """(compiled module, kernel name) of fn's own text under decorator_line
+    (kcc/source.py); each text is compiled once."""
+    text, name = source.function_text(fn, decorator_line)
+    module = _modules.get(('<function>', text))
+    if module is None:
+        module = _modules[('<function>', text)] = _kcc.compile(fn.__code__.co_filename, text)
+    return module, name
+
+
+def _function_ptx(fn, decorator_line, arch=0):
+    """The PTX of fn's own text under decorator_line, for sm_<arch> (0: the default)."""
+    text, _ = source.function_text(fn, decorator_line)
+    return _kcc.compile_ptx(fn.__code__.co_filename, text, arch)
+
+
 def kernel_from_source(fn, noun='kernel', decorator='cuda.jit', decorator_line=None):
     """The compiled kernel (or ufunc, gufunc, reduction: the noun) of fn, compiled as
     Numba compiles it: from the function's own text, under decorator_line (default
@@ -773,14 +789,10 @@ def kernel_from_source(fn, noun='kernel', decorator='cuda.jit', decorator_line=N
     now (kcc/source.py). Where that text cannot be made, from its whole source file,
     where kcc finds it decorated with @decorator."""
     try:
-        text, name = source.function_text(fn, decorator_line or '@' + decorator)
+        module, name = _function_module(fn, decorator_line or '@' + decorator)
     except source.SourceError as e:
         own_error = e
     else:
-        module = _modules.get(('<function>', text))
-        if module is None:
-            module = _modules[('<function>', text)] = _kcc.compile(
-                fn.__code__.co_filename, text)
         return module.get_kernel(name)
     path = _file_of(fn)
     if path is None or fn.__qualname__ != fn.__name__:
@@ -894,12 +906,8 @@ class Dispatcher:
 
     def compile(self, sig):
         """Numba's compile(sig): the kernel compiled for sig now; its overload."""
-        text, name = source.function_text(
+        module, name = _function_module(
             self.py_func, decorator_line('cuda.jit', source.type_text(sig), self.options))
-        module = _modules.get(('<function>', text))
-        if module is None:
-            module = _modules[('<function>', text)] = _kcc.compile(
-                self.py_func.__code__.co_filename, text)
         return _Overload(module.get_kernel(name))
 
     def inspect_asm(self, signature=None):
@@ -915,9 +923,7 @@ class Dispatcher:
         return ['void' + s[s.index('('):] for s in self.signatures]
 
     def _ptx_for(self, sig):
-        text, name = source.function_text(
-            self.py_func, decorator_line('cuda.jit', sig, self.options))
-        return _kcc.compile_ptx(self.py_func.__code__.co_filename, text)
+        return _function_ptx(self.py_func, decorator_line('cuda.jit', sig, self.options))
 
     @property
     def overloads(self):
@@ -1002,6 +1008,12 @@ class _Overload:
         return self._kernel.max_cooperative_blocks(threads, dynsmemsize)
 
 
+@functools.lru_cache(maxsize=None)
+def _device_kind():
+    """'cuda' or 'cpu', asked once: the process's one context never changes device."""
+    return _kcc.device()
+
+
 def _host_memory_of(args):
     """{id(array): device array over its memory} for the NumPy arguments the kernel
     may use in place. On the CPU back end the device's memory is the host's, so
@@ -1009,7 +1021,7 @@ def _host_memory_of(args):
     kernel may write through (C-contiguous, writable, native numbers) is lent to it
     as it is, unless another argument overlaps it (kernels are compiled with their
     arrays unaliased, and the copies keep such a launch as Numba runs it)."""
-    if _kcc.device() != 'cpu':
+    if _device_kind() != 'cpu':
         return {}
     arrays = [a for a in args if isinstance(a, np.ndarray)]
     lent = {}
@@ -1122,9 +1134,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     sig_text = source.type_text(sig)
     if '(' not in sig_text or sig_text.startswith('('):
         sig_text = 'void' + (sig_text if sig_text.startswith('(') else '(%s)' % sig_text)
-    text, name = source.function_text(pyfunc, decorator_line('cuda.jit', sig_text, options))
-    arch = cc[0] * 10 + cc[1] if cc else 0
-    ptx = _kcc.compile_ptx(pyfunc.__code__.co_filename, text, arch)
+    ptx = _function_ptx(pyfunc, decorator_line('cuda.jit', sig_text, options),
+                        cc[0] * 10 + cc[1] if cc else 0)
     from . import types as kcc_types
     try:
         from numba.core import types as numba_types
