@@ -1,7 +1,12 @@
 """runner.py — the python suite's test runner: every test_* function of a module run in
-name order, each reported ok or FAIL (with its traceback); exit status 1 if any failed."""
+name order, each reported ok, skip (it raised Skip: what it needs is missing) or FAIL
+(with its traceback); exit status 1 if any failed."""
 import sys
 import traceback
+
+
+class Skip(Exception):
+    """Raised by a test that cannot run here; reported as skipped, never as passed."""
 
 
 def run(globs):
@@ -11,6 +16,8 @@ def run(globs):
         try:
             fn()
             print('ok', name)
+        except Skip as e:
+            print('skip', name + ':', e)
         except Exception:
             failed += 1
             print('FAIL', name)

@@ -11,6 +11,8 @@ import sys
 
 import numpy as np
 
+from runner import Skip
+
 from kcc import cuda, KccError
 import kcc._kcc as _kcc
 
@@ -533,8 +535,7 @@ def test_memory_flat_over_100000_launches():
     """The issue's loop: 100,000 launches (host arrays copied in and back, device
     arrays made and dropped) leave the process's resident memory where it was."""
     if 'vgpreload' in os.environ.get('LD_PRELOAD', ''):
-        print('skip: under valgrind the resident memory is its quarantine of freed blocks')
-        return
+        raise Skip('under valgrind the resident memory is its quarantine of freed blocks')
     a = np.ones(64, np.float32)
     d, e = cuda.to_device(a), cuda.device_array_like(a)
     for _ in range(2000):                       # warm up: allocator pools, caches

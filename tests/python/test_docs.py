@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+from runner import Skip
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = sorted(glob.glob(os.path.join(HERE, 'numba_docs', 'ex_*.py')))
 BIG = {'ex_3d_grid.py': 4 << 30}    # bytes it needs: a 701 x 900 x 719 float32 array twice
@@ -37,8 +39,7 @@ def make_test(path, env):
     def test():
         need = BIG.get(os.path.basename(path), 0)
         if need and available_memory() < need:
-            print('skip: %s needs %d GiB' % (os.path.basename(path), need >> 30))
-            return
+            raise Skip('%s needs %d GiB' % (os.path.basename(path), need >> 30))
         run_example(path, env)
     return test
 

@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 
+from runner import Skip
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -59,8 +61,7 @@ def test_numba_type_signature():
     try:
         import numba            # noqa: F401 (only whether it imports)
     except Exception:
-        print('skip: no Numba')
-        return
+        raise Skip('no Numba')
     rc, out, err = run_kcc('typed_program.py')
     assert rc == 0, err
     want = (np.arange(5, dtype=np.float32) * np.float32(1.5)).tolist()
