@@ -9,7 +9,7 @@
  * its lowering to LLVM IR (run by code generation, codegen.c), with a CPU lowering
  * beside it where the CPU back end differs. The rows live in one file per family
  * under src/builtins/ (threads.c, sync.c, atomics.c, warp.c, bits.c, memory.c,
- * math.c, complex.c, fp16.c, python.c, print.c, modules.c, numpy.c, coop.c), each a table next to the
+ * math.c, complex.c, fp16.c, bf16.c, python.c, print.c, modules.c, numpy.c, coop.c), each a table next to the
  * code it names; registry.c lists the families. Type inference finds a row by path
  * and stores it in node->bi; code generation calls its lowering. Adding a builtin is a
  * row and its functions in one family file (docs/internals.md walks through one).
@@ -150,7 +150,7 @@ const builtin_registry *kcc_builtins(void);
 /* the families (each defined in its file) */
 extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
     builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
-    builtins_math[], builtins_complex[], builtins_fp16[], builtins_python[],
+    builtins_math[], builtins_complex[], builtins_fp16[], builtins_bf16[], builtins_python[],
     builtins_print[], builtins_numpy[], builtins_coop[], builtins_dtypes[], builtins_arrays[],
     builtins_module_arrays[], builtins_cache_hints[];
 
@@ -167,6 +167,12 @@ extern const builtin builtins_libdevice[];
  * kernels */
 enum { MA_RESHAPE, MA_ASTYPE, MA_COPY, MA_FLATTEN };
 node *ma_fold_method(infer_ctx *ic, node *e, const builtin *b);
+
+/* fp16.c, for bf16.c: the type of a cuda.fp16 (float16) or cuda.bf16 (bfloat16) row's
+ * arguments; the arguments checked to be of it (a literal adopts it); their values */
+const type *builtin_half_type(const builtin *b);
+bool builtin_half_args(infer_ctx *ic, node *e, const builtin *b);
+void cg_half_values(cg_ctx *g, node *e, const builtin *b, LLVMValueRef a[3]);
 
 /* memory.c: the dtype an argument names (float32, np.int8, 'f4', a.dtype, a local
  * holding a type), or NULL; shared by the array makers and a.view(dtype). */

@@ -12,7 +12,7 @@ static const builtin_family families[] = {
   {"fp16", builtins_fp16},       {"python", builtins_python},   {"print", builtins_print},
   {"numpy", builtins_numpy},     {"coop", builtins_coop},       {"dtypes", builtins_dtypes},
   {"arrays", builtins_arrays},   {"module_arrays", builtins_module_arrays},
-  {"cache_hints", builtins_cache_hints},
+  {"cache_hints", builtins_cache_hints}, {"bf16", builtins_bf16},
   {NULL, NULL},
 };
 

@@ -96,6 +96,8 @@ LLVMValueRef cg_convert(cg_ctx *g, LLVMValueRef v, const type *from, const type 
     LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->m, id, ov, 2);
     return LLVMBuildCall2(g->b, LLVMIntrinsicGetType(g->c, id, ov, 2), f, args, 1, "");
   }
+  if (to->bits == from->bits)   /* float16 <-> bfloat16: through float32, which holds both */
+    return cg_convert(g, cg_convert(g, v, from, &ty_f32), &ty_f32, to);
   return to->bits > from->bits ? LLVMBuildFPExt(g->b, v, tt, "") : LLVMBuildFPTrunc(g->b, v, tt, "");
 }
 

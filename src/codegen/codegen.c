@@ -38,7 +38,10 @@ LLVMTypeRef cg_scalar_type(cg_ctx *g, const type *t) {
   switch (t->kind) {
   case TY_BOOL: return g->i1;
   case TY_INT: return LLVMIntTypeInContext(g->c, (unsigned)t->bits);
-  case TY_FLOAT: return t->bits == 32 ? g->f32 : t->bits == 16 ? LLVMHalfTypeInContext(g->c) : g->f64;
+  case TY_FLOAT:
+    if (t->bits == 16)
+      return t->bfloat ? LLVMBFloatTypeInContext(g->c) : LLVMHalfTypeInContext(g->c);
+    return t->bits == 32 ? g->f32 : g->f64;
   case TY_COMPLEX: {
     /* {re, im}: the layout of C99's float _Complex / double _Complex */
     LLVMTypeRef part = t->bits == 64 ? g->f32 : g->f64;

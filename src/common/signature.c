@@ -337,6 +337,10 @@ int sig_parse_type(const char *text, size_t *pos, sig_type *out, char *err, size
   if (n == 5 && memcmp(text + start, "array", 5) == 0)
     return sig_parse_array_call(text, pos, out, err, errlen);
   int d = sig_dtype_from_name(text + start, n);
+  if (d < 0 && n == 8 && memcmp(text + start, "bfloat16", 8) == 0)
+    return sig_fail(err, errlen, start, "bfloat16 is a type of kernels' locals only: a "
+                    "parameter or array cannot be bfloat16 (pass its bits as int16 and "
+                    "convert with cuda.bf16.int16_as_bfloat16)");
   if (d < 0)
     return sig_fail(err, errlen, start, "unknown type '%.*s'", (int)(n > 60 ? 60 : n),
                     text + start);

@@ -27,6 +27,7 @@ const type ty_u64 = TY_SCALAR(TY_INT, 64, false);
 const type ty_f16 = TY_SCALAR(TY_FLOAT, 16, true);
 const type ty_f32 = TY_SCALAR(TY_FLOAT, 32, true);
 const type ty_f64 = TY_SCALAR(TY_FLOAT, 64, true);
+const type ty_bf16 = {.kind = TY_FLOAT, .bits = 16, .is_signed = true, .bfloat = true};
 const type ty_c64 = TY_SCALAR(TY_COMPLEX, 64, true);
 const type ty_c128 = TY_SCALAR(TY_COMPLEX, 128, true);
 
@@ -100,7 +101,7 @@ bool type_equal(const type *a, const type *b) {
   case TY_INT:
     return a->bits == b->bits && a->is_signed == b->is_signed;
   case TY_FLOAT: case TY_COMPLEX:
-    return a->bits == b->bits;
+    return a->bits == b->bits && a->bfloat == b->bfloat;
   case TY_ARRAY:
     return a->ndim == b->ndim && a->strided == b->strided && type_equal(a->elem, b->elem);
   case TY_FUNCVAL: /* the same function or type, capturing values of the same types */
@@ -146,6 +147,7 @@ kc_dtype type_to_dtype(const type *t) {
 }
 
 const type *type_from_name(const char *name) {
+  if (strcmp(name, "bfloat16") == 0) return &ty_bf16;   /* kernels only: no kc_dtype */
   int d = sig_dtype_from_name(name, strlen(name));
   return d < 0 ? NULL : type_from_dtype((kc_dtype)d);
 }
@@ -193,6 +195,9 @@ const char *type_name(arena *a, const type *t) {
     return arena_printf(a, "%sx%d", type_name(a, t->elem), t->nelems);
   case TY_OPTIONAL:   /* Numba's name */
     return arena_printf(a, "OptionalType(%s)", type_name(a, t->elem));
+  case TY_FLOAT:
+    if (t->bfloat) return "bfloat16";
+    return sig_dtype_name(type_to_dtype(t));
   default:
     return sig_dtype_name(type_to_dtype(t));
   }
@@ -204,6 +209,9 @@ const char *type_name(arena *a, const type *t) {
 bool type_can_cast_safe(const type *from, const type *to, bool mixed) {
   if (from->kind == TY_BOOL) return true;
   if (to->kind == TY_BOOL) return false;
+  /* bfloat16 and float16 hold neither each other (range, precision); float32 holds both */
+  if (from->kind == TY_FLOAT && to->kind == TY_FLOAT && to->bits == 16)
+    return from->bits == 16 && from->bfloat == to->bfloat;
   if (from->kind == TY_FLOAT) return to->kind == TY_FLOAT && to->bits >= from->bits;
   if (to->kind == TY_FLOAT) {
     if (mixed) return true;
@@ -217,7 +225,7 @@ bool type_can_cast_safe(const type *from, const type *to, bool mixed) {
 const type *type_promote_numpy(const type *a, const type *b) {
   static const type *const order[] = {&ty_bool, &ty_i8, &ty_u8, &ty_i16, &ty_u16, &ty_i32,
                                       &ty_u32, &ty_i64, &ty_u64, &ty_f16, &ty_f32, &ty_f64};
-  if (!a) return b;
+  if (!a || type_equal(a, b)) return b;
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) {
     /* complex64 holds what float32 holds, complex128 the rest (complex64 and int32 are
        complex128, as float32 and int32 are float64) */

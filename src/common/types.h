@@ -16,7 +16,7 @@ typedef enum type_kind {
   TY_VOID,   /* no value: a kernel's result, a call of a void device function */
   TY_BOOL,
   TY_INT,    /* bits 8/16/32/64, is_signed */
-  TY_FLOAT,  /* bits 16/32/64 */
+  TY_FLOAT,  /* bits 16/32/64; 16 with bfloat set is bfloat16 */
   TY_COMPLEX,/* bits 64/128 (the whole number, as Numba names it): two floats */
   TY_ARRAY,  /* elem (a scalar type), ndim 1..KC_MAX_DIMS */
   TY_TUPLE,  /* nelems elements, each a type */
@@ -43,6 +43,9 @@ struct type {
   type_kind kind;
   int bits;
   bool is_signed;
+  bool bfloat;            /* TY_FLOAT, bits 16: bfloat16 (8 exponent bits, 8 significant),
+                             numba.cuda.bf16's type; it has no kc_dtype, so it lives in
+                             kernels only (locals, device functions, local arrays) */
   const type *elem;       /* TY_ARRAY */
   int ndim;               /* TY_ARRAY */
   bool contiguous;        /* TY_ARRAY: declared [::1] (all our arrays are C-contiguous) */
@@ -59,7 +62,7 @@ struct type {
 
 extern const type ty_void, ty_bool, ty_string, ty_grid_group;
 extern const type ty_i8, ty_i16, ty_i32, ty_i64, ty_u8, ty_u16, ty_u32, ty_u64;
-extern const type ty_f16, ty_f32, ty_f64;
+extern const type ty_f16, ty_f32, ty_f64, ty_bf16;
 extern const type ty_c64, ty_c128;
 
 const type *type_array(arena *a, const type *elem, int ndim);
@@ -73,6 +76,7 @@ const type *type_funcval(arena *a, fv_kind k, const void *ref, const char *name,
 bool type_equal(const type *a, const type *b);
 static inline bool type_is_int(const type *t) { return t->kind == TY_INT; }
 static inline bool type_is_float(const type *t) { return t->kind == TY_FLOAT; }
+static inline bool type_is_bf16(const type *t) { return t->kind == TY_FLOAT && t->bfloat; }
 static inline bool type_is_complex(const type *t) { return t->kind == TY_COMPLEX; }
 /* bool, integers and floats: what orders, indexes and takes math.* */
 static inline bool type_is_real(const type *t) {

@@ -133,9 +133,20 @@ static double round_half(double d) {
   return fabs(r) > 65504 ? copysign(INFINITY, d) : r;
 }
 
+/* d rounded to bfloat16 (8 significant bits, float32's exponent range: subnormals below
+ * 2^-126, overflow past 0x1.fep127 to infinity), halves to even, in one rounding */
+static double round_bfloat(double d) {
+  if (!isfinite(d) || d == 0) return d;
+  int e;
+  frexp(d, &e);
+  int q = e - 8 < -133 ? -133 : e - 8;   /* the exponent of the last bit kept */
+  double r = ldexp(nearbyint(ldexp(d, -q)), q);
+  return fabs(r) > 0x1.fep127 ? copysign(INFINITY, d) : r;
+}
+
 static double round_to(double d, const type *t) {
   if (t->bits == 32) return (double)(float)d;
-  if (t->bits == 16) return round_half(d);
+  if (t->bits == 16) return t->bfloat ? round_bfloat(d) : round_half(d);
   return d;
 }
 

@@ -82,7 +82,11 @@ static const type *promote_strong(const type *a, const type *b) {
   }
   if (a->kind == TY_BOOL) return b->kind == TY_BOOL ? &ty_bool : b;
   if (b->kind == TY_BOOL) return a;
-  if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) return a->bits >= b->bits ? a : b;
+  if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) {
+    if (a->bits == 16 && b->bits == 16 && a->bfloat != b->bfloat)
+      return &ty_f32;   /* bfloat16 with float16: float32 holds both */
+    return a->bits >= b->bits ? a : b;
+  }
   if (a->kind == TY_FLOAT) return a;
   if (b->kind == TY_FLOAT) return b;
   if (a->is_signed == b->is_signed) return a->bits >= b->bits ? a : b;
@@ -276,8 +280,42 @@ static const type *ix_builtin_value(infer_ctx *ic, node *e, const builtin *b) {
 }
 
 
+/* Color['RED']: an enum's member looked up by name, the constant "Color.RED" (resolve.c
+ * binds an enum's members so); e becomes that name. 1: so; 0: e is no such lookup; -1:
+ * an enum without that member (reported). */
+static int enum_member_by_name(infer_ctx *ic, node *e) {
+  if (!e->b || e->b->kind != N_STR || (e->a->kind != N_NAME && e->a->kind != N_ATTR))
+    return 0;
+  const char *p = ix_dotted_path(ic, e->a);
+  const char *member = p ? arena_printf(ic->ar, "%s.%s", p, e->b->str) : NULL;
+  if (!member) return 0;
+  if (!ix_find_const(ic, member)) {
+    size_t n = strlen(p);
+    for (int i = 0; i < ic->consts.len; i++) {   /* an enum (its members are "Color.X") */
+      const char *c = ((symbol *)ic->consts.items[i])->name;
+      if (strncmp(c, p, n) == 0 && c[n] == '.') {
+        ix_error(ic, e->b->sp, "enum %s has no member '%s'", p, e->b->str);
+        return -1;
+      }
+    }
+    return 0;
+  }
+  e->kind = N_NAME;
+  e->str = member;
+  e->a = e->b = NULL;
+  return 1;
+}
+
 static const type *ix_attr(infer_ctx *ic, node *e) {
   if (e->aux == FV_CAPTURE) return e->ty;   /* typed by ix_bind_captures */
+  int by_name = e->a && e->a->kind == N_INDEX ? enum_member_by_name(ic, e->a) : 0;
+  if (by_name < 0) return NULL;
+  if (by_name && strcmp(e->str, "value") == 0) {   /* Color['RED'].value: the member's value */
+    e->kind = N_NAME;
+    e->str = e->a->str;
+    e->a = NULL;
+    return ix_name(ic, e);
+  }
   const char *p = ix_dotted_path(ic, e);
   size_t pl = p ? strlen(p) : 0;
   if (pl > 6 && strcmp(p + pl - 6, ".value") == 0 &&
@@ -463,6 +501,8 @@ bool ix_record_key(node *e, const type *bt) {
 }
 
 const type *ix_index(infer_ctx *ic, node *e) {
+  int by_name = enum_member_by_name(ic, e);
+  if (by_name) return by_name > 0 ? ix_name(ic, e) : NULL;
   const type *bt = ix_expr(ic, e->a);
   if (!bt) {
     if (e->b) ix_expr(ic, e->b);

@@ -21,7 +21,10 @@ static const alias default_aliases[] = {
 /* A scalar type spelled by a path: "float32", "numba.float32", "numba.types.int32",
  * "numpy.float64". */
 const type *ix_type_from_path(const char *path) {
-  static const char *const prefixes[] = {"numba.types.", "numba.", "numpy.", ""};
+  /* numba-cuda also exports the scalar types from numba.cuda (and bfloat16 from
+     numba.cuda.bf16) */
+  static const char *const prefixes[] = {"numba.types.", "numba.cuda.types.", "numba.cuda.bf16.",
+                                         "numba.cuda.", "numba.", "numpy.", ""};
   for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
     size_t n = strlen(prefixes[i]);
     if (strncmp(path, prefixes[i], n) == 0 && !strchr(path + n, '.'))

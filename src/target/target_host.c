@@ -136,6 +136,23 @@ static bool host_has_feature(const char *features, const char *f, size_t len) {
   return false;
 }
 
+/* This CPU's features for code generation: all of them but the bfloat16 conversions
+ * (AVX512-BF16, AVX-NE-CONVERT), whose vcvtneps2bf16 takes a subnormal float32 as zero,
+ * where the GPU's cvt.rn.bf16.f32 rounds it: without them LLVM calls __truncsfbf2, which
+ * rounds every value as the GPU does. NULL when out of memory. */
+static char *host_codegen_features(void) {
+  static const char off[] = ",-avx512bf16,-avxneconvert";
+  char *f = LLVMGetHostCPUFeatures();
+  size_t n = f ? strlen(f) : 0;
+  char *r = malloc(n + sizeof off);
+  if (r) {
+    memcpy(r, f ? f : "", n);
+    memcpy(r + n, n ? off : off + 1, sizeof off - (n ? 0 : 1));
+  }
+  if (f) LLVMDisposeMessage(f);
+  return r;
+}
+
 /* Code for level can run here: this CPU has every feature the level needs. */
 static int host_level_runs_here(int level, char **err) {
   if (level < 0) return 0;
@@ -159,13 +176,13 @@ int host_target_id(const char *cpu, char **id, char **err) {
   if (host_cpu_level(cpu, &level, err)) return 1;
   pthread_once(&host_init_once, host_init_llvm);
   char *name = level < 0 ? LLVMGetHostCPUName() : NULL;
-  char *features = level < 0 ? LLVMGetHostCPUFeatures() : NULL;
+  char *features = level < 0 ? host_codegen_features() : NULL;
   const char *n = level < 0 ? name : host_levels[level].name, *f = features ? features : "";
   size_t len = strlen(n) + strlen(f) + 2;
   *id = malloc(len);
   if (*id) snprintf(*id, len, "%s %s", n, f);
   if (name) LLVMDisposeMessage(name);
-  if (features) LLVMDisposeMessage(features);
+  free(features);
   return *id ? 0 : tgt_fail(err, "out of memory");
 }
 
@@ -187,14 +204,14 @@ static LLVMTargetMachineRef host_target_machine(int opt_level, const char *cpu, 
     tgt_fail_llvm(err, "no LLVM target for this machine", msg);
   } else {
     char *host_cpu = level < 0 ? LLVMGetHostCPUName() : NULL;
-    char *features = level < 0 ? LLVMGetHostCPUFeatures() : NULL;
+    char *features = level < 0 ? host_codegen_features() : NULL;
     const char *cpu_name = level < 0 ? host_cpu : host_levels[level].name;
     tm = LLVMCreateTargetMachine(target, triple, cpu_name, features ? features : "",
                                  host_codegen_level(opt_level), LLVMRelocPIC,
                                  LLVMCodeModelJITDefault);
     if (!tm) tgt_fail(err, "cannot create a target machine for %s (%s)", triple, cpu_name);
     if (host_cpu) LLVMDisposeMessage(host_cpu);
-    if (features) LLVMDisposeMessage(features);
+    free(features);
   }
   LLVMDisposeMessage(triple);
   return tm;
@@ -383,9 +400,33 @@ static float host_extendhfsf2(host_half h) {
                                                : ldexpf((float)m, -24);
   return bits & 0x8000u ? -v : v;
 }
+/* float64 and float32 -> bfloat16, rounded once to nearest even. LLVM passes a bfloat in
+ * an XMM register as it does a half, so the helpers return their bits as a _Float16. */
+static host_half host_truncdfbf2(double x) {
+  uint16_t bits;
+  if (x != x) {
+    bits = signbit(x) ? 0xffc0u : 0x7fc0u;   /* a quiet NaN */
+  } else {
+    int e = 0;
+    if (isfinite(x) && x != 0) frexp(x, &e);
+    int q = e - 8 < -133 ? -133 : e - 8;     /* the exponent of the last bit kept */
+    double r = isfinite(x) && x != 0 ? ldexp(nearbyint(ldexp(x, -q)), q) : x;
+    if (fabs(r) > 0x1.fep127) r = copysign(INFINITY, x);
+    float f = (float)r;                      /* exact: r has 8 significant bits */
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    bits = (uint16_t)(u >> 16);
+  }
+  host_half h;
+  memcpy(&h, &bits, sizeof h);
+  return h;
+}
+static host_half host_truncsfbf2(float x) { return host_truncdfbf2(x); }
 #define HOST_HALF_FNS {"__truncdfhf2", (void (*)(void))host_truncdfhf2}, \
   {"__truncsfhf2", (void (*)(void))host_truncsfhf2}, \
-  {"__extendhfsf2", (void (*)(void))host_extendhfsf2},
+  {"__extendhfsf2", (void (*)(void))host_extendhfsf2}, \
+  {"__truncdfbf2", (void (*)(void))host_truncdfbf2}, \
+  {"__truncsfbf2", (void (*)(void))host_truncsfbf2},
 #else
 #define HOST_HALF_FNS
 #endif
