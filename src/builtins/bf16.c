@@ -81,9 +81,9 @@ static LLVMValueRef cg_bf16_arith(cg_ctx *g, node *e, const builtin *b) {
 static LLVMValueRef saturate(cg_ctx *g, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
   LLVMValueRef zero = LLVMConstReal(t, 0.0), one = LLVMConstReal(t, 1.0);
-  LLVMValueRef above = LLVMBuildFCmp(g->b, LLVMRealOGT, x, zero, "");
+  LLVMValueRef above = cg_fcmp(g, LLVMRealOGT, x, zero);
   LLVMValueRef r = LLVMBuildSelect(g->b, above, x, zero, "");   /* NaN, <= 0: 0 */
-  return LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealOGT, r, one, ""), one, r, "");
+  return LLVMBuildSelect(g->b, cg_fcmp(g, LLVMRealOGT, r, one), one, r, "");
 }
 
 static LLVMValueRef fma3(cg_ctx *g, LLVMValueRef a[3]) {
@@ -103,7 +103,7 @@ static LLVMValueRef cg_bf16_fma_relu(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef a[3];
   cg_half_values(g, e, b, a);
   LLVMValueRef r = fma3(g, a), zero = LLVMConstReal(LLVMTypeOf(r), 0.0);
-  return LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealOLT, r, zero, ""), zero, r, "");
+  return LLVMBuildSelect(g->b, cg_fcmp(g, LLVMRealOLT, r, zero), zero, r, "");
 }
 
 /* hmax_nan, hmin_nan: llvm.maximum/minimum (a NaN operand gives NaN) */
@@ -117,10 +117,10 @@ static LLVMValueRef cg_bf16_intrinsic(cg_ctx *g, node *e, const builtin *b) {
 static LLVMValueRef cg_bf16_class(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef a[3];
   cg_half_values(g, e, b, a);
-  if (b->op == KC_BOOL) return LLVMBuildFCmp(g->b, LLVMRealUNO, a[0], a[0], "");
+  if (b->op == KC_BOOL) return cg_fcmp(g, LLVMRealUNO, a[0], a[0]);
   LLVMTypeRef t = LLVMTypeOf(a[0]);
-  LLVMValueRef pos = LLVMBuildFCmp(g->b, LLVMRealOEQ, a[0], LLVMConstReal(t, INFINITY), "");
-  LLVMValueRef neg = LLVMBuildFCmp(g->b, LLVMRealOEQ, a[0], LLVMConstReal(t, -INFINITY), "");
+  LLVMValueRef pos = cg_fcmp(g, LLVMRealOEQ, a[0], LLVMConstReal(t, INFINITY));
+  LLVMValueRef neg = cg_fcmp(g, LLVMRealOEQ, a[0], LLVMConstReal(t, -INFINITY));
   return LLVMBuildSelect(g->b, pos, ci32(g, 1), LLVMBuildSelect(g->b, neg, ci32(g, -1),
                                                                ci32(g, 0), ""), "");
 }
@@ -151,7 +151,7 @@ static LLVMValueRef f32_to_bf16(cg_ctx *g, LLVMValueRef f, round_mode m) {
     LLVMValueRef step = LLVMBuildZExt(g->b, LLVMBuildAnd(g->b, inexact, away, ""), i16, "");
     r = LLVMBuildAdd(g->b, top, step, "");
   }
-  LLVMValueRef nan = LLVMBuildFCmp(g->b, LLVMRealUNO, f, f, "");
+  LLVMValueRef nan = cg_fcmp(g, LLVMRealUNO, f, f);
   LLVMValueRef quiet = LLVMBuildOr(g->b, top, LLVMConstInt(i16, 0x40, 0), "");
   return bf16_of_bits(g, LLVMBuildSelect(g->b, nan, quiet, r, ""));
 }
