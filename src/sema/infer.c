@@ -787,16 +787,24 @@ static const type *ix_ifexp(infer_ctx *ic, node *e) {
   return ix_set_type(e, t, w);
 }
 
+/* A tuple holds numbers, bools, arrays and tuples of them, as Numba's do. An array put
+ * in a tuple may be written through it (t[0][i] = v, or by a device function given the
+ * tuple), which the parameters' written marks cannot follow: it counts as written here.
+ * A module array, frozen into constant memory, stays out of tuples for that reason. */
 static const type *ix_tuple(infer_ctx *ic, node *e) {
   const type **el = arena_alloc(ic->ar, sizeof *el * (size_t)(e->list.len + 1));
   bool ok = true;
   for (int i = 0; i < e->list.len; i++) {
-    el[i] = ix_expr(ic, e->list.items[i]);
-    if (!el[i]) ok = false;
-    else if (el[i]->kind == TY_ARRAY || el[i]->kind == TY_TUPLE) {
-      ix_error(ic, e->list.items[i]->sp, "tuples may only hold numbers and bools, not %s",
-           ix_tname(ic, el[i]));
+    node *x = e->list.items[i];
+    el[i] = ix_expr(ic, x);
+    if (!el[i]) {
       ok = false;
+    } else if (el[i]->kind == TY_ARRAY && is_module_array(x)) {
+      ix_error(ic, x->sp, "module array '%s' cannot be put in a tuple (it is frozen into "
+               "the kernel as constant data; index it directly)", x->sym->name);
+      ok = false;
+    } else if (el[i]->kind == TY_ARRAY) {
+      ix_mark_written(ic, x);
     }
   }
   return ok ? ix_set_type(e, type_tuple(ic->ar, el, e->list.len), false) : NULL;
