@@ -31,6 +31,9 @@ from . import _kcc
 from . import source
 from . import random     # numba.cuda.random
 sys.modules[__name__ + '.random'] = random   # so `from kcc.cuda.random import ...`
+from .device_ns import libdevice, fp16, bf16   # device-only: cuda.fp16.hadd ...
+for _name, _ns in (('libdevice', libdevice), ('fp16', fp16), ('bf16', bf16)):
+    sys.modules[__name__ + '.' + _name] = _ns
 from ._kcc import KccError
 
 __all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gpus',

@@ -125,6 +125,9 @@ def install():
     sys.modules['numba'] = shim
     sys.modules['numba.cuda'] = kcc_cuda
     sys.modules['numba.cuda.random'] = kcc_cuda.random
+    from .device_ns import MODULES
+    for name, ns in MODULES.items():   # numba.cuda.libdevice, fp16, bf16
+        sys.modules['numba.cuda.' + name] = ns
     if _real is not None and not hasattr(kcc_cuda, '__path__'):
         # numba.cuda's other submodules (numba.cuda.tests ..., which Numba's own tests
         # import their helpers from) are found where Numba keeps them

@@ -175,8 +175,9 @@ def _module_text(name, mod):
         return 'import numba.cuda.random as %s' % name
     if mod.__name__ in ('numba', 'numba.cuda'):
         return 'import %s as %s' % (mod.__name__, name)
-    if mod.__name__ in ('numba.cuda.libdevice', 'kcc.cuda.libdevice'):
-        return 'from numba.cuda import libdevice as %s' % name
+    for ns in ('libdevice', 'fp16', 'bf16'):
+        if mod.__name__ in ('numba.cuda.' + ns, 'kcc.cuda.' + ns):
+            return 'from numba.cuda import %s as %s' % (ns, name)
     if mod.__name__ in ('numba.core.types', 'numba.types', 'kcc.types'):
         return 'from numba import types as %s' % name
     if mod.__name__ in ('math', 'cmath', 'numpy', 'operator'):
@@ -188,6 +189,9 @@ def _imported_text(name, v):
     """A function or type reached by import (math.sqrt, numpy.float32, numba.float32,
     numba.cuda.random's device functions), as an import, or None."""
     from .cuda import ForeignFunction
+    from .device_ns import DeviceFunction
+    if isinstance(v, DeviceFunction):   # from numba.cuda.bf16 import hadd
+        return 'from %s import %s as %s' % (v.module, v.__name__, name)
     if isinstance(v, ForeignFunction):
         return '%s = %s.declare_device(%r, %r)' % (name, _CUDA, v.name, type_text(v.sig))
     mod = getattr(v, '__module__', None) or ''

@@ -31,6 +31,20 @@ def test_seed_vector_add():
     assert out == want + '\n', (out, want)
 
 
+def test_device_namespaces():
+    """numba.cuda.bf16, fp16 and libdevice import as numba-cuda's do; values exact, so
+    NumPy's arithmetic is the reference; 0x3FA0 is 1.25 as bfloat16 (float32's top half)."""
+    rc, out, err = run_kcc('device_ns_program.py')
+    assert rc == 0, err
+    x = np.array([1.25, -2.5, 1.5, 16.0], dtype=np.float32)
+    want = [x[0] + x[1], x[0] * x[1], x[1] / x[0], x[0] - x[1], x[2] * 2, np.sqrt(x[3])]
+    top = int(np.array([1.25], np.float32).view(np.uint32)[0] >> 16)
+    lines = out.splitlines()
+    assert lines[0] == ' '.join(repr(float(v)) for v in want) + ' %d' % top, (lines, want)
+    assert lines[1] == 'host call: numba.cuda.bf16.hadd runs only inside kernels and ' \
+        'device functions', lines
+
+
 def check_shim_output(out, n):
     a = np.arange(n, dtype=np.float64)
     lines = out.splitlines()
