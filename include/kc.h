@@ -400,7 +400,22 @@ KC_API void kc_compile_options_init(kc_compile_options *opts);
 KC_API kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *source,
                                 size_t len, const kc_compile_options *opts, int arch,
                                 char **ptx, size_t *ptx_len);
-/* Free a text kc_compile_ptx returned (NULL: nothing). */
+/* What kc_compile_text writes: */
+typedef enum kc_text_kind {
+  KC_TEXT_PTX,    /* PTX for sm_<arch>, as kc_compile_ptx */
+  KC_TEXT_LLVM,   /* the optimised LLVM IR: for the GPU (NVPTX, sm_<arch>) on a CUDA
+                     context, for the CPU back end on a CPU one (Numba's inspect_llvm) */
+  KC_TEXT_TYPES   /* each kernel and device function with its signature and the type
+                     of each local (Numba's inspect_types; kcc --emit=types) */
+} kc_text_kind;
+
+/* Compile kernel source to text of the given kind without loading it; arguments and
+ * results as kc_compile_ptx's (arch is read for the GPU's texts only). KC_ERR_INVALID
+ * also for an unknown kind. */
+KC_API kc_status kc_compile_text(kc_context *ctx, const char *name, const char *source,
+                                 size_t len, const kc_compile_options *opts,
+                                 kc_text_kind kind, int arch, char **text, size_t *text_len);
+/* Free a text kc_compile_ptx or kc_compile_text returned (NULL: nothing). */
 KC_API void kc_text_free(kc_context *ctx, char *text);
 
 /* Compile kernel source for the context's device. name is used in diagnostics

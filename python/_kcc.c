@@ -1010,24 +1010,33 @@ static PyObject *kcc_compile(PyObject *module, PyObject *args, PyObject *kwargs)
   return (PyObject *)self;
 }
 
-/* compile_ptx(name, source, arch=0): kc_compile_ptx, PTX text without loading it. */
-static PyObject *kcc_compile_ptx(PyObject *module, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"name", "source", "arch", NULL};
-  const char *name, *source;
+/* compile_text(name, source, kind, arch=0): kc_compile_text, text without loading:
+ * kind 'ptx', 'llvm' or 'types'. */
+static PyObject *kcc_compile_text(PyObject *module, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"name", "source", "kind", "arch", NULL};
+  static const struct { const char *name; kc_text_kind kind; } kinds[] = {
+    {"ptx", KC_TEXT_PTX}, {"llvm", KC_TEXT_LLVM}, {"types", KC_TEXT_TYPES}};
+  const char *name, *source, *kind_name;
   Py_ssize_t len;
   int arch = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss#|i:compile_ptx", kwlist, &name,
-                                   &source, &len, &arch))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss#s|i:compile_text", kwlist, &name,
+                                   &source, &len, &kind_name, &arch))
     return NULL;
+  size_t k = 0;
+  while (k < sizeof kinds / sizeof kinds[0] && strcmp(kinds[k].name, kind_name) != 0) k++;
+  if (k == sizeof kinds / sizeof kinds[0])
+    return PyErr_Format(PyExc_ValueError, "compile_text: kind '%s' is not 'ptx', 'llvm' or "
+                        "'types'", kind_name);
   kcc_state *st = state_of_module(module);
   ContextObject *context = get_context(st);
   if (context == NULL) return NULL;
-  char *ptx = NULL;
+  char *out = NULL;
   size_t n = 0;
-  kc_status s = kc_compile_ptx(context->ctx, name, source, (size_t)len, NULL, arch, &ptx, &n);
+  kc_status s = kc_compile_text(context->ctx, name, source, (size_t)len, NULL, kinds[k].kind,
+                                arch, &out, &n);
   if (s != KC_OK) return raise_status(st, context->ctx, s);
-  PyObject *text = PyUnicode_DecodeUTF8(ptx, (Py_ssize_t)n, "replace");
-  kc_text_free(context->ctx, ptx);
+  PyObject *text = PyUnicode_DecodeUTF8(out, (Py_ssize_t)n, "replace");
+  kc_text_free(context->ctx, out);
   return text;
 }
 
@@ -1164,9 +1173,10 @@ static PyMethodDef kcc_functions[] = {
    "Compile kcc source (a whole Python file: its kernels, the host code around them "
    "ignored) for the device. name is the file name diagnostics give; signatures, "
    "'kernel(float32[:], int32)', type kernels the source leaves untyped."},
-  {"compile_ptx", (PyCFunction)(void (*)(void))kcc_compile_ptx, METH_VARARGS | METH_KEYWORDS,
-   "compile_ptx(name, source, arch=0)\n--\n\nCompile kcc source to PTX for sm_<arch> "
-   "(0: the GPU's, else sm_80) without loading it; returns the text."},
+  {"compile_text", (PyCFunction)(void (*)(void))kcc_compile_text, METH_VARARGS | METH_KEYWORDS,
+   "compile_text(name, source, kind, arch=0)\n--\n\nCompile kcc source without loading "
+   "it; returns the text of kind 'ptx' (for sm_<arch>; 0: the GPU's, else sm_80), 'llvm' "
+   "(the device's optimised IR) or 'types' (each function's locals and their types)."},
   {"synchronize", kcc_synchronize, METH_NOARGS,
    "synchronize()\n--\n\nWait for the device's work; raise a fault it reported."},
   {"detect", kcc_detect, METH_NOARGS,

@@ -413,29 +413,42 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
   return compile(ctx, name, source, len, &st, 0, out);
 }
 
-kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *source, size_t len,
-                         const kc_compile_options *opts, int arch, char **ptx,
-                         size_t *ptx_len) {
-  RT_NEED(NULL, ctx, "kc_compile_ptx");
-  RT_NEED(ctx, ptx, "kc_compile_ptx");
-  *ptx = NULL;
-  RT_NEED(ctx, source, "kc_compile_ptx");
+/* The compiler's target and output for a kc_text_kind on ctx; -1 for an unknown kind. */
+static int text_target(kc_context *ctx, kc_text_kind kind, kcc_options *o) {
+  bool gpu = kind == KC_TEXT_PTX || (kind == KC_TEXT_LLVM && ctx->device == KC_DEVICE_CUDA);
+  o->target = gpu ? KCC_TARGET_NVPTX : KCC_TARGET_HOST;
+  switch (kind) {
+  case KC_TEXT_PTX: o->emit = KCC_EMIT_PTX; return 0;
+  case KC_TEXT_LLVM: o->emit = KCC_EMIT_LLVM; return 0;
+  case KC_TEXT_TYPES: o->emit = KCC_EMIT_TYPES; return 0;
+  default: return -1;
+  }
+}
+
+static kc_status compile_text(kc_context *ctx, const char *fn, const char *name,
+                              const char *source, size_t len, const kc_compile_options *opts,
+                              kc_text_kind kind, int arch, char **text, size_t *text_len) {
+  RT_NEED(NULL, ctx, fn);
+  RT_NEED(ctx, text, fn);
+  *text = NULL;
+  RT_NEED(ctx, source, fn);
   if (!name) name = "<source>";
   const rt_compiler *cc = rt_compiler_get();
-  if (!cc) return rt_no_compiler(ctx, "kc_compile_ptx");
+  if (!cc) return rt_no_compiler(ctx, fn);
   if (arch && (arch < 10 || arch >= 1000))
-    return rt_error(ctx, KC_ERR_INVALID, "kc_compile_ptx: arch %d is not a compute "
-                    "capability such as 80 (sm_80)", arch);
+    return rt_error(ctx, KC_ERR_INVALID, "%s: arch %d is not a compute capability such as "
+                    "80 (sm_80)", fn, arch);
   settings st;
   kc_status s = read_options(ctx, opts, &st);
   if (s != KC_OK) return s;
   kcc_options o;
   rt_diag_route route = {ctx, 0, 0};
   base_options(cc, ctx, &st, &route, &o);
+  if (text_target(ctx, kind, &o) < 0)
+    return rt_error(ctx, KC_ERR_INVALID, "%s: %d is not a kc_text_kind", fn, (int)kind);
   o.arch = arch;
-  if (!arch && (s = device_arch(ctx, &o.arch)) != KC_OK) return s;
-  o.target = KCC_TARGET_NVPTX;
-  o.emit = KCC_EMIT_PTX;
+  if (o.target == KCC_TARGET_NVPTX && !arch && (s = device_arch(ctx, &o.arch)) != KC_OK)
+    return s;
   kcc_output res;
   memset(&res, 0, sizeof res);
   s = cc->compile(&o, name, source, len, &res);
@@ -443,10 +456,24 @@ kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *source, 
     if (res.status == KC_OK) res.status = s != KC_OK ? s : KC_ERR_TYPE;
     return fail_compile(ctx, &res, name);
   }
-  *ptx = rt_strdup(ctx, res.text ? res.text : "");
-  if (ptx_len) *ptx_len = *ptx ? strlen(*ptx) : 0;
+  *text = rt_strdup(ctx, res.text ? res.text : "");
+  if (text_len) *text_len = *text ? strlen(*text) : 0;
   cc->output_free(&res);
-  return *ptx ? KC_OK : rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  return *text ? KC_OK : rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+}
+
+kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *source, size_t len,
+                         const kc_compile_options *opts, int arch, char **ptx,
+                         size_t *ptx_len) {
+  return compile_text(ctx, "kc_compile_ptx", name, source, len, opts, KC_TEXT_PTX, arch, ptx,
+                      ptx_len);
+}
+
+kc_status kc_compile_text(kc_context *ctx, const char *name, const char *source, size_t len,
+                          const kc_compile_options *opts, kc_text_kind kind, int arch,
+                          char **text, size_t *text_len) {
+  return compile_text(ctx, "kc_compile_text", name, source, len, opts, kind, arch, text,
+                      text_len);
 }
 
 void kc_text_free(kc_context *ctx, char *text) {

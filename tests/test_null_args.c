@@ -152,6 +152,12 @@ START_TEST(modules) {
   CHECK_NULL(NULL, "kc_compile_ptx", kc_compile_ptx(NULL, "x", src, 3, NULL, 0, &ptx, NULL));
   CHECK_NULL(ctx, "kc_compile_ptx", kc_compile_ptx(ctx, "x", NULL, 3, NULL, 0, &ptx, NULL));
   CHECK_NULL(ctx, "kc_compile_ptx", kc_compile_ptx(ctx, "x", src, 3, NULL, 0, NULL, NULL));
+  CHECK_NULL(NULL, "kc_compile_text",
+             kc_compile_text(NULL, "x", src, 3, NULL, KC_TEXT_TYPES, 0, &ptx, NULL));
+  CHECK_NULL(ctx, "kc_compile_text",
+             kc_compile_text(ctx, "x", NULL, 3, NULL, KC_TEXT_LLVM, 0, &ptx, NULL));
+  CHECK_NULL(ctx, "kc_compile_text",
+             kc_compile_text(ctx, "x", src, 3, NULL, KC_TEXT_PTX, 0, NULL, NULL));
   kc_text_free(NULL, NULL);   /* nothing to free: does nothing */
   kc_text_free(ctx, NULL);
   CHECK_NULL(NULL, "kc_compile_file", kc_compile_file(NULL, "x.k", NULL, &m));

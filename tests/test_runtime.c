@@ -517,6 +517,42 @@ START_TEST(ptx_without_a_gpu) {
 }
 END_TEST
 
+/* kc_compile_text: the types as kcc --emit=types gives them, the CPU back end's LLVM IR
+ * on a CPU context, PTX as kc_compile_ptx; a bad kind refused. */
+START_TEST(texts_without_loading) {
+  kc_context *ctx = cpu_context();
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit('void(float32[:], int32)')\n"
+      "def scale(a, k):\n"
+      "    i = cuda.grid(1)\n"
+      "    if i < a.size:\n"
+      "        a[i] *= k\n";
+  char *text = NULL;
+  size_t len = 0;
+  ck_assert_int_eq(kc_compile_text(ctx, "t.py", src, sizeof src - 1, NULL, KC_TEXT_TYPES, 0,
+                                   &text, &len), KC_OK);
+  ck_assert_uint_eq(len, strlen(text));
+  ck_assert_ptr_nonnull(strstr(text, "kernel scale(float32[:], int32) -> void"));
+  ck_assert_ptr_nonnull(strstr(text, "  a: float32[:] (parameter)\n  k: int32 (parameter)"));
+  kc_text_free(ctx, text);
+  ck_assert_int_eq(kc_compile_text(ctx, "t.py", src, sizeof src - 1, NULL, KC_TEXT_LLVM, 0,
+                                   &text, NULL), KC_OK);
+  ck_assert_ptr_nonnull(strstr(text, "scale"));
+  ck_assert_ptr_null(strstr(text, "nvptx"));   /* the CPU's IR on a CPU context */
+  kc_text_free(ctx, text);
+  ck_assert_int_eq(kc_compile_text(ctx, "t.py", src, sizeof src - 1, NULL, KC_TEXT_PTX, 90,
+                                   &text, NULL), KC_OK);
+  ck_assert_ptr_nonnull(strstr(text, ".target sm_90"));
+  kc_text_free(ctx, text);
+  ck_assert_int_eq(kc_compile_text(ctx, "t.py", src, sizeof src - 1, NULL, (kc_text_kind)7, 0,
+                                   &text, NULL), KC_ERR_INVALID);
+  ck_assert_ptr_null(text);
+  ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "not a kc_text_kind"));
+  kc_context_free(ctx);
+}
+END_TEST
+
 START_TEST(kernels_by_name) {
   kc_context *ctx = cpu_context();
   kc_module *m = table_module(ctx);
@@ -954,6 +990,7 @@ static Suite *runtime_suite(void) {
   tcase_add_test(tc, host_memory);
   tcase_add_test(tc, kernels_by_name);
   tcase_add_test(tc, ptx_without_a_gpu);
+  tcase_add_test(tc, texts_without_loading);
   tcase_add_test(tc, kernel_error_records);
   tcase_add_test(tc, argument_checks);
   tcase_add_test(tc, scalar_conversion);

@@ -779,10 +779,11 @@ def _function_module(fn, decorator_line):
     return module, name
 
 
-def _function_ptx(fn, decorator_line, arch=0):
-    """The PTX of fn's own text under decorator_line, for sm_<arch> (0: the default)."""
+def _function_text(fn, decorator_line, kind='ptx', arch=0):
+    """fn's own text under decorator_line compiled to kind: 'ptx' (for sm_<arch>; 0: the
+    default), 'llvm' (the device's IR) or 'types' (kcc's types of each local)."""
     text, _ = source.function_text(fn, decorator_line)
-    return _kcc.compile_ptx(fn.__code__.co_filename, text, arch)
+    return _kcc.compile_text(fn.__code__.co_filename, text, kind, arch)
 
 
 def kernel_from_source(fn, noun='kernel', decorator='cuda.jit', decorator_line=None):
@@ -830,9 +831,11 @@ def decorator_line(name, signatures, options=()):
     a function compiled from its own text (signatures as kcc reads them; options whose
     values are literals)."""
     parts = []
-    if isinstance(signatures, (list, tuple)) and signatures and \
-            not (isinstance(signatures, tuple) and not isinstance(signatures[0], str)
-                 and hasattr(signatures[0], 'ndim')):
+    # a tuple of argument types is one signature, (float32, int32); a list, or a tuple
+    # of whole signatures, holds several (Numba's rule)
+    arg_types = isinstance(signatures, tuple) and all(
+        not hasattr(s, 'args') and not (isinstance(s, str) and '(' in s) for s in signatures)
+    if isinstance(signatures, (list, tuple)) and signatures and not arg_types:
         parts.append(repr([source.type_text(s) for s in signatures]))
     elif signatures is not None and signatures != []:
         parts.append(repr(source.type_text(signatures)))
@@ -919,14 +922,65 @@ class Dispatcher:
         self._get_kernel()
         if signature is not None:
             return self._ptx_for(source.type_text(signature))
-        return {sig: self._ptx_for(sig) for sig in self._typed_signatures()}
+        return {self._signature_key(sig): self._ptx_for(sig) for sig in self._typed_signatures()}
 
     def _typed_signatures(self):
         """The compiled signatures as 'void(float32[:], ...)' strings."""
         return ['void' + s[s.index('('):] for s in self.signatures]
 
-    def _ptx_for(self, sig):
-        return _function_ptx(self.py_func, decorator_line('cuda.jit', sig, self.options))
+    def _ptx_for(self, sig, kind='ptx'):
+        return _function_text(self.py_func, decorator_line('cuda.jit', sig, self.options), kind)
+
+    @staticmethod
+    def _signature_key(sig):
+        """A compiled signature 'void(float32, int64)' as Numba keys its dicts: the
+        tuple of argument types (float32, int64), Numba's own objects where Numba is
+        installed, else kcc.types' stand-ins; the text itself where neither reads it."""
+        try:
+            from numba.core import sigutils
+            return tuple(sigutils.normalize_signature(sig)[0])
+        except Exception:
+            pass
+        from . import types as kcc_types
+        args = sig[sig.index('(') + 1:sig.rindex(')')].strip()
+        names = {n: getattr(kcc_types, n) for n in kcc_types.__all__}
+        try:
+            return tuple(eval('(%s,)' % args, names)) if args else ()
+        except Exception:
+            return sig
+
+    def inspect_llvm(self, signature=None):
+        """The optimised LLVM IR of each compiled signature ({argument types: text}), or
+        of one: the device's (NVPTX on a GPU, the CPU back end's on the CPU), as kcc
+        compiles it."""
+        self._get_kernel()
+        if signature is not None:
+            return self._ptx_for(source.type_text(signature), 'llvm')
+        return {self._signature_key(sig): self._ptx_for(sig, 'llvm')
+                for sig in self._typed_signatures()}
+
+    def inspect_types(self, file=None, signature=None):
+        """Numba's annotated listing, kcc's way: for each compiled signature, the
+        function's name and argument types, its source lines, and the type kcc gave each
+        parameter and local."""
+        self._get_kernel()
+        out = file if file is not None else sys.stdout
+        sigs = [source.type_text(signature)] if signature is not None \
+            else self._typed_signatures()
+        try:
+            lines, first = inspect.getsourcelines(self.py_func)
+        except (OSError, TypeError):
+            lines, first = [], 0
+        for sig in sigs:
+            args = sig[sig.index('('):]
+            print('%s %s' % (self.py_func.__name__, args.replace(', ', ', ')), file=out)
+            print('-' * 80, file=out)
+            print('# File: %s' % self.py_func.__code__.co_filename, file=out)
+            for k, line in enumerate(lines):
+                print('# --- LINE %d ---\n%s' % (first + k, line.rstrip('\n')), file=out)
+            for line in self._ptx_for(sig, 'types').splitlines():
+                print('# ' + line, file=out)
+            print('=' * 80, file=out)
 
     @property
     def overloads(self):
@@ -1137,8 +1191,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     sig_text = source.type_text(sig)
     if '(' not in sig_text or sig_text.startswith('('):
         sig_text = 'void' + (sig_text if sig_text.startswith('(') else '(%s)' % sig_text)
-    ptx = _function_ptx(pyfunc, decorator_line('cuda.jit', sig_text, options),
-                        cc[0] * 10 + cc[1] if cc else 0)
+    ptx = _function_text(pyfunc, decorator_line('cuda.jit', sig_text, options), 'ptx',
+                         cc[0] * 10 + cc[1] if cc else 0)
     from . import types as kcc_types
     try:
         from numba.core import types as numba_types

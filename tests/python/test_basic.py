@@ -6,6 +6,7 @@ case; the script runs them all and fails if any did.
 """
 
 import gc
+import io
 import os
 import sys
 
@@ -360,9 +361,17 @@ def test_compile_ptx_and_inspect_asm():
     kernel.bind()
     a = np.ones(4)
     kernel[1, 4](a, a, a.copy())
-    asm = kernel.inspect_asm()
-    assert list(asm) == ['void(float64[:], float64[:], float64[:])'], list(asm)
-    assert '.f64' in asm['void(float64[:], float64[:], float64[:])']
+    asm = kernel.inspect_asm()   # keyed by argument types, as Numba's
+    from kcc.source import type_text
+    assert [type_text(k) for k in asm] == ['void(float64[:], float64[:], float64[:])'], list(asm)
+    assert '.f64' in list(asm.values())[0]
+    llvm = kernel.inspect_llvm()
+    assert list(llvm) == list(asm) and 'define' in list(llvm.values())[0], list(llvm)
+    listing = io.StringIO()
+    kernel.inspect_types(file=listing)
+    text = listing.getvalue()
+    assert text.startswith('add (float64[:], float64[:], float64[:])\n'), text[:200]
+    assert '    out[i] = a[i] + b[i]' in text and '#   out: float64[:] (parameter)' in text, text
     try:
         cuda.compile_ptx(add, 'void(float32[:], float32[:], float32[:])', cc=(0, 5))
     except KccError as e:
