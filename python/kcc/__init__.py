@@ -6,7 +6,24 @@
 there is none (``KC_DEVICE=cpu`` asks for it).
 """
 
-from ._kcc import KccError, version as __version__
+
+
+def _load_wheel_libkc():
+    """Installed from a wheel (pyproject.toml, meson-python), libkc sits in
+    site-packages/.kcc.mesonpy.libs without its soname's link (a wheel holds none):
+    loaded here first, it satisfies the extension's need of libkc.so.0. Elsewhere (the
+    build tree, `meson install`) the loader finds libkc itself."""
+    import ctypes
+    import glob
+    import os
+    libs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        '.kcc.mesonpy.libs')
+    for path in sorted(glob.glob(os.path.join(libs, 'libkc.so*'))):
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+
+
+_load_wheel_libkc()
+from ._kcc import KccError, version as __version__  # noqa: E402
 from . import cuda
 from .ufunc import vectorize, guvectorize
 
