@@ -340,17 +340,18 @@ class DeviceNDArray(_kcc.DeviceArray):
     # ---- interop ---------------------------------------------------------------------
     @property
     def __cuda_array_interface__(self):
-        """Version 3, on CUDA only: on the CPU back end the address is a host address,
-        which a consumer (CuPy, PyTorch) would take for a device one, so the attribute
-        is missing there (hasattr is False)."""
-        if _kcc.device() != 'cuda':
-            raise AttributeError('__cuda_array_interface__: kcc runs on the CPU back end, '
-                                 'where device arrays are in host memory')
+        """Version 3. On the CPU back end the address is the array's host address, as
+        Numba's simulator gives its arrays': kcc's own functions and Numba's tests take
+        it, and the work queued on the array is finished first (stream None: nothing to
+        wait for)."""
         strides, contiguous, address = _kcc.array_layout(self)
+        on_gpu = _kcc.device() == 'cuda'
+        if not on_gpu:
+            synchronize()
         return {'shape': self.shape, 'typestr': self.dtype.str, 'data': (address, False),
                 'strides': None if contiguous else self.strides, 'version': 3,
                 # the legacy default stream: it follows all of kcc's streams' work
-                'stream': 1}
+                'stream': 1 if on_gpu else None}
 
     def __dlpack__(self, stream=None):
         """A DLPack capsule sharing the array's memory. On CUDA the device's work is
@@ -935,7 +936,13 @@ class Dispatcher:
     def _signature_key(sig):
         """A compiled signature 'void(float32, int64)' as Numba keys its dicts: the
         tuple of argument types (float32, int64), Numba's own objects where Numba is
-        installed, else kcc.types' stand-ins; the text itself where neither reads it."""
+        installed, else kcc.types' stand-ins; the text itself where neither reads it.
+        kcc's float64[:] is C-contiguous (its any-layout arrays are spelled
+        array(float64, 1d, A)): Numba's array(float64, 1d, C), float64[::1]."""
+        sig = re.sub(r'\[([:, ]+)\]',
+                     lambda m: '[%s::1]' % (':, ' * m.group(1).count(',')), sig)
+        sig = re.sub(r'array\((\w+), (\d)d, A\)',
+                     lambda m: '%s[%s]' % (m.group(1), ', '.join(':' * int(m.group(2)))), sig)
         try:
             from numba.core import sigutils
             return tuple(sigutils.normalize_signature(sig)[0])

@@ -363,7 +363,7 @@ def test_compile_ptx_and_inspect_asm():
     kernel[1, 4](a, a, a.copy())
     asm = kernel.inspect_asm()   # keyed by argument types, as Numba's
     from kcc.source import type_text
-    assert [type_text(k) for k in asm] == ['void(float64[:], float64[:], float64[:])'], list(asm)
+    assert [type_text(k) for k in asm] == ['void(float64[::1], float64[::1], float64[::1])'], list(asm)
     assert '.f64' in list(asm.values())[0]
     llvm = kernel.inspect_llvm()
     assert list(llvm) == list(asm) and 'define' in list(llvm.values())[0], list(llvm)

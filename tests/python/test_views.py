@@ -229,10 +229,19 @@ def test_restride_is_checked():
     assert _kcc.array_restride(d, (5,), (2,), 1).strides == (8,)
 
 
-def test_cuda_array_interface_only_on_cuda():
+def test_cuda_array_interface_on_the_cpu():
+    """On the CPU back end, as Numba's simulator: the host address of the array's data,
+    shared by an array made over it (as_cuda_array), the queued work finished."""
     d = cuda.to_device(np.arange(4.0))
-    assert not hasattr(d, '__cuda_array_interface__')      # the CPU back end
-    assert not cuda.is_cuda_array(d) and not cuda.is_cuda_array(np.arange(3))
+    cai = d.__cuda_array_interface__
+    assert cai['shape'] == (4,) and cai['typestr'] == '<f8' and cai['version'] == 3, cai
+    assert cai['strides'] is None and cai['stream'] is None and cai['data'][1] is False, cai
+    assert cai['data'][0] == np.from_dlpack(d).__array_interface__['data'][0], cai
+    assert cuda.is_cuda_array(d) and not cuda.is_cuda_array(np.arange(3))
+    v = cuda.as_cuda_array(d[::2])
+    assert v.shape == (2,) and v.strides == (16,), (v.shape, v.strides)
+    add_one[1, 32](v)
+    np.testing.assert_array_equal(d.copy_to_host(), [1.0, 1.0, 3.0, 3.0])
     raises(TypeError, cuda.as_cuda_array, np.arange(3), match='no __cuda_array_interface__')
 
 
