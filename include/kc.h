@@ -405,8 +405,12 @@ typedef enum kc_text_kind {
   KC_TEXT_PTX,    /* PTX for sm_<arch>, as kc_compile_ptx */
   KC_TEXT_LLVM,   /* the optimised LLVM IR: for the GPU (NVPTX, sm_<arch>) on a CUDA
                      context, for the CPU back end on a CPU one (Numba's inspect_llvm) */
-  KC_TEXT_TYPES   /* each kernel and device function with its signature and the type
-                     of each local (Numba's inspect_types; kcc --emit=types) */
+  KC_TEXT_TYPES,  /* each kernel and device function with its signature and the type
+                     of each local (Numba's inspect_types; kcc --emit=types); device
+                     functions with declared signatures among them, called or not */
+  KC_TEXT_DEVICE_PTX /* PTX for sm_<arch> of each device function with a declared
+                     signature, compiled on its own as a visible function (.visible
+                     .func), called by a kernel or not (Numba's compile_ptx(device=True)) */
 } kc_text_kind;
 
 /* Compile kernel source to text of the given kind without loading it; arguments and

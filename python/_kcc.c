@@ -1015,7 +1015,8 @@ static PyObject *kcc_compile(PyObject *module, PyObject *args, PyObject *kwargs)
 static PyObject *kcc_compile_text(PyObject *module, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"name", "source", "kind", "arch", NULL};
   static const struct { const char *name; kc_text_kind kind; } kinds[] = {
-    {"ptx", KC_TEXT_PTX}, {"llvm", KC_TEXT_LLVM}, {"types", KC_TEXT_TYPES}};
+    {"ptx", KC_TEXT_PTX}, {"llvm", KC_TEXT_LLVM}, {"types", KC_TEXT_TYPES},
+    {"device_ptx", KC_TEXT_DEVICE_PTX}};
   const char *name, *source, *kind_name;
   Py_ssize_t len;
   int arch = 0;
@@ -1025,8 +1026,8 @@ static PyObject *kcc_compile_text(PyObject *module, PyObject *args, PyObject *kw
   size_t k = 0;
   while (k < sizeof kinds / sizeof kinds[0] && strcmp(kinds[k].name, kind_name) != 0) k++;
   if (k == sizeof kinds / sizeof kinds[0])
-    return PyErr_Format(PyExc_ValueError, "compile_text: kind '%s' is not 'ptx', 'llvm' or "
-                        "'types'", kind_name);
+    return PyErr_Format(PyExc_ValueError, "compile_text: kind '%s' is not 'ptx', 'llvm', "
+                        "'types' or 'device_ptx'", kind_name);
   kcc_state *st = state_of_module(module);
   ContextObject *context = get_context(st);
   if (context == NULL) return NULL;
@@ -1176,7 +1177,8 @@ static PyMethodDef kcc_functions[] = {
   {"compile_text", (PyCFunction)(void (*)(void))kcc_compile_text, METH_VARARGS | METH_KEYWORDS,
    "compile_text(name, source, kind, arch=0)\n--\n\nCompile kcc source without loading "
    "it; returns the text of kind 'ptx' (for sm_<arch>; 0: the GPU's, else sm_80), 'llvm' "
-   "(the device's optimised IR) or 'types' (each function's locals and their types)."},
+   "(the device's optimised IR), 'types' (each function's locals and their types) or "
+   "'device_ptx' (device functions with signatures as visible functions)."},
   {"synchronize", kcc_synchronize, METH_NOARGS,
    "synchronize()\n--\n\nWait for the device's work; raise a fault it reported."},
   {"detect", kcc_detect, METH_NOARGS,

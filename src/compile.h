@@ -41,6 +41,9 @@ typedef struct kcc_options {
   const char *const *sigs;/* "name(float32[:], int32)" from --sig; name may be absent
                              when the module has a single kernel */
   int nsigs;
+  int export_device;      /* device functions with declared signatures are compiled for
+                             each signature as visible functions (.visible .func), kernel
+                             or not (Numba's compile_ptx(device=True)) */
   int aot;                /* ahead of time (kcc compile): a @cuda.reduce without signatures
                              is compiled for the usual number types, as kc_reduce would
                              compile it per dtype at run time */

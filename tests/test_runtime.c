@@ -545,6 +545,29 @@ START_TEST(texts_without_loading) {
                                    &text, NULL), KC_OK);
   ck_assert_ptr_nonnull(strstr(text, ".target sm_90"));
   kc_text_free(ctx, text);
+  /* a device function with a declared signature, called by no kernel: listed among the
+     types, and a visible function of its own in the device PTX, under its options */
+  static const char dev[] =
+      "import math\n"
+      "from numba import cuda, float32\n"
+      "@cuda.jit('float32(float32, float32)', device=True, fastmath=True)\n"
+      "def hyp(x, y):\n"
+      "    return math.sqrt(x * x + y)\n";
+  ck_assert_int_eq(kc_compile_text(ctx, "d.py", dev, sizeof dev - 1, NULL, KC_TEXT_TYPES, 0,
+                                   &text, NULL), KC_OK);
+  ck_assert_ptr_nonnull(strstr(text, "device hyp"));
+  ck_assert_ptr_nonnull(strstr(text, "(float32, float32) -> float32 (fastmath)"));
+  kc_text_free(ctx, text);
+  ck_assert_int_eq(kc_compile_text(ctx, "d.py", dev, sizeof dev - 1, NULL, KC_TEXT_DEVICE_PTX,
+                                   0, &text, NULL), KC_OK);
+  ck_assert_ptr_nonnull(strstr(text, ".visible .func  (.param .b32 func_retval0) hyp"));
+  ck_assert_ptr_null(strstr(text, ".entry"));
+  ck_assert_ptr_nonnull(strstr(text, "sqrt.approx.ftz.f32"));
+  kc_text_free(ctx, text);
+  ck_assert_int_eq(kc_compile_text(ctx, "d.py", dev, sizeof dev - 1, NULL, KC_TEXT_PTX, 0,
+                                   &text, NULL), KC_OK);
+  ck_assert_ptr_null(strstr(text, "hyp"));   /* a kernel module's PTX has no uncalled one */
+  kc_text_free(ctx, text);
   ck_assert_int_eq(kc_compile_text(ctx, "t.py", src, sizeof src - 1, NULL, (kc_text_kind)7, 0,
                                    &text, NULL), KC_ERR_INVALID);
   ck_assert_ptr_null(text);

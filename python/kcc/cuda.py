@@ -1188,13 +1188,13 @@ class ForeignFunction:
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
                 cc=None, opt=True):
     """Numba's cuda.compile_ptx: (PTX text, return type) of pyfunc compiled as a kernel
-    for sig, for compute capability cc (default sm_80), without a GPU."""
-    if device:
-        raise NotImplementedError('kcc: compile_ptx(..., device=True) is not supported yet '
-                                  '(kcc compiles a device function into the kernels that '
-                                  'call it)')
+    for sig, for compute capability cc (default sm_80), without a GPU; with device=True
+    as a device function, a visible .func whose result type kcc infers unless sig
+    gives it."""
     options = {'fastmath': fastmath, 'debug': debug, 'lineinfo': lineinfo}
     options = {k: v for k, v in options.items() if v}
+    if device:
+        return _compile_device_ptx(pyfunc, sig, options, cc)
     sig_text = source.type_text(sig)
     if '(' not in sig_text or sig_text.startswith('('):
         sig_text = 'void' + (sig_text if sig_text.startswith('(') else '(%s)' % sig_text)
@@ -1207,6 +1207,25 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     except Exception:
         void = kcc_types.void
     return ptx, void
+
+
+def _compile_device_ptx(pyfunc, sig, options, cc):
+    """compile_ptx(device=True): the device function on its own (kc_compile_text's
+    device PTX), its result type read from kcc's types of it."""
+    if isinstance(sig, (tuple, list)):   # argument types: the result is inferred
+        sig_text = '(%s)' % ', '.join(source.type_text(t) for t in sig)
+    else:
+        sig_text = source.type_text(sig)
+        if '(' not in sig_text:
+            sig_text = '(%s)' % sig_text
+    line = decorator_line('cuda.jit', sig_text, dict(options, device=True))
+    arch = cc[0] * 10 + cc[1] if cc else 0
+    ptx = _function_text(pyfunc, line, 'device_ptx', arch)
+    types = _function_text(pyfunc, line, 'types')
+    found = re.search(r'^device %s\S*\(.*\) -> (.+?)( \(fastmath\))?$' % re.escape(
+        pyfunc.__name__), types, re.M)
+    resty = Dispatcher._signature_key('void(%s)' % found.group(1))[0] if found else None
+    return ptx, resty
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,

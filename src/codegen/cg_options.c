@@ -48,6 +48,11 @@ bool cg_any_kernel_option(cg_ctx *g, bool debug) {
     const fn_instance *k = g->prog->kernels.items[i];
     if (debug ? k->fn->opts.debug : kernel_wants_lines(g, k)) return true;
   }
+  /* an exported device function (kcc_options.export_device) is a root as a kernel is */
+  for (int i = 0; i < g->prog->instances.len; i++) {
+    const fn_instance *f = g->prog->instances.items[i];
+    if (f->exported && (debug ? f->fn->opts.debug : kernel_wants_lines(g, f))) return true;
+  }
   return false;
 }
 

@@ -827,7 +827,12 @@ static void declare_instance(cg_ctx *g, fn_instance *f) {
   if (has_depth(g, f)) pt[n++] = g->i32;   /* its depth of recursion */
   const char *name = arena_printf(g->ar, "%s%s", f->symbol_name, f->is_kernel ? "__body" : "");
   LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(cg_type(g, f->ret), pt, n, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMSetLinkage(fn, f->exported ? LLVMExternalLinkage : LLVMInternalLinkage);
+  if (f->exported) {   /* a root of its own: the targets keep it (target_nvptx.c) */
+    static const char key[] = "kcc-export";
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(g->c, key, sizeof key - 1, "", 0));
+  }
   if (f->is_kernel && !f->noopt) cg_add_attr(g, fn, -1, "alwaysinline");
   cg_option_attrs(g, f, fn);
   g->target->function_attrs(g, f, fn);

@@ -316,6 +316,22 @@ static void enter_kernel(infer_ctx *ic, const func_def *fn) {
   ic->noopt_kernel = fn->opts.noopt;
 }
 
+/* kcc_options.export_device: a device function compiled for each of its declared
+ * signatures on its own, under its own options (fastmath=True ...), as a visible
+ * function. */
+static void export_device(infer_ctx *ic, func_def *fn) {
+  for (int k = 0; k < fn->sigs.len; k++) {
+    ptr_vec *sig = fn->sigs.items[k];
+    const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(sig->len + 1));
+    for (int i = 0; i < sig->len; i++) args[i] = sig->items[i];
+    enter_kernel(ic, fn);
+    fn_instance *f = ix_instantiate(ic, fn, args, sig->len, bitset_new(ic->ar, sig->len),
+                                    fn->def->sp, NULL);
+    if (f) f->exported = true;
+  }
+  ic->fast_kernel = ic->debug_kernel = ic->noopt_kernel = false;
+}
+
 static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int variant) {
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(sig->len + 1));
   for (int i = 0; i < sig->len; i++) args[i] = sig->items[i];
@@ -581,6 +597,7 @@ void ix_compile_functions(infer_ctx *ic) {
       compile_vectorize(ic, fn);
       continue;
     }
+    if (fn->kind == FN_DEVICE && ic->opts->export_device) export_device(ic, fn);
     if (fn->kind != FN_KERNEL) continue;
     if (fn->sigs.len == 0) {
       vec_push(ic->ar, &ic->prog->untyped, (void *)fn->name);

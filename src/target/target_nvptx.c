@@ -209,13 +209,24 @@ static int nvptx_mark_kernels(LLVMModuleRef m) {
   return kernels;
 }
 
-/* Give every defined function but the kernels, and every defined global variable,
- * internal linkage, so that global DCE drops what no kernel reaches (unused libdevice
- * functions above all). A module without kernels is left alone. */
+/* An exported device function (kcc_options.export_device, codegen.c): kept visible. */
+static bool nvptx_exported(LLVMValueRef f) {
+  return LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "kcc-export", 10) != NULL;
+}
+
+/* Give every defined function but the kernels and exported device functions, and every
+ * defined global variable, internal linkage, so that global DCE drops what none of them
+ * reaches (unused libdevice functions above all). A module without either is left
+ * alone. */
 static void nvptx_internalize(LLVMModuleRef m) {
-  if (nvptx_mark_kernels(m) == 0) return;
+  int roots = nvptx_mark_kernels(m);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    roots += !LLVMIsDeclaration(f) && nvptx_exported(f);
+  if (roots == 0) return;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f) || LLVMGetFunctionCallConv(f) == NVPTX_KERNEL_CC) continue;
+    if (LLVMIsDeclaration(f) || LLVMGetFunctionCallConv(f) == NVPTX_KERNEL_CC ||
+        nvptx_exported(f))
+      continue;
     LLVMSetLinkage(f, LLVMInternalLinkage);
     LLVMSetVisibility(f, LLVMDefaultVisibility);
   }

@@ -372,6 +372,15 @@ def test_compile_ptx_and_inspect_asm():
     text = listing.getvalue()
     assert text.startswith('add (float64[:], float64[:], float64[:])\n'), text[:200]
     assert '    out[i] = a[i] + b[i]' in text and '#   out: float64[:] (parameter)' in text, text
+    def hyp(x, y):
+        return x * x + y * y   # float32, by Numba's rules as by kcc's
+    from kcc import types as kt
+    ptx, resty = cuda.compile_ptx(hyp, (kt.float32, kt.float32), device=True)
+    assert '.visible .func' in ptx and 'func_retval' in ptx, ptx[:400]
+    assert '.entry' not in ptx and str(resty) == 'float32', (ptx[:400], resty)
+    ptx, resty = cuda.compile_ptx(hyp, 'float32(float32, float32)', device=True,
+                                  fastmath=True)
+    assert 'fma.rn.ftz.f32' in ptx and str(resty) == 'float32', (ptx[:600], resty)
     try:
         cuda.compile_ptx(add, 'void(float32[:], float32[:], float32[:])', cc=(0, 5))
     except KccError as e:
