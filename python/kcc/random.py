@@ -19,14 +19,19 @@ __all__ = ['create_xoroshiro128p_states', 'xoroshiro128p_dtype',
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
-    """n generator states seeded as Numba's: generator i starts i * 2**64 steps after
-    the state splitmix64 makes of seed, so kernels draw what they draw under Numba.
-    A device array of n rows of two uint64 (s0, s1), the bytes of Numba's records."""
-    if subsequence_start != 0:
-        raise NotImplementedError('kcc: create_xoroshiro128p_states with a '
-                                  'subsequence_start is not supported yet')
-    # made synchronously (seeded on the host, then copied), so any stream is served
-    return _kcc.random_states(int(n), int(seed) & 0xFFFFFFFFFFFFFFFF)
+    """n generator states seeded as Numba's: generator i starts (subsequence_start + i)
+    * 2**64 steps after the state splitmix64 makes of seed, so kernels draw what they
+    draw under Numba. A device array of n rows of two uint64 (s0, s1), the bytes of
+    Numba's records."""
+    skip = int(subsequence_start)
+    if skip < 0:
+        raise ValueError('create_xoroshiro128p_states: subsequence_start must be 0 or more, '
+                         'not %d' % skip)
+    # made synchronously (seeded on the host, then copied), so any stream is served;
+    # the first subsequence_start states are made and dropped, as Numba jumps its first
+    # state that many times
+    states = _kcc.random_states(int(n) + skip, int(seed) & 0xFFFFFFFFFFFFFFFF)
+    return states[skip:] if skip else states
 
 
 def _device_only(name):

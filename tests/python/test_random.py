@@ -57,6 +57,26 @@ def test_draws_are_numbas():
     assert np.allclose(out, NUMBA_DRAWS, rtol=1e-15, atol=0), out
 
 
+def test_subsequence_start():
+    """Numba's states with subsequence_start=5 (values Numba 0.56.4's CUDA simulator
+    gives for create_xoroshiro128p_states(3, seed=42, subsequence_start=5))."""
+    states = create_xoroshiro128p_states(3, seed=42, subsequence_start=5)
+    assert states.shape == (3, 2), states.shape
+    assert states.copy_to_host().tolist() == [
+        [9453079810665557108, 16242466236478186356],
+        [2597645069605232943, 1167954634385444535],
+        [6957967959162806577, 4501384021356308625]], states.copy_to_host()
+    out = np.zeros((3, 4))
+    draw[1, 3](states, out)   # a view of a longer array works as an argument
+    assert np.isfinite(out).all(), out
+    try:
+        create_xoroshiro128p_states(3, seed=1, subsequence_start=-1)
+    except ValueError as e:
+        assert 'subsequence_start' in str(e), e
+    else:
+        raise AssertionError('a negative subsequence_start was taken')
+
+
 def test_monte_carlo_pi():
     threads_per_block, blocks = 64, 24
     rng_states = create_xoroshiro128p_states(threads_per_block * blocks, seed=1)
