@@ -234,6 +234,9 @@ class DeviceNDArray(_kcc.DeviceArray):
                 stream.copy_to_host(self, out)
                 return out
         if ary is None:
+            if self.ndim > 1 and _is_f_only(self):   # Fortran order kept, as Numba's
+                return _kcc.array_restride(self, tuple(reversed(self.shape)),
+                                           _c_strides(tuple(reversed(self.shape))))._to_host().T
             return self._to_host()
         if ary.flags.c_contiguous and ary.flags.writeable and self.is_c_contiguous():
             self.to_host(ary)
@@ -424,6 +427,11 @@ def to_device(obj, stream=0, copy=True, to=None):
     if to is not None:
         to.copy_to_device(obj, stream)
         return to
+    if isinstance(obj, np.ndarray) and obj.ndim > 1 and obj.flags.f_contiguous and \
+            not obj.flags.c_contiguous and not obj.dtype.names:
+        # Fortran order kept, as Numba keeps it: the transpose's C-ordered memory
+        d = to_device(obj.T, stream)
+        return _kcc.array_restride(d, obj.shape, _f_strides(obj.shape))
     host = (np.ascontiguousarray(obj) if isinstance(obj, np.ndarray)
             else np.asarray(obj, order='C'))
     if host.dtype.names:
@@ -435,11 +443,38 @@ def to_device(obj, stream=0, copy=True, to=None):
     return d
 
 
+def _f_strides(shape):
+    """Fortran order's strides in elements."""
+    strides, step = [], 1
+    for extent in shape:
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(strides)
+
+
+def _fortran(shape, dtype):
+    """A new Fortran-ordered device array: a C-ordered one of the reversed shape, seen
+    through the transposed strides (the same memory, column by column)."""
+    c = device_array(tuple(reversed(shape)), dtype)
+    return _kcc.array_restride(c, tuple(shape), _f_strides(shape)) if c.size else c
+
+
 def device_array(shape, dtype=np.float64, strides=None, order='C', stream=0):
-    """A new uninitialised device array (``numba.cuda.device_array``)."""
-    if order != 'C' or strides is not None:
-        raise NotImplementedError("kcc's device arrays are C-contiguous (order='C')")
+    """A new uninitialised device array (``numba.cuda.device_array``): C order, or
+    Fortran order (order='F', or strides that are Fortran's)."""
     dtype = _np_dtype(dtype)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if strides is not None:
+        strides = tuple(strides)
+        if strides == tuple(s * dtype.itemsize for s in _f_strides(shape)) and len(shape) > 1:
+            order = 'F'
+        elif strides != tuple(s * dtype.itemsize for s in _c_strides(shape)):
+            raise NotImplementedError('kcc: device arrays are made in C or Fortran order, '
+                                      'not with strides %s' % (strides,))
+    if order not in ('C', 'F'):
+        raise ValueError("device_array: order must be 'C' or 'F', not %r" % (order,))
+    if order == 'F' and len(shape) > 1 and not dtype.names:
+        return _fortran(shape, dtype)
     if dtype.names:
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         return _kcc.record_array(DeviceNDArray, record_of(dtype), shape, None)
@@ -527,8 +562,16 @@ def current_context(devnum=None):
 
 
 def device_array_like(ary, stream=0):
-    """A new device array of ``ary``'s shape and dtype."""
-    return device_array(ary.shape, ary.dtype, stream=stream)
+    """A new device array of ``ary``'s shape and dtype, Fortran-ordered when ``ary`` is
+    (and not C-ordered too)."""
+    f = ary.ndim > 1 and _is_f_only(ary)
+    return device_array(ary.shape, ary.dtype, order='F' if f else 'C', stream=stream)
+
+
+def _is_f_only(ary):
+    if isinstance(ary, np.ndarray):
+        return ary.flags.f_contiguous and not ary.flags.c_contiguous
+    return ary.is_f_contiguous() and not ary.is_c_contiguous()
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order='C'):

@@ -346,6 +346,38 @@ def test_no_leaks():
     assert len(gc.get_objects()) <= objects + 5, (len(gc.get_objects()), objects)
 
 
+@cuda.jit
+def corner_sum(x, out):
+    out[0] = x[1, 2] * 10 + x[0, 1]
+    x[0, 0] = 42
+
+
+def test_fortran_order():
+    """Fortran-ordered device arrays as Numba's: to_device keeps the order and strides,
+    copy_to_host gives a Fortran-ordered array, device_array(order='F') and
+    device_array_like of one; kernels index them as NumPy does."""
+    a = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    d = cuda.to_device(a)
+    assert d.shape == a.shape and d.strides == a.strides, (d.shape, d.strides)
+    assert d.is_f_contiguous() and not d.is_c_contiguous()
+    h = d.copy_to_host()
+    assert h.flags.f_contiguous and h.strides == a.strides and (h == a).all(), h
+    out = np.zeros(1)
+    corner_sum[1, 1](d, out)
+    want = a.copy()
+    want[0, 0] = 42
+    assert out[0] == a[1, 2] * 10 + a[0, 1], out
+    np.testing.assert_array_equal(d.copy_to_host(), want)
+    e = cuda.device_array((3, 4), np.float32, order='F')
+    assert e.strides == (4, 12), e.strides
+    e.copy_to_device(a.astype(np.float32))
+    np.testing.assert_array_equal(e.copy_to_host(), a.astype(np.float32))
+    assert cuda.device_array_like(a).strides == a.strides
+    assert cuda.device_array((3, 4), strides=(8, 24)).strides == (8, 24)
+    raises(NotImplementedError, lambda: cuda.device_array((3, 4), strides=(8, 8)))
+    raises(ValueError, lambda: cuda.device_array((3, 4), order='K'))
+
+
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runner import run
