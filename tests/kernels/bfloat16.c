@@ -111,6 +111,7 @@ static void check_ops(void) {
              H.name, (long long)(j / NOPS), (long long)(j % NOPS), bf(a[j / NOPS]), bf(b[j / NOPS]),
              bf(c[j / NOPS]), want[j], out[j]);
   kc_array_free(da), kc_array_free(db), kc_array_free(dc), kc_array_free(dout);
+  free(a), free(b), free(c), free(out), free(want), free(tol);
 }
 
 /* float32, float64 and the integer types to bfloat16, in each mode */
