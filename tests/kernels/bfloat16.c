@@ -1,14 +1,15 @@
-/* bfloat16.c — numba.cuda.bf16 against references computed here in long double.
+/* bfloat16.c — numba.cuda.bf16 against references computed here in C.
  * A bfloat16 is the top half of a float32: 8 significant bits, float32's exponents.
- * to_bf() rounds a value once to bfloat16 in any mode by exact scaling (ldexpl, then
- * nearbyintl, truncl, floorl or ceill on the scaled value), an algorithm apart from
- * kcc's (LLVM's fptrunc; the float32 bits, or an integer narrowed with a sticky bit).
+ * to_bf() rounds a float once to bfloat16 in any mode by exact scaling (ldexp, then
+ * nearbyint, trunc, floor or ceil on the scaled value), int_to_bf() an integer by
+ * integer arithmetic on its leading bits: algorithms apart from kcc's (LLVM's fptrunc;
+ * the float32 bits, or an integer narrowed to float32 with a sticky bit).
  * Arithmetic references: the float32 operation on the bfloat16 operands rounded to
  * bfloat16 (float32 has more than 2 * 8 + 2 bits, so the double rounding is innocuous
- * for + - * / and sqrt); fma in long double, rounded once. Functions that kcc computes
- * in float32 and rounds (hexp, hsin ...) are compared within one bfloat16 ulp, as the
- * fp16 test does, because a float32 result near a bfloat16 midpoint may round either
- * way; the rest exactly. CUDA's rules: _sat results clamped to [0, 1] (NaN to 0),
+ * for + - * / and sqrt); fma in double (exact for these inputs), rounded once.
+ * Functions that kcc computes in float32 and rounds (hexp, hsin ...) are compared
+ * within one bfloat16 ulp, as the fp16 test does, because a float32 result near a
+ * bfloat16 midpoint may round either way; the rest exactly. CUDA's rules: _sat results clamped to [0, 1] (NaN to 0),
  * hfma_relu's negative result 0, hisinf -1/0/1, conversions to integers saturating with
  * NaN to 0. */
 #include <stdbool.h>
@@ -25,22 +26,23 @@ static float f_of_bits(uint16_t b) {
   return f;
 }
 
-/* v (finite, or not) rounded once to bfloat16 in mode m: its bits */
-static uint16_t to_bf(long double v, mode m) {
+/* v (finite, or not) rounded once to bfloat16 in mode m: its bits. In double, which
+ * holds every float32 and float64 input here exactly, and scales them exactly. */
+static uint16_t to_bf(double v, mode m) {
   if (isnan(v)) return 0x7fc0;
   uint16_t sign = signbit(v) ? 0x8000 : 0;
   if (isinf(v)) return sign | 0x7f80;
   if (v == 0) return sign;
-  int q = ilogbl(v) - 7 < -133 ? -133 : ilogbl(v) - 7;   /* the last kept bit's weight */
-  long double s = ldexpl(v, -q), r;
+  int q = ilogb(v) - 7 < -133 ? -133 : ilogb(v) - 7;   /* the last kept bit's weight */
+  double s = ldexp(v, -q), r;
   switch (m) {
-  case RN: r = nearbyintl(s); break;
-  case RZ: r = truncl(s); break;
-  case RD: r = floorl(s); break;
-  default: r = ceill(s); break;
+  case RN: r = nearbyint(s); break;
+  case RZ: r = trunc(s); break;
+  case RD: r = floor(s); break;
+  default: r = ceil(s); break;
   }
-  long double x = ldexpl(r, q), max = ldexpl(255, 120);   /* 0x1.fep127 */
-  if (fabsl(x) > max) {   /* overflow: infinity unless the mode rounds toward zero */
+  double x = ldexp(r, q), max = ldexp(255, 120);   /* 0x1.fep127 */
+  if (fabs(x) > max) {   /* overflow: infinity unless the mode rounds toward zero */
     bool to_inf = m == RN || (m == RU && v > 0) || (m == RD && v < 0);
     return to_inf ? sign | 0x7f80 : sign | 0x7f7f;
   }
@@ -50,7 +52,26 @@ static uint16_t to_bf(long double v, mode m) {
   return (uint16_t)(u >> 16);
 }
 
-static float bf(long double v) { return f_of_bits(to_bf(v, RN)); }
+static float bf(double v) { return f_of_bits(to_bf(v, RN)); }
+
+/* An integer (its magnitude and sign) rounded once to bfloat16 in mode m by integer
+ * arithmetic: its leading 8 bits kept, the rest deciding the rounding. */
+static uint16_t int_to_bf(uint64_t mag, bool neg, mode m) {
+  uint16_t sign = neg ? 0x8000 : 0;
+  if (mag == 0) return sign;
+  int p = 63 - __builtin_clzll(mag);   /* the leading bit's weight */
+  uint64_t kept = mag, rest = 0, half = 0;
+  if (p > 7) {
+    kept = mag >> (p - 7), rest = mag & ((1ull << (p - 7)) - 1), half = 1ull << (p - 8);
+  } else {
+    kept = mag << (7 - p);
+  }
+  bool up = m == RN ? rest > half || (rest == half && rest && (kept & 1))
+          : m == RD ? neg && rest : m == RU ? !neg && rest : false;
+  kept += up;
+  if (kept == 256) kept = 128, p++;
+  return sign | (uint16_t)((p + 127) << 7) | (uint16_t)(kept & 0x7f);
+}
 
 /* one bfloat16 ulp of v's binade, for the functions computed in float32 */
 static double ulp_of(float v) {
@@ -80,9 +101,9 @@ static void check_ops(void) {
     float *w = want + i * NOPS;
     double *t = tol + i * NOPS;
     for (int k = 0; k < NOPS; k++) t[k] = 0;
-    float fma_xyz = bf((long double)x * y + z);
+    float fma_xyz = bf((double)x * y + z);   /* exact in double for these inputs */
     w[0] = bf(x + y), w[1] = bf(x - y), w[2] = bf(x * y), w[3] = bf(x / y);
-    w[4] = bf(x * 2 + 1.0f), w[5] = bf(sqrtf(fabsf(x))), w[6] = bf(-x + bf(3.14159L));
+    w[4] = bf(x * 2 + 1.0f), w[5] = bf(sqrtf(fabsf(x))), w[6] = bf(-x + bf(3.14159));
     w[7] = x + 0.1f;
     float s[] = {
       bf(x + y), bf(x - y), bf(x * y), bf(x / y), -x, fabsf(x), fma_xyz,
@@ -134,10 +155,14 @@ static void check_from(void) {
     w[0] = (int16_t)to_bf(f[i], RN);
     for (int m = 0; m < 4; m++) w[1 + m] = (int16_t)to_bf(f[i], (mode)m);
     w[5] = (int16_t)to_bf(d[i], RN);
-    long double iv[6] = {(int16_t)nv[i], (uint16_t)nv[i], (int32_t)nv[i], (uint32_t)nv[i],
-                         (int64_t)nv[i], (uint64_t)nv[i]};
-    for (int t = 0; t < 6; t++)
-      for (int m = 0; m < 4; m++) w[6 + t * 4 + m] = (int16_t)to_bf(iv[t], (mode)m);
+    int64_t sv[3] = {(int16_t)nv[i], (int32_t)nv[i], nv[i]};
+    uint64_t uv[3] = {(uint16_t)nv[i], (uint32_t)nv[i], (uint64_t)nv[i]};
+    for (int t = 0; t < 6; t++) {   /* int16, uint16, int32, uint32, int64, uint64 */
+      int64_t sx = sv[t / 2];
+      bool neg = t % 2 == 0 && sx < 0;
+      uint64_t mag = t % 2 ? uv[t / 2] : neg ? 0 - (uint64_t)sx : (uint64_t)sx;
+      for (int m = 0; m < 4; m++) w[6 + t * 4 + m] = (int16_t)int_to_bf(mag, neg, (mode)m);
+    }
   }
   int64_t sb[2] = {N, NBITS};
   kc_array *df = h_array1(KC_FLOAT32, N, f), *dd = h_array1(KC_FLOAT64, N, d);
@@ -155,11 +180,21 @@ static void check_from(void) {
   kc_array_free(df), kc_array_free(dd), kc_array_free(dn), kc_array_free(db);
 }
 
-/* v rounded in mode m to an integer in [lo, hi] (saturating; NaN is 0) */
-static long double to_int(float v, mode m, long double lo, long double hi) {
+/* v rounded in mode m to an integer of `bits` bits, signed or not, saturating (NaN is
+ * 0), as the kernel's int64 array receives it (a uint64 wraps). In double: v and its
+ * rounding are exact there, and the bounds are powers of two. */
+static int64_t to_int(float v, mode m, int bits, bool is_signed) {
   if (isnan(v)) return 0;
-  long double r = m == RN ? nearbyintl(v) : m == RZ ? truncl(v) : m == RD ? floorl(v) : ceill(v);
-  return r < lo ? lo : r > hi ? hi : r;
+  double r = m == RN ? nearbyint(v) : m == RZ ? trunc(v) : m == RD ? floor(v) : ceil(v);
+  double top = ldexp(1, is_signed ? bits - 1 : bits);   /* the first value out of range */
+  if (is_signed) {
+    if (r >= top) return (int64_t)(UINT64_MAX >> (65 - bits));   /* 2^(bits-1) - 1 */
+    if (r < -top) return -(int64_t)(UINT64_MAX >> (65 - bits)) - 1;
+    return (int64_t)r;
+  }
+  if (r < 0) return 0;
+  if (r >= top) return (int64_t)(UINT64_MAX >> (64 - bits));
+  return (int64_t)(uint64_t)r;
 }
 
 static void check_to(void) {
@@ -167,9 +202,6 @@ static void check_to(void) {
                                   0x7f80, 0xff80, 0x7fc0, 0x0000, 0x8000, 0x4f00, 0xdf00,
                                   0x5f80, 0x477f, 0xc700, 0x3f80, 0x4780, 0xbfff};
   enum { N = sizeof raws / sizeof raws[0] };
-  static const long double lim[6][2] = {
-    {-32768.0L, 32767.0L}, {0, 65535.0L}, {-2147483648.0L, 2147483647.0L}, {0, 4294967295.0L},
-    {-9223372036854775808.0L, 9223372036854775807.0L}, {0, 18446744073709551615.0L}};
   int16_t raw[N];
   int64_t ints[N * NINTS], want[N * NINTS];
   float wid[N], wwid[N];
@@ -180,13 +212,10 @@ static void check_to(void) {
     float v = f_of_bits(raws[i]), u = f_of_bits(raws[(i + 1) % N]);
     int64_t *w = want + i * NINTS;
     wwid[i] = v;
-    w[0] = (int8_t)to_int(v, RZ, -128, 127), w[1] = (uint8_t)to_int(v, RZ, 0, 255);
-    for (int t = 0; t < 6; t++)
-      for (int m = 0; m < 4; m++) {
-        long double r = to_int(v, (mode)m, lim[t][0], lim[t][1]);
-        /* the integer as the kernel's int64 array receives it (uint64 wraps) */
-        w[2 + t * 4 + m] = t == 5 ? (int64_t)(uint64_t)r : (int64_t)r;
-      }
+    w[0] = to_int(v, RZ, 8, true), w[1] = to_int(v, RZ, 8, false);
+    for (int t = 0; t < 6; t++)   /* int16, uint16, int32, uint32, int64, uint64 */
+      for (int m = 0; m < 4; m++)
+        w[2 + t * 4 + m] = to_int(v, (mode)m, 16 << (t / 2), t % 2 == 0);
     w[26] = raw[i], w[27] = raws[i], w[28] = isnan(v);
     w[29] = isinf(v) ? (v > 0 ? 1 : -1) : 0;
     w[30] = (v == u) * 1 + !(v == u) * 2 + (v > u) * 4 + (v >= u) * 8 + (v < u) * 16 + (v <= u) * 32;
