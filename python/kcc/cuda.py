@@ -41,8 +41,8 @@ __all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gp
            'synchronize', 'is_available', 'detect', 'DeviceNDArray', 'KccError',
            'stream', 'default_stream', 'legacy_default_stream', 'external_stream',
            'event', 'event_elapsed_time', 'Stream', 'Event', 'is_cuda_array',
-           'as_cuda_array', 'from_dlpack', 'declare_device', 'compile_ptx',
-           'compile_ptx_for_current_device', 'mapped_array', 'managed_array',
+           'as_cuda_array', 'from_cuda_array_interface', 'from_dlpack', 'declare_device',
+           'compile_ptx', 'compile_ptx_for_current_device', 'mapped_array', 'managed_array',
            'mapped_array_like', 'pinned_array_like', 'pinned', 'mapped',
            'current_context']
 
@@ -605,7 +605,14 @@ def as_cuda_array(obj, sync=True):
     if not is_cuda_array(obj):
         raise TypeError('as_cuda_array: %s has no __cuda_array_interface__'
                         % type(obj).__name__)
-    desc = obj.__cuda_array_interface__
+    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A device array over the memory a __cuda_array_interface__ description gives
+    (Numba's from_cuda_array_interface); owner, the memory's owner, is kept alive by it
+    (the description itself when None). With sync, the exporter's stream is waited for
+    (on CUDA)."""
     if desc.get('mask') is not None:
         raise NotImplementedError('as_cuda_array: masked arrays are not supported')
     dtype = np.dtype(desc['typestr'])
@@ -623,7 +630,8 @@ def as_cuda_array(obj, sync=True):
         strides = tuple(s // dtype.itemsize for s in strides)
     if sync and desc.get('stream') is not None and _kcc.device() == 'cuda':
         external_stream(desc['stream']).synchronize()
-    return _kcc.array_wrap(DeviceNDArray, obj, desc['data'][0], shape, strides, dtype.name)
+    return _kcc.array_wrap(DeviceNDArray, desc if owner is None else owner, desc['data'][0],
+                           shape, strides, dtype.name)
 
 
 def from_dlpack(obj):
@@ -1194,6 +1202,11 @@ class _Launcher:
                 launch_args.append(shared[id(a)])
             elif isinstance(a, np.void):
                 launch_args.append(_record_arg(a))
+            elif not isinstance(a, (np.ndarray, _kcc.DeviceArray)) and \
+                    hasattr(type(a), '__cuda_array_interface__'):
+                # another library's device array (CuPy, PyTorch ...): used in place,
+                # as Numba takes any object with the interface
+                launch_args.append(as_cuda_array(a))
             elif isinstance(a, np.ndarray):
                 # as Numba: copied to the device, and back after the kernel (it may
                 # have written it) unless the array is read-only; with a stream both

@@ -280,6 +280,14 @@ def test_as_cuda_array_shares_memory():
     assert before >= 3
     np.testing.assert_array_equal(w.copy_to_host(), np.arange(5))
     raises(NotImplementedError, cuda.as_cuda_array, HostExporter(h, mask=h), match='masked')
+    # an exporter passed to a kernel as it is, as Numba takes one: used in place
+    g = np.zeros(5, dtype=np.float32)
+    add_one[1, 8](HostExporter(g))
+    np.testing.assert_array_equal(g, np.ones(5))
+    # the description alone (Numba's from_cuda_array_interface)
+    f = cuda.from_cuda_array_interface(HostExporter(g).__cuda_array_interface__, owner=g)
+    add_one[1, 8](f)
+    np.testing.assert_array_equal(g, np.full(5, 2.0))
 
 
 def test_dlpack_to_numpy():
