@@ -404,7 +404,8 @@ KC_API kc_status kc_compile_ptx(kc_context *ctx, const char *name, const char *s
 typedef enum kc_text_kind {
   KC_TEXT_PTX,    /* PTX for sm_<arch>, as kc_compile_ptx */
   KC_TEXT_LLVM,   /* the optimised LLVM IR: for the GPU (NVPTX, sm_<arch>) on a CUDA
-                     context, for the CPU back end on a CPU one (Numba's inspect_llvm) */
+                     context, for the CPU back end on a CPU one (Numba's inspect_llvm);
+                     device functions with declared signatures compiled on their own too */
   KC_TEXT_TYPES,  /* each kernel and device function with its signature and the type
                      of each local (Numba's inspect_types; kcc --emit=types); device
                      functions with declared signatures among them, called or not */

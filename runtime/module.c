@@ -418,7 +418,7 @@ static int text_target(kc_context *ctx, kc_text_kind kind, kcc_options *o) {
   bool gpu = kind == KC_TEXT_PTX || kind == KC_TEXT_DEVICE_PTX ||
              (kind == KC_TEXT_LLVM && ctx->device == KC_DEVICE_CUDA);
   o->target = gpu ? KCC_TARGET_NVPTX : KCC_TARGET_HOST;
-  o->export_device = kind == KC_TEXT_TYPES || kind == KC_TEXT_DEVICE_PTX;
+  o->export_device = kind != KC_TEXT_PTX;
   switch (kind) {
   case KC_TEXT_PTX: case KC_TEXT_DEVICE_PTX: o->emit = KCC_EMIT_PTX; return 0;
   case KC_TEXT_LLVM: o->emit = KCC_EMIT_LLVM; return 0;

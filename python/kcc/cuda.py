@@ -1265,15 +1265,93 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     return ptx, void
 
 
+def _device_signature(sig):
+    """A device function's signature as kcc reads it: a tuple of argument types is
+    '(float32, int32)' (its result inferred, as Numba infers it), a whole signature its
+    text ('float32(float32, int32)'), a list each of those; None stays None."""
+    if sig is None:
+        return None
+    if isinstance(sig, list):
+        return [_device_signature(s) for s in sig]
+    if isinstance(sig, tuple):
+        return '(%s)' % ', '.join(source.type_text(t) for t in sig)
+    return source.type_text(sig)
+
+
+class _DeviceCompileResult:
+    """What compile_device returns, as far as Numba's tests read it: fndesc's
+    mangled_name (kcc's symbol of the function), its signature's types."""
+
+    def __init__(self, symbol, argtypes, restype):
+        self.fndesc = type('FunctionDescriptor', (), {'mangled_name': symbol})()
+        self.signature = type('Signature', (), {'args': argtypes, 'return_type': restype})()
+
+
+class DeviceDispatcher:
+    """What ``cuda.jit(device=True)`` returns, as Numba's: a device function that
+    kernels call (compiled into them from its own text, under this decorator) and that
+    can be inspected on its own (compile_device, inspect_asm, inspect_llvm), not
+    launched."""
+
+    def __init__(self, py_func, signatures, options):
+        self.py_func = py_func
+        self.signatures = _device_signature(signatures)
+        self.options = dict(options)
+        self.decorator = decorator_line('%s.jit' % source._CUDA, self.signatures,
+                                        dict(self.options, device=True))
+        functools.update_wrapper(self, py_func)
+
+    def __call__(self, *args, **kwargs):
+        # Numba's device functions run only in kernels; kcc lets Python call the
+        # function itself, as Numba's simulator does
+        return self.py_func(*args, **kwargs)
+
+    def __getitem__(self, config):
+        raise RuntimeError('Cannot compile a device function as a kernel (%s was '
+                           'declared with device=True)' % self.py_func.__name__)
+
+    def _signature_for(self, args):
+        """The declared signature when its arguments are args (its result type then
+        holds), else args alone (the result inferred), as Numba compiles them."""
+        wanted = _device_signature(tuple(args))
+        declared = self.signatures if isinstance(self.signatures, str) else None
+        if declared and '(' in declared and \
+                declared[declared.index('('):].replace(' ', '') == wanted.replace(' ', ''):
+            return declared
+        return wanted
+
+    def _text(self, args, kind):
+        line = decorator_line('cuda.jit', self._signature_for(args),
+                              dict(self.options, device=True))
+        return _function_text(self.py_func, line, kind)
+
+    def compile_device(self, args):
+        """Compile for args (argument types); the result's fndesc.mangled_name is the
+        symbol in the PTX and LLVM IR."""
+        ptx, restype = _compile_device_ptx(self.py_func, self._signature_for(args),
+                                           self.options, None)
+        found = re.search(r'\.visible \.func\s*(?:\([^)]*\))?\s*(\S+)\(', ptx)
+        return _DeviceCompileResult(found.group(1) if found else self.py_func.__name__,
+                                    tuple(args), restype)
+
+    def inspect_asm(self, args):
+        """The PTX of the function compiled alone for args, a visible .func."""
+        return self._text(tuple(args), 'device_ptx')
+
+    def inspect_llvm(self, args):
+        """The LLVM IR of the function compiled alone for args (for the GPU)."""
+        return self._text(tuple(args), 'llvm')
+
+    def inspect_sass(self, args=None):
+        raise RuntimeError('Cannot inspect SASS of a device function')
+
+
 def _compile_device_ptx(pyfunc, sig, options, cc):
     """compile_ptx(device=True): the device function on its own (kc_compile_text's
     device PTX), its result type read from kcc's types of it."""
-    if isinstance(sig, (tuple, list)):   # argument types: the result is inferred
-        sig_text = '(%s)' % ', '.join(source.type_text(t) for t in sig)
-    else:
-        sig_text = source.type_text(sig)
-        if '(' not in sig_text:
-            sig_text = '(%s)' % sig_text
+    sig_text = _device_signature(tuple(sig) if isinstance(sig, list) else sig)
+    if '(' not in sig_text:
+        sig_text = '(%s)' % sig_text
     line = decorator_line('cuda.jit', sig_text, dict(options, device=True))
     arch = cc[0] * 10 + cc[1] if cc else 0
     ptx = _function_text(pyfunc, line, 'device_ptx', arch)
@@ -1307,7 +1385,7 @@ def jit(func_or_sig=None, device=False, **options):
     they only make the kernel eager."""
     def decorate(fn, signatures=None):
         if device:
-            return fn
+            return DeviceDispatcher(fn, signatures, options)
         return Dispatcher(fn, signatures, options)
 
     if func_or_sig is None:

@@ -406,7 +406,8 @@ class _Text:
             elif isinstance(v, type) and _is_enum(v):
                 line = _enum_text(name, v)
             elif _is_device_function(v):
-                line = self.device_function(name, _function_of(v))
+                line = self.device_function(name, _function_of(v),
+                                            getattr(v, 'decorator', None))
             else:
                 line = _imported_text(name, v)
                 if line is None:
@@ -415,14 +416,15 @@ class _Text:
             if line:
                 self.tail.append(line)
 
-    def device_function(self, name, fn):
+    def device_function(self, name, fn, decorator=None):
         """A device function fn called as name, compiled once (a second name for it is
-        bound to the first)."""
+        bound to the first), under its decorator (kcc.cuda's DeviceDispatcher gives its
+        own, with its signatures and options)."""
         if fn.__code__ in self.done:
             other = self.done[fn.__code__]
             return None if other == name else '%s = %s' % (name, other)
         self.done[fn.__code__] = name
-        self.place(fn, name, '@%s.jit(device=True)' % _CUDA)
+        self.place(fn, name, decorator or '@%s.jit(device=True)' % _CUDA)
         self.add_values(fn)
         return None
 

@@ -121,6 +121,42 @@ def test_device_function_and_tuple():
     np.testing.assert_array_equal(a, np.clip(np.linspace(-2, 2, 41), -1.0, 0.5))
 
 
+@cuda.jit('int32(int32, int32)', device=True)
+def pack(hi, lo):
+    return (hi << 8) | (lo & 0xFF)
+
+
+@cuda.jit
+def pack_all(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = pack(a[i], a[i] + 1.7)   # a float argument cast to the declared int32
+
+
+def test_device_dispatcher():
+    """cuda.jit(device=True) gives Numba's device dispatcher: kernels call it (under its
+    signature, which casts), Python may call the function, it is not launched, and it
+    is inspected on its own."""
+    a = np.arange(5, dtype=np.int32)
+    out = np.zeros(5, np.int64)
+    pack_all[1, 8](a, out)
+    np.testing.assert_array_equal(out, (a.astype(np.int64) << 8) | ((a + 1) & 0xFF))
+    assert pack(1, 2) == 258 and pack.__name__ == 'pack'
+    try:
+        pack[1, 1](1, 2)
+    except RuntimeError as e:
+        assert 'Cannot compile a device function as a kernel' in str(e), e
+    else:
+        raise AssertionError('a device function was launched')
+    from kcc import types as kt
+    cres = pack.compile_device((kt.int32, kt.int32))
+    name = cres.fndesc.mangled_name
+    assert 'pack' in name and str(cres.signature.return_type) == 'int32', (name, cres)
+    assert '.visible .func' in pack.inspect_asm((kt.int32, kt.int32))
+    assert name in pack.inspect_asm((kt.int32, kt.int32))
+    assert name in pack.inspect_llvm((kt.int32, kt.int32))
+
+
 def test_bool_arrays_and_scalars():
     flags = np.ones(7, np.bool_)
     fill_flags[1, 8](flags, True)
