@@ -125,10 +125,24 @@ static const type *ix_bool(infer_ctx *ic, node *e, const builtin *b) {
 
 /* ---- lowering ---- */
 
-/* min(a, b, ...), max(...): op 1 for max */
+/* A float32 or float64 argument (not a literal of another kind, not float16 or
+ * bfloat16). */
+static bool plain_float_arg(const node *a) {
+  return a->ty->kind == TY_FLOAT && (a->ty->bits == 32 || a->ty->bits == 64);
+}
+
+/* min(a, b, ...), max(...): op 1 for max. Two float32/float64 arguments are Numba-CUDA's
+ * fmin/fmax (libdevice's __nv_fmax: a NaN loses to a number; llvm.maxnum here); other
+ * calls Python's algorithm, as Numba's do_minmax: a later value replaces the kept one
+ * only when greater (smaller), so a NaN kept first stays. */
 static LLVMValueRef cg_minmax(cg_ctx *g, node *e, const builtin *b) {
   bool is_max = b->op;
   const type *t = e->ty;
+  if (e->list.len == 2 && plain_float_arg(e->list.items[0]) &&
+      plain_float_arg(e->list.items[1])) {
+    LLVMValueRef ab[2] = {cg_expr_as(g, e->list.items[0], t), cg_expr_as(g, e->list.items[1], t)};
+    return cg_call_intrinsic(g, is_max ? "llvm.maxnum" : "llvm.minnum", LLVMTypeOf(ab[0]), ab, 2);
+  }
   LLVMValueRef r = cg_expr_as(g, e->list.items[0], t);
   for (int i = 1; i < e->list.len; i++) {
     LLVMValueRef v = cg_expr_as(g, e->list.items[i], t);
