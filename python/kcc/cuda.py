@@ -384,11 +384,17 @@ def transpose(src, dst):
 _transpose_kernel = []   # compiled at the first transpose
 
 
-def _transpose(src):
+def _transpose(src, dst=None):
+    """src transposed into dst (made when None) on the device; Numba's
+    numba.cuda.kernels.transpose.transpose(a, b=None) too."""
     if not _transpose_kernel:
         module = _kcc.compile('<kcc.cuda transpose>', _TRANSPOSE_SOURCE)
         _transpose_kernel.append(module.get_kernel('transpose'))
-    dst = device_array((src.shape[1], src.shape[0]), src.dtype)
+    if dst is None:
+        dst = device_array((src.shape[1], src.shape[0]), src.dtype)
+    elif tuple(dst.shape) != (src.shape[1], src.shape[0]) or dst.dtype != src.dtype:
+        raise ValueError('transpose: %s %s into %s %s' % (src.shape, src.dtype, dst.shape,
+                                                          dst.dtype))
     if dst.size:
         grid = ((dst.shape[0] + 15) // 16, (dst.shape[1] + 15) // 16)
         _transpose_kernel[0].launch(grid, (16, 16), [src, dst])
@@ -1393,3 +1399,8 @@ def jit(func_or_sig=None, device=False, **options):
     if inspect.isfunction(func_or_sig):
         return decorate(func_or_sig)
     return lambda fn: decorate(fn, func_or_sig)
+
+
+# numba.cuda.devicearray (numba.cuda.cudadrv.devicearray): made last, over this module
+from . import devicearray   # noqa: E402
+sys.modules[__name__ + '.devicearray'] = devicearray

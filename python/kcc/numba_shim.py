@@ -128,10 +128,24 @@ def install():
     from .device_ns import MODULES
     for name, ns in MODULES.items():   # numba.cuda.libdevice, fp16, bf16
         sys.modules['numba.cuda.' + name] = ns
+    # numba.cuda.cudadrv.devicearray is kcc's (Numba's needs a driver); its package,
+    # Numba's, is imported for it when Numba is there
+    sys.modules['numba.cuda.devicearray'] = kcc_cuda.devicearray
+    kernels = types.ModuleType('numba.cuda.kernels.transpose')
+    kernels.transpose = kcc_cuda._transpose   # Numba's device-side transpose, kcc's
+    sys.modules['numba.cuda.kernels.transpose'] = kernels
+    sys.modules['numba.cuda.cudadrv.devicearray'] = kcc_cuda.devicearray
     if _real is not None and not hasattr(kcc_cuda, '__path__'):
         # numba.cuda's other submodules (numba.cuda.tests ..., which Numba's own tests
         # import their helpers from) are found where Numba keeps them
         kcc_cuda.__path__ = [os.path.join(os.path.dirname(_real.__file__), 'cuda')]
+    if _real is not None:
+        try:   # Numba's package (its driver is loaded only when called), kcc's module
+            import numba.cuda.cudadrv as cudadrv
+            cudadrv.devicearray = kcc_cuda.devicearray
+            kcc_cuda.cudadrv = cudadrv
+        except Exception:
+            pass
     from . import testing
     sys.modules['numba.cuda.testing'] = testing   # Numba's own tests' harness
     if _real is None:

@@ -386,6 +386,27 @@ def test_fortran_order():
     raises(ValueError, lambda: cuda.device_array((3, 4), order='K'))
 
 
+def test_devicearray_module():
+    """numba.cuda.devicearray's functions Numba's tests reach: auto_device (a device
+    array as it is; a number or array copied; a non-contiguous array refused, as Numba
+    refuses it), from_array_like (shape, dtype and order); the device transpose."""
+    d = cuda.to_device(np.arange(3.0))
+    assert cuda.devicearray.auto_device(d) == (d, False)
+    e, made = cuda.devicearray.auto_device(np.arange(4, dtype=np.int16))
+    assert made and e.dtype == np.int16 and e.copy_to_host().tolist() == [0, 1, 2, 3]
+    raises(ValueError, cuda.devicearray.auto_device, np.arange(10.0)[::2],
+           match='non-contiguous')
+    f = np.asfortranarray(np.zeros((3, 5), np.float32))
+    g = cuda.devicearray.from_array_like(f)
+    assert g.shape == f.shape and g.strides == f.strides and g.dtype == f.dtype
+    x = np.arange(12.0).reshape(3, 4)
+    t = cuda._transpose(cuda.to_device(x))
+    np.testing.assert_array_equal(t.copy_to_host(), x.T)
+    out = cuda.device_array((4, 3))
+    assert cuda._transpose(cuda.to_device(x), out) is out
+    np.testing.assert_array_equal(out.copy_to_host(), x.T)
+
+
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runner import run
