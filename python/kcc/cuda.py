@@ -509,11 +509,11 @@ def managed_array(shape, dtype=np.float64, strides=None, order='C', stream=0,
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    return mapped_array(ary.shape, ary.dtype, stream=stream)
+    return mapped_array(ary.shape, ary.dtype, order=_like_order(ary), stream=stream)
 
 
 def pinned_array_like(ary):
-    return np.empty_like(ary)
+    return np.empty(ary.shape, ary.dtype, order=_like_order(ary))
 
 
 @contextlib.contextmanager
@@ -568,16 +568,26 @@ def current_context(devnum=None):
 
 
 def device_array_like(ary, stream=0):
-    """A new device array of ``ary``'s shape and dtype, Fortran-ordered when ``ary`` is
-    (and not C-ordered too)."""
-    f = ary.ndim > 1 and _is_f_only(ary)
-    return device_array(ary.shape, ary.dtype, order='F' if f else 'C', stream=stream)
+    """A new device array of ``ary``'s shape and dtype, in the order ``ary``'s strides
+    run (NumPy's order='K' of zeros_like: Fortran for an F-ordered array or a view of
+    one)."""
+    return device_array(ary.shape, ary.dtype, order=_like_order(ary), stream=stream)
 
 
 def _is_f_only(ary):
     if isinstance(ary, np.ndarray):
         return ary.flags.f_contiguous and not ary.flags.c_contiguous
     return ary.is_f_contiguous() and not ary.is_c_contiguous()
+
+
+def _like_order(ary):
+    """'F' when ary (2-D or more, not C-contiguous) has strides that grow from the
+    first axis to the last, as an F-ordered array and its views do; else 'C'."""
+    if ary.ndim < 2:
+        return 'C'
+    c = ary.flags.c_contiguous if isinstance(ary, np.ndarray) else ary.is_c_contiguous()
+    steps = [abs(s) for s, n in zip(ary.strides, ary.shape) if n > 1]
+    return 'F' if not c and steps == sorted(steps) and len(set(steps)) > 1 else 'C'
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order='C'):

@@ -381,6 +381,11 @@ def test_fortran_order():
     e.copy_to_device(a.astype(np.float32))
     np.testing.assert_array_equal(e.copy_to_host(), a.astype(np.float32))
     assert cuda.device_array_like(a).strides == a.strides
+    assert cuda.pinned_array_like(a).strides == a.strides
+    assert cuda.mapped_array_like(a).strides == a.strides
+    view = np.asfortranarray(np.zeros((10, 12)))[::2, ::2]   # NumPy's zeros_like order
+    assert cuda.device_array_like(view).strides == np.zeros_like(view).strides
+    assert cuda.device_array_like(np.zeros((10, 12))[::2, ::2]).strides == (48, 8)
     assert cuda.device_array((3, 4), strides=(8, 24)).strides == (8, 24)
     raises(NotImplementedError, lambda: cuda.device_array((3, 4), strides=(8, 8)))
     raises(ValueError, lambda: cuda.device_array((3, 4), order='K'))
