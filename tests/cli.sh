@@ -148,6 +148,19 @@ expect 0 "" -- compile q.k --fastmath -o -
 grep -q "div\.approx\.ftz\.f32" out.txt || fail "--fastmath: no div.approx.ftz.f32"
 grep -q "div\.rn" out.txt && fail "--fastmath: div.rn left"
 expect 0 "" -- compile q.k --emit=header --fastmath --bounds-check
+
+# --device-functions: a device function with a declared signature, called by no kernel,
+# compiled on its own as a visible function (none without the option)
+printf 'from numba import cuda\n@cuda.jit("float32(float32, float32)", device=True)\n'\
+'def hyp(x, y):\n    return x * x + y * y\n' >dev.k
+expect 0 "" -- compile dev.k -o -
+grep -q "hyp" out.txt && fail "a device function no kernel calls was compiled"
+expect 0 "" -- compile dev.k --device-functions -o -
+grep -q "\.visible \.func  (\.param \.b32 func_retval0) hyp" out.txt ||
+  fail "--device-functions: no visible hyp"
+expect 0 "" -- compile dev.k --device-functions --emit=types -o -
+grep -q "device hyp.*(float32, float32) -> float32" out.txt ||
+  fail "--device-functions --emit=types: hyp not listed"
 grep -q "opts\.fastmath = 1;" q_kc.h || fail "--emit=header --fastmath: not passed to the CPU fallback"
 grep -q "opts\.bounds_check = 1;" q_kc.h ||
   fail "--emit=header --bounds-check: not passed to the CPU fallback"

@@ -85,6 +85,10 @@ static const char compile_usage_text[] =
   "  --fastmath           every kernel as if declared @cuda.jit(fastmath=True):\n"
   "                       approximate division, square root and float32 maths,\n"
   "                       fused multiply-adds, float32 denormals flushed to zero\n"
+  "  --device-functions   also compile each device function with a declared signature\n"
+  "                       on its own, as a visible function (.visible .func), called\n"
+  "                       or not (Numba's compile_ptx(device=True); --emit=types lists\n"
+  "                       them)\n"
   "  --target=nvptx|host  generate code for the GPU (the default) or for this CPU\n"
   "                       (the CPU back end: --emit=llvm, ast or types)\n"
   "  -h, --help           this text\n"
@@ -259,6 +263,7 @@ typedef struct cli_options {
   int debug, lineinfo;
   int bounds_check;     /* 0: the default (on with -g for the host), 1 on, -1 off */
   int fastmath;         /* --fastmath */
+  int device_functions; /* --device-functions */
   kcc_target target;
   const char **sigs;
   int nsigs;
@@ -332,6 +337,8 @@ static int parse_one(cli_options *o, int argc, char **argv, int *i) {
     o->bounds_check = -1;
   } else if (strcmp(arg, "--fastmath") == 0) {
     o->fastmath = 1;
+  } else if (strcmp(arg, "--device-functions") == 0) {
+    o->device_functions = 1;
   } else if (arg[0] == '-' && arg[1] == 'O') {
     if (!(arg[2] >= '0' && arg[2] <= '3' && arg[3] == '\0'))
       return usage_error("kcc compile", "bad optimisation level '%s' (use -O0 to -O3)", arg);
@@ -644,6 +651,7 @@ static int cmd_compile(int argc, char **argv) {
   opts.bounds_check = o.bounds_check > 0 ||
                       (o.bounds_check == 0 && o.debug && o.target == KCC_TARGET_HOST);
   opts.fastmath = o.fastmath;
+  opts.export_device = o.device_functions;
   opts.sigs = o.sigs;
   opts.nsigs = o.nsigs;
   opts.aot = 1;
