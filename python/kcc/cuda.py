@@ -630,7 +630,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     (the description itself when None). With sync, the exporter's stream is waited for
     (on CUDA)."""
     if desc.get('mask') is not None:
-        raise NotImplementedError('as_cuda_array: masked arrays are not supported')
+        raise NotImplementedError('Masked arrays are not supported')
     dtype = np.dtype(desc['typestr'])
     if dtype.byteorder == '>':
         raise TypeError('as_cuda_array: big-endian data (%s) is not supported'
@@ -1219,7 +1219,7 @@ class _Launcher:
             elif isinstance(a, np.void):
                 launch_args.append(_record_arg(a))
             elif not isinstance(a, (np.ndarray, _kcc.DeviceArray)) and \
-                    hasattr(type(a), '__cuda_array_interface__'):
+                    hasattr(a, '__cuda_array_interface__'):
                 # another library's device array (CuPy, PyTorch ...): used in place,
                 # as Numba takes any object with the interface
                 launch_args.append(as_cuda_array(a))

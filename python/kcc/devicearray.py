@@ -11,7 +11,7 @@ DeviceNDArray = _cuda.DeviceNDArray
 
 def is_cuda_ndarray(obj):
     """Whether obj is a device array (kcc's own, or an object with the interface)."""
-    return isinstance(obj, DeviceNDArray) or hasattr(type(obj), '__cuda_array_interface__')
+    return isinstance(obj, DeviceNDArray) or hasattr(obj, '__cuda_array_interface__')
 
 
 def auto_device(obj, stream=0, copy=True, user_explicit=False):

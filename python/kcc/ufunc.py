@@ -25,6 +25,16 @@ def _is_device(obj):
     return isinstance(obj, _kcc.DeviceArray)
 
 
+def _imported(a):
+    """Another library's device array (an object with __cuda_array_interface__) as a
+    kcc device array over its memory, as Numba's ufuncs take one; anything else as it
+    is."""
+    if a is None or isinstance(a, (np.ndarray, _kcc.DeviceArray)) or \
+            not hasattr(a, '__cuda_array_interface__'):
+        return a
+    return _cuda.as_cuda_array(a)
+
+
 def _to_device_arg(a):
     """A ufunc argument as the extension takes it: a device array, or a number."""
     if _is_device(a):
@@ -64,6 +74,7 @@ class CUDAUFunc:
 
     def __call__(self, *args, out=None, stream=0):
         stream = _stream(stream)
+        args, out = [_imported(a) for a in args], _imported(out)
         if len(args) != self.nin:
             raise TypeError("ufunc '%s' takes %d arguments, got %d"
                             % (self.__name__, self.nin, len(args)))
@@ -152,6 +163,7 @@ class CUDAGUFunc:
 
     def __call__(self, *args, out=None, stream=0):
         stream = _stream(stream)
+        args, out = [_imported(a) for a in args], _imported(out)
         if not self.nin <= len(args) <= self.nin + self.nout:
             raise TypeError("gufunc '%s' (%s) takes %d inputs and up to %d outputs, got "
                             "%d arguments" % (self.__name__, self.layout, self.nin,

@@ -279,11 +279,16 @@ def test_as_cuda_array_shares_memory():
     gc.collect()
     assert before >= 3
     np.testing.assert_array_equal(w.copy_to_host(), np.arange(5))
-    raises(NotImplementedError, cuda.as_cuda_array, HostExporter(h, mask=h), match='masked')
+    raises(NotImplementedError, cuda.as_cuda_array, HostExporter(h, mask=h), match='Masked')
     # an exporter passed to a kernel as it is, as Numba takes one: used in place
     g = np.zeros(5, dtype=np.float32)
     add_one[1, 8](HostExporter(g))
     np.testing.assert_array_equal(g, np.ones(5))
+    # and to a CUDA ufunc, as Numba takes one: the result stays on the device
+    from kcc import vectorize
+    twice = vectorize(['float32(float32)'], target='cuda')(lambda x: x * 2)
+    r = twice(HostExporter(g))
+    assert cuda.is_cuda_array(r) and r.copy_to_host().tolist() == [2.0] * 5, r
     # the description alone (Numba's from_cuda_array_interface)
     f = cuda.from_cuda_array_interface(HostExporter(g).__cuda_array_interface__, owner=g)
     add_one[1, 8](f)
