@@ -429,12 +429,52 @@ START_TEST(kc_launch_fault_reported_by_synchronize) {
 }
 END_TEST
 
+/* ---- every block once: the workers' shares and the runs taken from others' ------------ */
+/* hits[linear block id]++; the blocks of the first half spin a while first, so that the
+ * workers done with their own shares take runs from the first worker's. */
+static void count_block(void **args, kc_cpu_block *blk) {
+  atomic_int *hits = *(atomic_int **)args[0];
+  const uint32_t *gd = blk->grid_dim, *bi = blk->block_idx;
+  uint64_t id = ((uint64_t)bi[2] * gd[1] + bi[1]) * gd[0] + bi[0];
+  uint64_t n = (uint64_t)gd[0] * gd[1] * gd[2];
+  if (id < n / 2)
+    for (volatile int spin = 0; spin < 2000; spin++) {}
+  atomic_fetch_add(&hits[id], 1);
+}
+
+static void check_each_block_once(kc_context *ctx, kc_dim3 grid) {
+  size_t n = (size_t)grid.x * grid.y * grid.z;
+  atomic_int *hits = calloc(n, sizeof *hits);
+  int64_t ext = (int64_t)n;
+  void *args[2] = {&hits, &ext};
+  rt_cpu_kernel k = {"count", count_block, NULL, 0, 0, NULL, 0, 0};
+  ck_assert_int_eq(rt_cpu_launch(ctx, &k, grid, kc_dim(1), 0, args), KC_OK);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_msg(atomic_load(&hits[i]) == 1, "grid %u x %u x %u: block %zu ran %d times",
+                  grid.x, grid.y, grid.z, i, atomic_load(&hits[i]));
+  free(hits);
+}
+
+START_TEST(every_block_once_over_the_shares) {
+  static const unsigned sizes[] = {1, 2, 3, 5, 63, 64, 65, 129, 1000, 4099};
+  for (int threads = 2; threads <= 5; threads += 3) {   /* 2 and 5 workers */
+    kc_context *ctx = cpu_context(threads);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+      check_each_block_once(ctx, kc_dim(sizes[i]));   /* one pool, launches back to back */
+    check_each_block_once(ctx, kc_dim3_(7, 5, 3));
+    check_each_block_once(ctx, kc_dim3_(65, 1, 2));
+    kc_context_free(ctx);
+  }
+}
+END_TEST
+
 static Suite *cpu_exec_suite(void) {
   Suite *s = suite_create("cpu_exec");
   TCase *tc = tcase_create("executor");
   tcase_add_test(tc, vector_add_one_thread);
   tcase_add_test(tc, vector_add_pool);
   tcase_add_test(tc, grid_3d_covers_every_thread_once);
+  tcase_add_test(tc, every_block_once_over_the_shares);
   tcase_add_test(tc, shared_memory_per_block);
   tcase_add_test(tc, barrier_neighbour_exchange);
   tcase_add_test(tc, cooperative_grid_barrier);

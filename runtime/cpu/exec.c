@@ -2,8 +2,10 @@
  * exec.c — the CPU grid executor: runs the blocks of a launch on a pool of
  * persistent worker threads, each block with its own shared memory.
  *
- * Blocks are handed out through an atomic counter; the calling thread works too
- * (worker 0), so a one-block launch or a one-thread pool never wakes anyone. A kernel
+ * Each worker owns a contiguous share of the grid's blocks, claimed in runs through a
+ * counter on a cache line of its own; a worker done with its share takes runs from the
+ * others'. The calling thread works too (worker 0), so a one-block launch or a
+ * one-thread pool never wakes anyone. A kernel
  * without barriers runs a block as one call of its K__block function (a loop over the
  * threads). A kernel with barriers runs each thread of the block as a fiber on an
  * mmap'd stack; a worker's fibers live across blocks and launches (fiber i runs thread

@@ -59,6 +59,17 @@ void rt_fiber_boot(void);
 #define SHARED_ALIGN 64
 
 /* ---- Jobs: one launch ------------------------------------------------------------------ */
+/* A worker's share of a launch's blocks, linear ids [start, end): its owner claims runs
+ * from the front through next, and so do the other workers once their own shares are
+ * done (pool.c). One cache line each (the pool keeps them 64-byte aligned), so a
+ * worker's claims do not evict the line its neighbour claims from. */
+typedef struct rt_share {
+  atomic_uint_fast64_t next;
+  uint64_t start, end;
+  char pad[64 - 3 * sizeof(uint64_t)];
+} rt_share;
+_Static_assert(sizeof(rt_share) == 64, "a share is one cache line");
+
 typedef struct rt_job {
   const rt_cpu_kernel *k;
   void **args;
@@ -66,7 +77,8 @@ typedef struct rt_job {
   uint64_t nblocks;
   unsigned nthreads;            /* per block */
   size_t shared;                /* static + dynamic bytes */
-  atomic_uint_fast64_t next;    /* next block to hand out */
+  rt_share *share;              /* the blocks, one share per worker (rt_job_share_out) */
+  int nshare;
   atomic_int stop;              /* an error or the watchdog: hand out no more blocks, and
                                    threads end at their next loop back edge */
   atomic_int claimed;           /* the first error claims the message */
@@ -161,6 +173,8 @@ struct rt_pool {
   int sleepers;                 /* workers asleep on wake */
   int waiting;                  /* the caller asleep on idle */
   rt_job *job;
+  rt_share *share;              /* n shares, 64-byte aligned, in share_mem */
+  void *share_mem;
   rt_watch watch;
 };
 
@@ -187,6 +201,10 @@ void rt_job_fail(rt_job *j, kc_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Split j's blocks into n contiguous shares of about equal size (n >= 1), in share[]. */
+void rt_job_share_out(rt_job *j, rt_share *share, int n);
+/* How many of j's blocks have been handed out so far. */
+uint64_t rt_job_started(const rt_job *j);
 /* The finished launch's result: an error record's message first, else the failure's. */
 kc_status rt_job_status(kc_context *ctx, const rt_job *j);
 
