@@ -49,6 +49,9 @@ _Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE
 _Static_assert(offsetof(kc_cpu_block, frame) == KC_CPU_BLOCK_OFF_FRAME, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, stop) == KC_CPU_BLOCK_OFF_STOP &&
                offsetof(kc_cpu_block, cancel) == KC_CPU_BLOCK_OFF_CANCEL, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, private_array) == KC_CPU_BLOCK_OFF_PRIVATE_ARRAY &&
+               offsetof(kc_cpu_block, private_mask) == KC_CPU_BLOCK_OFF_PRIVATE_MASK,
+               "host ABI");
 _Static_assert(sizeof(atomic_int) == sizeof(int), "kc_cpu_block.stop reads an atomic_int");
 
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,

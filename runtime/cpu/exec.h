@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -119,6 +120,17 @@ typedef struct rt_fiber {
   uint32_t cop, cmask, carg;
 } rt_fiber;
 
+/* A worker's private copy of an array the kernel only adds to (private.c). */
+typedef struct rt_private {
+  uint32_t param;               /* the kernel parameter */
+  bool decided;                 /* asked for in this launch: bytes says the answer */
+  size_t bytes;                 /* the copy's size; 0: the array stays shared */
+  unsigned elsize;              /* 4 or 8: integers */
+  void *data;                   /* the array */
+  void *buf;                    /* the copy, cap bytes, kept across launches */
+  size_t cap;
+} rt_private;
+
 typedef struct rt_worker {
   rt_pool *pool;
   rt_job *job;
@@ -139,6 +151,8 @@ typedef struct rt_worker {
      sync_total, which the others then read */
   uint64_t sync_acc, sync_total;
   int sync_fresh;
+  rt_private *priv;             /* this launch's copies, npriv of priv_cap (private.c) */
+  int npriv, priv_cap;
 } rt_worker;
 
 /* The watchdog of a pool (see "The watchdog"). */
@@ -273,6 +287,14 @@ void rt_watch_end(rt_watch *wd);
 /* j's grid barrier (or NULL), set under the watchdog's lock, which its stop holds. */
 void rt_watch_set_coop(rt_watch *wd, rt_job *j, rt_coop *c);
 void rt_watch_free(rt_watch *wd);
+
+/* ---- private.c ---------------------------------------------------------------------- */
+/* kc_cpu_block.private_array: the worker's zeroed copy of parameter `param`'s array
+ * for this launch (bit param of blk->private_mask set), or NULL (bit cleared). */
+void *rt_cpu_private_array(kc_cpu_block *blk, uint32_t param);
+/* Add w's copies into their arrays (the end of w's part of a launch). */
+void rt_private_merge(rt_worker *w);
+void rt_private_free(rt_worker *w);
 
 /* ---- pool.c ------------------------------------------------------------------------- */
 /* w's block record for job j, with its shared memory; 0 when that is out of memory

@@ -117,6 +117,8 @@ int rt_block_setup(rt_worker *w, rt_job *j) {
   blk->frame = cpu_frame;
   blk->stop = (const int *)&j->stop;
   blk->cancel = cpu_cancel;
+  blk->private_array = rt_cpu_private_array;
+  w->npriv = 0;
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_job_init */
   blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
   blk->dyn_shared_bytes = j->shared > dyn_off ? j->shared - dyn_off : 0;
@@ -180,8 +182,9 @@ static void run_blocks(rt_worker *w, rt_job *j, int me) {
 
 static void run_job(rt_worker *w, rt_job *j) {
   if (!rt_block_setup(w, j)) return;
-  if (sigsetjmp(w->cancel_to, 0)) return;   /* cpu_cancel: the launch is being stopped */
-  run_blocks(w, j, (int)(w - w->pool->w));
+  if (!sigsetjmp(w->cancel_to, 0))   /* else cpu_cancel: the launch is being stopped */
+    run_blocks(w, j, (int)(w - w->pool->w));
+  rt_private_merge(w);   /* before the launch returns, stopped or not, as on a GPU */
 }
 
 /* How long a worker spins for the next job, and the caller for the job's end, before
@@ -323,6 +326,7 @@ void rt_pool_free(rt_pool *p) {
   rt_watch_free(&p->watch);
   for (int i = 0; i < p->n; i++) {
     rt_free_fibers(&p->w[i]);
+    rt_private_free(&p->w[i]);
     free(p->w[i].shared);
     free(p->w[i].frame);
   }

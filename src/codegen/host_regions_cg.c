@@ -379,7 +379,7 @@ bool host_regions_entry(cg_ctx *g, fn_instance *f) {
   g->blk = LLVMGetParam(g->fn, 1);
   for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * ((size_t)f->nparams + 1));
-  host_unpack_args(g, f, LLVMGetParam(g->fn, 0), args);
+  host_unpack_args(g, f, LLVMGetParam(g->fn, 0), g->blk, args);
   host_block_dims(g, g->blk, R->dims);
   LLVMValueRef nthreads = ci64(g, 1);
   for (int k = 0; k < 3; k++)
