@@ -14,7 +14,8 @@
  * may be noisy); the median is reported. Every kcc result is checked against the C
  * result; a mismatch fails the run (exit 1).
  *
- *   usage: cpu_bench [path/to/cpu_kernels.k] [reps] [--dump DIR]
+ *   usage: cpu_bench [path/to/cpu_kernels.k] [reps] [--dump DIR] [--only ID,ID...]
+ * --only runs the named cases alone (their IDs are the row lines' second field).
  *
  * Prints tab-separated lines that bench/bench_table.awk turns into the table of
  * docs/performance.md (with bench/numba_bench.py's lines):
@@ -150,6 +151,9 @@ static const bench_case cases[] = {
      {B_A, B_B}, 2, 1, {N_ELEM}, L_GRID, G1(N_ELEM), B1, CHK_EXACT},
     {"gs_2x256", "grid-stride add, 2 blocks x 256", "2^24", "grid_stride_add", "add", REF_ADD,
      N_ELEM, 1, {B_A, B_B}, 2, 1, {N_ELEM}, L_GRID, {2, 1, 1}, B1, CHK_EXACT},
+    {"gs_1024x256", "grid-stride add, 1024 blocks x 256 (the usual CUDA launch)", "2^24",
+     "grid_stride_add", "add", REF_ADD, N_ELEM, 1, {B_A, B_B}, 2, 1, {N_ELEM}, L_GRID,
+     {1024, 1, 1}, B1, CHK_EXACT},
     {"gs_sug", "grid-stride add, kc_kernel_suggest_block's shape", "2^24", "grid_stride_add",
      "add", REF_ADD, N_ELEM, 1, {B_A, B_B}, 2, 1, {N_ELEM}, L_SUGGEST, {0}, {0}, CHK_EXACT},
     {"gs_vec", "grid-stride add, kc_vectorize's shape", "2^24", "grid_stride_add", "add",
@@ -437,11 +441,21 @@ static void bench_one(const bench_case *c, kcc_side *k1s, kcc_side *k2s, void *r
   fflush(stdout);
 }
 
+/* Is id one of the comma-separated names in list? */
+static int listed(const char *list, const char *id) {
+  size_t n = strlen(id);
+  for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+    if (strncmp(p, id, n) == 0 && (p[n] == ',' || p[n] == '\0')) return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  const char *path = "bench/cpu_kernels.k", *dump = NULL;
+  const char *path = "bench/cpu_kernels.k", *dump = NULL, *only = NULL;
   int pos = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) dump = argv[++i];
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (pos++ == 0) path = argv[i];
     else reps = atoi(argv[i]);
   }
@@ -456,6 +470,7 @@ int main(int argc, char **argv) {
   double *tv[6];
   for (int i = 0; i < 6; i++) tv[i] = xmalloc(sizeof(double) * (size_t)reps);
   for (int i = 0; i < N_CASES; i++) {
+    if (only && !listed(only, cases[i].id)) continue;
     bench_one(&cases[i], &k1s, &k2s, ref, got, tv);
     if (manifest) dump_ref(dump, manifest, i, ref);
   }

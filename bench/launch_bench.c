@@ -52,6 +52,10 @@ static void runner_new(runner *r, int threads, const char *spin) {
     fprintf(stderr, "launch_bench: setup failed\n");
     exit(1);
   }
+  /* the pool, which reads KC_CPU_SPIN_US, is made at the first launch: make it now,
+     while the variable holds this runner's setting */
+  kc_arg args[] = {kc_arg_array(r->a)};
+  if (kc_launch(r->k, kc_dim(1024), kc_dim(256), 0, NULL, args, 1) != KC_OK) exit(1);
 }
 
 /* One batch: the wall time per launch, microseconds. */

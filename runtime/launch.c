@@ -344,6 +344,8 @@ static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3
   ck.static_shared = k->static_shared;
   ck.stack_bytes = k->stack_bytes;
   ck.file = k->mod->src_name;
+  ck.params = k->params;
+  ck.nparams = k->nparams;
   kc_status s = rt_cpu_launch(ctx, &ck, grid, block, shared, params);
   if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK || s == KC_ERR_BOUNDS || s == KC_ERR_ASSERT ||
       s == KC_ERR_TIMEOUT) {

@@ -418,6 +418,9 @@ typedef struct rt_cpu_kernel {
   const char *file;             /* the module's source name, for bounds errors; or NULL */
   int cooperative;              /* grid barriers: every block runs at once */
   size_t stack_bytes;           /* the frame a thread needs: sizes the fibers' stacks */
+  const rt_param *params;       /* the parameters, for arrays counted per worker
+                                   (cpu/private.c); NULL: none are */
+  int nparams;
 } rt_cpu_kernel;
 
 /* Run every block of a grid on the context's pool and wait for it. Shapes are not

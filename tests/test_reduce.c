@@ -2,10 +2,14 @@
  * test_reduce.c — kc_reduce's checks on the CPU device, with kernels compiled from
  * source here: the errors that name what is wrong (a plain kernel, a 2-D or bool
  * array, an empty array without init, a dtype no signature covers, another context),
- * the empty array with init, and a lazily compiled @cuda.reduce reused across calls.
+ * the empty array with init, and a lazily compiled @cuda.reduce reused across calls;
+ * large arrays on pools of one worker (one block reads the whole array) and of three
+ * (a block per 65,536 elements), against sums and minima computed here in C.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kc.h"
@@ -26,16 +30,18 @@ static kc_context *ctx;
 static kc_module *mod;
 static kc_kernel *typed, *lazy, *plain;
 
-static kc_context *cpu_context(void) {
+static kc_context *cpu_context_of(int threads) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
-  cfg.cpu_threads = 2;
+  cfg.cpu_threads = threads;
   cfg.cache = -1;
   kc_context *c = NULL;
   ck_assert_int_eq(kc_context_new(&cfg, &c), KC_OK);
   return c;
 }
+
+static kc_context *cpu_context(void) { return cpu_context_of(2); }
 
 static void setup(void) {
   ctx = cpu_context();
@@ -131,6 +137,58 @@ START_TEST(bad_arguments) {
 }
 END_TEST
 
+/* int64 sums (wrapping nowhere: |values| < 2^40) and float32 minima of n elements, on a
+ * pool of `threads` workers; the sizes straddle the 65,536 elements of a CPU block. */
+static void check_large(int threads, int64_t n) {
+  kc_context *c = cpu_context_of(threads);
+  kc_module *m = NULL;
+  kc_kernel *sum = NULL, *low = NULL;
+  ck_assert_int_eq(kc_compile_source(c, "reduce.k", source, strlen(source), NULL, &m), KC_OK);
+  ck_assert_int_eq(kc_module_get_kernel(m, "lazy", &low), KC_OK);
+  static const char isum[] =
+    "from numba import cuda\n"
+    "@cuda.reduce('int64(int64, int64)')\n"
+    "def isum(a, b):\n"
+    "    return a + b\n";
+  kc_module *m2 = NULL;
+  ck_assert_int_eq(kc_compile_source(c, "isum.k", isum, strlen(isum), NULL, &m2), KC_OK);
+  ck_assert_int_eq(kc_module_get_kernel(m2, "isum", &sum), KC_OK);
+  int64_t *iv = malloc((size_t)n * sizeof *iv), iwant = 0, igot = 0;
+  float *fv = malloc((size_t)n * sizeof *fv), fwant = INFINITY, fgot = 0;
+  ck_assert(iv && fv);
+  for (int64_t i = 0; i < n; i++) {
+    iv[i] = (i % 5 - 2) * 1234567891 + i;
+    iwant += iv[i];
+    fv[i] = (float)((i * 7919) % 100003) - 50000.5f;
+    if (fv[i] < fwant) fwant = fv[i];
+  }
+  kc_array *ia = NULL, *fa = NULL;
+  ck_assert_int_eq(kc_array_from_host(c, KC_INT64, 1, &n, iv, (size_t)n * 8, &ia), KC_OK);
+  ck_assert_int_eq(kc_array_from_host(c, KC_FLOAT32, 1, &n, fv, (size_t)n * 4, &fa), KC_OK);
+  ck_assert_int_eq(kc_reduce(sum, ia, NULL, &igot), KC_OK);
+  ck_assert_msg(igot == iwant, "%d workers, n %lld: sum %lld, want %lld", threads,
+                (long long)n, (long long)igot, (long long)iwant);
+  ck_assert_int_eq(kc_reduce(low, fa, NULL, &fgot), KC_OK);
+  ck_assert_msg(fgot == fwant, "%d workers, n %lld: min %g, want %g", threads, (long long)n,
+                (double)fgot, (double)fwant);
+  kc_array_free(ia);
+  kc_array_free(fa);
+  free(iv);
+  free(fv);
+  kc_module_free(m2);
+  kc_module_free(m);
+  kc_context_free(c);
+}
+
+START_TEST(large_arrays_one_and_three_workers) {
+  static const int64_t sizes[] = {65535, 65537, 300001, ((int64_t)1 << 20) + 5};
+  for (int i = 0; i < 4; i++) {
+    check_large(1, sizes[i]);
+    check_large(3, sizes[i]);
+  }
+}
+END_TEST
+
 static Suite *reduce_suite(void) {
   Suite *s = suite_create("reduce");
   TCase *t = tcase_create("cpu");
@@ -139,6 +197,7 @@ static Suite *reduce_suite(void) {
   tcase_add_test(t, typed_and_lazy);
   tcase_add_test(t, empty);
   tcase_add_test(t, bad_arguments);
+  tcase_add_test(t, large_arrays_one_and_three_workers);
   suite_add_tcase(s, t);
   return s;
 }

@@ -83,6 +83,7 @@ void rt_run_cooperative(rt_pool *p, rt_job *j) {
   for (uint64_t i = 0; i < started; i++) {
     pthread_join(r[i].thread, NULL);
     rt_free_fibers(&r[i].w);
+    rt_private_free(&r[i].w);   /* declined for a cooperative launch: the list alone */
     free(r[i].w.shared);
   }
   free(r);

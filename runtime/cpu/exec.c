@@ -2,8 +2,10 @@
  * exec.c — the CPU grid executor: runs the blocks of a launch on a pool of
  * persistent worker threads, each block with its own shared memory.
  *
- * Blocks are handed out through an atomic counter; the calling thread works too
- * (worker 0), so a one-block launch or a one-thread pool never wakes anyone. A kernel
+ * Each worker owns a contiguous share of the grid's blocks, claimed in runs through a
+ * counter on a cache line of its own; a worker done with its share takes runs from the
+ * others'. The calling thread works too (worker 0), so a one-block launch or a
+ * one-thread pool never wakes anyone. A kernel
  * without barriers runs a block as one call of its K__block function (a loop over the
  * threads). A kernel with barriers runs each thread of the block as a fiber on an
  * mmap'd stack; a worker's fibers live across blocks and launches (fiber i runs thread
@@ -47,6 +49,9 @@ _Static_assert(offsetof(kc_cpu_block, collective) == KC_CPU_BLOCK_OFF_COLLECTIVE
 _Static_assert(offsetof(kc_cpu_block, frame) == KC_CPU_BLOCK_OFF_FRAME, "host ABI");
 _Static_assert(offsetof(kc_cpu_block, stop) == KC_CPU_BLOCK_OFF_STOP &&
                offsetof(kc_cpu_block, cancel) == KC_CPU_BLOCK_OFF_CANCEL, "host ABI");
+_Static_assert(offsetof(kc_cpu_block, private_array) == KC_CPU_BLOCK_OFF_PRIVATE_ARRAY &&
+               offsetof(kc_cpu_block, private_mask) == KC_CPU_BLOCK_OFF_PRIVATE_MASK,
+               "host ABI");
 _Static_assert(sizeof(atomic_int) == sizeof(int), "kc_cpu_block.stop reads an atomic_int");
 
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -59,6 +60,17 @@ void rt_fiber_boot(void);
 #define SHARED_ALIGN 64
 
 /* ---- Jobs: one launch ------------------------------------------------------------------ */
+/* A worker's share of a launch's blocks, linear ids [start, end): its owner claims runs
+ * from the front through next, and so do the other workers once their own shares are
+ * done (pool.c). One cache line each (the pool keeps them 64-byte aligned), so a
+ * worker's claims do not evict the line its neighbour claims from. */
+typedef struct rt_share {
+  atomic_uint_fast64_t next;
+  uint64_t start, end;
+  char pad[64 - 3 * sizeof(uint64_t)];
+} rt_share;
+_Static_assert(sizeof(rt_share) == 64, "a share is one cache line");
+
 typedef struct rt_job {
   const rt_cpu_kernel *k;
   void **args;
@@ -66,7 +78,8 @@ typedef struct rt_job {
   uint64_t nblocks;
   unsigned nthreads;            /* per block */
   size_t shared;                /* static + dynamic bytes */
-  atomic_uint_fast64_t next;    /* next block to hand out */
+  rt_share *share;              /* the blocks, one share per worker (rt_job_share_out) */
+  int nshare;
   atomic_int stop;              /* an error or the watchdog: hand out no more blocks, and
                                    threads end at their next loop back edge */
   atomic_int claimed;           /* the first error claims the message */
@@ -107,6 +120,17 @@ typedef struct rt_fiber {
   uint32_t cop, cmask, carg;
 } rt_fiber;
 
+/* A worker's private copy of an array the kernel only adds to (private.c). */
+typedef struct rt_private {
+  uint32_t param;               /* the kernel parameter */
+  bool decided;                 /* asked for in this launch: bytes says the answer */
+  size_t bytes;                 /* the copy's size; 0: the array stays shared */
+  unsigned elsize;              /* 4 or 8: integers */
+  void *data;                   /* the array */
+  void *buf;                    /* the copy, cap bytes, kept across launches */
+  size_t cap;
+} rt_private;
+
 typedef struct rt_worker {
   rt_pool *pool;
   rt_job *job;
@@ -127,6 +151,8 @@ typedef struct rt_worker {
      sync_total, which the others then read */
   uint64_t sync_acc, sync_total;
   int sync_fresh;
+  rt_private *priv;             /* this launch's copies, npriv of priv_cap (private.c) */
+  int npriv, priv_cap;
 } rt_worker;
 
 /* The watchdog of a pool (see "The watchdog"). */
@@ -161,6 +187,8 @@ struct rt_pool {
   int sleepers;                 /* workers asleep on wake */
   int waiting;                  /* the caller asleep on idle */
   rt_job *job;
+  rt_share *share;              /* n shares, 64-byte aligned, in share_mem */
+  void *share_mem;
   rt_watch watch;
 };
 
@@ -187,6 +215,10 @@ void rt_job_fail(rt_job *j, kc_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Split j's blocks into n contiguous shares of about equal size (n >= 1), in share[]. */
+void rt_job_share_out(rt_job *j, rt_share *share, int n);
+/* How many of j's blocks have been handed out so far. */
+uint64_t rt_job_started(const rt_job *j);
 /* The finished launch's result: an error record's message first, else the failure's. */
 kc_status rt_job_status(kc_context *ctx, const rt_job *j);
 
@@ -255,6 +287,14 @@ void rt_watch_end(rt_watch *wd);
 /* j's grid barrier (or NULL), set under the watchdog's lock, which its stop holds. */
 void rt_watch_set_coop(rt_watch *wd, rt_job *j, rt_coop *c);
 void rt_watch_free(rt_watch *wd);
+
+/* ---- private.c ---------------------------------------------------------------------- */
+/* kc_cpu_block.private_array: the worker's zeroed copy of parameter `param`'s array
+ * for this launch (bit param of blk->private_mask set), or NULL (bit cleared). */
+void *rt_cpu_private_array(kc_cpu_block *blk, uint32_t param);
+/* Add w's copies into their arrays (the end of w's part of a launch). */
+void rt_private_merge(rt_worker *w);
+void rt_private_free(rt_worker *w);
 
 /* ---- pool.c ------------------------------------------------------------------------- */
 /* w's block record for job j, with its shared memory; 0 when that is out of memory

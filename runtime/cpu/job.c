@@ -25,10 +25,30 @@ void rt_job_init(rt_job *j, const rt_cpu_kernel *k, kc_dim3 grid, kc_dim3 block,
   j->nblocks = (uint64_t)grid.x * grid.y * grid.z;
   j->nthreads = block.x * block.y * block.z;
   j->shared = (k->static_shared + 15) / 16 * 16 + dynamic_shared;
-  atomic_init(&j->next, 0);
   atomic_init(&j->stop, 0);
   atomic_init(&j->claimed, 0);
   j->status = KC_OK;
+}
+
+void rt_job_share_out(rt_job *j, rt_share *share, int n) {
+  j->share = share;
+  j->nshare = n;
+  for (int i = 0; i < n; i++) {
+    /* q * i + min(r, i) <= nblocks: no overflow */
+    uint64_t q = j->nblocks / (uint64_t)n, r = j->nblocks % (uint64_t)n;
+    share[i].start = q * (uint64_t)i + (r < (uint64_t)i ? r : (uint64_t)i);
+    share[i].end = share[i].start + q + ((uint64_t)i < r);
+    atomic_store_explicit(&share[i].next, share[i].start, memory_order_relaxed);
+  }
+}
+
+uint64_t rt_job_started(const rt_job *j) {
+  uint64_t started = 0;
+  for (int i = 0; i < j->nshare; i++) {
+    uint64_t next = atomic_load_explicit(&j->share[i].next, memory_order_relaxed);
+    started += (next < j->share[i].end ? next : j->share[i].end) - j->share[i].start;
+  }
+  return started;
 }
 
 void rt_job_fail(rt_job *j, kc_status s, const char *fmt, ...) {

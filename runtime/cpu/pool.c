@@ -1,7 +1,7 @@
 /*
  * pool.c — the CPU executor's blocks and workers: a block's record (kc_cpu_block: its
  * indices, its shared memory, the callbacks generated code calls), the loop that
- * claims blocks from the job's atomic counter and runs them, and the pool of
+ * claims blocks from the workers' shares of the job and runs them, and the pool of
  * persistent worker threads, made at a context's first multi-block launch and joined
  * at kc_context_free (rt_pool_free). The calling thread works too (worker 0), so a
  * one-block launch or a one-thread pool never wakes anyone.
@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,49 +117,74 @@ int rt_block_setup(rt_worker *w, rt_job *j) {
   blk->frame = cpu_frame;
   blk->stop = (const int *)&j->stop;
   blk->cancel = cpu_cancel;
+  blk->private_array = rt_cpu_private_array;
+  w->npriv = 0;
   size_t dyn_off = (j->k->static_shared + 15) / 16 * 16;  /* see rt_job_init */
   blk->dyn_shared = w->shared ? (char *)w->shared + dyn_off : NULL;
   blk->dyn_shared_bytes = j->shared > dyn_off ? j->shared - dyn_off : 0;
   return 1;
 }
 
-static void run_blocks(rt_worker *w, rt_job *j) {
+/* A run of up to chunk blocks from share s into [*b, *end); false when s is used up.
+ * The plain load first: a used-up share is then only read, not written, by thieves. */
+static bool claim(rt_share *s, uint64_t chunk, uint64_t *b, uint64_t *end) {
+  if (atomic_load_explicit(&s->next, memory_order_relaxed) >= s->end) return false;
+  uint64_t x = atomic_fetch_add_explicit(&s->next, chunk, memory_order_relaxed);
+  if (x >= s->end) return false;
+  *b = x;
+  *end = s->end - x > chunk ? x + chunk : s->end;
+  return true;
+}
+
+/* Run blocks [b, end) of j on w; false when the launch is being stopped. */
+static bool run_run(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
   kc_cpu_block *blk = &w->blk;
   const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
-  /* Blocks are claimed in runs, so that small blocks do not pay an atomic and three
-     divisions each; runs stay short enough (1/32 of a worker's share) to balance. */
-  uint64_t chunk = j->nblocks / ((uint64_t)w->pool->n * 32);
+  blk->block_idx[0] = (uint32_t)(b % gx);
+  blk->block_idx[1] = (uint32_t)((b / gx) % j->grid[1]);
+  blk->block_idx[2] = (uint32_t)(b / gxy);
+  for (; b < end; b++) {
+    if (j->k->uses_barrier) rt_run_fiber_block(w);
+    else j->k->block_fn(j->args, blk);
+    if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return false;
+    if (__atomic_load_n(&j->error.flag, __ATOMIC_RELAXED)) {
+      atomic_store(&j->stop, 1);   /* an index was out of range: the launch has failed */
+      return false;
+    }
+    if (++blk->block_idx[0] < j->grid[0]) continue;
+    blk->block_idx[0] = 0;
+    if (++blk->block_idx[1] < j->grid[1]) continue;
+    blk->block_idx[1] = 0;
+    blk->block_idx[2]++;
+  }
+  return true;
+}
+
+/* Worker `me` runs its own share of j's blocks from the front, in runs, so that small
+ * blocks do not pay an atomic and three divisions each; then helps with the others'
+ * shares, in the same runs, which stay short enough (1/32 of a share) to balance a
+ * worker that started late. A share is contiguous, so a worker walks one stretch of
+ * the grid, and its counter is its own cache line, so the workers do not contend for
+ * one counter. */
+static void run_blocks(rt_worker *w, rt_job *j, int me) {
+  uint64_t chunk = j->nblocks / ((uint64_t)j->nshare * 32);
   if (chunk < 1) chunk = 1;
   if (chunk > 64) chunk = 64;
-  for (;;) {
-    if (atomic_load_explicit(&j->stop, memory_order_relaxed)) break;
-    uint64_t b = atomic_fetch_add_explicit(&j->next, chunk, memory_order_relaxed);
-    if (b >= j->nblocks) break;
-    uint64_t end = b + chunk < j->nblocks ? b + chunk : j->nblocks;
-    blk->block_idx[0] = (uint32_t)(b % gx);
-    blk->block_idx[1] = (uint32_t)((b / gx) % j->grid[1]);
-    blk->block_idx[2] = (uint32_t)(b / gxy);
-    for (; b < end; b++) {
-      if (j->k->uses_barrier) rt_run_fiber_block(w);
-      else j->k->block_fn(j->args, blk);
+  for (int i = 0; i < j->nshare; i++) {
+    rt_share *s = &j->share[(me + i) % j->nshare];
+    uint64_t b, end;
+    while (claim(s, chunk, &b, &end)) {
       if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return;
-      if (__atomic_load_n(&j->error.flag, __ATOMIC_RELAXED)) {
-        atomic_store(&j->stop, 1);   /* an index was out of range: the launch has failed */
-        return;
-      }
-      if (++blk->block_idx[0] < j->grid[0]) continue;
-      blk->block_idx[0] = 0;
-      if (++blk->block_idx[1] < j->grid[1]) continue;
-      blk->block_idx[1] = 0;
-      blk->block_idx[2]++;
+      if (!run_run(w, j, b, end)) return;
     }
   }
 }
 
 static void run_job(rt_worker *w, rt_job *j) {
   if (!rt_block_setup(w, j)) return;
-  if (sigsetjmp(w->cancel_to, 0)) return;   /* cpu_cancel: the launch is being stopped */
-  run_blocks(w, j);
+  if (!sigsetjmp(w->cancel_to, 0))   /* else cpu_cancel: the launch is being stopped */
+    run_blocks(w, j, (int)(w - w->pool->w));
+  rt_private_merge(w);   /* before the launch returns, stopped or not, as on a GPU */
 }
 
 /* How long a worker spins for the next job, and the caller for the job's end, before
@@ -233,7 +259,7 @@ static void *worker_main(void *arg) {
   w->main.tsan = __tsan_get_current_fiber();
 #endif
   while ((seen = next_job(p, seen)) != 0) {
-    run_job(w, p->job);   /* p->job was written before gen was bumped */
+    run_job(w, p->job);   /* p->job and its shares were written before gen was bumped */
     if (atomic_fetch_sub_explicit(&p->busy, 1, memory_order_acq_rel) != 1) continue;
     pthread_mutex_lock(&p->mu);   /* the last one out: wake the caller if it sleeps */
     if (p->waiting) pthread_cond_signal(&p->idle);
@@ -253,6 +279,14 @@ rt_pool *rt_pool_new(kc_context *ctx) {
     rt_free(ctx, p, sizeof *p);
     return NULL;
   }
+  /* one more share than workers, to align them to a cache line */
+  p->share_mem = rt_calloc(ctx, (size_t)p->n + 1, sizeof(rt_share));
+  if (!p->share_mem) {
+    rt_free(ctx, p->w, (size_t)p->n * sizeof *p->w);
+    rt_free(ctx, p, sizeof *p);
+    return NULL;
+  }
+  p->share = (rt_share *)(((uintptr_t)p->share_mem + 63) & ~(uintptr_t)63);
   for (int i = 0; i < p->n; i++) p->w[i].pool = p;
   p->spin_ns = spin_ns_setting();
   rt_watch_init(&p->watch);
@@ -292,6 +326,7 @@ void rt_pool_free(rt_pool *p) {
   rt_watch_free(&p->watch);
   for (int i = 0; i < p->n; i++) {
     rt_free_fibers(&p->w[i]);
+    rt_private_free(&p->w[i]);
     free(p->w[i].shared);
     free(p->w[i].frame);
   }
@@ -300,6 +335,7 @@ void rt_pool_free(rt_pool *p) {
   pthread_cond_destroy(&p->idle);
   kc_context *ctx = p->ctx;
   int total = ctx->cpu_threads > 0 ? ctx->cpu_threads : 1;
+  rt_free(ctx, p->share_mem, ((size_t)total + 1) * sizeof(rt_share));
   rt_free(ctx, p->w, (size_t)total * sizeof *p->w);
   rt_free(ctx, p, sizeof *p);
 }
@@ -308,10 +344,12 @@ void rt_pool_free(rt_pool *p) {
  * else every worker takes blocks, the caller too (worker 0), until none are left. */
 void rt_pool_run(rt_pool *p, rt_job *j) {
   if (j->nblocks <= 1 || p->n <= 1) {
+    rt_job_share_out(j, p->share, 1);
     run_job(&p->w[0], j);
     return;
   }
   pool_start(p);
+  rt_job_share_out(j, p->share, p->n);   /* p->n: after pool_start, which may lower it */
   p->job = j;
   atomic_store_explicit(&p->busy, p->n - 1, memory_order_relaxed);
   unsigned long g = atomic_load_explicit(&p->gen, memory_order_relaxed) + 1;

@@ -33,8 +33,7 @@ static int time_passed(const struct timespec *t) {
 
 /* The launch j ran out of time (wd->mu held, so j and its coop are alive). */
 static void watch_stop(rt_job *j, int ms) {
-  uint64_t started = atomic_load(&j->next);
-  if (j->coop || started > j->nblocks) started = j->nblocks;
+  uint64_t started = j->coop ? j->nblocks : rt_job_started(j);
   rt_job_fail(j, KC_ERR_TIMEOUT, "kernel '%s'%s%s%s did not finish within %d ms "
               "(kc_config.timeout_ms, KC_TIMEOUT_MS) and was stopped: its threads ended at "
               "their next loop iteration; %llu of its %llu blocks had started", j->k->name,

@@ -203,6 +203,28 @@ static LLVMValueRef plain_rmw(cg_ctx *g, int id, LLVMValueRef p, LLVMValueRef v,
   return old;
 }
 
+/* An add or sub on an array counted per worker when `priv` holds (host_private.c: the
+ * result is unused, and nothing else reads the array): a plain read-modify-write of the
+ * worker's copy then, else the atomic. */
+static LLVMValueRef private_or_atomic(cg_ctx *g, LLVMValueRef priv, int id, LLVMValueRef p,
+                                      LLVMValueRef v, const type *el) {
+  LLVMBasicBlockRef plain = cg_new_bb(g, "add.private"), shared = cg_new_bb(g, "add.atomic"),
+                    done = cg_new_bb(g, "add.done");
+  LLVMBuildCondBr(g->b, priv, plain, shared);
+  LLVMPositionBuilderAtEnd(g->b, plain);
+  LLVMValueRef old[2] = {plain_rmw(g, id, p, v, el), NULL};
+  LLVMBasicBlockRef from[2] = {LLVMGetInsertBlock(g->b), NULL};
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, shared);
+  old[1] = LLVMBuildAtomicRMW(g->b, atomic_op(id, el), p, v, LLVMAtomicOrderingMonotonic, 0);
+  from[1] = LLVMGetInsertBlock(g->b);
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+  LLVMValueRef r = LLVMBuildPhi(g->b, LLVMTypeOf(v), "old");
+  LLVMAddIncoming(r, old, from, 2);
+  return r;
+}
+
 /* cuda.atomic.*(a, idx, v...): relaxed atomics (as CUDA's) returning the old value;
  * real atomics on the CPU too, where blocks run in parallel (but block_private arrays).
  * compare_and_swap works on a[0]. */
@@ -233,6 +255,8 @@ static LLVMValueRef cg_atomic(cg_ctx *g, node *e, const builtin *b) {
     LLVMValueRef old = plain_rmw(g, id, p, v, el);
     if (old) return old;
   }
+  LLVMValueRef priv = g->target->host ? cg_host_private_flag(g, arr) : NULL;
+  if (priv) return private_or_atomic(g, priv, id, p, v, el);
   bool minmax = id == A_MAX || id == A_MIN || id == A_NANMAX ||
                 id == A_NANMIN;
   if (minmax && el->kind == TY_FLOAT) return float_minmax(g, p, v, el, id);
@@ -242,9 +266,9 @@ static LLVMValueRef cg_atomic(cg_ctx *g, node *e, const builtin *b) {
 const builtin builtins_atomics[] = {
   {.path = "numba.cuda.atomic", .kind = BK_MODULE},
   {.path = "numba.cuda.atomic.add", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
-   .flags = BF_WRITES_ARG0, .op = A_ADD, .typing = ix_atomic, .lower = cg_atomic},
+   .flags = BF_WRITES_ARG0 | BF_ADDS_TO_ARG0, .op = A_ADD, .typing = ix_atomic, .lower = cg_atomic},
   {.path = "numba.cuda.atomic.sub", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
-   .flags = BF_WRITES_ARG0, .op = A_SUB, .typing = ix_atomic, .lower = cg_atomic},
+   .flags = BF_WRITES_ARG0 | BF_ADDS_TO_ARG0, .op = A_SUB, .typing = ix_atomic, .lower = cg_atomic},
   {.path = "numba.cuda.atomic.max", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,
    .flags = BF_WRITES_ARG0, .op = A_MAX, .typing = ix_atomic, .lower = cg_atomic},
   {.path = "numba.cuda.atomic.min", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3,

@@ -70,6 +70,9 @@ enum {
   BF_REFUSED = 1 << 16,      /* BK_METHOD: a name Python or NumPy has and kernels do not
                                 (a.copy()): its typing says why and what to write
                                 instead; never lowered */
+  BF_ADDS_TO_ARG0 = 1 << 17, /* BF_WRITES_ARG0: adds to an element, and nothing else
+                                (atomic add and sub): integer arrays only changed so can
+                                be counted in private copies and summed (host_private.c) */
 };
 
 /* Where an array a memory.c row makes lives: its op. BF_NEW_ARRAY rows are MEM_SHARED

@@ -39,6 +39,8 @@ struct cg_ctx {
   size_t shared_bytes;              /* host: static shared layout of the module */
   unsigned long long const_bytes;   /* module arrays in const_addrspace so far */
   struct host_regions *regions;     /* host: generating a region-form K__block */
+  const fn_instance *private_of;    /* host: the kernel private_mask was found for */
+  uint64_t private_mask;            /* ... its parameters added to privately (host_private.c) */
   /* debug info */
   LLVMDIBuilderRef dib;
   LLVMMetadataRef di_file, di_sp;

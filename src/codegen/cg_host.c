@@ -199,8 +199,10 @@ static LLVMValueRef load_scalar_arg(cg_ctx *g, LLVMValueRef argv, unsigned slot,
   return cg_param_scalar_value(g, LLVMBuildLoad2(g->b, cg_param_scalar_type(g, t), p, ""), t);
 }
 
-/* Load the kernel's arguments from a kernelParams-style void** array. */
-void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef *out) {
+/* Load the kernel's arguments from a kernelParams-style void** array; blk is the entry
+ * point's block (an array counted per worker is the worker's copy). */
+void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef blk,
+                      LLVMValueRef *out) {
   unsigned slot = 0;
   for (int i = 0; i < f->nparams; i++) {
     const type *t = f->param_types[i];
@@ -225,6 +227,7 @@ void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef
       vals[k] = LLVMBuildLoad2(g->b, vt, p, "");
       if (t->kind == TY_ARRAY && k > 0 && k <= t->ndim) mark_nonnegative_i64(g, vals[k]);
     }
+    if (t->kind == TY_ARRAY) vals[0] = cg_host_private_data(g, f, i, blk, vals[0]);
     out[i] = t->kind == TY_ARRAY ? cg_build_array(g, t, vals[0], vals + 1)
              : t->kind == TY_RECORD ? vals[0] : cg_param_scalar_value(g, vals[0], t);
   }
@@ -240,7 +243,7 @@ static void host_thread_entry(cg_ctx *g, fn_instance *f) {
   cg_entry_debug(g, fn, f);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 4));
   for (unsigned k = 0; k < 4; k++) args[k] = LLVMGetParam(fn, 1 + k);
-  host_unpack_args(g, f, LLVMGetParam(fn, 0), args + 4);
+  host_unpack_args(g, f, LLVMGetParam(fn, 0), args[0], args + 4);
   LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
   LLVMBuildRetVoid(g->b);
   LLVMSetCurrentDebugLocation2(g->b, NULL);
@@ -294,7 +297,7 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   LLVMValueRef blk = LLVMGetParam(fn, 1);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * (size_t)(f->nparams + 4));
   args[0] = blk;
-  host_unpack_args(g, f, LLVMGetParam(fn, 0), args + 4);
+  host_unpack_args(g, f, LLVMGetParam(fn, 0), blk, args + 4);
   host_thread_loops l;
   host_block_dims(g, blk, l.dims);
   host_thread_loops_open(g, &l);

@@ -95,5 +95,12 @@ extern const cg_target cg_target_host;    /* cg_host.c */
 LLVMValueRef cg_blk_load(cg_ctx *g, int off, LLVMTypeRef t, const char *name);
 LLVMValueRef cg_host_collective(cg_ctx *g, unsigned op, LLVMValueRef mask, LLVMValueRef value,
                                 LLVMValueRef arg, span sp);
+/* Integer arrays a kernel only adds to with atomics, counted per worker (host_private.c):
+ * for an atomic on arr, an i1 true when arr is counted privately now (a plain
+ * read-modify-write will do), or NULL when it never is; and for the entry points, the
+ * data pointer of kernel f's parameter i to use (data, or the worker's copy). */
+LLVMValueRef cg_host_private_flag(cg_ctx *g, const node *arr);
+LLVMValueRef cg_host_private_data(cg_ctx *g, const fn_instance *f, int i, LLVMValueRef blk,
+                                  LLVMValueRef data);
 
 #endif

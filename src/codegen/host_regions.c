@@ -249,6 +249,55 @@ static bool uniform_expr(const host_regions *R, const node *e) {
   }
 }
 
+/* ---- starts that grow with the thread's index ---- */
+
+/* The same in every thread: uniform_expr without remat_mode, in which a thread's own
+ * index would count too. */
+static bool thread_constant(const host_regions *R, const node *e) {
+  host_regions plain = *R;
+  plain.remat_mode = false;
+  return uniform_expr(&plain, e);
+}
+
+static bool has_path(const node *e, const char *path) {
+  return e->bi && strcmp(e->bi->path, path) == 0;
+}
+
+/* cuda.threadIdx.x/y/z, or cuda.grid(1) (blockIdx.x * blockDim.x + threadIdx.x, which
+ * the runtime keeps below 2^31): never negative, growing with one coordinate. */
+static bool thread_leaf(const node *e) {
+  if (e->kind == N_CALL) return has_path(e, "numba.cuda.grid") && e->ty && e->ty->kind == TY_INT;
+  return has_path(e, "numba.cuda.threadIdx.x") || has_path(e, "numba.cuda.threadIdx.y") ||
+         has_path(e, "numba.cuda.threadIdx.z");
+}
+
+static bool small_count(const node *e) {
+  return e->kind == N_INT && !e->big && e->ival >= 0 && e->ival <= (1 << 16);
+}
+
+static bool monotone(const host_regions *R, const node *e, int depth) {
+  if (depth > 8) return false;
+  if (thread_leaf(e) || thread_constant(R, e)) return true;
+  if (e->kind == N_NAME) {   /* a recomputed local: its one definition */
+    int v = hr_local_of(R, e);
+    const node *d = v >= 0 && R->remat[v] ? R->def[v] : NULL;
+    return d && d->kind == N_ASSIGN && d->list.len == 1 && d->list.items[0]->kind == N_NAME &&
+           monotone(R, d->a, depth + 1);
+  }
+  /* 64-bit arithmetic only: it wraps modulo 2^64, which the caller's check sees */
+  if (e->kind != N_BINOP || !e->ty || e->ty->kind != TY_INT || e->ty->bits != 64) return false;
+  switch (e->op) {
+  case OP_ADD: return monotone(R, e->a, depth + 1) && monotone(R, e->b, depth + 1);
+  case OP_SUB: return monotone(R, e->a, depth + 1) && thread_constant(R, e->b);
+  case OP_MUL: return (thread_leaf(e->a) && small_count(e->b)) || (thread_leaf(e->b) && small_count(e->a));
+  default: return false;
+  }
+}
+
+bool hr_thread_monotone(const host_regions *R, const node *e) {
+  return monotone(R, e, 0);
+}
+
 /* for's iterable: range(...) of uniform bounds */
 static bool uniform_range(const host_regions *R, const node *s) {
   return !s->aux_ptr && uniform_all(R, &s->b->list);

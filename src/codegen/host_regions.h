@@ -19,7 +19,8 @@ void host_thread_loops_close(cg_ctx *g, host_thread_loops *l);
 /* blockDim.x, .y, .z of the block record blk (host_abi.h), with their range */
 void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3]);
 /* The kernel's arguments from a kernelParams-style void** array (cg_host.c). */
-void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef *out);
+void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef blk,
+                      LLVMValueRef *out);
 
 /* Generate f's K__block in region form when f's barriers allow it; false (nothing
  * generated) when they do not, and the executor runs f's threads as fibers. */

@@ -41,6 +41,14 @@ static void enter_thread(cg_ctx *g, host_regions *R, host_thread_loops *l) {
   for (int k = 0; k < 3; k++) g->tid[k] = l->iv[k];
 }
 
+/* The recomputed locals (remat) that region r comes after, for the thread g->tid. */
+static void recompute_locals(cg_ctx *g, host_regions *R, int r) {
+  for (int k = 0; k < R->remat_order.len; k++) {
+    node *def = R->remat_order.items[k];
+    if (R->def_region[hr_local_of(R, def->list.items[0])] < r) cg_statement(g, def);
+  }
+}
+
 /* Open a region's thread loops: each thread's locals, and the recomputed ones (remat)
  * that region r comes after. */
 static void open_region(cg_ctx *g, host_regions *R, host_thread_loops *l, int r) {
@@ -49,10 +57,7 @@ static void open_region(cg_ctx *g, host_regions *R, host_thread_loops *l, int r)
   host_thread_loops_open(g, l);
   enter_thread(g, R, l);
   R->block_level = false;
-  for (int k = 0; k < R->remat_order.len; k++) {
-    node *def = R->remat_order.items[k];
-    if (R->def_region[hr_local_of(R, def->list.items[0])] < r) cg_statement(g, def);
-  }
+  recompute_locals(g, R, r);
 }
 
 /* blk->trap(blk, message): the launch fails with it (KC_ERR_LAUNCH) */
@@ -126,6 +131,57 @@ static void update_extreme(cg_ctx *g, LLVMValueRef slot, LLVMValueRef v, LLVMInt
   LLVMBuildStore(g->b, LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, keep, v, cur, ""), v, cur, ""), slot);
 }
 
+/* The smallest and largest start of the block's threads, into lo_min and lo_max: a
+ * loop over the threads. */
+static void thread_extremes(cg_ctx *g, host_regions *R, node *start, const type *t, int r,
+                            LLVMValueRef lo_min, LLVMValueRef lo_max) {
+  LLVMBuildStore(g->b, ci64(g, INT64_MAX), lo_min);
+  LLVMBuildStore(g->b, ci64(g, INT64_MIN), lo_max);
+  host_thread_loops l;
+  open_region(g, R, &l, r);
+  LLVMValueRef lo = LLVMBuildSExt(g->b, cg_expr_as(g, start, t), g->i64, "");
+  update_extreme(g, lo_min, lo, LLVMIntSLT);
+  update_extreme(g, lo_max, lo, LLVMIntSGT);
+  host_thread_loops_close(g, &l);
+  R->block_level = true;
+  for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
+}
+
+/* The start of thread tid, computed at the block's level. */
+static LLVMValueRef start_of(cg_ctx *g, host_regions *R, node *start, const type *t, int r,
+                             LLVMValueRef tid[3]) {
+  for (int k = 0; k < 3; k++) g->tid[k] = tid[k];
+  R->block_level = false;
+  recompute_locals(g, R, r);
+  LLVMValueRef lo = LLVMBuildSExt(g->b, cg_expr_as(g, start, t), g->i64, "");
+  R->block_level = true;
+  for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
+  return lo;
+}
+
+/* lo_min and lo_max for a start that grows with every coordinate (hr_thread_monotone):
+ * the first thread's and the last one's, two evaluations instead of a loop over the
+ * block (for one step a thread, as kc_vectorize's grids take, that loop cost as much as
+ * the step). Unless its arithmetic wrapped on the way (the last start is then below the
+ * first), when the loop decides. */
+static void corner_extremes(cg_ctx *g, host_regions *R, node *start, const type *t, int r,
+                            LLVMValueRef lo_min, LLVMValueRef lo_max) {
+  LLVMValueRef zero[3], last[3];
+  for (int k = 0; k < 3; k++) {
+    zero[k] = ci32(g, 0);
+    last[k] = LLVMBuildNUWSub(g->b, R->dims[k], ci32(g, 1), "");
+  }
+  LLVMValueRef first = start_of(g, R, start, t, r, zero), end = start_of(g, R, start, t, r, last);
+  LLVMBuildStore(g->b, first, lo_min);
+  LLVMBuildStore(g->b, end, lo_max);
+  LLVMBasicBlockRef wrapped = cg_new_bb(g, "start.wrapped"), done = cg_new_bb(g, "start.known");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, end, first, ""), done, wrapped);
+  LLVMPositionBuilderAtEnd(g->b, wrapped);
+  thread_extremes(g, R, start, t, r, lo_min, lo_max);
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* A grid-stride loop, interchanged: the block takes step c = 0, 1, ... while some
  * thread has one left, and at each step every thread that has takes its iteration
  * i = start + c * step, so the threads of a step touch neighbouring elements and the
@@ -146,15 +202,12 @@ static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
   LLVMBuildBr(g->b, g->ret_bb);
   LLVMPositionBuilderAtEnd(g->b, ok);
   LLVMValueRef lo_min = cg_entry_alloca(g, g->i64, "lo.min"), lo_max = cg_entry_alloca(g, g->i64, "lo.max");
-  LLVMBuildStore(g->b, ci64(g, INT64_MAX), lo_min);
-  LLVMBuildStore(g->b, ci64(g, INT64_MIN), lo_max);
+  if (t->bits == 64 && hr_thread_monotone(R, a->items[0]))
+    corner_extremes(g, R, a->items[0], t, r, lo_min, lo_max);
+  else
+    thread_extremes(g, R, a->items[0], t, r, lo_min, lo_max);
   host_thread_loops l;
-  open_region(g, R, &l, r);
-  LLVMValueRef lo = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[0], t), g->i64, "");
-  update_extreme(g, lo_min, lo, LLVMIntSLT);
-  update_extreme(g, lo_max, lo, LLVMIntSGT);
-  host_thread_loops_close(g, &l);
-  R->block_level = true;
+  LLVMValueRef lo;
   /* the thread starting furthest back (for a positive step, the smallest start) takes
      the most steps: one division for the block */
   LLVMValueRef first = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), ""),
@@ -379,7 +432,7 @@ bool host_regions_entry(cg_ctx *g, fn_instance *f) {
   g->blk = LLVMGetParam(g->fn, 1);
   for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * ((size_t)f->nparams + 1));
-  host_unpack_args(g, f, LLVMGetParam(g->fn, 0), args);
+  host_unpack_args(g, f, LLVMGetParam(g->fn, 0), g->blk, args);
   host_block_dims(g, g->blk, R->dims);
   LLVMValueRef nthreads = ci64(g, 1);
   for (int k = 0; k < 3; k++)

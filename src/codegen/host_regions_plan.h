@@ -66,5 +66,11 @@ int hr_local_of(const host_regions *R, const node *e);
 bool hr_per_thread(const host_regions *R, int v);
 stmt_class hr_classify(const host_regions *R, const node *s);
 int hr_region_end(const host_regions *R, node_list *l, int i);
+/* Whether e (a grid-stride loop's start) grows with each of the thread's coordinates,
+ * the others fixed, as long as its 64-bit arithmetic does not wrap: sums of
+ * cuda.threadIdx.x/y/z, cuda.grid(1), recomputed locals of them, values the same in
+ * every thread, and a coordinate times a count up to 2^16. Then the block's smallest
+ * start is thread (0, 0, 0)'s and its largest the last thread's. */
+bool hr_thread_monotone(const host_regions *R, const node *e);
 
 #endif

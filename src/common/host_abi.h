@@ -80,6 +80,15 @@ struct kc_cpu_block {
      K__block call) and never returns */
   const int *stop;
   void (*cancel)(kc_cpu_block *blk);
+  /* an integer array parameter the kernel only adds to with atomics whose results it
+     never uses (host_private.c): each entry point calls private_array(blk, i) for
+     parameter i and uses the pointer it returns instead of the array's data, a copy of
+     the worker's that the executor zeroed and adds into the array when the launch ends,
+     or NULL when it keeps the array shared (runtime/cpu/private.c says when). The call
+     sets bit i of private_mask when it returns a copy and clears it when not; the
+     atomics test it, to add to a copy without a lock */
+  void *(*private_array)(kc_cpu_block *blk, uint32_t param);
+  uint64_t private_mask;
 };
 
 /* collective operations (kc_cpu_block.collective). A warp is 32 consecutive
@@ -160,6 +169,8 @@ typedef struct kc_kernel_error {
 #define KC_CPU_BLOCK_OFF_FRAME 128
 #define KC_CPU_BLOCK_OFF_STOP 136
 #define KC_CPU_BLOCK_OFF_CANCEL 144
+#define KC_CPU_BLOCK_OFF_PRIVATE_ARRAY 152
+#define KC_CPU_BLOCK_OFF_PRIVATE_MASK 160
 
 typedef void (*kc_cpu_block_fn)(void **args, kc_cpu_block *blk);
 typedef void (*kc_cpu_thread_fn)(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,
