@@ -122,31 +122,22 @@ static int64_t wrap_int(int64_t v, const type *t) {
   return (int64_t)u;
 }
 
-/* d rounded to float16 (11 significant bits, subnormals below 2^-14, overflow past
- * 65504 to infinity), halves to even, without the compiler's _Float16 */
-static double round_half(double d) {
+/* d rounded once, halves to even, to a binary format of `digits` significant bits
+ * whose last bit weighs at least 2^lowest (subnormals) and whose largest finite value
+ * is max (past it: infinity), without the compiler's _Float16 or __bf16 */
+static double round_binary(double d, int digits, int lowest, double max) {
   if (!isfinite(d) || d == 0) return d;
   int e;
   frexp(d, &e);
-  int q = e - 11 < -24 ? -24 : e - 11;   /* the exponent of the last bit kept */
+  int q = e - digits < lowest ? lowest : e - digits;   /* the exponent of the last bit kept */
   double r = ldexp(nearbyint(ldexp(d, -q)), q);
-  return fabs(r) > 65504 ? copysign(INFINITY, d) : r;
-}
-
-/* d rounded to bfloat16 (8 significant bits, float32's exponent range: subnormals below
- * 2^-126, overflow past 0x1.fep127 to infinity), halves to even, in one rounding */
-static double round_bfloat(double d) {
-  if (!isfinite(d) || d == 0) return d;
-  int e;
-  frexp(d, &e);
-  int q = e - 8 < -133 ? -133 : e - 8;   /* the exponent of the last bit kept */
-  double r = ldexp(nearbyint(ldexp(d, -q)), q);
-  return fabs(r) > 0x1.fep127 ? copysign(INFINITY, d) : r;
+  return fabs(r) > max ? copysign(INFINITY, d) : r;
 }
 
 static double round_to(double d, const type *t) {
   if (t->bits == 32) return (double)(float)d;
-  if (t->bits == 16) return t->bfloat ? round_bfloat(d) : round_half(d);
+  if (t->bits == 16)   /* bfloat16: float32's exponents; float16: IEEE binary16 */
+    return t->bfloat ? round_binary(d, 8, -133, 0x1.fep127) : round_binary(d, 11, -24, 65504);
   return d;
 }
 
