@@ -90,7 +90,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 2; i++) {
       double t = kernel(ctx, m, names[i], dd, want, reps, &wall[threads - 1][i]);
       if (t < 0)
-        return fprintf(stderr, "%s: %s\n", names[i], t == -2 ? "wrong bins" : kc_last_error(ctx)), 1;
+        return fprintf(stderr, "%s: %s\n", names[i],
+                       t == -2 ? "wrong bins" : kc_last_error(ctx)), 1;
       cpu[threads - 1][i] = t;
     }
     kc_array_free(dd);

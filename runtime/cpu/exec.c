@@ -23,7 +23,8 @@
  *
  * This file is the launch (rt_cpu_launch); the executor's parts are its neighbours in
  * runtime/cpu/ (exec.h lists them, each above the ones it calls): pool.c (blocks,
- * workers, the pool), coop.c, watchdog.c (kc_config.timeout_ms), fibers.c,
+ * workers, the pool), private.c (arrays only added to, counted per worker), coop.c,
+ * watchdog.c (kc_config.timeout_ms), fibers.c,
  * collectives.c (barriers, warp operations) and job.c (a launch's state).
  */
 #include <stddef.h>

@@ -4,7 +4,8 @@
  * rt_cpu_coop_max_blocks, declared in rt.h). exec.c has the executor's overview.
  *
  * The files, each above the ones it calls: exec.c (a launch) over pool.c (blocks,
- * workers, the pool) and coop.c (cooperative launches), over watchdog.c and fibers.c,
+ * workers, the pool) and coop.c (cooperative launches), over private.c (arrays only
+ * added to, counted per worker), watchdog.c and fibers.c,
  * over collectives.c (barriers, warp operations, the grid barrier), over job.c (a
  * launch's job and its first failure) and switch.c (the switch between fibers).
  */

@@ -289,7 +289,8 @@ static bool monotone(const host_regions *R, const node *e, int depth) {
   switch (e->op) {
   case OP_ADD: return monotone(R, e->a, depth + 1) && monotone(R, e->b, depth + 1);
   case OP_SUB: return monotone(R, e->a, depth + 1) && thread_constant(R, e->b);
-  case OP_MUL: return (thread_leaf(e->a) && small_count(e->b)) || (thread_leaf(e->b) && small_count(e->a));
+  case OP_MUL:
+    return (thread_leaf(e->a) && small_count(e->b)) || (thread_leaf(e->b) && small_count(e->a));
   default: return false;
   }
 }

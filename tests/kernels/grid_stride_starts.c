@@ -19,7 +19,9 @@ static void reference(int kind, int64_t *want, int64_t g, int64_t bdx, int64_t b
       if (i >= 0) want[i] += me;
     break;
   case SCALED: for (int64_t i = 3 * g + off; i < N; i += 3 * threads) want[i] += me; break;
-  case TWO_D: for (int64_t i = b * 1024 + ty * 100 + tx; i < N; i += grid * 1024) want[i] += me; break;
+  case TWO_D:
+    for (int64_t i = b * 1024 + ty * 100 + tx; i < N; i += grid * 1024) want[i] += me;
+    break;
   case REVERSED:
     for (int64_t i = b * bdx + (bdx - 1 - tx); i < N; i += threads) want[i] += me;
     break;
@@ -31,7 +33,8 @@ static void reference(int kind, int64_t *want, int64_t g, int64_t bdx, int64_t b
 static void check(const char *name, int kind, unsigned grid, unsigned bdx, unsigned bdy,
                   int64_t off) {
   int64_t *got = h_alloc(N, sizeof *got), *want = h_alloc(N, sizeof *want);
-  for (int64_t g = 0; g < (int64_t)grid * bdx * bdy; g++) reference(kind, want, g, bdx, bdy, grid, off);
+  for (int64_t g = 0; g < (int64_t)grid * bdx * bdy; g++)
+    reference(kind, want, g, bdx, bdy, grid, off);
   kc_array *d = h_array1(KC_INT64, N, got);
   kc_arg args[] = {kc_arg_array(d), kc_arg_i64(off)};
   h_launch(h_kernel(name), kc_dim(grid), kc_dim2(bdx, bdy), args, 2);
