@@ -512,6 +512,29 @@ static int nvptx_flushes_denormals(LLVMValueRef fn) {
   return v && len >= 13 && memcmp(v, "preserve-sign", 13) == 0;
 }
 
+/* Whether fn compares bfloat16 values (an fcmp of bfloat operands, which LLVM makes
+ * from kcc's comparisons and from its own expansions of bfloat arithmetic). */
+static bool nvptx_compares_bf16(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMFCmp &&
+          LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMBFloatTypeKind)
+        return true;
+  return false;
+}
+
+/* LLVM's NVPTX back end writes a bfloat16 comparison in a function that flushes float32
+ * denormals as setp.ftz.bf16, which ptxas refuses (there is no such instruction). Such a
+ * function keeps its float32 denormals instead: fast math allows flushing, it does not
+ * require it (its other approximations stay). Run after optimisation, which may have
+ * made comparisons of kcc's (cg_fcmp compares bfloat16 as float32) bfloat again. */
+static void nvptx_bf16_no_ftz(LLVMModuleRef m) {
+  static const char key[] = "denormal-fp-math-f32";
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && nvptx_flushes_denormals(f) && nvptx_compares_bf16(f))
+      LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key, sizeof key - 1);
+}
+
 /* The string a reflect call asks about (a constant global, perhaps behind a cast). */
 static int nvptx_reflect_asks(LLVMValueRef call, const char *what) {
   if (LLVMGetNumArgOperands(call) != 1) return 0;
@@ -743,6 +766,7 @@ int nvptx_optimize_and_emit(LLVMModuleRef m, int arch, int opt_level, int emit_l
     rc = nvptx_answer_reflect(m, tm, err);
   }
   if (rc == 0) rc = nvptx_run_pipeline(m, tm, opt_level, err);
+  if (rc == 0) nvptx_bf16_no_ftz(m);
 #if LLVM_VERSION_MAJOR < 22
   if (rc == 0 && !emit_llvm) nvptx_approx_f32(m);
 #endif

@@ -16,7 +16,7 @@
 
 #include "harness.h"
 
-enum { NOPS = 43, NBITS = 30, NINTS = 32 };
+enum { NOPS = 45, NBITS = 30, NINTS = 32 };
 typedef enum { RN, RZ, RD, RU } mode;
 
 static float f_of_bits(uint16_t b) {
@@ -115,7 +115,10 @@ static void check_ops(void) {
       clamp01(bf(x * y)), clamp01(fma_xyz), isnan(fma_xyz) || fma_xyz >= 0 ? fma_xyz : 0,
       isnan(x) || isnan(y) ? NAN : (x > y ? x : y), isnan(x) || isnan(y) ? NAN : (x < y ? x : y),
     };
-    for (int k = 0; k < NOPS - 8; k++) w[8 + k] = s[k];
+    for (int k = 0; k < NOPS - 10; k++) w[8 + k] = s[k];
+    /* Python's // and % by 2: the floor of x / 2 is exact; the remainder, exact in
+       double, rounded once (a negative x's x + 2 may need a ninth bit) */
+    w[43] = floorf(x / 2), w[44] = bf((double)x - 2 * floor((double)x / 2));
     /* computed in float32 and rounded: hrsqrt, hexp ... hcos (columns 18, 20-27), htanh (32) */
     t[18] = ulp_of(w[18]), t[32] = ulp_of(w[32]);
     for (int k = 20; k <= 27; k++) t[k] = ulp_of(w[k]);
