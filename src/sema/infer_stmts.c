@@ -44,6 +44,20 @@ static void ix_store_element(infer_ctx *ic, node *t, const type *vt) {
          ix_tname(ic, base->ty));
 }
 
+/* x = a: an array bound to another name may be written through it (x[i] = v), which
+ * the parameters' written marks do not follow, so its parameter counts as written (a
+ * view taken of one already does: ix_mark_view_of). Without this a GPU kernel lost
+ * such stores: the parameter was declared read-only. */
+static void mark_aliased_array(infer_ctx *ic, const node *v) {
+  if (!v) return;
+  if (v->kind == N_IFEXP) {   /* x = a if c else b */
+    mark_aliased_array(ic, v->b);
+    mark_aliased_array(ic, v->c);
+  } else if (v->kind == N_NAME) {
+    ix_mark_name_written(ic, v);
+  }
+}
+
 static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, node *value) {
   switch (t->kind) {
   case N_NAME: {
@@ -70,6 +84,7 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
       ix_error(ic, t->sp, "cannot rebind array parameter '%s' to %s", s->name, ix_tname(ic, vt));
       return;
     }
+    if (vt && vt->kind == TY_ARRAY) mark_aliased_array(ic, value);
     ix_assign_local(ic, s, vt, weak, t->sp);
     t->ty = s->ty;
     return;
