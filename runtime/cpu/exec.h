@@ -80,7 +80,8 @@ typedef struct rt_job {
   unsigned nthreads;            /* per block */
   size_t shared;                /* static + dynamic bytes */
   rt_share *share;              /* the blocks, one share per worker (rt_job_share_out) */
-  int nshare;
+  atomic_int nshare;            /* published last (release), after the shares: the
+                                   watchdog's thread reads them while they are made */
   atomic_int stop;              /* an error or the watchdog: hand out no more blocks, and
                                    threads end at their next loop back edge */
   atomic_int claimed;           /* the first error claims the message */

@@ -27,12 +27,12 @@ void rt_job_init(rt_job *j, const rt_cpu_kernel *k, kc_dim3 grid, kc_dim3 block,
   j->shared = (k->static_shared + 15) / 16 * 16 + dynamic_shared;
   atomic_init(&j->stop, 0);
   atomic_init(&j->claimed, 0);
+  atomic_init(&j->nshare, 0);
   j->status = KC_OK;
 }
 
 void rt_job_share_out(rt_job *j, rt_share *share, int n) {
   j->share = share;
-  j->nshare = n;
   for (int i = 0; i < n; i++) {
     /* q * i + min(r, i) <= nblocks: no overflow */
     uint64_t q = j->nblocks / (uint64_t)n, r = j->nblocks % (uint64_t)n;
@@ -40,11 +40,13 @@ void rt_job_share_out(rt_job *j, rt_share *share, int n) {
     share[i].end = share[i].start + q + ((uint64_t)i < r);
     atomic_store_explicit(&share[i].next, share[i].start, memory_order_relaxed);
   }
+  atomic_store_explicit(&j->nshare, n, memory_order_release);   /* the watchdog's view */
 }
 
 uint64_t rt_job_started(const rt_job *j) {
   uint64_t started = 0;
-  for (int i = 0; i < j->nshare; i++) {
+  int n = atomic_load_explicit(&j->nshare, memory_order_acquire);   /* 0: not shared yet */
+  for (int i = 0; i < n; i++) {
     uint64_t next = atomic_load_explicit(&j->share[i].next, memory_order_relaxed);
     started += (next < j->share[i].end ? next : j->share[i].end) - j->share[i].start;
   }

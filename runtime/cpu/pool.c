@@ -167,11 +167,14 @@ static bool run_run(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
  * the grid, and its counter is its own cache line, so the workers do not contend for
  * one counter. */
 static void run_blocks(rt_worker *w, rt_job *j, int me) {
-  uint64_t chunk = j->nblocks / ((uint64_t)j->nshare * 32);
+  /* the job reached this worker through the pool's generation (acquire): its shares
+     are all there */
+  int nshare = atomic_load_explicit(&j->nshare, memory_order_relaxed);
+  uint64_t chunk = j->nblocks / ((uint64_t)nshare * 32);
   if (chunk < 1) chunk = 1;
   if (chunk > 64) chunk = 64;
-  for (int i = 0; i < j->nshare; i++) {
-    rt_share *s = &j->share[(me + i) % j->nshare];
+  for (int i = 0; i < nshare; i++) {
+    rt_share *s = &j->share[(me + i) % nshare];
     uint64_t b, end;
     while (claim(s, chunk, &b, &end)) {
       if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return;
