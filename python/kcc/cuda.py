@@ -234,9 +234,8 @@ class DeviceNDArray(_kcc.DeviceArray):
                 stream.copy_to_host(self, out)
                 return out
         if ary is None:
-            if self.ndim > 1 and _is_f_only(self):   # Fortran order kept, as Numba's
-                return _kcc.array_restride(self, tuple(reversed(self.shape)),
-                                           _c_strides(tuple(reversed(self.shape))))._to_host().T
+            if self.ndim > 1 and self.is_f_contiguous() and not self.is_c_contiguous():
+                return _axes_reversed(self)._to_host().T   # Fortran order kept, as Numba's
             return self._to_host()
         if ary.flags.c_contiguous and ary.flags.writeable and self.is_c_contiguous():
             self.to_host(ary)
@@ -436,8 +435,7 @@ def to_device(obj, stream=0, copy=True, to=None):
     if isinstance(obj, np.ndarray) and obj.ndim > 1 and obj.flags.f_contiguous and \
             not obj.flags.c_contiguous and not obj.dtype.names:
         # Fortran order kept, as Numba keeps it: the transpose's C-ordered memory
-        d = to_device(obj.T, stream)
-        return _kcc.array_restride(d, obj.shape, _f_strides(obj.shape))
+        return _axes_reversed(to_device(obj.T, stream))
     host = (np.ascontiguousarray(obj) if isinstance(obj, np.ndarray)
             else np.asarray(obj, order='C'))
     if host.dtype.names:
@@ -458,11 +456,11 @@ def _f_strides(shape):
     return tuple(strides)
 
 
-def _fortran(shape, dtype):
-    """A new Fortran-ordered device array: a C-ordered one of the reversed shape, seen
-    through the transposed strides (the same memory, column by column)."""
-    c = device_array(tuple(reversed(shape)), dtype)
-    return _kcc.array_restride(c, tuple(shape), _f_strides(shape)) if c.size else c
+def _axes_reversed(d):
+    """A view of device array d with its axes in reverse order, sharing its memory: a
+    C-ordered array's is Fortran-ordered, and the other way round."""
+    strides = _kcc.array_layout(d)[0]
+    return _kcc.array_restride(d, tuple(reversed(d.shape)), tuple(reversed(strides)))
 
 
 def device_array(shape, dtype=np.float64, strides=None, order='C', stream=0):
@@ -479,10 +477,10 @@ def device_array(shape, dtype=np.float64, strides=None, order='C', stream=0):
                                       'not with strides %s' % (strides,))
     if order not in ('C', 'F'):
         raise ValueError("device_array: order must be 'C' or 'F', not %r" % (order,))
-    if order == 'F' and len(shape) > 1 and not dtype.names:
-        return _fortran(shape, dtype)
+    if order == 'F' and len(shape) > 1 and not dtype.names and all(shape):
+        # a C-ordered array of the reversed shape, seen column by column
+        return _axes_reversed(device_array(tuple(reversed(shape)), dtype))
     if dtype.names:
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
         return _kcc.record_array(DeviceNDArray, record_of(dtype), shape, None)
     return DeviceNDArray(shape=shape, dtype=dtype.name)
 
@@ -572,12 +570,6 @@ def device_array_like(ary, stream=0):
     run (NumPy's order='K' of zeros_like: Fortran for an F-ordered array or a view of
     one)."""
     return device_array(ary.shape, ary.dtype, order=_like_order(ary), stream=stream)
-
-
-def _is_f_only(ary):
-    if isinstance(ary, np.ndarray):
-        return ary.flags.f_contiguous and not ary.flags.c_contiguous
-    return ary.is_f_contiguous() and not ary.is_c_contiguous()
 
 
 def _like_order(ary):
@@ -1145,6 +1137,10 @@ def _device_kind():
     return _kcc.device()
 
 
+# launch arguments the extension takes as they are: device arrays and numbers
+_PASSED_AS_IS = (_kcc.DeviceArray, int, float, complex, np.number, np.bool_)
+
+
 def _host_memory_of(args):
     """{id(array): device array over its memory} for the NumPy arguments the kernel
     may use in place. On the CPU back end the device's memory is the host's, so
@@ -1214,15 +1210,10 @@ class _Launcher:
         launch_args, copy_back = [], []
         shared = _host_memory_of(args)
         for a in args:
-            if isinstance(a, np.ndarray) and id(a) in shared:
+            if isinstance(a, _PASSED_AS_IS):   # the usual launch: no other test
+                launch_args.append(a)
+            elif isinstance(a, np.ndarray) and id(a) in shared:
                 launch_args.append(shared[id(a)])
-            elif isinstance(a, np.void):
-                launch_args.append(_record_arg(a))
-            elif not isinstance(a, (np.ndarray, _kcc.DeviceArray)) and \
-                    hasattr(a, '__cuda_array_interface__'):
-                # another library's device array (CuPy, PyTorch ...): used in place,
-                # as Numba takes any object with the interface
-                launch_args.append(as_cuda_array(a))
             elif isinstance(a, np.ndarray):
                 # as Numba: copied to the device, and back after the kernel (it may
                 # have written it) unless the array is read-only; with a stream both
@@ -1231,6 +1222,12 @@ class _Launcher:
                 launch_args.append(d)
                 if a.flags.writeable:
                     copy_back.append((a, d))
+            elif isinstance(a, np.void):
+                launch_args.append(_record_arg(a))
+            elif hasattr(a, '__cuda_array_interface__'):
+                # another library's device array (CuPy, PyTorch ...): used in place,
+                # as Numba takes any object with the interface
+                launch_args.append(as_cuda_array(a))
             else:
                 launch_args.append(a)
         try:
@@ -1364,18 +1361,20 @@ class DeviceDispatcher:
 
 def _compile_device_ptx(pyfunc, sig, options, cc):
     """compile_ptx(device=True): the device function on its own (kc_compile_text's
-    device PTX), its result type read from kcc's types of it."""
+    device PTX) and its result type: the signature's, else read from kcc's types of it
+    (a second compilation, only when the result is inferred)."""
     sig_text = _device_signature(tuple(sig) if isinstance(sig, list) else sig)
     if '(' not in sig_text:
         sig_text = '(%s)' % sig_text
     line = decorator_line('cuda.jit', sig_text, dict(options, device=True))
     arch = cc[0] * 10 + cc[1] if cc else 0
     ptx = _function_text(pyfunc, line, 'device_ptx', arch)
-    types = _function_text(pyfunc, line, 'types')
-    found = re.search(r'^device %s\S*\(.*\) -> (.+?)( \(fastmath\))?$' % re.escape(
-        pyfunc.__name__), types, re.M)
-    resty = Dispatcher._signature_key('void(%s)' % found.group(1))[0] if found else None
-    return ptx, resty
+    result = sig_text[:sig_text.index('(')].strip()
+    if not result:
+        found = re.search(r'^device %s\S*\(.*\) -> (.+?)( \(fastmath\))?$' % re.escape(
+            pyfunc.__name__), _function_text(pyfunc, line, 'types'), re.M)
+        result = found.group(1) if found else None
+    return ptx, Dispatcher._signature_key('void(%s)' % result)[0] if result else None
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,

@@ -130,7 +130,7 @@ static LLVMValueRef float_minmax(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, cons
   LLVMSetOrdering(first, LLVMAtomicOrderingMonotonic);
   LLVMSetAlignment(first, (unsigned)(el->bits / 8));
   LLVMValueRef fcur = LLVMBuildBitCast(g->b, first, ft, "");
-  LLVMValueRef skip = cg_fcmp(g, LLVMRealUNO, v, nan_missing ? v : fcur);
+  LLVMValueRef skip = LLVMBuildFCmp(g->b, LLVMRealUNO, v, nan_missing ? v : fcur, "");
   LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->b);
   LLVMBasicBlockRef test = cg_new_bb(g, "minmax.test"), swap = cg_new_bb(g, "minmax.swap");
   LLVMBasicBlockRef done = cg_new_bb(g, "minmax.done");
@@ -142,7 +142,7 @@ static LLVMValueRef float_minmax(cg_ctx *g, LLVMValueRef p, LLVMValueRef v, cons
   LLVMValueRef old = LLVMBuildPhi(g->b, it, "old");
   LLVMRealPredicate pred = is_max ? (nan_missing ? LLVMRealULT : LLVMRealOLT)
                                   : (nan_missing ? LLVMRealUGT : LLVMRealOGT);
-  LLVMValueRef better = cg_fcmp(g, pred, LLVMBuildBitCast(g->b, old, ft, ""), v);
+  LLVMValueRef better = LLVMBuildFCmp(g->b, pred, LLVMBuildBitCast(g->b, old, ft, ""), v, "");
   LLVMBuildCondBr(g->b, better, swap, done);
 
   LLVMPositionBuilderAtEnd(g->b, swap);

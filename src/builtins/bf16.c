@@ -70,25 +70,22 @@ static LLVMValueRef bf16_of_bits(cg_ctx *g, LLVMValueRef bits) {
   return LLVMBuildBitCast(g->b, bits, LLVMBFloatTypeInContext(g->c), "");
 }
 
-/* hadd_rn ... : the operation (round to nearest is what + - * do) */
-static LLVMValueRef cg_bf16_arith(cg_ctx *g, node *e, const builtin *b) {
-  LLVMValueRef a[3];
-  cg_half_values(g, e, b, a);
-  return cg_arith_op(g, (op_kind)b->op, a[0], a[1], &ty_bf16);
-}
-
 /* x clamped to [0, 1], a NaN to +0 */
 static LLVMValueRef saturate(cg_ctx *g, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
   LLVMValueRef zero = LLVMConstReal(t, 0.0), one = LLVMConstReal(t, 1.0);
-  LLVMValueRef above = cg_fcmp(g, LLVMRealOGT, x, zero);
+  LLVMValueRef above = LLVMBuildFCmp(g->b, LLVMRealOGT, x, zero, "");
   LLVMValueRef r = LLVMBuildSelect(g->b, above, x, zero, "");   /* NaN, <= 0: 0 */
-  return LLVMBuildSelect(g->b, cg_fcmp(g, LLVMRealOGT, r, one), one, r, "");
+  return LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealOGT, r, one, ""), one, r, "");
 }
 
 static LLVMValueRef fma3(cg_ctx *g, LLVMValueRef a[3]) {
   return cg_call_intrinsic(g, "llvm.fma", LLVMTypeOf(a[0]), a, 3);
 }
+
+/* hadd_rn ... are fp16.c's cg_half_arith (round to nearest is what + - * do), hmax_nan
+ * and hmin_nan its cg_half_intrinsic (llvm.maximum/minimum: a NaN operand gives NaN),
+ * htanh its cg_half_math. */
 
 /* hadd_sat, hsub_sat, hmul_sat (op) and hfma_sat (op 0) */
 static LLVMValueRef cg_bf16_sat(cg_ctx *g, node *e, const builtin *b) {
@@ -103,34 +100,19 @@ static LLVMValueRef cg_bf16_fma_relu(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef a[3];
   cg_half_values(g, e, b, a);
   LLVMValueRef r = fma3(g, a), zero = LLVMConstReal(LLVMTypeOf(r), 0.0);
-  return LLVMBuildSelect(g->b, cg_fcmp(g, LLVMRealOLT, r, zero), zero, r, "");
-}
-
-/* hmax_nan, hmin_nan: llvm.maximum/minimum (a NaN operand gives NaN) */
-static LLVMValueRef cg_bf16_intrinsic(cg_ctx *g, node *e, const builtin *b) {
-  LLVMValueRef a[3];
-  cg_half_values(g, e, b, a);
-  return cg_call_intrinsic(g, b->name, LLVMTypeOf(a[0]), a, (unsigned)e->list.len);
+  return LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealOLT, r, zero, ""), zero, r, "");
 }
 
 /* hisnan: bool; hisinf: -1 for -inf, 1 for +inf, else 0 (CUDA's __hisinf) */
 static LLVMValueRef cg_bf16_class(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef a[3];
   cg_half_values(g, e, b, a);
-  if (b->op == KC_BOOL) return cg_fcmp(g, LLVMRealUNO, a[0], a[0]);
+  if (b->op == KC_BOOL) return LLVMBuildFCmp(g->b, LLVMRealUNO, a[0], a[0], "");
   LLVMTypeRef t = LLVMTypeOf(a[0]);
-  LLVMValueRef pos = cg_fcmp(g, LLVMRealOEQ, a[0], LLVMConstReal(t, INFINITY));
-  LLVMValueRef neg = cg_fcmp(g, LLVMRealOEQ, a[0], LLVMConstReal(t, -INFINITY));
+  LLVMValueRef pos = LLVMBuildFCmp(g->b, LLVMRealOEQ, a[0], LLVMConstReal(t, INFINITY), "");
+  LLVMValueRef neg = LLVMBuildFCmp(g->b, LLVMRealOEQ, a[0], LLVMConstReal(t, -INFINITY), "");
   return LLVMBuildSelect(g->b, pos, ci32(g, 1), LLVMBuildSelect(g->b, neg, ci32(g, -1),
                                                                ci32(g, 0), ""), "");
-}
-
-/* htanh: tanh in float32, rounded once */
-static LLVMValueRef cg_bf16_tanh(cg_ctx *g, node *e, const builtin *b) {
-  LLVMValueRef a[3];
-  cg_half_values(g, e, b, a);
-  LLVMValueRef f = cg_convert(g, a[0], &ty_bf16, &ty_f32);
-  return cg_convert(g, cg_math_call(g, "tanh", &ty_f32, &f, 1), &ty_f32, &ty_bf16);
 }
 
 /* float32 -> bfloat16 in mode m. Round to nearest is LLVM's fptrunc; the directed modes
@@ -151,7 +133,7 @@ static LLVMValueRef f32_to_bf16(cg_ctx *g, LLVMValueRef f, round_mode m) {
     LLVMValueRef step = LLVMBuildZExt(g->b, LLVMBuildAnd(g->b, inexact, away, ""), i16, "");
     r = LLVMBuildAdd(g->b, top, step, "");
   }
-  LLVMValueRef nan = cg_fcmp(g, LLVMRealUNO, f, f);
+  LLVMValueRef nan = LLVMBuildFCmp(g->b, LLVMRealUNO, f, f, "");
   LLVMValueRef quiet = LLVMBuildOr(g->b, top, LLVMConstInt(i16, 0x40, 0), "");
   return bf16_of_bits(g, LLVMBuildSelect(g->b, nan, quiet, r, ""));
 }
@@ -232,31 +214,27 @@ static LLVMValueRef cg_bf16_bitcast(cg_ctx *g, node *e, const builtin *b) {
   FROM(t "_to_bfloat16_rd", D, "rd"), FROM(t "_to_bfloat16_ru", D, "ru")
 #define BINARY(n, lo, o) \
   {.path = BF(n), .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE, \
-   .op = o, .typing = ix_bf16_same, .lower = lo}
-
-static const type *ix_bf16_same(infer_ctx *ic, node *e, const builtin *b) {
-  return builtin_half_args(ic, e, b) ? ix_set_type(e, &ty_bf16, false) : NULL;
-}
+   .op = o, .typing = ix_half, .lower = lo}
 
 const builtin builtins_bf16[] = {
   {.path = "numba.cuda.bf16", .kind = BK_MODULE},
-  BINARY("hadd_rn", cg_bf16_arith, OP_ADD),
-  BINARY("hsub_rn", cg_bf16_arith, OP_SUB),
-  BINARY("hmul_rn", cg_bf16_arith, OP_MUL),
+  BINARY("hadd_rn", cg_half_arith, OP_ADD),
+  BINARY("hsub_rn", cg_half_arith, OP_SUB),
+  BINARY("hmul_rn", cg_half_arith, OP_MUL),
   BINARY("hadd_sat", cg_bf16_sat, OP_ADD),
   BINARY("hsub_sat", cg_bf16_sat, OP_SUB),
   BINARY("hmul_sat", cg_bf16_sat, OP_MUL),
   {.path = BF("hfma_sat"), .kind = BK_FUNCTION, .min_args = 3, .max_args = 3, .flags = BF_PURE,
-   .typing = ix_bf16_same, .lower = cg_bf16_sat},
+   .typing = ix_half, .lower = cg_bf16_sat},
   {.path = BF("hfma_relu"), .kind = BK_FUNCTION, .min_args = 3, .max_args = 3, .flags = BF_PURE,
-   .typing = ix_bf16_same, .lower = cg_bf16_fma_relu},
+   .typing = ix_half, .lower = cg_bf16_fma_relu},
   {.path = BF("hmax_nan"), .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
-   .name = "llvm.maximum", .typing = ix_bf16_same, .lower = cg_bf16_intrinsic},
+   .name = "llvm.maximum", .typing = ix_half, .lower = cg_half_intrinsic},
   {.path = BF("hmin_nan"), .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, .flags = BF_PURE,
-   .name = "llvm.minimum", .typing = ix_bf16_same, .lower = cg_bf16_intrinsic},
+   .name = "llvm.minimum", .typing = ix_half, .lower = cg_half_intrinsic},
   BF_ROW("hisnan", cg_bf16_class, ix_bf16_class, .op = KC_BOOL),
   BF_ROW("hisinf", cg_bf16_class, ix_bf16_class, .op = KC_INT32),
-  BF_ROW("htanh", cg_bf16_tanh, ix_bf16_same, .name = "tanh"),
+  BF_ROW("htanh", cg_half_math, ix_half, .name = "tanh"),
   BF_ROW("bfloat16_to_float32", cg_bf16_convert, ix_bf16_convert, .op = KC_DTYPE_COUNT,
          .value = KC_FLOAT32),
   FROM("float32_to_bfloat16", KC_FLOAT32, "rn"),

@@ -172,10 +172,16 @@ enum { MA_RESHAPE, MA_ASTYPE, MA_COPY, MA_FLATTEN };
 node *ma_fold_method(infer_ctx *ic, node *e, const builtin *b);
 
 /* fp16.c, for bf16.c: the type of a cuda.fp16 (float16) or cuda.bf16 (bfloat16) row's
- * arguments; the arguments checked to be of it (a literal adopts it); their values */
+ * arguments; the arguments checked to be of it (a literal adopts it); their values. A
+ * row's typing that gives that type; lowerings: the operator op, the LLVM intrinsic
+ * name, the libm function name computed in float32 and rounded once */
 const type *builtin_half_type(const builtin *b);
 bool builtin_half_args(infer_ctx *ic, node *e, const builtin *b);
 void cg_half_values(cg_ctx *g, node *e, const builtin *b, LLVMValueRef a[3]);
+const type *ix_half(infer_ctx *ic, node *e, const builtin *b);
+LLVMValueRef cg_half_arith(cg_ctx *g, node *e, const builtin *b);
+LLVMValueRef cg_half_intrinsic(cg_ctx *g, node *e, const builtin *b);
+LLVMValueRef cg_half_math(cg_ctx *g, node *e, const builtin *b);
 
 /* memory.c: the dtype an argument names (float32, np.int8, 'f4', a.dtype, a local
  * holding a type), or NULL; shared by the array makers and a.view(dtype). */

@@ -105,12 +105,12 @@ static LLVMValueRef cx_phase(cg_ctx *g, LLVMValueRef z, const type *t) {
 static LLVMValueRef cx_class(cg_ctx *g, int id, LLVMValueRef z) {
   LLVMValueRef re = cx_re(g, z), im = cx_im(g, z);
   if (id == CM_ISNAN)
-    return LLVMBuildOr(g->b, cg_fcmp(g, LLVMRealUNO, re, re),
-                       cg_fcmp(g, LLVMRealUNO, im, im), "");
+    return LLVMBuildOr(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, re, re, ""),
+                       LLVMBuildFCmp(g->b, LLVMRealUNO, im, im, ""), "");
   LLVMValueRef inf = LLVMConstReal(LLVMTypeOf(re), 1.0 / 0.0);
   LLVMRealPredicate p = id == CM_ISINF ? LLVMRealOEQ : LLVMRealOLT;
-  LLVMValueRef a = cg_fcmp(g, p, cx_fabs(g, re), inf);
-  LLVMValueRef b = cg_fcmp(g, p, cx_fabs(g, im), inf);
+  LLVMValueRef a = LLVMBuildFCmp(g->b, p, cx_fabs(g, re), inf, "");
+  LLVMValueRef b = LLVMBuildFCmp(g->b, p, cx_fabs(g, im), inf, "");
   return id == CM_ISINF ? LLVMBuildOr(g->b, a, b, "") : LLVMBuildAnd(g->b, a, b, "");
 }
 

@@ -36,7 +36,7 @@ bool builtin_half_args(infer_ctx *ic, node *e, const builtin *b) {
   return true;
 }
 
-static const type *ix_fp16(infer_ctx *ic, node *e, const builtin *b) {
+const type *ix_half(infer_ctx *ic, node *e, const builtin *b) {
   return builtin_half_args(ic, e, b) ? ix_set_type(e, builtin_half_type(b), false) : NULL;
 }
 
@@ -54,7 +54,7 @@ void cg_half_values(cg_ctx *g, node *e, const builtin *b, LLVMValueRef a[3]) {
 }
 
 /* hadd, hsub, hmul, hdiv: op is the operator */
-static LLVMValueRef cg_fp16_arith(cg_ctx *g, node *e, const builtin *b) {
+LLVMValueRef cg_half_arith(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef a[3];
   cg_half_values(g, e, b, a);
   return cg_arith_op(g, (op_kind)b->op, a[0], a[1], builtin_half_type(b));
@@ -68,7 +68,7 @@ static LLVMValueRef cg_fp16_compare(cg_ctx *g, node *e, const builtin *b) {
 }
 
 /* hmax, hmin, hfma, habs, hrint: name is an LLVM intrinsic on half */
-static LLVMValueRef cg_fp16_intrinsic(cg_ctx *g, node *e, const builtin *b) {
+LLVMValueRef cg_half_intrinsic(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef a[3];
   cg_half_values(g, e, b, a);
   return cg_call_intrinsic(g, b->name, LLVMTypeOf(a[0]), a, (unsigned)e->list.len);
@@ -89,7 +89,7 @@ static LLVMValueRef cg_hrcp(cg_ctx *g, node *e, const builtin *b) {
 }
 
 /* hsqrt, hexp ...: name is the math function, computed in float32 */
-static LLVMValueRef cg_fp16_math(cg_ctx *g, node *e, const builtin *b) {
+LLVMValueRef cg_half_math(cg_ctx *g, node *e, const builtin *b) {
   LLVMValueRef a[3];
   cg_half_values(g, e, b, a);
   const type *ht = builtin_half_type(b);
@@ -121,17 +121,17 @@ static LLVMValueRef cg_hrsqrt(cg_ctx *g, node *e, const builtin *b) {
 /* The functions cuda.fp16 and cuda.bf16 share, under the module path P ("numba.cuda.fp16.") */
 #define HALF_ROWS(P) \
   {.path = P "hadd", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
-   .flags = BF_PURE, .op = OP_ADD, .typing = ix_fp16, .lower = cg_fp16_arith}, \
+   .flags = BF_PURE, .op = OP_ADD, .typing = ix_half, .lower = cg_half_arith}, \
   {.path = P "hsub", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
-   .flags = BF_PURE, .op = OP_SUB, .typing = ix_fp16, .lower = cg_fp16_arith}, \
+   .flags = BF_PURE, .op = OP_SUB, .typing = ix_half, .lower = cg_half_arith}, \
   {.path = P "hmul", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
-   .flags = BF_PURE, .op = OP_MUL, .typing = ix_fp16, .lower = cg_fp16_arith}, \
+   .flags = BF_PURE, .op = OP_MUL, .typing = ix_half, .lower = cg_half_arith}, \
   {.path = P "hdiv", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
-   .flags = BF_PURE, .op = OP_DIV, .typing = ix_fp16, .lower = cg_fp16_arith}, \
+   .flags = BF_PURE, .op = OP_DIV, .typing = ix_half, .lower = cg_half_arith}, \
   {.path = P "hmax", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
-   .flags = BF_PURE, .name = "llvm.maxnum", .typing = ix_fp16, .lower = cg_fp16_intrinsic}, \
+   .flags = BF_PURE, .name = "llvm.maxnum", .typing = ix_half, .lower = cg_half_intrinsic}, \
   {.path = P "hmin", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
-   .flags = BF_PURE, .name = "llvm.minnum", .typing = ix_fp16, .lower = cg_fp16_intrinsic}, \
+   .flags = BF_PURE, .name = "llvm.minnum", .typing = ix_half, .lower = cg_half_intrinsic}, \
   {.path = P "heq", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
    .flags = BF_PURE, .op = OP_EQ, .typing = ix_fp16_compare, .lower = cg_fp16_compare}, \
   {.path = P "hne", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
@@ -145,41 +145,41 @@ static LLVMValueRef cg_hrsqrt(cg_ctx *g, node *e, const builtin *b) {
   {.path = P "hle", .kind = BK_FUNCTION, .min_args = 2, .max_args = 2, \
    .flags = BF_PURE, .op = OP_LE, .typing = ix_fp16_compare, .lower = cg_fp16_compare}, \
   {.path = P "hfma", .kind = BK_FUNCTION, .min_args = 3, .max_args = 3, \
-   .flags = BF_PURE, .name = "llvm.fma", .typing = ix_fp16, .lower = cg_fp16_intrinsic}, \
+   .flags = BF_PURE, .name = "llvm.fma", .typing = ix_half, .lower = cg_half_intrinsic}, \
   {.path = P "hneg", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .typing = ix_fp16, .lower = cg_hneg}, \
+   .flags = BF_PURE, .typing = ix_half, .lower = cg_hneg}, \
   {.path = P "habs", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "llvm.fabs", .typing = ix_fp16, .lower = cg_fp16_intrinsic}, \
+   .flags = BF_PURE, .name = "llvm.fabs", .typing = ix_half, .lower = cg_half_intrinsic}, \
   {.path = P "hsqrt", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "sqrt", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "sqrt", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hrsqrt", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .typing = ix_fp16, .lower = cg_hrsqrt}, \
+   .flags = BF_PURE, .typing = ix_half, .lower = cg_hrsqrt}, \
   {.path = P "hrcp", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .typing = ix_fp16, .lower = cg_hrcp}, \
+   .flags = BF_PURE, .typing = ix_half, .lower = cg_hrcp}, \
   {.path = P "hexp", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "exp", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "exp", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hexp2", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "exp2", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "exp2", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hexp10", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .typing = ix_fp16, .lower = cg_hexp10}, \
+   .flags = BF_PURE, .typing = ix_half, .lower = cg_hexp10}, \
   {.path = P "hlog", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "log", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "log", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hlog2", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "log2", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "log2", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hlog10", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "log10", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "log10", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hsin", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "sin", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "sin", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hcos", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "cos", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "cos", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hfloor", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "floor", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "floor", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hceil", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "ceil", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "ceil", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "htrunc", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "trunc", .typing = ix_fp16, .lower = cg_fp16_math}, \
+   .flags = BF_PURE, .name = "trunc", .typing = ix_half, .lower = cg_half_math}, \
   {.path = P "hrint", .kind = BK_FUNCTION, .min_args = 1, .max_args = 1, \
-   .flags = BF_PURE, .name = "llvm.roundeven", .typing = ix_fp16, .lower = cg_fp16_intrinsic},
+   .flags = BF_PURE, .name = "llvm.roundeven", .typing = ix_half, .lower = cg_half_intrinsic},
 
 const builtin builtins_fp16[] = {
   {.path = "numba.cuda.fp16", .kind = BK_MODULE},

@@ -96,10 +96,10 @@ const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b) {
 /* isnan, isinf, isfinite: integers are finite numbers. */
 static LLVMValueRef float_class(cg_ctx *g, int op, LLVMValueRef v, const type *t) {
   if (t->kind != TY_FLOAT) return LLVMConstInt(g->i1, (op & M_ISFINITE) != 0, 0);
-  if (op & M_ISNAN) return cg_fcmp(g, LLVMRealUNO, v, v);
+  if (op & M_ISNAN) return LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
   LLVMValueRef a = cg_call_intrinsic(g, "llvm.fabs", LLVMTypeOf(v), &v, 1);
   LLVMValueRef inf = LLVMConstReal(LLVMTypeOf(v), 1.0 / 0.0);
-  return cg_fcmp(g, (op & M_ISINF) ? LLVMRealOEQ : LLVMRealOLT, a, inf);
+  return LLVMBuildFCmp(g->b, (op & M_ISINF) ? LLVMRealOEQ : LLVMRealOLT, a, inf, "");
 }
 
 static LLVMValueRef cg_math(cg_ctx *g, node *e, const builtin *b) {
@@ -179,8 +179,8 @@ static LLVMValueRef cg_math_split(cg_ctx *g, node *e, const builtin *b) {
   }
   LLVMTypeRef lt = LLVMTypeOf(x);
   LLVMValueRef ip = cg_call_intrinsic(g, "llvm.trunc", lt, &x, 1);
-  LLVMValueRef inf = cg_fcmp(g, LLVMRealOEQ, cg_call_intrinsic(g, "llvm.fabs", lt, &x, 1),
-                             LLVMConstReal(lt, 1.0 / 0.0));
+  LLVMValueRef inf = LLVMBuildFCmp(g->b, LLVMRealOEQ, cg_call_intrinsic(g, "llvm.fabs", lt, &x, 1),
+                                   LLVMConstReal(lt, 1.0 / 0.0), "");
   LLVMValueRef fr = LLVMBuildSelect(g->b, inf, LLVMConstNull(lt), LLVMBuildFSub(g->b, x, ip, ""), "");
   LLVMValueRef cs[2] = {fr, x};
   return pair(g, e->ty, cg_call_intrinsic(g, "llvm.copysign", lt, cs, 2), ip);

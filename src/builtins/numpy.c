@@ -335,7 +335,7 @@ static LLVMValueRef ufunc_math(cg_ctx *g, const ufunc *u, LLVMValueRef *v, const
 }
 
 static LLVMValueRef is_nan(cg_ctx *g, LLVMValueRef v) {
-  return cg_fcmp(g, LLVMRealUNO, v, v);
+  return LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
 }
 
 /* maximum/minimum: (a >= b or isnan(a)) ? a : b, NaN winning (npy_maximum); fmax/fmin:

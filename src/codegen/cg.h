@@ -73,8 +73,6 @@ LLVMValueRef cg_to_bool(cg_ctx *g, LLVMValueRef v, const type *t);
  * for the N_BINOP (or augmented assignment) e, a already of type t. */
 LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
 LLVMValueRef cg_compare_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t);
-/* LLVMBuildFCmp, with bfloat16 operands compared as float32 (the same result) */
-LLVMValueRef cg_fcmp(cg_ctx *g, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_pow(cg_ctx *g, node *e, LLVMValueRef a, const type *t);
 /* The new value of an augmented assignment s (`t op= b`) from the target's current
  * value cur, both of the operation's type rt; a debug division checks its divisor. */

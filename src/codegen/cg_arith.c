@@ -51,9 +51,9 @@ static LLVMValueRef float_mod_raw(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, con
   LLVMValueRef ab[2] = {a, b};
   LLVMValueRef r = cg_math_call(g, "fmod", t, ab, 2);
   LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
-  LLVMValueRef rneg = cg_fcmp(g, LLVMRealOLT, r, zero);
-  LLVMValueRef bneg = cg_fcmp(g, LLVMRealOLT, b, zero);
-  *adjusted = LLVMBuildAnd(g->b, cg_fcmp(g, LLVMRealONE, r, zero),
+  LLVMValueRef rneg = LLVMBuildFCmp(g->b, LLVMRealOLT, r, zero, "");
+  LLVMValueRef bneg = LLVMBuildFCmp(g->b, LLVMRealOLT, b, zero, "");
+  *adjusted = LLVMBuildAnd(g->b, LLVMBuildFCmp(g->b, LLVMRealONE, r, zero, ""),
                            LLVMBuildXor(g->b, rneg, bneg, ""), "");
   return r;
 }
@@ -62,7 +62,7 @@ static LLVMValueRef float_mod(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, const t
   LLVMValueRef adj, r = float_mod_raw(g, a, b, t, &adj);
   LLVMValueRef ops[2] = {LLVMConstNull(LLVMTypeOf(a)), b};
   LLVMValueRef signed_zero = cg_call_intrinsic(g, "llvm.copysign", LLVMTypeOf(a), ops, 2);
-  LLVMValueRef is_zero = cg_fcmp(g, LLVMRealOEQ, r, ops[0]);
+  LLVMValueRef is_zero = LLVMBuildFCmp(g->b, LLVMRealOEQ, r, ops[0], "");
   r = LLVMBuildSelect(g->b, is_zero, signed_zero, r, "");
   return LLVMBuildSelect(g->b, adj, LLVMBuildFAdd(g->b, r, b, ""), r, "");
 }
@@ -74,16 +74,16 @@ static LLVMValueRef float_floordiv(cg_ctx *g, LLVMValueRef a, LLVMValueRef b, co
   LLVMValueRef div = LLVMBuildFDiv(g->b, LLVMBuildFSub(g->b, a, mod, ""), b, "");
   div = LLVMBuildSelect(g->b, adj, LLVMBuildFSub(g->b, div, one, ""), div, "");
   LLVMValueRef fl = cg_call_intrinsic(g, "llvm.floor", ft, &div, 1);
-  LLVMValueRef up = cg_fcmp(g, LLVMRealOGT, LLVMBuildFSub(g->b, div, fl, ""),
-                            LLVMConstReal(ft, 0.5));
+  LLVMValueRef up = LLVMBuildFCmp(g->b, LLVMRealOGT, LLVMBuildFSub(g->b, div, fl, ""),
+                                  LLVMConstReal(ft, 0.5), "");
   fl = LLVMBuildSelect(g->b, up, LLVMBuildFAdd(g->b, fl, one, ""), fl, "");
   LLVMValueRef q = LLVMBuildFDiv(g->b, a, b, "");
   LLVMValueRef ops[2] = {zero, q};
   LLVMValueRef signed_zero = cg_call_intrinsic(g, "llvm.copysign", ft, ops, 2);
-  LLVMValueRef div_zero = cg_fcmp(g, LLVMRealOEQ, div, zero);
+  LLVMValueRef div_zero = LLVMBuildFCmp(g->b, LLVMRealOEQ, div, zero, "");
   fl = LLVMBuildSelect(g->b, div_zero, signed_zero, fl, "");
   /* a zero divisor: a / b (inf or nan), Numba's value without its exception */
-  LLVMValueRef b_zero = cg_fcmp(g, LLVMRealOEQ, b, zero);
+  LLVMValueRef b_zero = LLVMBuildFCmp(g->b, LLVMRealOEQ, b, zero, "");
   return LLVMBuildSelect(g->b, b_zero, q, fl, "");
 }
 
@@ -211,31 +211,13 @@ LLVMValueRef cg_arith_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, 
   }
 }
 
-static LLVMValueRef bf16_bits_to_f32(cg_ctx *g, LLVMValueRef v) {
-  LLVMValueRef bits = LLVMBuildBitCast(g->b, v, LLVMInt16TypeInContext(g->c), "");
-  LLVMValueRef wide = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, bits, g->i32, ""), ci32(g, 16), "");
-  return LLVMBuildBitCast(g->b, wide, g->f32, "");
-}
-
-LLVMValueRef cg_fcmp(cg_ctx *g, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
-  if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMBFloatTypeKind) {
-    /* compared as float32, exactly the same: LLVM's NVPTX back end writes setp.ftz.bf16
-       under fast math, which ptxas refuses. Widened through the bits (a bfloat16 is a
-       float32's top half), which LLVM does not fold back into a bfloat comparison as it
-       folds an fpext */
-    a = bf16_bits_to_f32(g, a);
-    b = bf16_bits_to_f32(g, b);
-  }
-  return LLVMBuildFCmp(g->b, p, a, b, "");
-}
-
 LLVMValueRef cg_compare_op(cg_ctx *g, op_kind op, LLVMValueRef a, LLVMValueRef b, const type *t) {
   if (t->kind == TY_COMPLEX) return cx_compare(g, op, a, b);
   if (t->kind == TY_FLOAT) {
     LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE
                         : op == OP_LT ? LLVMRealOLT : op == OP_LE ? LLVMRealOLE
                         : op == OP_GT ? LLVMRealOGT : LLVMRealOGE;
-    return cg_fcmp(g, p, a, b);
+    return LLVMBuildFCmp(g->b, p, a, b, "");
   }
   bool s = t->kind == TY_INT && t->is_signed;
   LLVMIntPredicate p = op == OP_EQ ? LLVMIntEQ : op == OP_NE ? LLVMIntNE

@@ -59,7 +59,7 @@ static LLVMValueRef is_zero(cg_ctx *g, LLVMValueRef v, const type *t) {
     return LLVMBuildAnd(g->b, is_zero(g, cx_re(g, v), type_complex_part(t)),
                         is_zero(g, cx_im(g, v), type_complex_part(t)), "");
   if (t->kind == TY_FLOAT)
-    return cg_fcmp(g, LLVMRealOEQ, v, LLVMConstNull(LLVMTypeOf(v)));
+    return LLVMBuildFCmp(g->b, LLVMRealOEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
   return LLVMBuildICmp(g->b, LLVMIntEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
 }
 

@@ -53,8 +53,8 @@ LLVMValueRef cx_arith(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y, con
 
 LLVMValueRef cx_compare(cg_ctx *g, op_kind op, LLVMValueRef x, LLVMValueRef y) {
   LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : LLVMRealUNE;
-  LLVMValueRef re = cg_fcmp(g, p, cx_re(g, x), cx_re(g, y));
-  LLVMValueRef im = cg_fcmp(g, p, cx_im(g, x), cx_im(g, y));
+  LLVMValueRef re = LLVMBuildFCmp(g->b, p, cx_re(g, x), cx_re(g, y), "");
+  LLVMValueRef im = LLVMBuildFCmp(g->b, p, cx_im(g, x), cx_im(g, y), "");
   return op == OP_EQ ? LLVMBuildAnd(g->b, re, im, "") : LLVMBuildOr(g->b, re, im, "");
 }
 

@@ -13,12 +13,12 @@ LLVMValueRef cg_to_bool(cg_ctx *g, LLVMValueRef v, const type *t) {
   switch (t->kind) {
   case TY_COMPLEX: {
     LLVMValueRef zero = LLVMConstNull(cg_scalar_type(g, type_complex_part(t)));
-    return LLVMBuildOr(g->b, cg_fcmp(g, LLVMRealUNE, cx_re(g, v), zero),
-                       cg_fcmp(g, LLVMRealUNE, cx_im(g, v), zero), "");
+    return LLVMBuildOr(g->b, LLVMBuildFCmp(g->b, LLVMRealUNE, cx_re(g, v), zero, ""),
+                       LLVMBuildFCmp(g->b, LLVMRealUNE, cx_im(g, v), zero, ""), "");
   }
   case TY_BOOL: return v;
   case TY_INT: return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
-  case TY_FLOAT: return cg_fcmp(g, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)));
+  case TY_FLOAT: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
   default: return LLVMConstInt(g->i1, 1, 0);
   }
 }

@@ -5,6 +5,7 @@
  */
 #include "types.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "records.h"
@@ -196,8 +197,8 @@ const char *type_name(arena *a, const type *t) {
   case TY_OPTIONAL:   /* Numba's name */
     return arena_printf(a, "OptionalType(%s)", type_name(a, t->elem));
   case TY_FLOAT:
-    if (t->bfloat) return "bfloat16";
-    return sig_dtype_name(type_to_dtype(t));
+    if (t->bfloat) return "bfloat16";   /* it has no kc_dtype */
+    /* fall through */
   default:
     return sig_dtype_name(type_to_dtype(t));
   }
@@ -220,6 +221,25 @@ bool type_can_cast_safe(const type *from, const type *to, bool mixed) {
   }
   if (from->is_signed == to->is_signed) return to->bits >= from->bits;
   return !from->is_signed && to->bits > from->bits;
+}
+
+/* d rounded once, halves to even, to a binary format of `digits` significant bits
+ * whose last bit weighs at least 2^lowest (subnormals) and whose largest finite value
+ * is max (past it: infinity), without the compiler's _Float16 or __bf16 */
+static double round_binary(double d, int digits, int lowest, double max) {
+  if (!isfinite(d) || d == 0) return d;
+  int e;
+  frexp(d, &e);
+  int q = e - digits < lowest ? lowest : e - digits;   /* the exponent of the last bit kept */
+  double r = ldexp(nearbyint(ldexp(d, -q)), q);
+  return fabs(r) > max ? copysign(INFINITY, d) : r;
+}
+
+double type_round(double d, const type *t) {
+  if (t->bits == 32) return (double)(float)d;
+  if (t->bits == 16)   /* bfloat16: float32's exponents; float16: IEEE binary16 */
+    return t->bfloat ? round_binary(d, 8, -133, 0x1.fep127) : round_binary(d, 11, -24, 65504);
+  return d;
 }
 
 const type *type_promote_numpy(const type *a, const type *b) {

@@ -102,6 +102,10 @@ const type *type_from_name(const char *name);
  * rule that, when a ufunc's inputs mix integers and floats, an integer goes to any
  * float. */
 bool type_can_cast_safe(const type *from, const type *to, bool mixed);
+/* d rounded once, to nearest with halves to even, to the float type t: float32, float16
+ * or bfloat16 (overflow to infinity, subnormals kept); float64 as it is. The constant
+ * folder's rounding, and the CPU back end's float64 -> bfloat16 conversion. */
+double type_round(double d, const type *t);
 /* np.promote_types(a, b) of real scalar types (a NULL: b): the first both cast to
  * safely, float64 when none does (int64 and uint64). */
 const type *type_promote_numpy(const type *a, const type *b);

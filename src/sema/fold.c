@@ -122,25 +122,6 @@ static int64_t wrap_int(int64_t v, const type *t) {
   return (int64_t)u;
 }
 
-/* d rounded once, halves to even, to a binary format of `digits` significant bits
- * whose last bit weighs at least 2^lowest (subnormals) and whose largest finite value
- * is max (past it: infinity), without the compiler's _Float16 or __bf16 */
-static double round_binary(double d, int digits, int lowest, double max) {
-  if (!isfinite(d) || d == 0) return d;
-  int e;
-  frexp(d, &e);
-  int q = e - digits < lowest ? lowest : e - digits;   /* the exponent of the last bit kept */
-  double r = ldexp(nearbyint(ldexp(d, -q)), q);
-  return fabs(r) > max ? copysign(INFINITY, d) : r;
-}
-
-static double round_to(double d, const type *t) {
-  if (t->bits == 32) return (double)(float)d;
-  if (t->bits == 16)   /* bfloat16: float32's exponents; float16: IEEE binary16 */
-    return t->bfloat ? round_binary(d, 8, -133, 0x1.fep127) : round_binary(d, 11, -24, 65504);
-  return d;
-}
-
 static node *typed(node *n, const type *t) {
   n->aux = FOLD_TYPED;
   n->ty = t;
@@ -152,14 +133,14 @@ node *ix_fold_cast(infer_ctx *ic, node *v, const type *t, span sp) {
   const_parts(v, &re, &im);
   if (t->kind == TY_COMPLEX) {
     const type *pt = type_complex_part(t);
-    return typed(const_complex(ic, round_to(re, pt), round_to(im, pt), sp), t);
+    return typed(const_complex(ic, type_round(re, pt), type_round(im, pt), sp), t);
   }
   if (t->kind == TY_BOOL) {
     node *b = node_new(ic->ar, N_BOOL, sp);
     b->ival = re != 0 || im != 0;
     return typed(b, t);
   }
-  if (t->kind == TY_FLOAT) return typed(ix_const_float_node(ic, round_to(re, t), sp), t);
+  if (t->kind == TY_FLOAT) return typed(ix_const_float_node(ic, type_round(re, t), sp), t);
   /* an integer: a float truncates toward zero (NaN and out-of-range values, which C
      leaves undefined, give 0), then wraps to the width */
   int64_t iv;

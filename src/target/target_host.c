@@ -33,6 +33,7 @@
 
 #include "libdevice_host.h"
 #include "target.h"
+#include "types.h"
 
 struct kcc_host_code {
   LLVMOrcLLJITRef jit;
@@ -407,12 +408,7 @@ static host_half host_truncdfbf2(double x) {
   if (x != x) {
     bits = signbit(x) ? 0xffc0u : 0x7fc0u;   /* a quiet NaN */
   } else {
-    int e = 0;
-    if (isfinite(x) && x != 0) frexp(x, &e);
-    int q = e - 8 < -133 ? -133 : e - 8;     /* the exponent of the last bit kept */
-    double r = isfinite(x) && x != 0 ? ldexp(nearbyint(ldexp(x, -q)), q) : x;
-    if (fabs(r) > 0x1.fep127) r = copysign(INFINITY, x);
-    float f = (float)r;                      /* exact: r has 8 significant bits */
+    float f = (float)type_round(x, &ty_bf16);   /* exact: 8 significant bits */
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     bits = (uint16_t)(u >> 16);

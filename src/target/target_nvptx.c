@@ -512,26 +512,28 @@ static int nvptx_flushes_denormals(LLVMValueRef fn) {
   return v && len >= 13 && memcmp(v, "preserve-sign", 13) == 0;
 }
 
-/* Whether fn compares bfloat16 values (an fcmp of bfloat operands, which LLVM makes
- * from kcc's comparisons and from its own expansions of bfloat arithmetic). */
-static bool nvptx_compares_bf16(LLVMValueRef fn) {
+/* Whether fn computes on bfloat16 values: an instruction with a bfloat result or first
+ * operand (comparisons, and the arithmetic LLVM may expand into comparisons). */
+static bool nvptx_uses_bf16(LLVMValueRef fn) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMGetInstructionOpcode(i) == LLVMFCmp &&
-          LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMBFloatTypeKind)
-        return true;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      bool op = LLVMGetNumOperands(i) > 0 &&
+                LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMBFloatTypeKind;
+      if (op || LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMBFloatTypeKind) return true;
+    }
   return false;
 }
 
-/* LLVM's NVPTX back end writes a bfloat16 comparison in a function that flushes float32
- * denormals as setp.ftz.bf16, which ptxas refuses (there is no such instruction). Such a
- * function keeps its float32 denormals instead: fast math allows flushing, it does not
- * require it (its other approximations stay). Run after optimisation, which may have
- * made comparisons of kcc's (cg_fcmp compares bfloat16 as float32) bfloat again. */
+/* LLVM's NVPTX back end writes a bfloat16 comparison (kcc's, or one of its own
+ * expansions of bfloat arithmetic, // and % among them) in a function that flushes
+ * float32 denormals as setp.ftz.bf16, which ptxas refuses: there is no such
+ * instruction. A function that computes on bfloat16 therefore keeps its float32
+ * denormals: fast math allows flushing, it does not require it, and its other
+ * approximations stay. Run after optimisation, on the code that will be emitted. */
 static void nvptx_bf16_no_ftz(LLVMModuleRef m) {
   static const char key[] = "denormal-fp-math-f32";
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && nvptx_flushes_denormals(f) && nvptx_compares_bf16(f))
+    if (!LLVMIsDeclaration(f) && nvptx_flushes_denormals(f) && nvptx_uses_bf16(f))
       LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key, sizeof key - 1);
 }
 
