@@ -941,6 +941,8 @@ class Dispatcher:
     def _check_arity(self, args):
         """The argument count against the Python function's parameters, checked here so
         that the message speaks of the call (libkc's speaks of a signature)."""
+        if len(args) == self.py_func.__code__.co_argcount:   # every launch but a few
+            return
         code = self.py_func.__code__
         most = code.co_argcount
         least = most - len(self.py_func.__defaults__ or ())
@@ -1208,7 +1210,7 @@ class _Launcher:
         self.dispatcher._check_arity(args)
         stream = self.stream or 0
         launch_args, copy_back = [], []
-        shared = _host_memory_of(args)
+        shared = _host_memory_of(args) if any(isinstance(a, np.ndarray) for a in args) else {}
         for a in args:
             if isinstance(a, _PASSED_AS_IS):   # the usual launch: no other test
                 launch_args.append(a)
