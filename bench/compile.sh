@@ -92,13 +92,16 @@ Where the time goes (callgrind, \`valgrind --tool=callgrind --toggle-collect=kcc
 over the seven kernels): LLVM's PTX emission (\`LLVMTargetMachineEmitToMemoryBuffer\`:
 building the legacy codegen pass pipeline, instruction selection, printing) about half,
 the O3 pipeline about a third, the front end (parse, types, IR) under 5%. Done so far:
-target machines reused per thread (they cost a sixth of a small compile to build), and
+target machines reused per thread (they cost a sixth of a small compile to build),
 libdevice's used functions kept as bitcode for later compiles (a third of a kernel
-calling expf). A whole \`kcc compile\` process is mostly libLLVM's dynamic loading and
-relocation (~13% of its instructions in \`_dl_relocate_object\`): built with LLVM linked
-statically (\`meson setup build-static -Dllvm_static=true\`, a 77 MB kcc) the process
-took 10.7-13.4 ms of CPU instead of 16.8-18.8 ms (vector_add, gaussian_pdf, block_sum;
-\`kcc --version\` 4.6 ms instead of 11.0 ms), measured once on 2026-11-21, same PTX.
+calling expf), and the \`kcc\` command linked with LLVM's static archives, not
+position-independent, with libstdc++'s archive (meson option \`kcc_static_llvm\`, on
+where the archives are installed): a dynamically linked process spent most of its time
+in the loader relocating and binding libLLVM.so (\`kcc --version\` 10.3 ms of CPU, a
+vector_add compile 17.4 ms; linked statically 2.6 ms and 7.5 ms, measured on
+2026-11-28). The in-process column is libkc's, which still loads libLLVM.so. Of a warm
+in-process compile of vector_add (callgrind), building the legacy code generation pass
+pipeline, which LLVM's C API does afresh for every module, is a fifth; running it, half.
 Before this work
 (issue 2, wall clock over samples/): 4.23 ms geometric mean in process, 18-39 ms per
 process; polar.k stays the slowest sample, libdevice's sin/cos/atan2 being large and
