@@ -2,6 +2,7 @@
 # bench/cpu_bench.c, bench/numba_bench.py (cpu and sim) and bench/jit_scaling.c:
 #   row ID LABEL SIZE | val ID COLUMN MS | na ID COLUMN WHY | bad ID COLUMN WHY |
 #   note TEXT | skip TEXT | jit STATEMENTS CPU_MS PTX_MS REPS | jitcall CALLS CPU_MS PTX_MS REPS
+#   | jitbar naive|tiled CPU_MS PTX_MS REPS
 # Prints Markdown; -v reps=N: the runs asked for (a row with fewer says so); -v dat=FILE:
 # also write the chart's data there (one line per kernel: ID, then kcc 1T / C, @njit / C,
 # kcc 2T / C 2T, @njit parallel / C 2T; "?" = missing).
@@ -19,6 +20,7 @@ $1 == "note" { notes[++nnotes] = $2; next }
 $1 == "skip" { skips[++nskips] = $2; next }
 $1 == "jit" { jit[++njit] = sprintf("| %s | %.1f | %.1f | %d |", $2, $3, $4, $5); next }
 $1 == "jitcall" { jitc[++njitc] = sprintf("| %s | %.1f | %.1f | %d |", $2, $3, $4, $5); next }
+$1 == "jitbar" { barcpu[$2] = $3; barptx[$2] = $4; barruns[$2] = $5; next }
 
 function num(id, col) { return ((id, col) in v) ? v[id, col] + 0 : -1 }
 # "MS (RATIOx)" against base, or why there is no figure
@@ -106,5 +108,17 @@ END {
     print "| calls | CPU JIT ms | PTX ms | runs |"
     print "|---:|---:|---:|---:|"
     for (i = 1; i <= njitc; i++) print jitc[i]
+  }
+  if (("naive" in barcpu) && ("tiled" in barcpu) && barcpu["naive"] > 0 && barptx["naive"] > 0) {
+    print ""
+    print "A kernel with a barrier against one without (issue 31: at most 2x): the tiled"
+    print "transpose of `bench/cpu_kernels.k` (shared tile, `cuda.syncthreads()`; region form on"
+    print "the CPU) and the naive one, compiled alternately:"
+    print ""
+    print "| kernel | CPU JIT ms | PTX ms | runs |"
+    print "|---|---:|---:|---:|"
+    printf "| naive transpose | %.1f | %.1f | %d |\n", barcpu["naive"], barptx["naive"], barruns["naive"]
+    printf "| tiled transpose + syncthreads | %.1f (%.2fx) | %.1f (%.2fx) | %d |\n", barcpu["tiled"],
+      barcpu["tiled"] / barcpu["naive"], barptx["tiled"], barptx["tiled"] / barptx["naive"], barruns["tiled"]
   }
 }
