@@ -3,8 +3,8 @@
 #
 #   write_section FILE HEADING BODY
 #
-# BODY starts with HEADING itself. The old section (from HEADING to the next "## "
-# heading) is replaced; when there is none, BODY is appended. FILE is created with a
+# BODY starts with HEADING itself. The old section (from HEADING to the next "## " or
+# "### " heading: a hand-written subsection after a generated section stays) is replaced; when there is none, BODY is appended. FILE is created with a
 # title line when missing; runs of blank lines are squeezed.
 write_section() {
   local file=$1 heading=$2 body=$3 tmp
@@ -13,7 +13,7 @@ write_section() {
   tmp=$(mktemp)
   BODY="$body" awk -v h="$heading" '
     BEGIN { body = ENVIRON["BODY"]; done = 0; skip = 0 }
-    /^## / { if (skip) skip = 0; if ($0 == h) { print body; print ""; done = 1; skip = 1; next } }
+    /^###? / { if (skip) skip = 0; if ($0 == h) { print body; print ""; done = 1; skip = 1; next } }
     !skip { print }
     END { if (!done) { print ""; print body } }
   ' "$file" > "$tmp"
