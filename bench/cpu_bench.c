@@ -128,7 +128,12 @@ static void make_inputs(void) {
 }
 
 /* ---- the benchmark cases, in table order ------------------------------------------- */
-typedef enum launch_kind { L_GRID, L_STRIDE_SHAPE, L_SUGGEST, L_VECTORIZE, L_REDUCE } launch_kind;
+/* L_VECTORIZE_ARGS: kc_vectorize_args with the first input an array and the C loop's
+ * scalars as numbers, as a ufunc called f(x, 0.5, 1.5) gets them: MEAN for the add,
+ * MEAN and SIGMA for the pdf */
+typedef enum launch_kind {
+  L_GRID, L_STRIDE_SHAPE, L_SUGGEST, L_VECTORIZE, L_VECTORIZE_ARGS, L_REDUCE
+} launch_kind;
 typedef enum check_kind { CHK_EXACT, CHK_REL, CHK_INT } check_kind;
 
 typedef struct bench_case {
@@ -160,10 +165,15 @@ static const bench_case cases[] = {
      REF_ADD, N_ELEM, 1, {B_A, B_B}, 2, 1, {N_ELEM}, L_STRIDE_SHAPE, {0}, {0}, CHK_EXACT},
     {"vadd", "kc_vectorize add", "2^24", "vadd", "add", REF_ADD, N_ELEM, 1, {B_A, B_B}, 2, 1,
      {N_ELEM}, L_VECTORIZE, {0}, {0}, CHK_EXACT},
+    {"vadd_s", "kc_vectorize_args add, the second operand a scalar", "2^24", "vadd", "add_s",
+     REF_ADD_SCALAR, N_ELEM, 1, {B_A}, 1, 1, {N_ELEM}, L_VECTORIZE_ARGS, {0}, {0}, CHK_EXACT},
     {"gauss", "gaussian pdf, one element per thread", "2^24", "gaussian_pdf", "gauss",
      REF_GAUSS, N_ELEM, 1, {B_X}, 1, 1, {N_ELEM}, L_GRID, G1(N_ELEM), B1, CHK_REL},
     {"vgauss", "kc_vectorize gaussian pdf", "2^24", "vgauss", "gauss", REF_GAUSS, N_ELEM, 1,
      {B_X, B_MEAN, B_SIGMA}, 3, 1, {N_ELEM}, L_VECTORIZE, {0}, {0}, CHK_REL},
+    {"vgauss_s", "kc_vectorize_args gaussian pdf, mean and sigma as scalars", "2^24",
+     "vgauss", "gauss", REF_GAUSS, N_ELEM, 1, {B_X}, 1, 1, {N_ELEM}, L_VECTORIZE_ARGS, {0},
+     {0}, CHK_REL},
     {"sum", "kc_reduce sum", "2^24", "rsum", "sum", REF_SUM, N_ELEM, 1, {B_R}, 1, 1, {1},
      L_REDUCE, {0}, {0}, CHK_EXACT},
     {"transpose", "transpose, naive", "1024^2", "transpose", "transpose", REF_TRANSPOSE,
@@ -302,7 +312,12 @@ static double kcc_run(kcc_side *k, const bench_case *c, double *cpu, float *sum)
     grid.y = grid.z = block.y = block.z = 1;
   }
   double c0 = cpu_ms(), t0 = now_ms();
+  if (c->launch == L_VECTORIZE_ARGS) {
+    args[0] = kc_arg_array(k->in[0]), args[1] = kc_arg_f32(MEAN), args[2] = kc_arg_f32(SIGMA);
+    nargs = c->ref == REF_ADD_SCALAR ? 2 : 3;
+  }
   if (c->launch == L_VECTORIZE) s = kc_vectorize(k->kern, k->in, c->nin, &k->out);
+  else if (c->launch == L_VECTORIZE_ARGS) s = kc_vectorize_args(k->kern, args, nargs, &k->out, NULL);
   else if (c->launch == L_REDUCE) s = kc_reduce(k->kern, k->in[0], NULL, sum);
   else s = kc_launch(k->kern, grid, block, 0, NULL, args, nargs);
   if (s != KC_OK) die("launch", k->ctx, s);

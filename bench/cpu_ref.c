@@ -21,6 +21,11 @@ void ref_vector_add(const float *restrict a, const float *restrict b, float *res
   for (int64_t i = lo; i < hi; i++) out[i] = a[i] + b[i];
 }
 
+void ref_add_scalar(const float *restrict a, float s, float *restrict out, int64_t lo,
+                    int64_t hi) {
+  for (int64_t i = lo; i < hi; i++) out[i] = a[i] + s;
+}
+
 void ref_gaussian_pdf(const float *restrict x, float mean, float sigma,
                       float *restrict out, int64_t lo, int64_t hi) {
   for (int64_t i = lo; i < hi; i++) {
@@ -119,6 +124,7 @@ ref_mandelbrot(int32_t *restrict image, int64_t height, int64_t width, const dou
 static void run_job(ref_job *j, int64_t lo, int64_t hi) {
   switch (j->kind) {
   case REF_ADD: ref_vector_add(j->a, j->b, j->out, lo, hi); break;
+  case REF_ADD_SCALAR: ref_add_scalar(j->a, j->mean, j->out, lo, hi); break;
   case REF_GAUSS: ref_gaussian_pdf(j->a, j->mean, j->sigma, j->out, lo, hi); break;
   case REF_TRANSPOSE: ref_transpose(j->a, j->out, j->nx, j->ny, lo, hi); break;
   case REF_TRANSPOSE_BLOCKED: ref_transpose_blocked(j->a, j->out, j->nx, j->ny, lo, hi); break;

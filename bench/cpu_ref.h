@@ -5,6 +5,8 @@
 
 /* Single-threaded, over [lo, hi) (rows for the 2-D ones). */
 void ref_vector_add(const float *a, const float *b, float *out, int64_t lo, int64_t hi);
+/* out = a + s: a ufunc's scalar argument (kc_vectorize_args) */
+void ref_add_scalar(const float *a, float s, float *out, int64_t lo, int64_t hi);
 void ref_gaussian_pdf(const float *x, float mean, float sigma, float *out, int64_t lo,
                       int64_t hi);
 void ref_transpose(const float *a, float *out, int64_t nx, int64_t ny, int64_t lo,
@@ -24,7 +26,7 @@ void ref_mandelbrot(int32_t *image, int64_t height, int64_t width, const double 
 
 /* One loop with its operands, for ref_run. */
 typedef enum ref_kind {
-  REF_ADD, REF_GAUSS, REF_TRANSPOSE, REF_TRANSPOSE_BLOCKED, REF_STENCIL, REF_LAPLACE,
+  REF_ADD, REF_ADD_SCALAR, REF_GAUSS, REF_TRANSPOSE, REF_TRANSPOSE_BLOCKED, REF_STENCIL, REF_LAPLACE,
   REF_SUM, REF_MATMUL, REF_MANDELBROT
 } ref_kind;
 
@@ -33,7 +35,7 @@ typedef struct ref_job {
   const float *a, *b;  /* inputs (a: x of the pdf) */
   float *out;
   int32_t *iout;       /* mandelbrot's image */
-  float mean, sigma;
+  float mean, sigma;   /* REF_ADD_SCALAR adds mean */
   int64_t nx, ny;      /* extents: see each loop (matmul: nx = k, ny = m) */
   const double *win;   /* mandelbrot's window */
   int32_t max_iter;

@@ -81,6 +81,11 @@ def add_loop(a, b, o):
         o[i] = a[i] + b[i]
 
 
+def add_scalar_loop(a, s, o):
+    for i in prange(a.size):
+        o[i] = a[i] + s
+
+
 def gauss_loop(x, mean, sigma, o):
     for i in prange(x.size):
         z = (x[i] - mean) / sigma
@@ -205,11 +210,17 @@ def cpu_cases(A, P):
         cases[rid] = (add, (A["a"], A["b"], o), o, A["ref_add"], 0,
                       (vadd, (A["a"], A["b"])))
     o = f(n)
+    cases["vadd_s"] = (both(add_scalar_loop), (A["a"], mean, o), o, A["ref_add_s"], 0,
+                       (vadd, (A["a"], mean)))
+    o = f(n)
     cases["gauss"] = (gauss, (A["x"], mean, sigma, o), o, A["ref_gauss"], 1e-5,
                       (vgauss, (A["x"], mean, sigma)))
     o = f(n)
     cases["vgauss"] = (gauss, (A["x"], mean, sigma, o), o, A["ref_gauss"], 1e-5,
                        (vgauss, (A["x"], A["mean"], A["sigma"])))
+    o = f(n)
+    cases["vgauss_s"] = (gauss, (A["x"], mean, sigma, o), o, A["ref_gauss"], 1e-5,
+                         (vgauss, (A["x"], mean, sigma)))
     cases["sum"] = (tuple(njit(fastmath=True, parallel=p)(sum_loop) for p in (False, True)),
                     (A["r"],), None, A["ref_sum"], 0, None)
     o = f(*A["t1"].shape)
