@@ -3,7 +3,8 @@
  * gcc -O3 -march=native) on the kernels of bench/cpu_kernels.k: element-wise float32
  * kernels over 2^24 elements (one element per thread, grid-stride loops on two launch
  * shapes, kc_vectorize of @vectorize functions), a kc_reduce sum, transposes (naive;
- * 32x33 shared tile with syncthreads), a tiled matmul, two stencils and mandelbrot.
+ * 32x33 shared tile with syncthreads), a tiled matmul, two stencils (the 2-D one on
+ * three block shapes, x -> column and x -> row) and mandelbrot.
  *
  * Each kcc time is the wall time (CLOCK_MONOTONIC) of the launch (kc_launch,
  * kc_vectorize or kc_reduce) + kc_synchronize, on a context with cpu_threads = 1 and
@@ -190,6 +191,13 @@ static const bench_case cases[] = {
     {"laplace_2d", "2-D Laplacian (64x4 blocks)", "4096^2", "laplace_2d", "laplace_2d",
      REF_LAPLACE, L_DIM, 1, {B_A}, 1, 2, {L_DIM, L_DIM}, L_GRID,
      {L_DIM / L_BX, L_DIM / L_BY, 1}, {L_BX, L_BY, 1}, CHK_EXACT},
+    /* the stencil with the usual 16x16 blocks, x -> column and x -> row */
+    {"laplace_16", "2-D Laplacian, 16x16 blocks, x -> column (j, i = cuda.grid(2))",
+     "4096^2", "laplace_2d", "laplace_2d", REF_LAPLACE, L_DIM, 1, {B_A}, 1, 2, {L_DIM, L_DIM},
+     L_GRID, {L_DIM / 16, L_DIM / 16, 1}, {16, 16, 1}, CHK_EXACT},
+    {"laplace_xrow", "2-D Laplacian, 16x16 blocks, x -> row (i, j = cuda.grid(2); a[i, j])",
+     "4096^2", "laplace_2d_xrow", "laplace_2d", REF_LAPLACE, L_DIM, 1, {B_A}, 1, 2,
+     {L_DIM, L_DIM}, L_GRID, {L_DIM / 16, L_DIM / 16, 1}, {16, 16, 1}, CHK_EXACT},
     {"mandelbrot", "mandelbrot (100 iterations, 32x8 blocks)", "1024^2", "mandelbrot",
      "mandelbrot", REF_MANDELBROT, P_DIM, 1, {0}, 0, 2, {P_DIM, P_DIM}, L_GRID,
      {P_DIM / 32, P_DIM / 8, 1}, {32, 8, 1}, CHK_INT},

@@ -232,8 +232,10 @@ def cpu_cases(A, P):
     cases["matmul"] = (both(matmul_loop), (A["ma"], A["mb"], o), o, A["ref_matmul"], 0, None)
     o = f(n)
     cases["stencil_1d"] = (both(stencil_loop), (A["a"], o), o, A["ref_stencil_1d"], 0, None)
-    o = f(4096, 4096)
-    cases["laplace_2d"] = (both(laplace_loop), (lap_in, o), o, A["ref_laplace_2d"], 0, None)
+    lap = both(laplace_loop)
+    for rid in ("laplace_2d", "laplace_16", "laplace_xrow"):  # one C loop, 3 launch shapes
+        o = f(4096, 4096)
+        cases[rid] = (lap, (lap_in, o), o, A["ref_laplace_2d"], 0, None)
     cases["mandelbrot"] = (both(mandelbrot_loop), (img, *win, max_iter), img,
                            A["ref_mandelbrot"], 0, None)
     return cases
@@ -381,6 +383,12 @@ def sim_cases(K, A, P):
     ol = np.zeros((8, 64), np.float32)
     cases["laplace_2d"] = (lambda: K.laplace_2d[(1, 2), (64, 4)](la, ol), ol[1:7, 1:63],
                            A["ref_laplace_2d"][1:7, 1:63], 0, ol.size, N)
+    lb = np.ascontiguousarray(a.reshape(4096, 4096)[:16, :32])  # two 16x16 blocks
+    for rid, kern, grid in (("laplace_16", K.laplace_2d, (2, 1)),
+                            ("laplace_xrow", K.laplace_2d_xrow, (1, 2))):
+        o16 = np.zeros((16, 32), np.float32)
+        cases[rid] = (lambda kern=kern, grid=grid, o16=o16: kern[grid, (16, 16)](lb, o16),
+                      o16[1:15, 1:31], A["ref_laplace_2d"][1:15, 1:31], 0, o16.size, N)
     # a coarse image of the same window (two 32x8 blocks), checked against @njit
     img = np.zeros((16, 32), np.int32)
     want = np.zeros((16, 32), np.int32)

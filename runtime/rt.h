@@ -180,6 +180,7 @@ struct kc_kernel {
   int alias_check;              /* has written and read-only array parameters */
   int uses_barrier;
   int cooperative;              /* synchronises its grid: every block resident at once */
+  int inner_axis;               /* CPU: kcc_kernel.inner_axis */
   size_t static_shared;
   size_t stack_bytes;           /* CPU: the frame a thread needs (kcc_kernel.stack_bytes) */
   kc_cpu_block_fn block_fn;
@@ -421,6 +422,8 @@ typedef struct rt_cpu_kernel {
   const rt_param *params;       /* the parameters, for arrays counted per worker
                                    (cpu/private.c); NULL: none are */
   int nparams;
+  int inner_axis;               /* the grid is walked fastest along this axis (0 x, 1 y,
+                                   2 z), as the block function's thread loops are */
 } rt_cpu_kernel;
 
 /* Run every block of a grid on the context's pool and wait for it. Shapes are not

@@ -90,6 +90,9 @@ typedef struct kcc_kernel {
   int uses_barrier;       /* calls cuda.syncthreads() (the CPU needs fibers) */
   int cooperative;        /* synchronises its grid (cuda.cg.this_grid().sync()): launched
                              cooperatively, every block resident at once */
+  int inner_axis;         /* host target: the axis (0 x, 1 y, 2 z) of the thread loop
+                             K__block runs innermost, along which the executor walks the
+                             grid fastest too (host_order.c) */
   size_t static_shared;   /* bytes of static shared memory */
   int max_threads;        /* launch_bounds' max threads per block (PTX .maxntid, which
                              CUDA enforces); 0 = none */

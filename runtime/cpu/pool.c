@@ -136,13 +136,21 @@ static bool claim(rt_share *s, uint64_t chunk, uint64_t *b, uint64_t *end) {
   return true;
 }
 
-/* Run blocks [b, end) of j on w; false when the launch is being stopped. */
+/* The grid's axes, fastest first, for a kernel whose thread loops run `inner`
+ * innermost: the grid is walked along the same axis, so that neighbouring blocks touch
+ * neighbouring memory (host_order.c). */
+static const int walk_axes[3][3] = {{0, 1, 2}, {1, 0, 2}, {2, 0, 1}};
+
+/* Run blocks [b, end) of j on w, b counting along the walk's axes; false when the
+ * launch is being stopped. */
 static bool run_run(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
   kc_cpu_block *blk = &w->blk;
-  const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
-  blk->block_idx[0] = (uint32_t)(b % gx);
-  blk->block_idx[1] = (uint32_t)((b / gx) % j->grid[1]);
-  blk->block_idx[2] = (uint32_t)(b / gxy);
+  const int *ax = walk_axes[j->k->inner_axis >= 0 && j->k->inner_axis < 3 ? j->k->inner_axis : 0];
+  const uint64_t g0 = j->grid[ax[0]], g1 = j->grid[ax[1]];
+  uint32_t *idx = blk->block_idx;
+  idx[ax[0]] = (uint32_t)(b % g0);
+  idx[ax[1]] = (uint32_t)((b / g0) % g1);
+  idx[ax[2]] = (uint32_t)(b / (g0 * g1));
   for (; b < end; b++) {
     if (j->k->uses_barrier) rt_run_fiber_block(w);
     else j->k->block_fn(j->args, blk);
@@ -151,11 +159,11 @@ static bool run_run(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
       atomic_store(&j->stop, 1);   /* an index was out of range: the launch has failed */
       return false;
     }
-    if (++blk->block_idx[0] < j->grid[0]) continue;
-    blk->block_idx[0] = 0;
-    if (++blk->block_idx[1] < j->grid[1]) continue;
-    blk->block_idx[1] = 0;
-    blk->block_idx[2]++;
+    if (++idx[ax[0]] < g0) continue;
+    idx[ax[0]] = 0;
+    if (++idx[ax[1]] < g1) continue;
+    idx[ax[1]] = 0;
+    idx[ax[2]]++;
   }
   return true;
 }

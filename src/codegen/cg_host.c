@@ -257,11 +257,16 @@ void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3]) {
   }
 }
 
-/* Three nested loops, z outermost; each runs at least once (dims are >= 1). An inner
+/* Three nested loops in l->order; each runs at least once (dims are >= 1). An inner
  * loop's phi restarts at 0 each time the outer head branches into it. */
-void host_thread_loops_open(cg_ctx *g, host_thread_loops *l) {
+void host_thread_loops_open_order(cg_ctx *g, host_thread_loops *l, int inner) {
+  int n = 0;
+  for (int k = 2; k >= 0; k--)
+    if (k != inner) l->order[n++] = k;
+  l->order[2] = inner;
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
-  for (int k = 2; k >= 0; k--) {
+  for (int i = 0; i < 3; i++) {
+    int k = l->order[i];
     l->head[k] = cg_new_bb(g, "loop");
     LLVMBuildBr(g->b, l->head[k]);
     LLVMPositionBuilderAtEnd(g->b, l->head[k]);
@@ -272,8 +277,13 @@ void host_thread_loops_open(cg_ctx *g, host_thread_loops *l) {
   }
 }
 
+void host_thread_loops_open(cg_ctx *g, host_thread_loops *l) {
+  host_thread_loops_open_order(g, l, 0);
+}
+
 void host_thread_loops_close(cg_ctx *g, host_thread_loops *l) {
-  for (int k = 0; k < 3; k++) {
+  for (int i = 2; i >= 0; i--) {
+    int k = l->order[i];
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
     LLVMValueRef next = LLVMBuildNUWAdd(g->b, l->iv[k], ci32(g, 1), "");
     LLVMSetNSW(next, 1);
@@ -284,7 +294,8 @@ void host_thread_loops_close(cg_ctx *g, host_thread_loops *l) {
   }
 }
 
-/* K__block(args, blk): for tz, ty, tx in the block: body(...). */
+/* K__block(args, blk): for tz, ty, tx in the block (tx innermost, or as host_order.c
+ * says): body(...). */
 static void host_block_entry(cg_ctx *g, fn_instance *f) {
   LLVMTypeRef pt[2] = {g->ptr, g->ptr};
   const char *name = arena_printf(g->ar, "%s__block", f->symbol_name);
@@ -300,7 +311,8 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   host_unpack_args(g, f, LLVMGetParam(fn, 0), blk, args + 4);
   host_thread_loops l;
   host_block_dims(g, blk, l.dims);
-  host_thread_loops_open(g, &l);
+  f->host_inner = host_inner_axis(g->ar, f);
+  host_thread_loops_open_order(g, &l, f->host_inner);
   args[1] = l.iv[0]; args[2] = l.iv[1]; args[3] = l.iv[2];
   LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");
   host_thread_loops_close(g, &l);

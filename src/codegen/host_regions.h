@@ -7,14 +7,20 @@
 
 #include "cg.h"
 
-/* Loops over a block's threads, z outermost: open positions the builder in the body
+/* Loops over a block's threads, z outermost and x innermost (open_order: `inner`
+ * innermost, the other two in z, y, x order): open positions the builder in the body
  * with iv[] the thread's index; close ends the body (from wherever the builder is) and
  * leaves the builder after the loops. dims[] are the block's extents (each >= 1). */
 typedef struct host_thread_loops {
   LLVMValueRef dims[3], iv[3];
   LLVMBasicBlockRef head[3];
+  int order[3];           /* the axes, outermost first */
 } host_thread_loops;
 void host_thread_loops_open(cg_ctx *g, host_thread_loops *l);
+void host_thread_loops_open_order(cg_ctx *g, host_thread_loops *l, int inner);
+/* The axis whose loop runs innermost in barrier-free kernel f's K__block: 0 (x), or 1
+ * or 2 where f indexes its arrays' last dimension by y or z (host_order.c). */
+int host_inner_axis(arena *ar, const fn_instance *f);
 void host_thread_loops_close(cg_ctx *g, host_thread_loops *l);
 /* blockDim.x, .y, .z of the block record blk (host_abi.h), with their range */
 void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3]);

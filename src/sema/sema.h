@@ -135,6 +135,9 @@ typedef struct fn_instance {
   bool uses_barrier;      /* this function or one it calls reaches a barrier */
   bool host_regions;      /* CPU: its barriers split it into regions (host_regions.c), so
                              it runs as a block function, not as fibers */
+  int host_inner;         /* CPU: the thread axis K__block loops over innermost (0: x),
+                             and the axis the executor walks the grid fastest along
+                             (host_order.c) */
   bool uses_grid_sync;    /* it or one it calls synchronises the grid (g.sync()): the
                              kernel must be launched cooperatively */
   bool in_fast_kernel;    /* compiled for a fastmath kernel (the kernel itself, or a
