@@ -205,7 +205,7 @@ def cpu_cases(A, P):
     lap_in = A["a"].reshape(4096, 4096)
     img = np.zeros(A["ref_mandelbrot"].shape, np.int32)
     cases = {}
-    for rid in ("add", "gs_2x256", "gs_sug", "gs_vec", "vadd"):
+    for rid in ("add", "gs_2x256", "gs_1024x256", "gs_sug", "gs_vec", "vadd"):
         o = f(n)
         cases[rid] = (add, (A["a"], A["b"], o), o, A["ref_add"], 0,
                       (vadd, (A["a"], A["b"])))
@@ -336,6 +336,8 @@ def sim_cases(K, A, P):
 
     elementwise("add", 512, lambda o: K.vector_add[2, 256](a[:512], b[:512], o, 512),
                 A["ref_add"])
+    cases["gs_1024x256"] = ("not run: 262,144 simulated threads take minutes; the "
+                            "2 x 256 row runs the same kernel")
     elementwise("gs_2x256", 1024, lambda o: K.grid_stride_add[2, 256](a[:1024], b[:1024], o),
                 A["ref_add"])
     # kc_kernel_suggest_block's shape on the CPU: blocks of 1024, one per core
@@ -346,16 +348,18 @@ def sim_cases(K, A, P):
                 A["ref_add"])
     elementwise("gauss", 512, lambda o: K.gaussian_pdf[2, 256](x[:512], mean, sigma, o),
                 A["ref_gauss"], 1e-5)
-    for rid, fn in (("vadd", K.vadd), ("vgauss", K.vgauss)):
+    # the ufuncs, with arrays and (the _s rows) with scalars, as cpu_bench calls them
+    for rid, fn, args, ref, rel in (
+            ("vadd", K.vadd, (a[:512], b[:512]), "ref_add", 0),
+            ("vadd_s", K.vadd, (a[:512], mean), "ref_add_s", 0),
+            ("vgauss", K.vgauss, (x[:512], A["mean"][:512], A["sigma"][:512]), "ref_gauss", 1e-5),
+            ("vgauss_s", K.vgauss, (x[:512], mean, sigma), "ref_gauss", 1e-5)):
         if isinstance(fn, Unbuilt):
             cases[rid] = f"the simulator cannot build @vectorize(target='cuda') ({fn.why})"
         else:
             o = np.zeros(512, np.float32)
-            args = (a[:512], b[:512]) if rid == "vadd" else (x[:512], A["mean"][:512],
-                                                              A["sigma"][:512])
-            cases[rid] = (lambda fn=fn, args=args, o=o: fn(*args, out=o), o,
-                          A["ref_add" if rid == "vadd" else "ref_gauss"][:512],
-                          0 if rid == "vadd" else 1e-5, 512, N)
+            cases[rid] = (lambda fn=fn, args=args, o=o: fn(*args, out=o), o, A[ref][:512],
+                          rel, 512, N)
     r = A["r"][:1 << 16]
     s = np.zeros((), np.float32)
 
