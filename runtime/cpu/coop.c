@@ -38,10 +38,7 @@ static void *coop_block_main(void *arg) {
   w->main.tsan = __tsan_get_current_fiber();
 #endif
   if (rt_block_setup(w, j)) {
-    const uint64_t gx = j->grid[0], gxy = gx * j->grid[1];
-    w->blk.block_idx[0] = (uint32_t)(r->block % gx);
-    w->blk.block_idx[1] = (uint32_t)((r->block / gx) % j->grid[1]);
-    w->blk.block_idx[2] = (uint32_t)(r->block / gxy);
+    rt_job_block_index(j, r->block, w->blk.block_idx);
     rt_run_fiber_block(w);
   }
   rt_coop_leave(w);

@@ -221,6 +221,12 @@ void rt_job_fail(rt_job *j, kc_status s, const char *fmt, ...)
 void rt_job_share_out(rt_job *j, rt_share *share, int n);
 /* How many of j's blocks have been handed out so far. */
 uint64_t rt_job_started(const rt_job *j);
+/* The grid's axes, fastest first, in the order blocks are numbered: along the kernel's
+ * inner axis first (host_order.c), so that neighbouring blocks touch neighbouring memory
+ * as its thread loops do. */
+const int *rt_job_walk_axes(const rt_job *j);
+/* Block number b's blockIdx, numbered along rt_job_walk_axes. */
+void rt_job_block_index(const rt_job *j, uint64_t b, uint32_t idx[3]);
 /* The finished launch's result: an error record's message first, else the failure's. */
 kc_status rt_job_status(kc_context *ctx, const rt_job *j);
 

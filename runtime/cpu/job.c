@@ -43,6 +43,19 @@ void rt_job_share_out(rt_job *j, rt_share *share, int n) {
   atomic_store_explicit(&j->nshare, n, memory_order_release);   /* the watchdog's view */
 }
 
+const int *rt_job_walk_axes(const rt_job *j) {
+  static const int walk[3][3] = {{0, 1, 2}, {1, 0, 2}, {2, 0, 1}};
+  return walk[j->k->inner_axis];   /* 0..2: compile.c, and the cache's parse_kernel */
+}
+
+void rt_job_block_index(const rt_job *j, uint64_t b, uint32_t idx[3]) {
+  const int *ax = rt_job_walk_axes(j);
+  const uint64_t g0 = j->grid[ax[0]], g1 = j->grid[ax[1]];
+  idx[ax[0]] = (uint32_t)(b % g0);
+  idx[ax[1]] = (uint32_t)((b / g0) % g1);
+  idx[ax[2]] = (uint32_t)(b / (g0 * g1));
+}
+
 uint64_t rt_job_started(const rt_job *j) {
   uint64_t started = 0;
   int n = atomic_load_explicit(&j->nshare, memory_order_acquire);   /* 0: not shared yet */

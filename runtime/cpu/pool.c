@@ -136,21 +136,14 @@ static bool claim(rt_share *s, uint64_t chunk, uint64_t *b, uint64_t *end) {
   return true;
 }
 
-/* The grid's axes, fastest first, for a kernel whose thread loops run `inner`
- * innermost: the grid is walked along the same axis, so that neighbouring blocks touch
- * neighbouring memory (host_order.c). */
-static const int walk_axes[3][3] = {{0, 1, 2}, {1, 0, 2}, {2, 0, 1}};
-
-/* Run blocks [b, end) of j on w, b counting along the walk's axes; false when the
+/* Run blocks [b, end) of j on w, b counting along rt_job_walk_axes; false when the
  * launch is being stopped. */
 static bool run_run(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
   kc_cpu_block *blk = &w->blk;
-  const int *ax = walk_axes[j->k->inner_axis >= 0 && j->k->inner_axis < 3 ? j->k->inner_axis : 0];
+  const int *ax = rt_job_walk_axes(j);
   const uint64_t g0 = j->grid[ax[0]], g1 = j->grid[ax[1]];
   uint32_t *idx = blk->block_idx;
-  idx[ax[0]] = (uint32_t)(b % g0);
-  idx[ax[1]] = (uint32_t)((b / g0) % g1);
-  idx[ax[2]] = (uint32_t)(b / (g0 * g1));
+  rt_job_block_index(j, b, idx);
   for (; b < end; b++) {
     if (j->k->uses_barrier) rt_run_fiber_block(w);
     else j->k->block_fn(j->args, blk);
