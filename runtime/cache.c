@@ -34,7 +34,7 @@
  *   kcc-cache 7 <key: 32 hex digits> <checksum of the rest: XXH3-64, 16 hex digits>
  *   counts <nkernels> <nuntyped> <code bytes>
  *   kernel <flags: 1 uses a barrier, 2 cooperative, 4 / 8 inner axis y / z (compile.h's
- *          inner_axis)> <static_shared> <stack_bytes> <nparams> <name> <symbol> <signature...>
+ *          inner_axis), 16 blocks may be fused (fuse_blocks)> <static_shared> <stack_bytes> <nparams> <name> <symbol> <signature...>
  *   param <dtype> <ndim> <flags> <tuple> <name...>   (nparams lines per kernel; flags:
  *                                        1 written, 2 strided ('A'); tuple is "-", or a
  *                                        tuple's element dtypes "9,9,10")
@@ -63,8 +63,8 @@
                             5: the code's checksum; CPU entries (object code);
                             6: XXH3 key and a checksum of the whole entry;
                             7: the kernel line's stack_bytes (later, the inner axis
-                            in its flags, 4 and 8: absent in older entries, which
-                            the build id keeps apart anyway) */
+                            in its flags, 4 and 8, and fused blocks, 16: absent in
+                            older entries, which the build id keeps apart anyway) */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
 #define CACHE_LINE1_LEN 61                  /* "kcc-cache 7 " + 32 + " " + 16 */
 
@@ -296,13 +296,14 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
   int flags, np;
   unsigned long long shared, stack;
   if (!line || split(line, w, 8) != 8 || strcmp(w[0], "kernel") != 0 ||
-      small(w[1], 11, &flags) != 0 || (flags & 12) == 12 || num(w[2], SIZE_MAX, &shared) != 0 ||
+      small(w[1], 31, &flags) != 0 || (flags & 12) == 12 || num(w[2], SIZE_MAX, &shared) != 0 ||
       num(w[3], SIZE_MAX, &stack) != 0 ||
       small(w[4], RT_MAX_FLAT_PARAMS, &np) != 0 || !*w[5] || !*w[6])
     return -1;
   k->uses_barrier = (flags & 1) != 0;
   k->cooperative = (flags & 2) != 0;
   k->inner_axis = (flags >> 2) & 3;
+  k->fuse_blocks = (flags & 16) != 0;
   k->static_shared = (size_t)shared;
   k->stack_bytes = (size_t)stack;
   if (!(k->name = dup_str(w[5])) || !(k->symbol = dup_str(w[6])) ||
@@ -411,8 +412,8 @@ static int write_kernel(FILE *f, const kcc_kernel *k) {
       !*k->name || !*k->symbol)
     return -1;
   fprintf(f, "kernel %d %zu %zu %d %s %s %s\n",
-          (k->uses_barrier != 0) | (k->cooperative ? 2 : 0) | (k->inner_axis & 3) << 2,
-          k->static_shared, k->stack_bytes,
+          (k->uses_barrier != 0) | (k->cooperative ? 2 : 0) | (k->inner_axis & 3) << 2 |
+          (k->fuse_blocks ? 16 : 0), k->static_shared, k->stack_bytes,
           k->nparams, k->name, k->symbol, k->signature);
   for (int j = 0; j < k->nparams; j++) {
     const kcc_param *p = &k->params[j];

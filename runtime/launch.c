@@ -347,6 +347,7 @@ static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3
   ck.params = k->params;
   ck.nparams = k->nparams;
   ck.inner_axis = k->inner_axis;
+  ck.fuse_blocks = k->fuse_blocks;
   kc_status s = rt_cpu_launch(ctx, &ck, grid, block, shared, params);
   if (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK || s == KC_ERR_BOUNDS || s == KC_ERR_ASSERT ||
       s == KC_ERR_TIMEOUT) {

@@ -207,6 +207,7 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
     k->uses_barrier = t->uses_barrier;
     k->cooperative = t->cooperative;
     k->inner_axis = t->inner_axis;
+    k->fuse_blocks = t->fuse_blocks;
     k->static_shared = t->static_shared;
     k->stack_bytes = t->stack_bytes;
     /* CUDA reads launch_bounds from the function (cuFuncGetAttribute); the CPU here */

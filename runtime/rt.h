@@ -181,6 +181,7 @@ struct kc_kernel {
   int uses_barrier;
   int cooperative;              /* synchronises its grid: every block resident at once */
   int inner_axis;               /* CPU: kcc_kernel.inner_axis */
+  int fuse_blocks;              /* CPU: kcc_kernel.fuse_blocks */
   size_t static_shared;
   size_t stack_bytes;           /* CPU: the frame a thread needs (kcc_kernel.stack_bytes) */
   kc_cpu_block_fn block_fn;
@@ -424,6 +425,8 @@ typedef struct rt_cpu_kernel {
   int nparams;
   int inner_axis;               /* the grid is walked fastest along this axis (0 x, 1 y,
                                    2 z), as the block function's thread loops are */
+  int fuse_blocks;              /* runs of blocks along inner_axis may run as one block
+                                   (kc_cpu_block.thread_span) */
 } rt_cpu_kernel;
 
 /* Run every block of a grid on the context's pool and wait for it. Shapes are not

@@ -137,6 +137,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
     k->uses_barrier = f->uses_barrier && !f->host_regions;
     k->cooperative = f->uses_grid_sync;
     k->inner_axis = f->host_inner;
+    k->fuse_blocks = f->host_fused;
     k->static_shared = shared;
     k->max_threads = f->fn->opts.max_threads;
   }

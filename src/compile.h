@@ -93,6 +93,8 @@ typedef struct kcc_kernel {
   int inner_axis;         /* host target: the axis (0 x, 1 y, 2 z) of the thread loop
                              K__block runs innermost, along which the executor walks the
                              grid fastest too (host_order.c) */
+  int fuse_blocks;        /* host target: the executor may run neighbouring blocks along
+                             inner_axis as one (host_fuse.c, kc_cpu_block.thread_span) */
   size_t static_shared;   /* bytes of static shared memory */
   int max_threads;        /* launch_bounds' max threads per block (PTX .maxntid, which
                              CUDA enforces); 0 = none */

@@ -46,7 +46,7 @@ static void run_vadd(int threads, int64_t n, unsigned block) {
   }
   int64_t na = n, nb = n, no = n;
   void *args[6] = {&a, &na, &b, &nb, &out, &no};
-  rt_cpu_kernel k = {"add", vadd_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"add", vadd_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, 0};
   unsigned grid = (unsigned)((n + block - 1) / block);
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(grid), kc_dim(block), 0, args), KC_OK);
   for (int64_t i = 0; i < n; i++) ck_assert_float_eq(out[i], 3.0f * (float)i);
@@ -86,7 +86,7 @@ START_TEST(grid_3d_covers_every_thread_once) {
   atomic_int *hits = calloc(total, sizeof *hits);
   int64_t ext = (int64_t)total;
   void *args[2] = {&hits, &ext};
-  rt_cpu_kernel k = {"index3d", index3d_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"index3d", index3d_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, grid, block, 0, args), KC_OK);
   for (size_t i = 0; i < total; i++) ck_assert_int_eq(atomic_load(&hits[i]), 1);
   /* and a 2-D grid of 2-D blocks on the same context (the pool is reused) */
@@ -95,6 +95,55 @@ START_TEST(grid_3d_covers_every_thread_once) {
   for (size_t i = 0; i < 6 * 5 * 4 * 3; i++) ck_assert_int_eq(atomic_load(&hits[i]), 1);
   free(hits);
   kc_context_free(ctx);
+}
+END_TEST
+
+/* ---- fused runs (host_fuse.c): one call covers neighbouring blocks along the inner
+ * axis, its thread loop there thread_span long, blockIdx the run's first block ---------- */
+static void index3d_span_block(void **args, kc_cpu_block *blk) {
+  atomic_int *hits = *(atomic_int **)args[0];
+  atomic_int *bad = *(atomic_int **)args[2];
+  const uint32_t *bd = blk->block_dim, *gd = blk->grid_dim, *bi = blk->block_idx;
+  const uint32_t *span = blk->thread_span;
+  uint64_t per_block = (uint64_t)bd[0] * bd[1] * bd[2];
+  uint64_t threads = (uint64_t)span[0] * span[1] * span[2];
+  for (int k = 0; k < 3; k++)   /* a whole number of blocks, within one row of the grid */
+    if (span[k] % bd[k] || bi[k] + span[k] / bd[k] > gd[k]) atomic_fetch_add(bad, 1);
+  if (threads > per_block && threads > 2048) atomic_fetch_add(bad, 1);   /* pool.c's cap */
+  if (threads > per_block) atomic_fetch_add(*(atomic_int **)args[3], 1);
+  uint64_t W = (uint64_t)gd[0] * bd[0], H = (uint64_t)gd[1] * bd[1];
+  for (uint32_t z = 0; z < span[2]; z++)
+    for (uint32_t y = 0; y < span[1]; y++)
+      for (uint32_t x = 0; x < span[0]; x++) {
+        uint64_t gx = bi[0] * bd[0] + x, gy = bi[1] * bd[1] + y, gz = bi[2] * bd[2] + z;
+        atomic_fetch_add(&hits[(gz * H + gy) * W + gx], 1);
+      }
+}
+
+static void run_fused_cover(kc_context *ctx, int inner, kc_dim3 grid, kc_dim3 block) {
+  size_t total = (size_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
+  atomic_int *hits = calloc(total, sizeof *hits), bad = 0, *badp = &bad;
+  atomic_int fused = 0, *fusedp = &fused;
+  int64_t ext = (int64_t)total;
+  void *args[4] = {&hits, &ext, &badp, &fusedp};
+  rt_cpu_kernel k = {"fused", index3d_span_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, inner, 1};
+  ck_assert_int_eq(rt_cpu_launch(ctx, &k, grid, block, 0, args), KC_OK);
+  for (size_t i = 0; i < total; i++) ck_assert_int_eq(atomic_load(&hits[i]), 1);
+  ck_assert_int_eq(atomic_load(&bad), 0);
+  ck_assert_int_gt(atomic_load(&fused), 0);   /* every shape here has a run to fuse */
+  free(hits);
+}
+
+START_TEST(fused_runs_cover_every_thread_once) {
+  for (int threads = 1; threads <= 3; threads += 2) {
+    kc_context *ctx = cpu_context(threads);
+    run_fused_cover(ctx, 0, kc_dim3_(37, 5, 2), kc_dim3_(16, 16, 1));
+    run_fused_cover(ctx, 1, kc_dim3_(5, 37, 2), kc_dim3_(16, 16, 1));
+    run_fused_cover(ctx, 2, kc_dim3_(3, 2, 19), kc_dim3_(2, 2, 4));
+    run_fused_cover(ctx, 0, kc_dim3_(1000, 1, 1), kc_dim3_(4, 1, 1));
+    run_fused_cover(ctx, 0, kc_dim3_(7, 3, 1), kc_dim3_(1024, 1, 1));
+    kc_context_free(ctx);
+  }
 }
 END_TEST
 
@@ -114,7 +163,7 @@ START_TEST(shared_memory_per_block) {
   int32_t *out = malloc(BLOCKS * N * sizeof *out);
   int64_t ext = BLOCKS * N;
   void *args[2] = {&out, &ext};
-  rt_cpu_kernel k = {"shared", shared_block, NULL, 0, 16 * sizeof(int32_t), NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"shared", shared_block, NULL, 0, 16 * sizeof(int32_t), NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(BLOCKS), kc_dim(N), N * sizeof(int32_t), args),
                    KC_OK);
   for (int b = 0; b < BLOCKS; b++)
@@ -154,7 +203,7 @@ static void run_rotate(int threads, kc_dim3 block, int32_t rounds) {
   for (unsigned i = 0; i < BLOCKS * n; i++) out[i] = -1;
   int64_t ext = BLOCKS * n;
   void *args[3] = {&out, &ext, &rounds};
-  rt_cpu_kernel k = {"rotate", NULL, rotate_thread, 1, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"rotate", NULL, rotate_thread, 1, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(BLOCKS), block, n * sizeof(int32_t), args),
                    KC_OK);
   for (unsigned b = 0; b < BLOCKS; b++)
@@ -210,7 +259,7 @@ START_TEST(cooperative_grid_barrier) {
   int32_t *pb = buf;
   int64_t ext = BLOCKS * T;
   void *args[3] = {&pb, &ext, &rounds};
-  rt_cpu_kernel k = {"grid_rotate", NULL, grid_rotate_thread, 1, 0, NULL, 1, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"grid_rotate", NULL, grid_rotate_thread, 1, 0, NULL, 1, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(BLOCKS), kc_dim(T), 0, args), KC_OK);
   for (int i = 0; i < BLOCKS * T; i++)
     ck_assert_int_eq(buf[i], (i + rounds * T) % (BLOCKS * T));
@@ -220,7 +269,7 @@ START_TEST(cooperative_grid_barrier) {
   ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "'grid_rotate'"));
   /* not marked cooperative: the grid barrier is an internal error, not a hang (a
    * kernel that touches no memory: past the failed barrier its blocks are not ordered) */
-  rt_cpu_kernel plain = {"grid_plain", NULL, grid_early_exit_thread, 1, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel plain = {"grid_plain", NULL, grid_early_exit_thread, 1, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &plain, kc_dim(2), kc_dim(2), 0, NULL), KC_ERR_INTERNAL);
   ck_assert_ptr_nonnull(strstr(kc_last_error(ctx), "was not launched cooperatively"));
   kc_context_free(ctx);
@@ -229,7 +278,7 @@ END_TEST
 
 START_TEST(cooperative_deadlock) {
   kc_context *ctx = cpu_context(2);
-  rt_cpu_kernel k = {"grid_early", NULL, grid_early_exit_thread, 1, 0, NULL, 1, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"grid_early", NULL, grid_early_exit_thread, 1, 0, NULL, 1, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(4), kc_dim(8), 0, NULL), KC_ERR_DEADLOCK);
   ck_assert_str_eq(kc_last_error(ctx),
                    "kernel 'grid_early': deadlock at the grid barrier at 21:7: 3 blocks wait "
@@ -255,7 +304,7 @@ START_TEST(exited_threads_release_the_barrier) {
   int32_t out[B * T];
   int32_t *po = out;
   void *args[1] = {&po};
-  rt_cpu_kernel k = {"early", NULL, early_exit_thread, 1, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"early", NULL, early_exit_thread, 1, 0, NULL, 0, 0, NULL, 0, 0, 0};
   for (int i = 0; i < B * T; i++) out[i] = -1;
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(B), kc_dim(T), 0, args), KC_OK);
   for (int i = 0; i < B * T; i++) ck_assert_int_eq(out[i], i % T == 0 ? -1 : i % T);
@@ -276,7 +325,7 @@ static void split_barrier_thread(void **args, kc_cpu_block *blk, uint32_t tx, ui
 
 START_TEST(deadlock_different_barriers) {
   kc_context *ctx = cpu_context(1);
-  rt_cpu_kernel k = {"split", NULL, split_barrier_thread, 1, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"split", NULL, split_barrier_thread, 1, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(2), kc_dim2(2, 2), 0, NULL), KC_ERR_DEADLOCK);
   ck_assert_str_eq(kc_last_error(ctx),
                    "kernel 'split': deadlock in block (0, 0, 0): threads wait at different "
@@ -301,7 +350,7 @@ START_TEST(exit_after_a_good_barrier) {
   int32_t out[4] = {0, 0, 0, 0};
   int32_t *po = out;
   void *args[1] = {&po};
-  rt_cpu_kernel k = {"late", NULL, late_exit_thread, 1, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"late", NULL, late_exit_thread, 1, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(1), kc_dim2(2, 2), 0, args), KC_OK);
   ck_assert_int_eq(out[0] + out[1] + out[2], 3);
   ck_assert_int_eq(out[3], 0);   /* thread (1, 1) left before the second barrier */
@@ -326,11 +375,11 @@ static void trap_thread(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty
 
 START_TEST(trap_is_a_launch_error) {
   kc_context *ctx = cpu_context(1);
-  rt_cpu_kernel k = {"bad", trap_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"bad", trap_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(8), kc_dim(32), 0, NULL), KC_ERR_LAUNCH);
   ck_assert_str_eq(kc_last_error(ctx), "kernel 'bad': block (3, 0, 0): index 99 is out of "
                                        "bounds for axis 0 of size 10");
-  rt_cpu_kernel k2 = {"bad2", NULL, trap_thread, 1, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k2 = {"bad2", NULL, trap_thread, 1, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k2, kc_dim(1), kc_dim(4), 0, NULL), KC_ERR_LAUNCH);
   ck_assert_str_eq(kc_last_error(ctx),
                    "kernel 'bad2': block (0, 0, 0), thread (2, 0, 0): division by zero");
@@ -345,11 +394,11 @@ static void barrier_block(void **args, kc_cpu_block *blk) {
 
 START_TEST(barrier_in_barrier_free_kernel) {
   kc_context *ctx = cpu_context(1);
-  rt_cpu_kernel k = {"nofibers", barrier_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"nofibers", barrier_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, kc_dim(1), kc_dim(1), 0, NULL), KC_ERR_INTERNAL);
   ck_assert_str_eq(kc_last_error(ctx), "kernel 'nofibers' reached a barrier (line 4:7) but "
                                        "was compiled as barrier-free");
-  rt_cpu_kernel none = {"nocode", NULL, NULL, 1, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel none = {"nocode", NULL, NULL, 1, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &none, kc_dim(1), kc_dim(1), 0, NULL), KC_ERR_INTERNAL);
   ck_assert_str_eq(kc_last_error(ctx), "kernel 'nocode' has no host code to run");
   kc_context_free(ctx);
@@ -447,7 +496,7 @@ static void check_each_block_once(kc_context *ctx, kc_dim3 grid) {
   atomic_int *hits = calloc(n, sizeof *hits);
   int64_t ext = (int64_t)n;
   void *args[2] = {&hits, &ext};
-  rt_cpu_kernel k = {"count", count_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0};
+  rt_cpu_kernel k = {"count", count_block, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, 0};
   ck_assert_int_eq(rt_cpu_launch(ctx, &k, grid, kc_dim(1), 0, args), KC_OK);
   for (size_t i = 0; i < n; i++)
     ck_assert_msg(atomic_load(&hits[i]) == 1, "grid %u x %u x %u: block %zu ran %d times",
@@ -474,6 +523,7 @@ static Suite *cpu_exec_suite(void) {
   tcase_add_test(tc, vector_add_one_thread);
   tcase_add_test(tc, vector_add_pool);
   tcase_add_test(tc, grid_3d_covers_every_thread_once);
+  tcase_add_test(tc, fused_runs_cover_every_thread_once);
   tcase_add_test(tc, every_block_once_over_the_shares);
   tcase_add_test(tc, shared_memory_per_block);
   tcase_add_test(tc, barrier_neighbour_exchange);

@@ -53,6 +53,7 @@ _Static_assert(offsetof(kc_cpu_block, stop) == KC_CPU_BLOCK_OFF_STOP &&
 _Static_assert(offsetof(kc_cpu_block, private_array) == KC_CPU_BLOCK_OFF_PRIVATE_ARRAY &&
                offsetof(kc_cpu_block, private_mask) == KC_CPU_BLOCK_OFF_PRIVATE_MASK,
                "host ABI");
+_Static_assert(offsetof(kc_cpu_block, thread_span) == KC_CPU_BLOCK_OFF_THREAD_SPAN, "host ABI");
 _Static_assert(sizeof(atomic_int) == sizeof(int), "kc_cpu_block.stop reads an atomic_int");
 
 kc_status rt_cpu_launch(kc_context *ctx, const rt_cpu_kernel *k, kc_dim3 grid,

@@ -106,6 +106,7 @@ int rt_block_setup(rt_worker *w, rt_job *j) {
   kc_cpu_block *blk = &w->blk;
   memset(blk, 0, sizeof *blk);
   memcpy(blk->block_dim, j->block, sizeof blk->block_dim);
+  memcpy(blk->thread_span, j->block, sizeof blk->thread_span);
   memcpy(blk->grid_dim, j->grid, sizeof blk->grid_dim);
   blk->shared = w->shared;
   blk->exec = w;
@@ -136,9 +137,53 @@ static bool claim(rt_share *s, uint64_t chunk, uint64_t *b, uint64_t *end) {
   return true;
 }
 
+/* After a block: false when the launch is being stopped. */
+static bool block_done(rt_job *j) {
+  if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return false;
+  if (__atomic_load_n(&j->error.flag, __ATOMIC_RELAXED)) {
+    atomic_store(&j->stop, 1);   /* an index was out of range: the launch has failed */
+    return false;
+  }
+  return true;
+}
+
+/* How many threads a fused run of blocks may hold at most: long enough rows for the
+ * vector loop, a region-form kernel's per-thread frame (host_regions.c) still small. */
+enum { FUSED_THREADS_MAX = 2048 };
+
+/* The most blocks of j one K__block call runs: 1 unless j's kernel may fuse them. */
+static uint64_t fused_blocks_max(const rt_job *j) {
+  if (!j->k->fuse_blocks || j->k->uses_barrier) return 1;
+  uint64_t most = FUSED_THREADS_MAX / j->nthreads;
+  return most < 1 ? 1 : most;
+}
+
+/* Blocks [b, end) of a kernel whose neighbouring blocks along the walk's first axis may
+ * run as one (host_fuse.c): each stretch of them within one row of the grid, of at most
+ * FUSED_THREADS_MAX threads, is one K__block call whose thread loop along that axis
+ * spans the stretch. */
+static bool run_fused(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
+  kc_cpu_block *blk = &w->blk;
+  const int a0 = rt_job_walk_axes(j)[0];
+  const uint64_t g0 = j->grid[a0], most = fused_blocks_max(j);
+  while (b < end) {
+    rt_job_block_index(j, b, blk->block_idx);
+    uint64_t n = g0 - blk->block_idx[a0];   /* the rest of this row */
+    if (n > end - b) n = end - b;
+    if (n > most) n = most;
+    blk->thread_span[a0] = (uint32_t)(n * j->block[a0]);
+    j->k->block_fn(j->args, blk);
+    if (!block_done(j)) return false;
+    b += n;
+  }
+  blk->thread_span[a0] = j->block[a0];
+  return true;
+}
+
 /* Run blocks [b, end) of j on w, b counting along rt_job_walk_axes; false when the
  * launch is being stopped. */
 static bool run_run(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
+  if (fused_blocks_max(j) > 1) return run_fused(w, j, b, end);
   kc_cpu_block *blk = &w->blk;
   const int *ax = rt_job_walk_axes(j);
   const uint64_t g0 = j->grid[ax[0]], g1 = j->grid[ax[1]];
@@ -147,11 +192,7 @@ static bool run_run(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
   for (; b < end; b++) {
     if (j->k->uses_barrier) rt_run_fiber_block(w);
     else j->k->block_fn(j->args, blk);
-    if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return false;
-    if (__atomic_load_n(&j->error.flag, __ATOMIC_RELAXED)) {
-      atomic_store(&j->stop, 1);   /* an index was out of range: the launch has failed */
-      return false;
-    }
+    if (!block_done(j)) return false;
     if (++idx[ax[0]] < g0) continue;
     idx[ax[0]] = 0;
     if (++idx[ax[1]] < g1) continue;
@@ -164,9 +205,10 @@ static bool run_run(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
 /* Worker `me` runs its own share of j's blocks from the front, in runs, so that small
  * blocks do not pay an atomic and three divisions each; then helps with the others'
  * shares, in the same runs, which stay short enough (1/32 of a share) to balance a
- * worker that started late. A share is contiguous, so a worker walks one stretch of
- * the grid, and its counter is its own cache line, so the workers do not contend for
- * one counter. */
+ * worker that started late (but a fused run's worth at least, as long as a fused
+ * run of blocks is a small piece of work anyway). A share is contiguous, so a worker
+ * walks one stretch of the grid, and its counter is its own cache line, so the workers
+ * do not contend for one counter. */
 static void run_blocks(rt_worker *w, rt_job *j, int me) {
   /* the job reached this worker through the pool's generation (acquire): its shares
      are all there */
@@ -174,6 +216,7 @@ static void run_blocks(rt_worker *w, rt_job *j, int me) {
   uint64_t chunk = j->nblocks / ((uint64_t)nshare * 32);
   if (chunk < 1) chunk = 1;
   if (chunk > 64) chunk = 64;
+  if (chunk < fused_blocks_max(j)) chunk = fused_blocks_max(j);
   for (int i = 0; i < nshare; i++) {
     rt_share *s = &j->share[(me + i) % nshare];
     uint64_t b, end;

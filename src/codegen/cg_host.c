@@ -249,11 +249,14 @@ static void host_thread_entry(cg_ctx *g, fn_instance *f) {
   LLVMSetCurrentDebugLocation2(g->b, NULL);
 }
 
-void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3]) {
+void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3], int fused) {
   for (int k = 0; k < 3; k++) {
-    LLVMValueRef idx = ci64(g, KC_CPU_BLOCK_OFF_BLOCK_DIM + 4 * k);
-    dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""), "");
-    cg_set_range(g, dims[k], 1, 1025);
+    static const char *const span_names[3] = {"span.x", "span.y", "span.z"};
+    int off = k == fused ? KC_CPU_BLOCK_OFF_THREAD_SPAN : KC_CPU_BLOCK_OFF_BLOCK_DIM;
+    LLVMValueRef idx = ci64(g, off + 4 * k);
+    dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""),
+                             k == fused ? span_names[k] : "");
+    cg_set_range(g, dims[k], 1, k == fused ? 0x80000000LL : 1025);
   }
 }
 
@@ -310,8 +313,9 @@ static void host_block_entry(cg_ctx *g, fn_instance *f) {
   args[0] = blk;
   host_unpack_args(g, f, LLVMGetParam(fn, 0), blk, args + 4);
   host_thread_loops l;
-  host_block_dims(g, blk, l.dims);
   f->host_inner = host_inner_axis(g->ar, f);
+  f->host_fused = host_fusable(g->ar, f, f->host_inner);
+  host_block_dims(g, blk, l.dims, f->host_fused ? f->host_inner : -1);
   host_thread_loops_open_order(g, &l, f->host_inner);
   args[1] = l.iv[0]; args[2] = l.iv[1]; args[3] = l.iv[2];
   LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f->cg), f->cg, args, (unsigned)f->nparams + 4, "");

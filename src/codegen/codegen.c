@@ -204,8 +204,16 @@ LLVMValueRef cg_error_claim(cg_ctx *g, span sp, LLVMBasicBlockRef *done) {
   cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_LINE, ci32(g, sp.line));
   cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_COL, ci32(g, sp.col));
   for (int k = 0; k < 3; k++) {
-    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k, cg_special_reg(g, 1, k));
-    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_THREAD + 4 * k, cg_special_reg(g, 0, k));
+    LLVMValueRef block = cg_special_reg(g, 1, k), thread = cg_special_reg(g, 0, k);
+    if (g->target->host) {
+      /* a run of blocks the CPU executor fused (host_fuse.c): thread t of the run is
+         thread t % blockDim of block blockIdx + t / blockDim (no-ops when not fused) */
+      LLVMValueRef dim = cg_special_reg(g, 2, k);
+      block = LLVMBuildAdd(g->b, block, LLVMBuildUDiv(g->b, thread, dim, ""), "");
+      thread = LLVMBuildURem(g->b, thread, dim, "");
+    }
+    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_BLOCK + 4 * k, block);
+    cg_error_field(g, rec, KC_KERNEL_ERROR_OFF_THREAD + 4 * k, thread);
   }
   return rec;
 }

@@ -21,9 +21,13 @@ void host_thread_loops_open_order(cg_ctx *g, host_thread_loops *l, int inner);
 /* The axis whose loop runs innermost in barrier-free kernel f's K__block: 0 (x), or 1
  * or 2 where f indexes its arrays' last dimension by y or z (host_order.c). */
 int host_inner_axis(arena *ar, const fn_instance *f);
+/* Whether the executor may run neighbouring blocks of kernel f along `axis` as one block
+ * with a longer thread loop (host_fuse.c). */
+bool host_fusable(arena *ar, const fn_instance *f, int axis);
 void host_thread_loops_close(cg_ctx *g, host_thread_loops *l);
-/* blockDim.x, .y, .z of the block record blk (host_abi.h), with their range */
-void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3]);
+/* The extents of the thread loops of block record blk (host_abi.h), with their range:
+ * blockDim.x, .y, .z, but along axis `fused` (-1: none) the run's thread_span. */
+void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3], int fused);
 /* The kernel's arguments from a kernelParams-style void** array (cg_host.c). */
 void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef blk,
                       LLVMValueRef *out);

@@ -433,7 +433,8 @@ bool host_regions_entry(cg_ctx *g, fn_instance *f) {
   for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * ((size_t)f->nparams + 1));
   host_unpack_args(g, f, LLVMGetParam(g->fn, 0), g->blk, args);
-  host_block_dims(g, g->blk, R->dims);
+  f->host_fused = host_fusable(g->ar, f, 0);   /* x innermost: f->host_inner is 0 */
+  host_block_dims(g, g->blk, R->dims, f->host_fused ? 0 : -1);
   LLVMValueRef nthreads = ci64(g, 1);
   for (int k = 0; k < 3; k++)
     nthreads = LLVMBuildNUWMul(g->b, nthreads, LLVMBuildZExt(g->b, R->dims[k], g->i64, ""), "");

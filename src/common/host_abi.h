@@ -89,6 +89,11 @@ struct kc_cpu_block {
      atomics test it, to add to a copy without a lock */
   void *(*private_array)(kc_cpu_block *blk, uint32_t param);
   uint64_t private_mask;
+  /* the extents of K__block's thread loops: block_dim, except along the kernel's inner
+     axis when the compiler found it may run a run of neighbouring blocks as one
+     (host_fuse.c, kcc_kernel.fuse_blocks): then the run's blocks times block_dim there,
+     while block_idx is the run's first block's */
+  uint32_t thread_span[3];
 };
 
 /* collective operations (kc_cpu_block.collective). A warp is 32 consecutive
@@ -171,6 +176,7 @@ typedef struct kc_kernel_error {
 #define KC_CPU_BLOCK_OFF_CANCEL 144
 #define KC_CPU_BLOCK_OFF_PRIVATE_ARRAY 152
 #define KC_CPU_BLOCK_OFF_PRIVATE_MASK 160
+#define KC_CPU_BLOCK_OFF_THREAD_SPAN 168
 
 typedef void (*kc_cpu_block_fn)(void **args, kc_cpu_block *blk);
 typedef void (*kc_cpu_thread_fn)(void **args, kc_cpu_block *blk, uint32_t tx, uint32_t ty,

@@ -138,6 +138,8 @@ typedef struct fn_instance {
   int host_inner;         /* CPU: the thread axis K__block loops over innermost (0: x),
                              and the axis the executor walks the grid fastest along
                              (host_order.c) */
+  bool host_fused;        /* CPU: the executor may run neighbouring blocks along host_inner
+                             as one (host_fuse.c; kc_cpu_block.thread_span) */
   bool uses_grid_sync;    /* it or one it calls synchronises the grid (g.sync()): the
                              kernel must be launched cooperatively */
   bool in_fast_kernel;    /* compiled for a fastmath kernel (the kernel itself, or a

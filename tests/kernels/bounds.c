@@ -58,6 +58,20 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 60; i++)
     if (host[i] != 1.0f) h_die("past_end: element %d is %g, want 1 (in-range threads run)", i, host[i]);
 
+  /* the same on 4 blocks of 16: on the CPU the executor runs them as one block of 64
+     (host_fuse.c), yet the failing thread is named as CUDA numbers it: global index
+     60..63 is block 3, thread 12..15 */
+  h_poison_f32(host, 60);
+  h_ok(kc_array_copy_from_host(a, host, sizeof host), "reset a");
+  const char *const past4[] = {"kernel 'past_end'", "bounds.k:10:5", "block (3, 0, 0), thread (1",
+                               NULL};
+  expect_bounds("past_end on 4 blocks", ck("past_end"), kc_dim(4), kc_dim(16), args, 1, past4);
+  msg = kc_last_error(H.ctx);
+  if (!strstr(msg, "index 6")) h_die("past_end on 4 blocks: the index should be 60..63: %s", msg);
+  h_fetch(a, host);
+  for (int i = 0; i < 60; i++)
+    if (host[i] != 1.0f) h_die("past_end on 4 blocks: element %d is %g, want 1", i, host[i]);
+
   /* -60 wraps to 0 and is fine; -61 does not */
   kc_arg neg_ok[] = {kc_arg_array(a), kc_arg_i64(-60)};
   h_launch(ck("negative"), kc_dim(1), kc_dim(1), neg_ok, 2);
