@@ -13,13 +13,14 @@
  * compiler cannot stretch `make bench` (the runs are reported). Each run compiles a
  * source differing in a comment, so no cache of the source can answer.
  *
- *   usage: jit_scaling [REPS]
+ *   usage: jit_scaling [REPS [barrier]]   (barrier: the last pair alone)
  * Prints "jit STATEMENTS CPU_MS PTX_MS RUNS", "jitcall CALLS CPU_MS PTX_MS RUNS" and
  * "jitbar naive|tiled CPU_MS PTX_MS RUNS" lines (tab-separated) for bench/bench_table.awk:
  * the last pair is the naive transpose against the tiled one with a barrier.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +198,8 @@ int main(int argc, char **argv) {
   jit_cpu(ctx, warm), jit_ptx(warm);
   free(warm);
   static const int sizes[] = {10, 100, 1000, 5000, -10, -100, -1000};
-  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+  bool pair_only = argc > 2 && strcmp(argv[2], "barrier") == 0;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !pair_only; i++) {
     double tc[MAX_REPS], tp[MAX_REPS], used = 0;
     int r = 0, calls = sizes[i] < 0, n = calls ? -sizes[i] : sizes[i];
     while (r < reps && used < BUDGET_MS) {

@@ -328,6 +328,17 @@ static void assign_target(host_regions *R, const node *t, bool uniform, int leve
   }
 }
 
+/* A target of uniform locals only: a name, or a tuple of them (`rows, cols = a.shape`). */
+static bool uniform_target(const host_regions *R, const node *t) {
+  if (t->kind == N_TUPLE) {
+    for (int i = 0; i < t->list.len; i++)
+      if (!uniform_target(R, t->list.items[i])) return false;
+    return true;
+  }
+  int v = hr_local_of(R, t);
+  return v >= 0 && R->uniform[v];
+}
+
 /* An assignment to uniform locals only (runs once for the block). */
 static bool uniform_assignment(const host_regions *R, const node *s) {
   const node *single = s->kind == N_AUGASSIGN || s->kind == N_ANNASSIGN ? s->a : NULL;
@@ -337,11 +348,8 @@ static bool uniform_assignment(const host_regions *R, const node *s) {
     return v >= 0 && R->uniform[v];
   }
   if (s->kind != N_ASSIGN) return false;
-  for (int i = 0; i < s->list.len; i++) {
-    const node *t = s->list.items[i];
-    int v = hr_local_of(R, t);
-    if (v < 0 || !R->uniform[v]) return false;
-  }
+  for (int i = 0; i < s->list.len; i++)
+    if (!uniform_target(R, s->list.items[i])) return false;
   return true;
 }
 
