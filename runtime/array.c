@@ -70,7 +70,7 @@ kc_status rt_array_alloc(kc_context *ctx, kc_dtype dtype, const char *record,
   if (ctx->device == KC_DEVICE_CUDA) {
     s = rt_cuda_mem_alloc(ctx, bytes, &a->data.dev);
   } else {
-    a->data.host = rt_alloc(ctx, bytes);
+    a->data.host = rt_alloc_data(ctx, bytes);
     if (!a->data.host)
       s = rt_error(ctx, KC_ERR_NOMEM, "out of memory allocating an array of %zu bytes",
                    bytes);

@@ -257,6 +257,10 @@ kc_status rt_null_arg(kc_context *ctx, const char *call, const char *what);
 kc_status rt_context_usable(kc_context *ctx);
 
 void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
+/* A CPU array's data: RT_DATA_ALIGN-aligned unless cfg.alloc allocates (then as it
+ * does); freed as rt_alloc's memory is (rt_free) */
+void *rt_alloc_data(kc_context *ctx, size_t n);
+#define RT_DATA_ALIGN 256
 void *rt_calloc(kc_context *ctx, size_t count, size_t size);
 void rt_free(kc_context *ctx, void *p, size_t n);
 char *rt_strdup(kc_context *ctx, const char *s);

@@ -163,6 +163,22 @@ START_TEST(untyped_kernel_signatures) {
 }
 END_TEST
 
+/* A CPU array's elements start on a 256-byte boundary, as cuMemAlloc's do on the GPU
+ * (rt_alloc_data), whatever its size: malloc's 16 bytes put vector loads across cache
+ * lines. */
+START_TEST(cpu_arrays_are_aligned) {
+  static const int64_t sizes[] = {1, 3, 1000, 1 << 20, (1 << 22) + 5};
+  for (int i = 0; i < 5; i++) {
+    kc_array *a = NULL;
+    void *p = NULL;
+    ck_assert_int_eq(kc_array_new(ctx, KC_UINT8, 1, &sizes[i], &a), KC_OK);
+    ck_assert_int_eq(kc_array_data(a, &p), KC_OK);
+    ck_assert_uint_eq((uintptr_t)p % 256, 0);
+    kc_array_free(a);
+  }
+}
+END_TEST
+
 /* Numba lists a kernel's signatures in the decorator's order (kernel.signatures) */
 START_TEST(typed_kernel_signatures) {
   static const char src2[] = "from numba import cuda\n"
@@ -242,6 +258,7 @@ int main(void) {
   tcase_add_test(tc, diagnostics_silent_and_kept);
   tcase_add_test(tc, diagnostics_verbose_prints);
   tcase_add_test(tc, untyped_kernel_signatures);
+  tcase_add_test(tc, cpu_arrays_are_aligned);
   tcase_add_test(tc, typed_kernel_signatures);
   tcase_add_test(tc, wrong_random_states);
   suite_add_tcase(su, tc);
