@@ -253,7 +253,8 @@ KC_API kc_status kc_detect(char *buf, size_t len, size_t *needed);
 #define KC_MAX_DIMS 8
 
 /* A new uninitialised C-contiguous array of ndim (1..KC_MAX_DIMS) dimensions on the
- * device. */
+ * device. Its elements start on a 256-byte boundary, as cuMemAlloc's do (on the CPU
+ * device too, unless kc_config.alloc allocates them). */
 KC_API kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim,
                               const int64_t *shape, kc_array **out);
 /* A new array holding a copy of host data (Numba's cuda.to_device). bytes is the size
