@@ -67,16 +67,20 @@ START_TEST(vector_add_pool) {
 END_TEST
 
 /* ---- 3-D: every thread of every block writes its global linear index once -------------- */
-static void index3d_block(void **args, kc_cpu_block *blk) {
-  atomic_int *hits = *(atomic_int **)args[0];
+/* each thread of blk (its thread loops `extent` long) counts its global index once */
+static void count_threads(atomic_int *hits, const kc_cpu_block *blk, const uint32_t *extent) {
   const uint32_t *bd = blk->block_dim, *gd = blk->grid_dim, *bi = blk->block_idx;
   uint64_t W = (uint64_t)gd[0] * bd[0], H = (uint64_t)gd[1] * bd[1];
-  for (uint32_t z = 0; z < bd[2]; z++)
-    for (uint32_t y = 0; y < bd[1]; y++)
-      for (uint32_t x = 0; x < bd[0]; x++) {
+  for (uint32_t z = 0; z < extent[2]; z++)
+    for (uint32_t y = 0; y < extent[1]; y++)
+      for (uint32_t x = 0; x < extent[0]; x++) {
         uint64_t gx = bi[0] * bd[0] + x, gy = bi[1] * bd[1] + y, gz = bi[2] * bd[2] + z;
         atomic_fetch_add(&hits[(gz * H + gy) * W + gx], 1);
       }
+}
+
+static void index3d_block(void **args, kc_cpu_block *blk) {
+  count_threads(*(atomic_int **)args[0], blk, blk->block_dim);
 }
 
 START_TEST(grid_3d_covers_every_thread_once) {
@@ -111,13 +115,7 @@ static void index3d_span_block(void **args, kc_cpu_block *blk) {
     if (span[k] % bd[k] || bi[k] + span[k] / bd[k] > gd[k]) atomic_fetch_add(bad, 1);
   if (threads > per_block && threads > 2048) atomic_fetch_add(bad, 1);   /* pool.c's cap */
   if (threads > per_block) atomic_fetch_add(*(atomic_int **)args[3], 1);
-  uint64_t W = (uint64_t)gd[0] * bd[0], H = (uint64_t)gd[1] * bd[1];
-  for (uint32_t z = 0; z < span[2]; z++)
-    for (uint32_t y = 0; y < span[1]; y++)
-      for (uint32_t x = 0; x < span[0]; x++) {
-        uint64_t gx = bi[0] * bd[0] + x, gy = bi[1] * bd[1] + y, gz = bi[2] * bd[2] + z;
-        atomic_fetch_add(&hits[(gz * H + gy) * W + gx], 1);
-      }
+  count_threads(hits, blk, span);
 }
 
 static void run_fused_cover(kc_context *ctx, int inner, kc_dim3 grid, kc_dim3 block) {

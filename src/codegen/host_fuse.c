@@ -41,24 +41,15 @@ enum { AL_NONE, AL_TID, AL_BID, AL_BDIM, AL_BASE, AL_ONCE, AL_MANY };
 typedef struct fuse_scan {
   arena *ar;
   int axis;
-  int cap;                /* the hash's size (a power of two) */
-  const symbol **keys;
-  unsigned char *alias;   /* per local: AL_* */
+  host_locals L;
+  unsigned char *alias;   /* per local slot: AL_* */
   bool refused;
   int depth;
   ptr_vec *seen;          /* fn_instance*: callees already scanned */
 } fuse_scan;
 
-static size_t slot_of(const fuse_scan *S, const symbol *s) {
-  size_t h = (size_t)(((uintptr_t)s >> 4) * 0x9e3779b97f4a7c15ull) & (size_t)(S->cap - 1);
-  while (S->keys[h] && S->keys[h] != s) h = (h + 1) & (size_t)(S->cap - 1);
-  return h;
-}
-
 static int local_slot(const fuse_scan *S, const node *e) {
-  if (!e || e->kind != N_NAME || !e->sym || e->sym->kind != SYM_LOCAL) return -1;
-  size_t h = slot_of(S, e->sym);
-  return S->keys[h] ? (int)h : -1;
+  return host_locals_slot(&S->L, e);
 }
 
 static bool is_path(const node *e, const char *prefix, int axis) {
@@ -201,18 +192,11 @@ static void walk(fuse_scan *S, const node *n) {
 
 static bool scan_function(fuse_scan *S, const fn_instance *f) {
   if (f->debug || f->uses_barrier || f->uses_grid_sync || f->shared.len) return false;
-  int n = f->locals.len;
-  S->cap = 8;
-  while (S->cap < 2 * n) S->cap *= 2;
-  S->keys = arena_alloc(S->ar, sizeof *S->keys * (size_t)S->cap);   /* zeroed */
-  S->alias = arena_alloc(S->ar, sizeof *S->alias * (size_t)S->cap);
-  for (int i = 0; i < n; i++) {
-    const symbol *s = f->locals.items[i];
-    S->keys[slot_of(S, s)] = s;
-  }
-  for (int i = 0; i < n; i++)   /* a parameter is assigned by its call */
+  host_locals_init(S->ar, &S->L, f);
+  S->alias = arena_alloc(S->ar, sizeof *S->alias * (size_t)S->L.cap);
+  for (int i = 0; i < f->locals.len; i++)   /* a parameter is assigned by its call */
     if (((const symbol *)f->locals.items[i])->is_param)
-      S->alias[slot_of(S, f->locals.items[i])] = AL_MANY;
+      S->alias[host_locals_slot_of(&S->L, f->locals.items[i])] = AL_MANY;
   ast_visit_stmts(&f->def->body, count_assignments, S);
   ast_visit_stmts(&f->def->body, settle_alias, S);
   S->refused = false;

@@ -39,8 +39,8 @@ enum { AX_X = 1, AX_Y = 2, AX_Z = 4, FIX_MAX = 8 };
 
 typedef struct order_scan {
   const fn_instance *f;
-  int n, cap;             /* f's locals; the hash's size (a power of two) */
-  const symbol **keys;
+  int n;                  /* f's locals */
+  host_locals L;
   unsigned *mask;         /* per local: the thread axes its value depends on */
   /* per local: its names, a[...] nodes, plain stores a[...] = v, and the uses that read
      no element (a.shape, len(a)); whether it is stored to, and whether it is a
@@ -51,17 +51,31 @@ typedef struct order_scan {
   int votes[3];           /* per axis: last subscripts that depend on it */
 } order_scan;
 
-static size_t slot_of(const order_scan *S, const symbol *s) {
-  size_t h = (size_t)(((uintptr_t)s >> 4) * 0x9e3779b97f4a7c15ull) & (size_t)(S->cap - 1);
-  while (S->keys[h] && S->keys[h] != s) h = (h + 1) & (size_t)(S->cap - 1);
+size_t host_locals_slot_of(const host_locals *L, const symbol *s) {
+  size_t h = (size_t)(((uintptr_t)s >> 4) * 0x9e3779b97f4a7c15ull) & (size_t)(L->cap - 1);
+  while (L->keys[h] && L->keys[h] != s) h = (h + 1) & (size_t)(L->cap - 1);
   return h;
+}
+
+int host_locals_slot(const host_locals *L, const node *e) {
+  if (!e || e->kind != N_NAME || !e->sym || e->sym->kind != SYM_LOCAL) return -1;
+  size_t h = host_locals_slot_of(L, e->sym);
+  return L->keys[h] ? (int)h : -1;
+}
+
+void host_locals_init(arena *ar, host_locals *L, const fn_instance *f) {
+  L->cap = 8;
+  while (L->cap < 2 * f->locals.len) L->cap *= 2;
+  L->keys = arena_alloc(ar, sizeof *L->keys * (size_t)L->cap);   /* zeroed */
+  for (int i = 0; i < f->locals.len; i++) {
+    const symbol *s = f->locals.items[i];
+    L->keys[host_locals_slot_of(L, s)] = s;
+  }
 }
 
 /* The slot of local e (a name), or -1. */
 static int local_slot(const order_scan *S, const node *e) {
-  if (!e || e->kind != N_NAME || !e->sym || e->sym->kind != SYM_LOCAL) return -1;
-  size_t h = slot_of(S, e->sym);
-  return S->keys[h] ? (int)h : -1;
+  return host_locals_slot(&S->L, e);
 }
 
 static bool has_path(const node *e, const char *path) {
@@ -229,27 +243,22 @@ static void scan_init(order_scan *S, arena *ar, const fn_instance *f) {
   memset(S, 0, sizeof *S);
   S->f = f;
   S->n = f->locals.len;
-  S->cap = 8;
-  while (S->cap < 2 * S->n) S->cap *= 2;
-  S->keys = arena_alloc(ar, sizeof *S->keys * (size_t)S->cap);   /* zeroed */
-  S->mask = arena_alloc(ar, sizeof *S->mask * (size_t)S->cap);
-  S->names = arena_alloc(ar, sizeof *S->names * (size_t)S->cap);
-  S->index = arena_alloc(ar, sizeof *S->index * (size_t)S->cap);
-  S->stores = arena_alloc(ar, sizeof *S->stores * (size_t)S->cap);
-  S->shape_uses = arena_alloc(ar, sizeof *S->shape_uses * (size_t)S->cap);
-  S->written = arena_alloc(ar, sizeof *S->written * (size_t)S->cap);
-  S->own = arena_alloc(ar, sizeof *S->own * (size_t)S->cap);
-  for (int i = 0; i < S->n; i++) {
-    const symbol *s = f->locals.items[i];
-    S->keys[slot_of(S, s)] = s;
-  }
+  host_locals_init(ar, &S->L, f);
+  size_t cap = (size_t)S->L.cap;
+  S->mask = arena_alloc(ar, sizeof *S->mask * cap);
+  S->names = arena_alloc(ar, sizeof *S->names * cap);
+  S->index = arena_alloc(ar, sizeof *S->index * cap);
+  S->stores = arena_alloc(ar, sizeof *S->stores * cap);
+  S->shape_uses = arena_alloc(ar, sizeof *S->shape_uses * cap);
+  S->written = arena_alloc(ar, sizeof *S->written * cap);
+  S->own = arena_alloc(ar, sizeof *S->own * cap);
 }
 
 /* Whether an array stored to (not the thread's own) is also read: a[...] nodes beyond
  * its plain stores, or a use of its name that is neither (for x in a, an argument). */
 static bool reads_what_it_writes(const order_scan *S) {
-  for (int h = 0; h < S->cap; h++) {
-    if (!S->keys[h] || !S->written[h] || S->own[h]) continue;
+  for (int h = 0; h < S->L.cap; h++) {
+    if (!S->L.keys[h] || !S->written[h] || S->own[h]) continue;
     if (S->index[h] > S->stores[h] || S->names[h] > S->index[h] + S->shape_uses[h]) return true;
   }
   return false;
