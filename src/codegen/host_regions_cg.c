@@ -417,6 +417,10 @@ static void lay_out_frame(cg_ctx *g, host_regions *R, LLVMValueRef nthreads) {
   LLVMValueRef fp = cg_blk_load(g, KC_CPU_BLOCK_OFF_FRAME, g->ptr, "frame_fn");
   LLVMValueRef args[2] = {g->blk, total};
   LLVMValueRef frame = LLVMBuildCall2(g->b, ft, fp, args, 2, "frame");
+  /* the worker's own buffer: no array of the kernel's is in it, as no other pointer is
+     in malloc's memory, so the thread loops need no alias checks against it */
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  LLVMAddCallSiteAttribute(frame, LLVMAttributeReturnIndex, LLVMCreateEnumAttribute(g->c, noalias, 0));
   LLVMBasicBlockRef ok = cg_new_bb(g, "frame.ok");
   LLVMBuildCondBr(g->b, LLVMBuildIsNull(g->b, frame, ""), g->ret_bb, ok);
   LLVMPositionBuilderAtEnd(g->b, ok);
