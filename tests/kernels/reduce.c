@@ -4,7 +4,7 @@
  * tolerance: exact (float sums are of small integers, exact in float32). */
 #include "harness.h"
 
-static const int64_t sizes[] = {1, 2, 7, 255, 256, 257, 4099, 300001};
+static const int64_t sizes[] = {1, 2, 7, 255, 256, 257, 1023, 1024, 1025, 4099, 300001};
 enum { NSIZES = sizeof sizes / sizeof sizes[0] };
 
 static void check_fsum(kc_kernel *k, int64_t n, int with_init) {
