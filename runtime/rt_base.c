@@ -136,8 +136,8 @@ void *rt_alloc(kc_context *ctx, size_t n) {
  * bytes off a line than over an aligned one (bench/histogram.sh). 256, as cuMemAlloc
  * gives on the GPU. */
 void *rt_alloc_data(kc_context *ctx, size_t n) {
+  if (ctx->cfg.alloc) return rt_alloc(ctx, n);
   if (n == 0) n = 1;
-  if (ctx->cfg.alloc) return ctx->cfg.alloc(ctx->cfg.user_data, NULL, 0, n);
   if (n > SIZE_MAX - RT_DATA_ALIGN) return NULL;
   return aligned_alloc(RT_DATA_ALIGN, (n + RT_DATA_ALIGN - 1) / RT_DATA_ALIGN * RT_DATA_ALIGN);
 }

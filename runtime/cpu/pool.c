@@ -151,9 +151,10 @@ static bool block_done(rt_job *j) {
  * vector loop, a region-form kernel's per-thread frame (host_regions.c) still small. */
 enum { FUSED_THREADS_MAX = 2048 };
 
-/* The most blocks of j one K__block call runs: 1 unless j's kernel may fuse them. */
+/* The most blocks of j one K__block call runs: 1 unless j's kernel may fuse them (the
+ * compiler fuses only barrier-free kernels). */
 static uint64_t fused_blocks_max(const rt_job *j) {
-  if (!j->k->fuse_blocks || j->k->uses_barrier) return 1;
+  if (!j->k->fuse_blocks) return 1;
   uint64_t most = FUSED_THREADS_MAX / j->nthreads;
   return most < 1 ? 1 : most;
 }
@@ -176,8 +177,7 @@ static bool run_fused(rt_worker *w, rt_job *j, uint64_t b, uint64_t end) {
     if (!block_done(j)) return false;
     b += n;
   }
-  blk->thread_span[a0] = j->block[a0];
-  return true;
+  return true;   /* thread_span stays a run's: rt_block_setup resets it for a new job */
 }
 
 /* Run blocks [b, end) of j on w, b counting along rt_job_walk_axes; false when the
@@ -216,7 +216,8 @@ static void run_blocks(rt_worker *w, rt_job *j, int me) {
   uint64_t chunk = j->nblocks / ((uint64_t)nshare * 32);
   if (chunk < 1) chunk = 1;
   if (chunk > 64) chunk = 64;
-  if (chunk < fused_blocks_max(j)) chunk = fused_blocks_max(j);
+  uint64_t fused = fused_blocks_max(j);
+  if (chunk < fused) chunk = fused;
   for (int i = 0; i < nshare; i++) {
     rt_share *s = &j->share[(me + i) % nshare];
     uint64_t b, end;

@@ -14,6 +14,7 @@
 #include "host_abi.h"
 #include "host_regions.h"
 #include "host_regions_plan.h"
+#include "target.h"
 
 bool host_regions_at_block_level(const cg_ctx *g) {
   return g->regions && g->regions->block_level;
@@ -209,61 +210,79 @@ static bool note_prefetched(const node *e, void *ud) {
   return false;
 }
 
-/* prefetch(p + off) for off = 0, 64, ... below bytes */
-static void prefetch_lines(cg_ctx *g, LLVMValueRef p, LLVMValueRef bytes) {
-  LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b), head = cg_new_bb(g, "prefetch"),
-                    done = cg_new_bb(g, "prefetch.end");
-  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, bytes, ci64(g, 0), ""), head, done);
-  LLVMPositionBuilderAtEnd(g->b, head);
-  LLVMValueRef off = LLVMBuildPhi(g->b, g->i64, "off"), zero = ci64(g, 0);
-  LLVMAddIncoming(off, &zero, &pre, 1);
-  LLVMValueRef args[4] = {LLVMBuildGEP2(g->b, g->i8, p, &off, 1, ""), ci32(g, 0), ci32(g, 3),
-                          ci32(g, 1)};   /* read, keep in every cache level, data */
-  cg_call_intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
-  LLVMValueRef next = LLVMBuildNUWAdd(g->b, off, ci64(g, 64), "");
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
-  LLVMAddIncoming(off, &next, &latch, 1);
-  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, next, bytes, ""), head, done);
-  LLVMPositionBuilderAtEnd(g->b, done);
-}
+/* The prefetch plan of grid-stride loop s: per array its data and how many lines ahead
+ * of each step to prefetch, computed once before the steps (prefetch_plan) and used at
+ * every step (prefetch_ahead). */
+typedef struct prefetch_plan {
+  int n;
+  LLVMValueRef data[PREFETCH_ARRAYS], size[PREFETCH_ARRAYS], lines[PREFETCH_ARRAYS];
+} prefetch_plan;
 
-/* Before step c of grid-stride loop s: the elements that step c + 2 takes of the arrays
- * its body indexes by the loop's variable, prefetched, when a step jumps 4 KiB or more
- * and takes at most 2 KiB of each. A step of the block reads one short stretch per
- * array and the next step's is a page or more further on: with 64 steps a block (a
- * 1024 x 256 grid over 2^24 bytes) a block has more pages in flight than the hardware
- * prefetcher follows, and each stretch started with a miss (samples/histogram.k's
- * shared-memory kernel: 10 ms against 5 prefetched; bench/histogram.sh). Longer
- * stretches the hardware follows itself. Prefetching neither faults nor changes a
- * value. */
-static void prefetch_ahead(cg_ctx *g, host_regions *R, node *s, LLVMValueRef c,
-                           LLVMValueRef steps, LLVMValueRef step, LLVMValueRef lo_min,
-                           LLVMValueRef lo_max) {
+/* For each array the body of s indexes by the loop's variable: the lines a step's
+ * stretch covers where a step jumps 4 KiB or more and reads at most 2 KiB of it, else
+ * 1 (a prefetch of one line is cheaper than a branch). No branch is left for the steps'
+ * loop to test: LLVM would unswitch it on one, copying the whole step loop with its
+ * thread loops (25-75% more compile time). */
+static void prefetch_plan_for(cg_ctx *g, host_regions *R, node *s, LLVMValueRef step,
+                              LLVMValueRef lo_min, LLVMValueRef lo_max, prefetch_plan *plan) {
   prefetch_scan P = {.R = R, .var = s->a->kind == N_NAME ? s->a->sym : NULL};
+  plan->n = 0;
   if (!P.var) return;
   ast_visit_list(&s->body, note_prefetched, &P);
-  if (P.n == 0) return;
-  LLVMValueRef ahead = LLVMBuildNUWAdd(g->b, c, ci64(g, PREFETCH_STEPS_AHEAD), "");
-  LLVMValueRef go = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), ""),
-                                 LLVMBuildICmp(g->b, LLVMIntULT, ahead, steps, ""), "");
-  LLVMBasicBlockRef yes = cg_new_bb(g, "prefetch.ahead"), done = cg_new_bb(g, "prefetch.done");
-  LLVMBuildCondBr(g->b, go, yes, done);
-  LLVMPositionBuilderAtEnd(g->b, yes);
-  LLVMValueRef first = LLVMBuildAdd(g->b, lo_min, LLVMBuildMul(g->b, ahead, step, ""), "");
   LLVMValueRef count = LLVMBuildAdd(g->b, LLVMBuildSub(g->b, lo_max, lo_min, ""), ci64(g, 1), "");
   for (int k = 0; k < P.n; k++) {
     LLVMValueRef size = LLVMSizeOf(cg_mem_type(g, P.arrays[k]->ty->elem));
-    LLVMValueRef far = LLVMBuildICmp(g->b, LLVMIntSGE, LLVMBuildMul(g->b, step, size, ""),
-                                     ci64(g, 4096), "");
     LLVMValueRef bytes = LLVMBuildMul(g->b, count, size, "");
-    LLVMValueRef small = LLVMBuildICmp(g->b, LLVMIntULE, bytes, ci64(g, PREFETCH_STRETCH_MAX), "");
-    bytes = LLVMBuildSelect(g->b, LLVMBuildAnd(g->b, far, small, ""), bytes, ci64(g, 0), "");
-    LLVMValueRef data = LLVMBuildExtractValue(g->b, cg_expr(g, (node *)P.arrays[k]), 0, "data");
-    LLVMValueRef off = LLVMBuildMul(g->b, first, size, "");
-    prefetch_lines(g, LLVMBuildGEP2(g->b, g->i8, data, &off, 1, "ahead"), bytes);
+    LLVMValueRef lines = LLVMBuildUDiv(g->b, LLVMBuildAdd(g->b, bytes, ci64(g, 63), ""), ci64(g, 64), "");
+    LLVMValueRef most = ci64(g, PREFETCH_STRETCH_MAX / 64);
+    LLVMValueRef args[2] = {lines, most};
+    plan->lines[k] = cg_call_intrinsic(g, "llvm.umin", g->i64, args, 2);
+    plan->size[k] = size;
+    plan->data[k] = LLVMBuildExtractValue(g->b, cg_expr(g, (node *)P.arrays[k]), 0, "data");
   }
-  LLVMBuildBr(g->b, done);
-  LLVMPositionBuilderAtEnd(g->b, done);
+  plan->n = P.n;
+}
+
+/* Before step c: the stretch step c + 2 takes of each planned array, prefetched (a
+ * loop of at least one line). A step of the block reads one short stretch per array
+ * and the next step's is a page or more further on: with 64 steps a block (a 1024 x
+ * 256 grid over 2^24 bytes) a block has more pages in flight than the hardware
+ * prefetcher follows, and each stretch started with a miss (samples/histogram.k's
+ * shared-memory kernel: 10 ms against 5 prefetched; bench/histogram.sh). Longer
+ * stretches the hardware follows itself. Prefetching neither faults nor changes a
+ * value, past the array's end too. */
+static void prefetch_ahead(cg_ctx *g, const prefetch_plan *plan, LLVMValueRef c,
+                           LLVMValueRef steps, LLVMValueRef step, LLVMValueRef lo_min) {
+  if (plan->n == 0) return;
+  /* the last two steps (and a loop of one or two) prefetch one line of the last step's
+     stretch: past it the addresses may not be mapped, and a branch here would have
+     IRCE split the steps' loop three ways */
+  LLVMValueRef ahead = LLVMBuildAdd(g->b, c, ci64(g, PREFETCH_STEPS_AHEAD), "");
+  LLVMValueRef some = LLVMBuildICmp(g->b, LLVMIntULT, ahead, steps, "");
+  LLVMValueRef mm[2] = {ahead, LLVMBuildSub(g->b, steps, ci64(g, 1), "")};
+  ahead = cg_call_intrinsic(g, "llvm.umin", g->i64, mm, 2);
+  LLVMValueRef first = LLVMBuildAdd(g->b, lo_min, LLVMBuildMul(g->b, ahead, step, ""), "");
+  for (int k = 0; k < plan->n; k++) {
+    LLVMValueRef lines = LLVMBuildSelect(g->b, some, plan->lines[k], ci64(g, 1), "");
+    LLVMValueRef off = LLVMBuildMul(g->b, first, plan->size[k], "");
+    LLVMValueRef p = LLVMBuildGEP2(g->b, g->i8, plan->data[k], &off, 1, "ahead");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b), head = cg_new_bb(g, "prefetch"),
+                      done = cg_new_bb(g, "prefetch.end");
+    LLVMBuildBr(g->b, head);
+    LLVMPositionBuilderAtEnd(g->b, head);
+    LLVMValueRef line = LLVMBuildPhi(g->b, g->i64, "line"), zero = ci64(g, 0);
+    LLVMAddIncoming(line, &zero, &pre, 1);
+    LLVMValueRef at = LLVMBuildMul(g->b, line, ci64(g, 64), "");
+    LLVMValueRef args[4] = {LLVMBuildGEP2(g->b, g->i8, p, &at, 1, ""), ci32(g, 0), ci32(g, 3),
+                            ci32(g, 1)};   /* read, keep in every cache level, data */
+    cg_call_intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
+    LLVMValueRef next = LLVMBuildNUWAdd(g->b, line, ci64(g, 1), "");
+    LLVMAddIncoming(line, &next, &head, 1);
+    LLVMValueRef latch = LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, lines, ""),
+                                         head, done);
+    host_keep_loop(g->c, latch);   /* a few prefetches: not worth unrolled copies */
+    LLVMPositionBuilderAtEnd(g->b, done);
+  }
 }
 
 /* A grid-stride loop, interchanged: the block takes step c = 0, 1, ... while some
@@ -306,6 +325,9 @@ static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
                "by the CPU back end");
   LLVMBuildBr(g->b, g->ret_bb);
   LLVMPositionBuilderAtEnd(g->b, fits);
+  prefetch_plan plan;
+  prefetch_plan_for(g, R, s, step, LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
+                    LLVMBuildLoad2(g->b, g->i64, lo_max, ""), &plan);
   /* for c in range(steps): for each thread: i = start + c * step; if in range: body */
   LLVMValueRef ctr = cg_entry_alloca(g, g->i64, "step.c");
   LLVMBuildStore(g->b, ci64(g, 0), ctr);
@@ -315,8 +337,7 @@ static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
   LLVMValueRef c = LLVMBuildLoad2(g->b, g->i64, ctr, "c");
   LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, c, steps, ""), body, done);
   LLVMPositionBuilderAtEnd(g->b, body);
-  prefetch_ahead(g, R, s, c, steps, step, LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
-                 LLVMBuildLoad2(g->b, g->i64, lo_max, ""));
+  prefetch_ahead(g, &plan, c, steps, step, LLVMBuildLoad2(g->b, g->i64, lo_min, ""));
   open_region(g, R, &l, r);
   lo = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[0], t), g->i64, "");
   LLVMValueRef i = strided_index(g, lo, c, step);

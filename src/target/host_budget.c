@@ -156,9 +156,9 @@ static LLVMMetadataRef loop_flag(LLVMContextRef c, const char *name, bool with_f
   return LLVMMDNodeInContext2(c, ops, with_false ? 2 : 1);
 }
 
-/* Tell the loop whose latch ends in term to stay as it is: a new loop ID (a node
- * whose first operand is itself) with the old one's properties and ours. */
-static void mark_loop(LLVMContextRef c, LLVMValueRef term) {
+/* A new loop ID (a node whose first operand is itself) with the old one's properties
+ * and ours. */
+void host_keep_loop(LLVMContextRef c, LLVMValueRef term) {
   unsigned loop_kind = LLVMGetMDKindIDInContext(c, "llvm.loop", 9);
   LLVMValueRef old = LLVMGetMetadata(term, loop_kind);
   unsigned nold = old ? LLVMGetMDNodeNumOperands(old) : 0;
@@ -208,7 +208,7 @@ static void mark_big_loops(LLVMContextRef c, const cfg *g, size_t budget) {
       }
       unsigned to = g->succ[next[b]++];
       if (state[to] == 1 && loop_size(g, to, b, seen, work) > budget)
-        mark_loop(c, LLVMGetBasicBlockTerminator(g->bb[b]));
+        host_keep_loop(c, LLVMGetBasicBlockTerminator(g->bb[b]));
       if (state[to] == 0) {
         state[to] = 1;
         next[to] = g->succ_at[to];

@@ -132,6 +132,10 @@ int host_optimize(LLVMModuleRef m, int opt_level, const char *cpu, char **err);
  * change. */
 void host_prepare_guards(LLVMModuleRef m);
 
+/* Tell the loop whose latch branch is `term` to stay as it is: not vectorised, unrolled
+ * or split by IRCE (host_budget.c; code generation marks loops too small to gain). */
+void host_keep_loop(LLVMContextRef c, LLVMValueRef term);
+
 /* Compile time that grows roughly linearly with a kernel's size (host_budget.c): LLVM's
  * vectorisers and machine schedulers are superlinear in the size of a loop or a block,
  * and a kernel's body, inlined into both entry points and copied by IRCE and the
