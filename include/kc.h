@@ -207,7 +207,8 @@ KC_API kc_device_kind kc_context_device(const kc_context *ctx);
  * and kc_last_error(NULL) returns that thread's last such message ("" if none). */
 KC_API const char *kc_last_error(const kc_context *ctx);
 /* Every diagnostic (error, warning, note) of the last compilation on this context
- * (kc_compile_source, kc_compile_file, or a specialisation compiled at a launch), in
+ * (kc_compile_source, kc_compile_file, a specialisation compiled at a launch, or a
+ * ufunc's kernel for scalar operands compiled by kc_vectorize_args), in
  * GCC format as kcc prints them: "file:l:c: error: msg", the source line, a caret;
  * one after another, each ending in a newline. "" when it had none (or for NULL).
  * The library prints none of them unless the context is verbose (kc_config.verbose,
@@ -254,7 +255,9 @@ KC_API kc_status kc_detect(char *buf, size_t len, size_t *needed);
 
 /* A new uninitialised C-contiguous array of ndim (1..KC_MAX_DIMS) dimensions on the
  * device. Its elements start on a 256-byte boundary, as cuMemAlloc's do (on the CPU
- * device too, unless kc_config.alloc allocates them). */
+ * device too, unless kc_config.alloc allocates them; there an array of 4 MiB or more
+ * starts on a 2 MiB boundary and asks Linux for transparent huge pages, as NumPy's
+ * arrays do). */
 KC_API kc_status kc_array_new(kc_context *ctx, kc_dtype dtype, int ndim,
                               const int64_t *shape, kc_array **out);
 /* A new array holding a copy of host data (Numba's cuda.to_device). bytes is the size
@@ -650,7 +653,11 @@ KC_API void kc_ufunc_options_init(kc_ufunc_options *opts);
  * output of the result dtype, are used in place; any other input is first copied into
  * a contiguous array of the loop's dtype, and any other output receives the result
  * through one (on CUDA such copies go through host memory, and the call then waits).
- * Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the input and axis,
+ * Scalar inputs are passed to the kernel as scalars: the first call with more than
+ * 65,536 elements compiles, from the module's source, the function's kernels that take
+ * those inputs as scalar parameters, kept with the module (and in the on-disk cache)
+ * for every later call with scalars in those positions; before that, and for a module
+ * without source, a scalar fills an array of the loop's dtype. Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the input and axis,
  * or the input's dtype and the signature's), KC_ERR_NOMEM, or what kc_launch
  * returns. */
 KC_API kc_status kc_vectorize_args(kc_kernel *k, const kc_arg *args, int nargs,

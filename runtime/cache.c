@@ -103,6 +103,8 @@ static void key_options(XXH3_state_t *st, const kcc_options *o) {
   free(cpu);
   key_int(st, o->nsigs);
   for (int i = 0; i < o->nsigs; i++) key_str(st, o->sigs[i]);
+  key_str(st, o->scalar_ufunc ? o->scalar_ufunc : "");
+  key_int(st, o->scalar_ufunc ? (int64_t)o->scalar_inputs : -1);
 }
 
 rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char *source,

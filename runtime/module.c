@@ -160,7 +160,7 @@ static void module_destroy(kc_module *m, bool park) {
   while (m->specs) {
     rt_spec *s = m->specs;
     m->specs = s->next;
-    module_destroy(s->module, false);
+    if (s->module) module_destroy(s->module, false);   /* none: a ufunc's that failed */
     rt_free_str(ctx, s->signature);
     rt_free(ctx, s, sizeof *s);
   }
@@ -270,6 +270,8 @@ typedef struct settings {
   int opt, lineinfo, bounds, fast, debug;
   const char *const *sigs;
   int nsigs;
+  const char *scalar_ufunc;     /* kcc_options.scalar_ufunc and scalar_inputs */
+  unsigned scalar_inputs;
 } settings;
 
 /* The GPU a compilation for NVPTX is for: the context's kc_config.arch, else its GPU's
@@ -290,6 +292,7 @@ static void base_options(const rt_compiler *cc, kc_context *ctx, const settings 
   cc->options_init(o);
   o->opt_level = st->opt, o->lineinfo = st->lineinfo, o->bounds_check = st->bounds;
   o->fastmath = st->fast, o->debug = st->debug, o->sigs = st->sigs, o->nsigs = st->nsigs;
+  o->scalar_ufunc = st->scalar_ufunc, o->scalar_inputs = st->scalar_inputs;
   o->alloc = ctx->cfg.alloc;
   o->user_data = ctx->cfg.user_data;
   o->diag = rt_diag_route_fn;
@@ -355,8 +358,9 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   /* the name, for bounds errors */
   if (s == KC_OK && !(m->src_name = rt_strdup(ctx, name)))
     s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
-  if (s == KC_OK && res.nuntyped > 0) {
-    /* keep the source to specialise untyped kernels at launch */
+  if (s == KC_OK && !specialising) {
+    /* keep the source to specialise untyped kernels at launch, and to compile a ufunc's
+       kernels for scalar operands (rt_module_ufunc_scalars) */
     m->source = rt_alloc(ctx, len + 1);
     if (!m->source) {
       s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
@@ -379,6 +383,7 @@ void kc_compile_options_init(kc_compile_options *opts) {
 }
 
 static kc_status read_options(kc_context *ctx, const kc_compile_options *opts, settings *st) {
+  memset(st, 0, sizeof *st);
   st->opt = ctx->cfg.opt_level, st->lineinfo = ctx->cfg.lineinfo;
   st->bounds = ctx->cfg.bounds_check != 0, st->fast = ctx->cfg.fastmath != 0, st->debug = 0;
   st->sigs = NULL;
@@ -852,7 +857,8 @@ static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
     return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' is untyped but its source is gone",
                     k->name);
   const char *sigs[1] = {sig};
-  settings st = {m->opt_level, m->lineinfo, m->bounds_check, m->fastmath, m->debug, sigs, 1};
+  settings st = {m->opt_level, m->lineinfo, m->bounds_check, m->fastmath, m->debug, sigs, 1,
+                 NULL, 0};
   kc_module *child;
   kc_status s = compile(ctx, m->src_name, m->source, m->source_len, &st, 1, &child);
   if (s != KC_OK) return s;
@@ -914,4 +920,73 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
   list_spec(k, sig);
   *out = sp->typed;
   return KC_OK;
+}
+
+/* ---- A ufunc's kernels for scalar operands -------------------------------------------- */
+/* Whether kernel t of the child module is v's with the inputs of scalars as scalars:
+ * the same dtypes, in the same order. */
+static bool ufunc_scalars_match(const kc_kernel *v, const kc_kernel *t, unsigned scalars) {
+  if (t->nparams != v->nparams) return false;
+  for (int i = 0; i < v->nparams; i++) {
+    bool is_scalar = i < 32 && (scalars >> i & 1u);
+    if (t->params[i].dtype != v->params[i].dtype ||
+        t->params[i].ndim != (is_scalar ? 0 : v->params[i].ndim))
+      return false;
+  }
+  return true;
+}
+
+/* Compile v's @vectorize function for scalars (a child module kept in m's list, found
+ * again by origin v and the key 0xff + the mask); sp->typed NULL when the module's
+ * source or the compiler cannot give it. */
+static kc_status new_ufunc_scalars(kc_kernel *v, unsigned scalars, rt_spec **out) {
+  kc_module *m = v->mod;
+  kc_context *ctx = m->ctx;
+  rt_spec *sp = rt_calloc(ctx, 1, sizeof *sp);
+  if (!sp || !(sp->signature = rt_strdup(ctx, ""))) {
+    rt_free(ctx, sp, sizeof *sp);
+    return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  }
+  sp->origin = v;
+  sp->nargs = -2;   /* never matched by an untyped kernel's key */
+  sp->keylen = 1 + (int)sizeof scalars;
+  sp->key[0] = 0xff;
+  memcpy(sp->key + 1, &scalars, sizeof scalars);
+  if (m->source && rt_compiler_get()) {
+    settings st = {m->opt_level, m->lineinfo, m->bounds_check, m->fastmath, m->debug, NULL, 0,
+                   v->name, scalars};
+    kc_module *child = NULL;
+    /* a failure here is not the caller's: the call goes on with filled arrays */
+    char saved[sizeof ctx->err];
+    memcpy(saved, ctx->err, sizeof saved);
+    if (compile(ctx, m->src_name, m->source, m->source_len, &st, 1, &child) == KC_OK) {
+      sp->module = child;
+      for (int i = 0; i < child->nkernels && !sp->typed; i++)
+        if (ufunc_scalars_match(v, &child->kernels[i], scalars)) sp->typed = &child->kernels[i];
+    }
+    memcpy(ctx->err, saved, sizeof saved);
+  }
+  sp->next = m->specs;
+  m->specs = sp;
+  *out = sp;
+  return KC_OK;
+}
+
+kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, int compile_now,
+                                  kc_kernel **out) {
+  kc_module *m = v->mod;
+  *out = NULL;
+  unsigned char key[1 + sizeof scalars];
+  key[0] = 0xff;
+  memcpy(key + 1, &scalars, sizeof scalars);
+  for (rt_spec *sp = m->specs; sp; sp = sp->next)
+    if (sp->origin == v && sp->nargs == -2 && memcmp(sp->key, key, sizeof key) == 0) {
+      *out = sp->typed;
+      return KC_OK;
+    }
+  if (!compile_now) return KC_OK;
+  rt_spec *sp = NULL;
+  kc_status s = new_ufunc_scalars(v, scalars, &sp);
+  if (s == KC_OK) *out = sp->typed;
+  return s;
 }

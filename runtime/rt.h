@@ -257,8 +257,9 @@ kc_status rt_null_arg(kc_context *ctx, const char *call, const char *what);
 kc_status rt_context_usable(kc_context *ctx);
 
 void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
-/* A CPU array's data: RT_DATA_ALIGN-aligned unless cfg.alloc allocates (then as it
- * does); freed as rt_alloc's memory is (rt_free) */
+/* A CPU array's data: RT_DATA_ALIGN-aligned (from 4 MiB, 2 MiB-aligned with huge
+ * pages advised) unless cfg.alloc allocates (then as it does); freed as rt_alloc's
+ * memory is (rt_free) */
 void *rt_alloc_data(kc_context *ctx, size_t n);
 #define RT_DATA_ALIGN 256
 void *rt_calloc(kc_context *ctx, size_t count, size_t size);
@@ -408,6 +409,14 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
  * cached on first use). */
 kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out);
+
+/* The kernel of v's @vectorize function that takes the inputs whose bit is set in
+ * scalars as scalar parameters (kcc_options.scalar_ufunc): found among those compiled
+ * before, else, with compile_now, compiled from the module's source and kept. *out is
+ * NULL when there is none (no source, no compiler, or it failed: the caller fills
+ * arrays instead); an error is only running out of memory. */
+kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, int compile_now,
+                                  kc_kernel **out);
 
 /* The largest module image kc_module_load_file reads (a fatbin of many architectures
  * can be large; sources have KCC_MAX_SOURCE). */

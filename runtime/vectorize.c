@@ -10,11 +10,13 @@
  * one axis: in place when it is contiguous, of the loop's dtype and of the broadcast
  * shape, else a contiguous copy converted to the loop's dtype (a scalar filled in);
  * an output that cannot be written in place receives the result through a copy. With
- * copies, the CPU runs the call in chunks (make_copies says why).
+ * copies, the CPU runs the call in chunks (make_copies says why). Scalar inputs go to
+ * the ufunc's kernel compiled for scalars (use_scalar_kernel), when there is one.
  *
  * Assumes k is such a kernel; a plain kernel of 1-D arrays would be launched with the
  * same shape, which covers every element only if it loops the same way.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +38,7 @@ typedef struct ufunc_call {
   int64_t shape[KC_MAX_DIMS];
   int64_t n;                /* elements of the broadcast shape */
   int64_t chunk;            /* elements per launch */
+  unsigned scalars;         /* inputs passed as scalars: bit i for input i (v takes them so) */
   kc_array **temp;          /* nin + 1: a contiguous copy, or NULL */
   kc_array *flat;           /* nin + 1: the 1-D array the kernel is given */
 } ufunc_call;
@@ -264,6 +267,63 @@ static kc_status fill_scalar(ufunc_call *c, int i) {
   return KC_OK;
 }
 
+/* Scalar input i as the kernel's parameter takes it: converted to the loop's dtype by
+ * NumPy's rules (as fill_scalar converts it), so the launch converts nothing. */
+static kc_arg scalar_arg(const ufunc_call *c, int i) {
+  kc_dtype t = c->v->params[i].dtype;
+  union { int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8; uint16_t u16;
+          uint32_t u32; uint64_t u64; float f; double d; float c64[2]; double c128[2]; } e;
+  memset(&e, 0, sizeof e);
+  rt_ufunc_scalar_elem(&c->args[i], t, &e);
+  kc_arg a = kc_arg_int(t, 0);
+  switch (t) {
+  case KC_BOOL: case KC_UINT8: a.v.i = e.u8; break;
+  case KC_INT8: a.v.i = e.i8; break;
+  case KC_INT16: a.v.i = e.i16; break;
+  case KC_UINT16: a.v.i = e.u16; break;
+  case KC_INT32: a.v.i = e.i32; break;
+  case KC_UINT32: a.v.i = e.u32; break;
+  case KC_INT64: a.v.i = e.i64; break;
+  case KC_UINT64: a.v.u = e.u64; break;
+  case KC_FLOAT32: a.v.f = e.f; break;
+  case KC_FLOAT64: a.v.f = e.d; break;
+  case KC_COMPLEX64: a.v.c.re = e.c64[0], a.v.c.im = e.c64[1]; break;
+  case KC_COMPLEX128: a.v.c.re = e.c128[0], a.v.c.im = e.c128[1]; break;
+  default: break;   /* not taken: use_scalar_kernel passes no other dtype */
+  }
+  return a;
+}
+
+/* Whether scalar_arg passes dtype t exactly (float16 would round twice). */
+static bool passes_as_scalar(kc_dtype t) {
+  return t != KC_FLOAT16 && t != KC_RECORD && (unsigned)t < KC_DTYPE_COUNT;
+}
+
+/* Scalar inputs go to the ufunc's kernel compiled with them as scalar parameters
+ * (rt_module_ufunc_scalars) instead of an array filled with each: the loop then reads
+ * as many arrays as a C loop would, and on the CPU runs in one launch where nothing
+ * else is copied. That kernel is compiled (from the module's source, once) for the
+ * first call with more elements than a chunk, where the filled array costs more than
+ * a compilation; a smaller call uses it once it exists. */
+static kc_status use_scalar_kernel(ufunc_call *c) {
+  unsigned scalars = 0;
+  if (c->nin > 32) return KC_OK;
+  for (int i = 0; i < c->nin; i++) {
+    if (c->args[i].is_array) continue;
+    if (!passes_as_scalar(c->v->params[i].dtype)) return KC_OK;
+    scalars |= 1u << i;
+  }
+  if (!scalars) return KC_OK;
+  kc_kernel *t = NULL;
+  kc_status s = rt_module_ufunc_scalars(c->v, scalars, c->n > UFUNC_CPU_CHUNK, &t);
+  if (s == KC_OK && t) c->v = t, c->scalars = scalars;
+  return s;
+}
+
+static bool passed_as_scalar(const ufunc_call *c, int i) {
+  return i < c->nin && i < 32 && (c->scalars >> i & 1u);
+}
+
 /* The copies of the arguments that cannot be used in place, of the loop's dtypes. On
  * the CPU they hold a chunk of UFUNC_CPU_CHUNK elements at a time, which stays in cache
  * between its copy and the kernel (a whole-size copy costs a pass over memory and, for
@@ -272,7 +332,7 @@ static kc_status make_copies(ufunc_call *c, const kc_array *out) {
   int copies = 0;
   for (int i = 0; i <= c->nin; i++) {
     const kc_array *a = operand(c, i, out);
-    copies |= !a || !in_place(c, a, c->v->params[i].dtype);
+    if (!passed_as_scalar(c, i)) copies |= !a || !in_place(c, a, c->v->params[i].dtype);
   }
   c->chunk = c->n;
   if (copies && c->ctx->device == KC_DEVICE_CPU && c->n > UFUNC_CPU_CHUNK)
@@ -280,7 +340,7 @@ static kc_status make_copies(ufunc_call *c, const kc_array *out) {
   for (int i = 0; i <= c->nin; i++) {
     const kc_array *a = operand(c, i, out);
     kc_dtype t = c->v->params[i].dtype;
-    if (a && in_place(c, a, t)) continue;
+    if (passed_as_scalar(c, i) || (a && in_place(c, a, t))) continue;
     kc_status s = kc_array_new(c->ctx, t, 1, &c->chunk, &c->temp[i]);
     if (s == KC_OK && !a) s = fill_scalar(c, i);
     if (s != KC_OK) return s;
@@ -295,6 +355,10 @@ static kc_status run_chunk(ufunc_call *c, kc_array *out, int64_t off, int64_t le
   kc_status s = KC_OK;
   for (int i = 0; i <= c->nin && s == KC_OK; i++) {
     const kc_array *a = operand(c, i, out);
+    if (passed_as_scalar(c, i)) {
+      args[i] = scalar_arg(c, i);
+      continue;
+    }
     if (!c->temp[i]) {
       flatten(&c->flat[i], a, off, len);
     } else {
@@ -316,7 +380,8 @@ static kc_status run_chunk(ufunc_call *c, kc_array *out, int64_t off, int64_t le
 }
 
 static kc_status launch(ufunc_call *c, kc_array *out) {
-  kc_status s = make_copies(c, out);
+  kc_status s = use_scalar_kernel(c);
+  if (s == KC_OK) s = make_copies(c, out);
   for (int64_t off = 0; s == KC_OK && off < c->n; off += c->chunk)
     s = run_chunk(c, out, off, c->n - off < c->chunk ? c->n - off : c->chunk);
   return s;

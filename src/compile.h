@@ -44,6 +44,12 @@ typedef struct kcc_options {
   int export_device;      /* device functions with declared signatures are compiled for
                              each signature as visible functions (.visible .func), kernel
                              or not (Numba's compile_ptx(device=True)) */
+  const char *scalar_ufunc;/* the name of a @vectorize function: compile only its kernels,
+                             one per signature, each taking the inputs whose bit is set in
+                             scalar_inputs (bit i: input i) as scalar parameters instead
+                             of arrays, so that a ufunc call with scalar operands
+                             (runtime/vectorize.c) reads no array filled with them */
+  unsigned scalar_inputs;
   int aot;                /* ahead of time (kcc compile): a @cuda.reduce without signatures
                              is compiled for the usual number types, as kc_reduce would
                              compile it per dtype at run time */

@@ -167,13 +167,15 @@ END_TEST
  * (rt_alloc_data), whatever its size: malloc's 16 bytes put vector loads across cache
  * lines. */
 START_TEST(cpu_arrays_are_aligned) {
-  static const int64_t sizes[] = {1, 3, 1000, 1 << 20, (1 << 22) + 5};
-  for (int i = 0; i < 5; i++) {
+  static const int64_t sizes[] = {1, 3, 1000, 1 << 20, (1 << 22) + 5, 1 << 23};
+  for (int i = 0; i < 6; i++) {
     kc_array *a = NULL;
     void *p = NULL;
     ck_assert_int_eq(kc_array_new(ctx, KC_UINT8, 1, &sizes[i], &a), KC_OK);
     ck_assert_int_eq(kc_array_data(a, &p), KC_OK);
     ck_assert_uint_eq((uintptr_t)p % 256, 0);
+    /* from 4 MiB on, on a huge page's boundary (2 MiB), as NumPy's are */
+    if (sizes[i] >= (1 << 22)) ck_assert_uint_eq((uintptr_t)p % (2u << 20), 0);
     kc_array_free(a);
   }
 }

@@ -24,7 +24,11 @@ static const char SRC[] =
     "    return a + b\n"
     "@vectorize(['int8(int8, int8)', 'int16(int16, int16)'], target='cuda')\n"
     "def iadd(a, b):\n"
-    "    return a + b\n";
+    "    return a + b\n"
+    "@vectorize(['int32(int32, int32, int32)', 'float64(float64, float64, float64)',\n"
+    "            'complex128(complex128, complex128, complex128)'], target='cuda')\n"
+    "def lin(a, b, c):\n"
+    "    return a * b - c\n";
 
 static kc_context *ctx;
 static kc_module *mod;
@@ -437,6 +441,150 @@ START_TEST(output_given_or_refused) {
 }
 END_TEST
 
+/* ---- scalars as the kernel's parameters ------------------------------------------------ */
+/* Bytes allocated through the hook in blocks of at least `big` bytes, while counting. */
+typedef struct alloc_count {
+  size_t big;
+  int counting, big_blocks;
+} alloc_count;
+
+static void *counting_alloc(void *user_data, void *ptr, size_t osize, size_t nsize) {
+  alloc_count *c = user_data;
+  (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (c->counting && nsize >= c->big) c->big_blocks++;
+  return realloc(ptr, nsize);
+}
+
+/* lin(a, b, c) = a * b - c over n elements into out (float64), each argument an array of
+ * base_k + i or the scalar s_k; counts the big blocks the call allocates. */
+enum { SC_N = 200003 };   /* more than one chunk: the scalar kernel is compiled */
+static kc_context *sc_ctx;
+
+static int call_lin_f64(kc_kernel *lin, alloc_count *count, const kc_arg *args, kc_array *out) {
+  count->counting = 1, count->big_blocks = 0;
+  kc_array *given = out;
+  kc_status s = kc_vectorize_args(lin, args, 3, &given, NULL);
+  count->counting = 0;
+  ck_assert_msg(s == KC_OK, "%s", kc_last_error(sc_ctx));
+  return count->big_blocks;
+}
+
+/* Scalar operands reach the kernel as scalars (a kernel compiled for them from the
+ * module's source), not as arrays filled with their value: a call past one chunk
+ * allocates no block of a chunk's size or more, where a broadcast row (which is
+ * copied) does. Every mix of scalars, integer scalars cast into a float64 loop, an int32
+ * loop that wraps, complex scalars, and a small call once the kernel exists. */
+START_TEST(scalars_as_parameters) {
+  alloc_count count = {(size_t)65536 * sizeof(double), 0, 0};
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CPU;
+  cfg.cpu_threads = 2;
+  cfg.cache = -1;
+  cfg.alloc = counting_alloc;
+  cfg.user_data = &count;
+  kc_context *c2 = NULL;
+  kc_module *m2 = NULL;
+  kc_kernel *lin = NULL;
+  ck_assert_int_eq(kc_context_new(&cfg, &c2), KC_OK);
+  sc_ctx = c2;
+  ck_assert_msg(kc_compile_source(c2, "ufunc.k", SRC, sizeof SRC - 1, NULL, &m2) == KC_OK,
+                "%s", kc_last_error(c2));
+  ck_assert_int_eq(kc_module_get_kernel(m2, "lin", &lin), KC_OK);
+  const int64_t n = SC_N;
+  double *h = malloc(n * sizeof *h), *r = malloc(n * sizeof *r);
+  ck_assert(h && r);
+  for (int64_t i = 0; i < n; i++) h[i] = (double)(i % 1001) - 500.0;
+  kc_array *a = NULL, *out = NULL;
+  ck_assert_int_eq(kc_array_from_host(c2, KC_FLOAT64, 1, &n, h, n * sizeof *h, &a), KC_OK);
+  ck_assert_int_eq(kc_array_new(c2, KC_FLOAT64, 1, &n, &out), KC_OK);
+
+  /* b a scalar: a * 2.5 - a; then twice more, the kernel compiled by now */
+  kc_arg args[3] = {kc_arg_array(a), kc_arg_f64(2.5), kc_arg_array(a)};
+  call_lin_f64(lin, &count, args, out);
+  ck_assert_int_eq(call_lin_f64(lin, &count, args, out), 0);
+  ck_assert_int_eq(kc_array_to_host(out, r, n * sizeof *r), KC_OK);
+  for (int64_t i = 0; i < n; i++) ck_assert_double_eq(r[i], h[i] * 2.5 - h[i]);
+
+  /* a and c scalars, c an int64 (value-based: the float64 loop): 1.5 * a - 3 */
+  args[0] = kc_arg_f64(1.5), args[1] = kc_arg_array(a), args[2] = kc_arg_i64(3);
+  call_lin_f64(lin, &count, args, out);
+  ck_assert_int_eq(call_lin_f64(lin, &count, args, out), 0);
+  ck_assert_int_eq(kc_array_to_host(out, r, n * sizeof *r), KC_OK);
+  for (int64_t i = 0; i < n; i++) ck_assert_double_eq(r[i], 1.5 * h[i] - 3.0);
+
+  /* every input a scalar, the output given: 2 * 3 - 1 everywhere */
+  args[0] = kc_arg_f64(2), args[1] = kc_arg_f64(3), args[2] = kc_arg_f64(1);
+  call_lin_f64(lin, &count, args, out);
+  ck_assert_int_eq(kc_array_to_host(out, r, n * sizeof *r), KC_OK);
+  for (int64_t i = 0; i < n; i++) ck_assert_double_eq(r[i], 5.0);
+
+  /* the check counts: a broadcast row is copied, chunk by chunk */
+  const int64_t shape2[2] = {SC_N / 7, 7}, row = 7;
+  kc_array *rowa = NULL, *out2 = NULL;
+  ck_assert_int_eq(kc_array_from_host(c2, KC_FLOAT64, 1, &row, h, (size_t)row * sizeof *h, &rowa), KC_OK);
+  ck_assert_int_eq(kc_array_new(c2, KC_FLOAT64, 2, shape2, &out2), KC_OK);
+  kc_arg with_row[3] = {kc_arg_array(rowa), kc_arg_f64(2.0), kc_arg_f64(0.5)};
+  ck_assert_int_gt(call_lin_f64(lin, &count, with_row, out2), 0);
+  double *r2 = malloc((size_t)(shape2[0] * 7) * sizeof *r2);
+  ck_assert_ptr_nonnull(r2);
+  ck_assert_int_eq(kc_array_to_host(out2, r2, (size_t)(shape2[0] * 7) * sizeof *r2), KC_OK);
+  for (int64_t i = 0; i < shape2[0] * 7; i++) ck_assert_double_eq(r2[i], h[i % 7] * 2.0 - 0.5);
+  free(r2), kc_array_free(out2), kc_array_free(rowa);
+
+  /* the int32 loop, b and c scalars: a * 70001 + 12 wraps as int32 arithmetic does */
+  int32_t *hi = malloc(n * sizeof *hi), *ri = malloc(n * sizeof *ri);
+  ck_assert(hi && ri);
+  for (int64_t i = 0; i < n; i++) hi[i] = (int32_t)(i * 7919 % 200000) - 100000;
+  kc_array *ai = NULL, *oi = NULL;
+  ck_assert_int_eq(kc_array_from_host(c2, KC_INT32, 1, &n, hi, n * sizeof *hi, &ai), KC_OK);
+  ck_assert_int_eq(kc_array_new(c2, KC_INT32, 1, &n, &oi), KC_OK);
+  kc_arg iargs[3] = {kc_arg_array(ai), kc_arg_i64(70001), kc_arg_i64(-12)};
+  kc_array *given = oi;
+  ck_assert_msg(kc_vectorize_args(lin, iargs, 3, &given, NULL) == KC_OK, "%s", kc_last_error(c2));
+  ck_assert_int_eq(kc_array_to_host(oi, ri, n * sizeof *ri), KC_OK);
+  for (int64_t i = 0; i < n; i++)
+    ck_assert_int_eq(ri[i], (int32_t)((uint32_t)hi[i] * 70001u + 12u));
+  free(hi), free(ri), kc_array_free(ai), kc_array_free(oi);
+
+  /* complex: a (real parts base + i) * (0.5 - 2j) - (1 + 1j) */
+  kc_array *oc = NULL;
+  ck_assert_int_eq(kc_array_new(c2, KC_COMPLEX128, 1, &n, &oc), KC_OK);
+  kc_arg cargs[3] = {kc_arg_array(a), kc_arg_c128(0.5, -2.0), kc_arg_c128(1.0, 1.0)};
+  given = oc;
+  ck_assert_msg(kc_vectorize_args(lin, cargs, 3, &given, NULL) == KC_OK, "%s", kc_last_error(c2));
+  double *rc = malloc((size_t)n * 2 * sizeof *rc);
+  ck_assert_ptr_nonnull(rc);
+  ck_assert_int_eq(kc_array_to_host(oc, rc, (size_t)n * 2 * sizeof *rc), KC_OK);
+  for (int64_t i = 0; i < n; i++) {
+    ck_assert_double_eq(rc[2 * i], h[i] * 0.5 - 1.0);
+    ck_assert_double_eq(rc[2 * i + 1], h[i] * -2.0 - 1.0);
+  }
+  free(rc), kc_array_free(oc);
+
+  /* a small call once the kernel exists takes it too: no copy of b */
+  const int64_t small = 4096;
+  kc_array *as = NULL, *os = NULL;
+  ck_assert_int_eq(kc_array_from_host(c2, KC_FLOAT64, 1, &small, h, (size_t)small * sizeof *h, &as), KC_OK);
+  ck_assert_int_eq(kc_array_new(c2, KC_FLOAT64, 1, &small, &os), KC_OK);
+  count.big = (size_t)small * sizeof(double);
+  kc_arg sargs[3] = {kc_arg_array(as), kc_arg_f64(2.5), kc_arg_array(as)};
+  ck_assert_int_eq(call_lin_f64(lin, &count, sargs, os), 0);
+  ck_assert_int_eq(kc_array_to_host(os, r, (size_t)small * sizeof *r), KC_OK);
+  for (int64_t i = 0; i < small; i++) ck_assert_double_eq(r[i], h[i] * 2.5 - h[i]);
+  kc_array_free(as), kc_array_free(os);
+
+  free(h), free(r);
+  kc_array_free(a), kc_array_free(out);
+  kc_module_free(m2);
+  kc_context_free(c2);
+}
+END_TEST
+
 static Suite *ufunc_suite(void) {
   Suite *s = suite_create("ufunc_broadcast");
   TCase *t = tcase_create("cpu");
@@ -451,6 +599,7 @@ static Suite *ufunc_suite(void) {
   tcase_add_test(t, scalars_by_value);
   tcase_add_test(t, refused_casts);
   tcase_add_test(t, output_given_or_refused);
+  tcase_add_test(t, scalars_as_parameters);
   suite_add_tcase(s, t);
   return s;
 }

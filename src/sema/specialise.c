@@ -365,14 +365,16 @@ static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int varian
  * kf compiled over 1-D arrays of those types, inputs then output, under the symbol and
  * parameter names runtime/vectorize.c reports: the function's name (with several
  * signatures, its mangled scalar name + "_ufunc"), "in0"... and "out". */
-static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int k) {
+static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int k,
+                                  unsigned scalars) {
   ptr_vec *sig = fn->sigs.items[k];
   int nin = sig->len;
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(nin + 1));
   ptr_vec *ksig = arena_alloc(ic->ar, sizeof *ksig);
   for (int i = 0; i < nin; i++) {
     args[i] = sig->items[i];
-    vec_push(ic->ar, ksig, (void *)type_array(ic->ar, args[i], 1));
+    bool is_scalar = i < 32 && (scalars >> i & 1u);
+    vec_push(ic->ar, ksig, is_scalar ? (void *)args[i] : (void *)type_array(ic->ar, args[i], 1));
   }
   bool saved = ic->report;
   ic->report = true;
@@ -395,6 +397,7 @@ static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int
   fn_instance *f = ic->prog->kernels.items[ic->prog->kernels.len - 1];
   f->symbol_name = fn->sigs.len > 1
       ? arena_printf(ic->ar, "%s_ufunc", mangle(ic, fn->name, args, nin)) : fn->name;
+  if (scalars) f->symbol_name = arena_printf(ic->ar, "%s__scalars%u", f->symbol_name, scalars);
   for (int i = 0; i <= nin; i++) {
     node *p = f->def->params.items[i];
     p->str = i == nin ? "out" : arena_printf(ic->ar, "in%d", i);
@@ -416,15 +419,24 @@ static func_def *generated_kernel(infer_ctx *ic, func_def *fn, node *def, const 
   return k;
 }
 
-/* @vectorize: per signature, the elementwise kernel synthesised for it (synth.c). */
+/* @vectorize: per signature, the elementwise kernel synthesised for it (synth.c); with
+ * kcc_options.scalar_ufunc naming fn, the kernels taking some inputs as scalars. */
 static void compile_vectorize(infer_ctx *ic, func_def *fn) {
   if (fn->sigs.len == 0) return;
+  unsigned scalars = ic->opts->scalar_ufunc ? ic->opts->scalar_inputs : 0;
   node *def = synth_vectorize_kernel(ic->ar, ic->d, fn->name, fn->name, fn->def->params.len,
-                                     fn->def->sp);
+                                     scalars, fn->def->sp);
   func_def *kf = generated_kernel(ic, fn, def, "vectorize");
   if (!kf) return;
   kf->fastmath = fn->fastmath;
-  for (int k = 0; k < fn->sigs.len; k++) compile_vectorize_sig(ic, fn, kf, k);
+  for (int k = 0; k < fn->sigs.len; k++) compile_vectorize_sig(ic, fn, kf, k, scalars);
+}
+
+/* kcc_options.scalar_ufunc: the one @vectorize function it names is compiled, nothing
+ * else (the module was compiled whole before; this adds kernels to it). */
+static bool skipped_for_scalar_ufunc(const infer_ctx *ic, const func_def *fn) {
+  const char *only = ic->opts->scalar_ufunc;
+  return only && !(fn->kind == FN_VECTORIZE && strcmp(fn->name, only) == 0);
 }
 
 /* The element types an unsigned reducer is compiled for ahead of time. */
@@ -585,6 +597,7 @@ static void compile_guvectorize(infer_ctx *ic, func_def *fn) {
 void ix_compile_functions(infer_ctx *ic) {
   for (int i = 0; i < ic->prog->funcs.len; i++) {
     func_def *fn = ic->prog->funcs.items[i];
+    if (skipped_for_scalar_ufunc(ic, fn)) continue;
     if (fn->kind == FN_GUVECTORIZE) {
       compile_guvectorize(ic, fn);
       continue;

@@ -101,11 +101,13 @@ node *synth_lib_module_tree(arena *a, diag_sink *d, const char *module, span whe
 }
 
 node *synth_vectorize_kernel(arena *a, diag_sink *d, const char *scalar, const char *name,
-                             int nin, span where) {
+                             int nin, unsigned scalars, span where) {
   char *params = arena_strdup(a, ""), *args = arena_strdup(a, "");
   for (int k = 0; k < nin; k++) {
+    bool is_scalar = k < 32 && (scalars >> k & 1u);
     params = arena_printf(a, "%s_kc_in%d, ", params, k);
-    args = arena_printf(a, "%s%s_kc_in%d[_kc_i]", args, k ? ", " : "", k);
+    args = arena_printf(a, "%s%s_kc_in%d%s", args, k ? ", " : "", k,
+                        is_scalar ? "" : "[_kc_i]");
   }
   char *text = arena_printf(a,
       "def _kc_ufunc(%s_kc_out):\n"

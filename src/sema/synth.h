@@ -23,11 +23,13 @@ node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, span where);
 
 /* The N_FUNCDEF of the elementwise kernel of a @vectorize function `scalar` of nin
  * arguments, the contract of runtime/vectorize.c:
- *   def <name>(_kc_in0, ..., _kc_in<nin-1>, _kc_out)   all 1-D arrays
+ *   def <name>(_kc_in0, ..., _kc_in<nin-1>, _kc_out)   1-D arrays
  * one grid-stride loop over the output's length storing scalar(in0[i], ...) into
- * out[i], so any launch shape covers every element. Spans are set to `where`. */
+ * out[i], so any launch shape covers every element. An input whose bit is set in
+ * scalars (bit k: input k) is a scalar, passed to every call as it is
+ * (kcc_options.scalar_ufunc). Spans are set to `where`. */
 node *synth_vectorize_kernel(arena *a, diag_sink *d, const char *scalar, const char *name,
-                             int nin, span where);
+                             int nin, unsigned scalars, span where);
 
 /* How the @guvectorize loop kernel passes argument k to the core function. */
 typedef enum synth_gu_pass {
