@@ -34,7 +34,8 @@
  *   kcc-cache 7 <key: 32 hex digits> <checksum of the rest: XXH3-64, 16 hex digits>
  *   counts <nkernels> <nuntyped> <code bytes>
  *   kernel <flags: 1 uses a barrier, 2 cooperative, 4 / 8 inner axis y / z (compile.h's
- *          inner_axis), 16 blocks may be fused (fuse_blocks)> <static_shared> <stack_bytes> <nparams> <name> <symbol> <signature...>
+ *          inner_axis), 16 blocks may be fused (fuse_blocks), 32 region form (regions)>
+ *          <static_shared> <stack_bytes> <nparams> <name> <symbol> <signature...>
  *   param <dtype> <ndim> <flags> <tuple> <name...>   (nparams lines per kernel; flags:
  *                                        1 written, 2 strided ('A'); tuple is "-", or a
  *                                        tuple's element dtypes "9,9,10")
@@ -105,6 +106,8 @@ static void key_options(XXH3_state_t *st, const kcc_options *o) {
   for (int i = 0; i < o->nsigs; i++) key_str(st, o->sigs[i]);
   key_str(st, o->scalar_ufunc ? o->scalar_ufunc : "");
   key_int(st, o->scalar_ufunc ? (int64_t)o->scalar_inputs : -1);
+  key_str(st, o->only_kernel ? o->only_kernel : "");
+  for (int k = 0; k < 3; k++) key_int(st, o->block_dim[k]);
 }
 
 rt_cache_key rt_cache_key_of(const kcc_options *o, const char *name, const char *source,
@@ -298,7 +301,7 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
   int flags, np;
   unsigned long long shared, stack;
   if (!line || split(line, w, 8) != 8 || strcmp(w[0], "kernel") != 0 ||
-      small(w[1], 31, &flags) != 0 || (flags & 12) == 12 || num(w[2], SIZE_MAX, &shared) != 0 ||
+      small(w[1], 63, &flags) != 0 || (flags & 12) == 12 || num(w[2], SIZE_MAX, &shared) != 0 ||
       num(w[3], SIZE_MAX, &stack) != 0 ||
       small(w[4], RT_MAX_FLAT_PARAMS, &np) != 0 || !*w[5] || !*w[6])
     return -1;
@@ -306,6 +309,7 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
   k->cooperative = (flags & 2) != 0;
   k->inner_axis = (flags >> 2) & 3;
   k->fuse_blocks = (flags & 16) != 0;
+  k->regions = (flags & 32) != 0;
   k->static_shared = (size_t)shared;
   k->stack_bytes = (size_t)stack;
   if (!(k->name = dup_str(w[5])) || !(k->symbol = dup_str(w[6])) ||
@@ -415,7 +419,7 @@ static int write_kernel(FILE *f, const kcc_kernel *k) {
     return -1;
   fprintf(f, "kernel %d %zu %zu %d %s %s %s\n",
           (k->uses_barrier != 0) | (k->cooperative ? 2 : 0) | (k->inner_axis & 3) << 2 |
-          (k->fuse_blocks ? 16 : 0), k->static_shared, k->stack_bytes,
+          (k->fuse_blocks ? 16 : 0) | (k->regions ? 32 : 0), k->static_shared, k->stack_bytes,
           k->nparams, k->name, k->symbol, k->signature);
   for (int j = 0; j < k->nparams; j++) {
     const kcc_param *p = &k->params[j];

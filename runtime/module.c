@@ -208,6 +208,7 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
     k->cooperative = t->cooperative;
     k->inner_axis = t->inner_axis;
     k->fuse_blocks = t->fuse_blocks;
+    k->regions = t->regions;
     k->static_shared = t->static_shared;
     k->stack_bytes = t->stack_bytes;
     /* CUDA reads launch_bounds from the function (cuFuncGetAttribute); the CPU here */
@@ -272,6 +273,8 @@ typedef struct settings {
   int nsigs;
   const char *scalar_ufunc;     /* kcc_options.scalar_ufunc and scalar_inputs */
   unsigned scalar_inputs;
+  const char *only_kernel;      /* kcc_options.only_kernel and block_dim */
+  unsigned block_dim[3];
 } settings;
 
 /* The GPU a compilation for NVPTX is for: the context's kc_config.arch, else its GPU's
@@ -293,6 +296,8 @@ static void base_options(const rt_compiler *cc, kc_context *ctx, const settings 
   o->opt_level = st->opt, o->lineinfo = st->lineinfo, o->bounds_check = st->bounds;
   o->fastmath = st->fast, o->debug = st->debug, o->sigs = st->sigs, o->nsigs = st->nsigs;
   o->scalar_ufunc = st->scalar_ufunc, o->scalar_inputs = st->scalar_inputs;
+  o->only_kernel = st->only_kernel;
+  memcpy(o->block_dim, st->block_dim, sizeof o->block_dim);
   o->alloc = ctx->cfg.alloc;
   o->user_data = ctx->cfg.user_data;
   o->diag = rt_diag_route_fn;
@@ -849,6 +854,16 @@ static int arg_key(const kc_arg *args, int nargs, unsigned char *key) {
   return n;
 }
 
+/* The module's settings, for compiling one of its kernels again (a specialisation, a
+ * variant). */
+static settings module_settings(const kc_module *m) {
+  settings st;
+  memset(&st, 0, sizeof st);
+  st.opt = m->opt_level, st.lineinfo = m->lineinfo, st.bounds = m->bounds_check;
+  st.fast = m->fastmath, st.debug = m->debug;
+  return st;
+}
+
 /* Compile k for sig (the arguments' types) and keep it in m's list. */
 static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
   kc_module *m = k->mod;
@@ -857,8 +872,8 @@ static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
     return rt_error(ctx, KC_ERR_INTERNAL, "kernel '%s' is untyped but its source is gone",
                     k->name);
   const char *sigs[1] = {sig};
-  settings st = {m->opt_level, m->lineinfo, m->bounds_check, m->fastmath, m->debug, sigs, 1,
-                 NULL, 0};
+  settings st = module_settings(m);
+  st.sigs = sigs, st.nsigs = 1;
   kc_module *child;
   kc_status s = compile(ctx, m->src_name, m->source, m->source_len, &st, 1, &child);
   if (s != KC_OK) return s;
@@ -879,6 +894,7 @@ static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
   }
   sp->module = child;
   sp->typed = typed;
+  child->parent = m;
   sp->next = m->specs;
   m->specs = sp;
   *out = sp;
@@ -922,10 +938,64 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
   return KC_OK;
 }
 
-/* ---- A ufunc's kernels for scalar operands -------------------------------------------- */
-/* Whether kernel t of the child module is v's with the inputs of scalars as scalars:
- * the same dtypes, in the same order. */
-static bool ufunc_scalars_match(const kc_kernel *v, const kc_kernel *t, unsigned scalars) {
+/* ---- Variants: a kernel compiled again for one use ------------------------------------ */
+/* Kernels a module compiles from its source for a particular use, kept in its list
+ * (m->specs, nargs -2, found by origin and key): a ufunc's kernels for scalar
+ * operands, a barrier kernel for one block shape. One that cannot be had (no source,
+ * no compiler, or it failed) is kept too, with typed NULL, so that it is not tried
+ * again; the caller then goes on without it. */
+typedef bool (*variant_match)(const kc_kernel *origin, const kc_kernel *t, const void *ud);
+
+static rt_spec *find_variant(kc_kernel *origin, const unsigned char *key, int keylen) {
+  for (rt_spec *sp = origin->mod->specs; sp; sp = sp->next)
+    if (sp->origin == origin && sp->nargs == -2 && sp->keylen == keylen &&
+        memcmp(sp->key, key, (size_t)keylen) == 0)
+      return sp;
+  return NULL;
+}
+
+static kc_status new_variant(kc_kernel *origin, const unsigned char *key, int keylen,
+                             const settings *st, variant_match match, const void *ud,
+                             kc_kernel **out) {
+  kc_module *m = origin->mod;
+  kc_context *ctx = m->ctx;
+  /* an untyped kernel's specialisation is compiled from its module's source, for its
+     signature */
+  kc_module *src = m->source ? m : m->parent;
+  settings with_sig = *st;
+  const char *sig[1] = {origin->signature};
+  if (src != m) with_sig.sigs = sig, with_sig.nsigs = 1;
+  rt_spec *sp = rt_calloc(ctx, 1, sizeof *sp);
+  if (!sp || !(sp->signature = rt_strdup(ctx, ""))) {
+    rt_free(ctx, sp, sizeof *sp);
+    return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  }
+  sp->origin = origin;
+  sp->nargs = -2;   /* never matched by an untyped kernel's key */
+  sp->keylen = keylen;
+  memcpy(sp->key, key, (size_t)keylen);
+  if (src && src->source && origin->signature && rt_compiler_get()) {
+    kc_module *child = NULL;
+    /* a failure here is not the caller's: it goes on without the variant */
+    char saved[sizeof ctx->err];
+    memcpy(saved, ctx->err, sizeof saved);
+    if (compile(ctx, src->src_name, src->source, src->source_len, &with_sig, 1, &child) == KC_OK) {
+      sp->module = child;
+      for (int i = 0; i < child->nkernels && !sp->typed; i++)
+        if (match(origin, &child->kernels[i], ud)) sp->typed = &child->kernels[i];
+    }
+    memcpy(ctx->err, saved, sizeof saved);
+  }
+  sp->next = m->specs;
+  m->specs = sp;
+  *out = sp->typed;
+  return KC_OK;
+}
+
+/* Kernel t of the child module is v's with the inputs of *scalars as scalars: the
+ * same dtypes, in the same order. */
+static bool ufunc_scalars_match(const kc_kernel *v, const kc_kernel *t, const void *ud) {
+  unsigned scalars = *(const unsigned *)ud;
   if (t->nparams != v->nparams) return false;
   for (int i = 0; i < v->nparams; i++) {
     bool is_scalar = i < 32 && (scalars >> i & 1u);
@@ -936,57 +1006,35 @@ static bool ufunc_scalars_match(const kc_kernel *v, const kc_kernel *t, unsigned
   return true;
 }
 
-/* Compile v's @vectorize function for scalars (a child module kept in m's list, found
- * again by origin v and the key 0xff + the mask); sp->typed NULL when the module's
- * source or the compiler cannot give it. */
-static kc_status new_ufunc_scalars(kc_kernel *v, unsigned scalars, rt_spec **out) {
-  kc_module *m = v->mod;
-  kc_context *ctx = m->ctx;
-  rt_spec *sp = rt_calloc(ctx, 1, sizeof *sp);
-  if (!sp || !(sp->signature = rt_strdup(ctx, ""))) {
-    rt_free(ctx, sp, sizeof *sp);
-    return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
-  }
-  sp->origin = v;
-  sp->nargs = -2;   /* never matched by an untyped kernel's key */
-  sp->keylen = 1 + (int)sizeof scalars;
-  sp->key[0] = 0xff;
-  memcpy(sp->key + 1, &scalars, sizeof scalars);
-  if (m->source && rt_compiler_get()) {
-    settings st = {m->opt_level, m->lineinfo, m->bounds_check, m->fastmath, m->debug, NULL, 0,
-                   v->name, scalars};
-    kc_module *child = NULL;
-    /* a failure here is not the caller's: the call goes on with filled arrays */
-    char saved[sizeof ctx->err];
-    memcpy(saved, ctx->err, sizeof saved);
-    if (compile(ctx, m->src_name, m->source, m->source_len, &st, 1, &child) == KC_OK) {
-      sp->module = child;
-      for (int i = 0; i < child->nkernels && !sp->typed; i++)
-        if (ufunc_scalars_match(v, &child->kernels[i], scalars)) sp->typed = &child->kernels[i];
-    }
-    memcpy(ctx->err, saved, sizeof saved);
-  }
-  sp->next = m->specs;
-  m->specs = sp;
-  *out = sp;
-  return KC_OK;
-}
-
 kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, int compile_now,
                                   kc_kernel **out) {
-  kc_module *m = v->mod;
-  *out = NULL;
   unsigned char key[1 + sizeof scalars];
   key[0] = 0xff;
   memcpy(key + 1, &scalars, sizeof scalars);
-  for (rt_spec *sp = m->specs; sp; sp = sp->next)
-    if (sp->origin == v && sp->nargs == -2 && memcmp(sp->key, key, sizeof key) == 0) {
-      *out = sp->typed;
-      return KC_OK;
-    }
-  if (!compile_now) return KC_OK;
-  rt_spec *sp = NULL;
-  kc_status s = new_ufunc_scalars(v, scalars, &sp);
-  if (s == KC_OK) *out = sp->typed;
-  return s;
+  rt_spec *sp = find_variant(v, key, (int)sizeof key);
+  *out = sp ? sp->typed : NULL;
+  if (sp || !compile_now) return KC_OK;
+  settings st = module_settings(v->mod);
+  st.scalar_ufunc = v->name, st.scalar_inputs = scalars;
+  return new_variant(v, key, (int)sizeof key, &st, ufunc_scalars_match, &scalars, out);
+}
+
+/* The same kernel: its symbol names it and its signature. */
+static bool same_symbol(const kc_kernel *k, const kc_kernel *t, const void *ud) {
+  (void)ud;
+  return t->nparams == k->nparams && strcmp(t->symbol, k->symbol) == 0;
+}
+
+kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, kc_kernel **out) {
+  unsigned dims[3] = {block.x, block.y, block.z};
+  unsigned char key[1 + sizeof dims];
+  key[0] = 0xfe;
+  memcpy(key + 1, dims, sizeof dims);
+  rt_spec *sp = find_variant(k, key, (int)sizeof key);
+  *out = sp ? sp->typed : NULL;
+  if (sp) return KC_OK;
+  settings st = module_settings(k->mod);
+  st.only_kernel = k->name;
+  memcpy(st.block_dim, dims, sizeof dims);
+  return new_variant(k, key, (int)sizeof key, &st, same_symbol, NULL, out);
 }

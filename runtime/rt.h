@@ -104,6 +104,9 @@ struct kc_context {
   char pending_msg[RT_ERR_LEN];
   char err[RT_ERR_LEN];         /* kc_last_error */
   unsigned cache_hits;          /* compilations the on-disk cache answered (for tests) */
+  int cpu_shape;                /* KC_CPU_SHAPE: when a barrier kernel runs a variant
+                                   compiled for its launch's block shape (launch.c):
+                                   RT_SHAPE_NEVER, RT_SHAPE_BIG or RT_SHAPE_ALWAYS */
   /* the last RT_GRAVEYARD freed array handles (their memory released, the handle kept,
      marked RT_ARRAY_FREED), so a use after kc_array_free is an error and not a read of
      freed memory; a ring: older handles are really freed */
@@ -182,6 +185,7 @@ struct kc_kernel {
   int cooperative;              /* synchronises its grid: every block resident at once */
   int inner_axis;               /* CPU: kcc_kernel.inner_axis */
   int fuse_blocks;              /* CPU: kcc_kernel.fuse_blocks */
+  int regions;                  /* CPU: kcc_kernel.regions */
   size_t static_shared;
   size_t stack_bytes;           /* CPU: the frame a thread needs (kcc_kernel.stack_bytes) */
   kc_cpu_block_fn block_fn;
@@ -212,6 +216,8 @@ struct kc_module {
   int fastmath;                 /* compiled with kcc_options.fastmath */
   int debug;                    /* compiled with kcc_options.debug (-g) */
   rt_spec *specs;
+  kc_module *parent;            /* a specialisation's: the module it was compiled from
+                                   (which owns it), holding the source */
   /* CUDA, bounds-checked PTX: the module global KC_KERNEL_ERROR_SYMBOL */
   uint64_t error_dptr;          /* its device address; 0 when the module has none */
   const char *error_kernel;     /* the kernel launched since the last check (or NULL) */
@@ -417,6 +423,16 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
  * arrays instead); an error is only running out of memory. */
 kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, int compile_now,
                                   kc_kernel **out);
+
+/* The kernel k compiled again for launches of this block shape (kcc_options.block_dim),
+ * found among those compiled before or compiled now from the module's source and
+ * kept. *out is NULL when there is none (no source, no compiler, or it failed: the
+ * caller launches k); an error is only running out of memory. */
+kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, kc_kernel **out);
+
+enum { RT_SHAPE_NEVER, RT_SHAPE_BIG, RT_SHAPE_ALWAYS };
+/* Launches of at least this many threads are "big" (RT_SHAPE_BIG). */
+#define RT_SHAPE_MIN_THREADS ((uint64_t)1 << 16)
 
 /* The largest module image kc_module_load_file reads (a fatbin of many architectures
  * can be large; sources have KCC_MAX_SOURCE). */

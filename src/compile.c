@@ -138,6 +138,7 @@ static bool describe_kernels(arena *a, const program *p, size_t shared, kcc_outp
     k->cooperative = f->uses_grid_sync;
     k->inner_axis = f->host_inner;
     k->fuse_blocks = f->host_fused;
+    k->regions = f->host_regions;
     k->static_shared = shared;
     k->max_threads = f->fn->opts.max_threads;
   }

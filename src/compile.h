@@ -50,6 +50,12 @@ typedef struct kcc_options {
                              of arrays, so that a ufunc call with scalar operands
                              (runtime/vectorize.c) reads no array filled with them */
   unsigned scalar_inputs;
+  const char *only_kernel; /* the name of a kernel: compile it alone (its signatures),
+                             nothing else of the module */
+  unsigned block_dim[3];  /* host target: when all three are set, the block shape every
+                             launch of the kernels uses (blockDim a constant, the thread
+                             loops of known length): the runtime's kernel for one launch
+                             shape (runtime/module.c, rt_module_block_variant) */
   int aot;                /* ahead of time (kcc compile): a @cuda.reduce without signatures
                              is compiled for the usual number types, as kc_reduce would
                              compile it per dtype at run time */
@@ -101,6 +107,8 @@ typedef struct kcc_kernel {
                              grid fastest too (host_order.c) */
   int fuse_blocks;        /* host target: the executor may run neighbouring blocks along
                              inner_axis as one (host_fuse.c, kc_cpu_block.thread_span) */
+  int regions;            /* host target: K__block runs the kernel as regions of thread
+                             loops (host_regions.c: its barriers, grid-stride loops) */
   size_t static_shared;   /* bytes of static shared memory */
   int max_threads;        /* launch_bounds' max threads per block (PTX .maxntid, which
                              CUDA enforces); 0 = none */

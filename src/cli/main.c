@@ -91,6 +91,9 @@ static const char compile_usage_text[] =
   "                       them)\n"
   "  --target=nvptx|host  generate code for the GPU (the default) or for this CPU\n"
   "                       (the CPU back end: --emit=llvm, ast or types)\n"
+  "  --block=X[,Y[,Z]]    --target=host: the block shape every launch will use, so\n"
+  "                       that blockDim is a constant (what the runtime compiles a\n"
+  "                       barrier kernel for at a big launch)\n"
   "  -h, --help           this text\n"
   "\n"
   "Options taking a value accept it as the next argument or after '='.\n";
@@ -264,6 +267,7 @@ typedef struct cli_options {
   int bounds_check;     /* 0: the default (on with -g for the host), 1 on, -1 off */
   int fastmath;         /* --fastmath */
   int device_functions; /* --device-functions */
+  unsigned block[3];    /* --block: all 0 when not given */
   kcc_target target;
   const char **sigs;
   int nsigs;
@@ -286,6 +290,26 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
 static int is_option(const char *arg, const char *name) {
   size_t n = strlen(name);
   return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* --block=X[,Y[,Z]]: 1 to 1024 threads on each axis, 1024 in all, as CUDA allows. */
+static int parse_block(cli_options *o, const char *v) {
+  unsigned d[3] = {1, 1, 1};
+  const char *p = v;
+  int n = 0;
+  while (p && n < 3) {
+    char *end;
+    if (!isdigit((unsigned char)*p)) break;
+    long x = strtol(p, &end, 10);
+    if (x < 1 || x > 1024) break;
+    d[n++] = (unsigned)x;
+    p = *end == ',' ? end + 1 : *end == '\0' ? NULL : "";
+  }
+  if (!v || p || n == 0 || (unsigned long)d[0] * d[1] * d[2] > 1024)
+    return usage_error("kcc compile", "bad --block '%s' (e.g. --block=16,16: at most 1024 "
+                       "threads)", v ? v : "");
+  memcpy(o->block, d, sizeof d);
+  return 0;
 }
 
 /* "sm_80", "80", "compute_80" -> 80; -1 if not of that form. */
@@ -367,6 +391,8 @@ static int parse_one(cli_options *o, int argc, char **argv, int *i) {
     if (!(v = option_value(argc, argv, i, "--sig")))
       return usage_error("kcc compile", "--sig needs a signature, e.g. --sig 'k(float32[:])'");
     return parse_sig(o, v);
+  } else if (is_option(arg, "--block")) {
+    return parse_block(o, option_value(argc, argv, i, "--block"));
   } else if (is_option(arg, "--target")) {
     v = option_value(argc, argv, i, "--target");
     if (v && (strcmp(v, "nvptx") == 0 || strcmp(v, "cuda") == 0)) o->target = KCC_TARGET_NVPTX;
@@ -380,6 +406,8 @@ static int parse_one(cli_options *o, int argc, char **argv, int *i) {
 
 static int check_combination(cli_options *o) {
   if (!o->input) return usage_error("kcc compile", "no input file");
+  if (o->block[0] && o->target != KCC_TARGET_HOST)
+    return usage_error("kcc compile", "--block needs --target=host");
   if (o->target == KCC_TARGET_HOST &&
       (o->emit == EMIT_PTX || o->emit == EMIT_HEADER || o->emit == EMIT_CUBIN))
     return usage_error("kcc compile", "--emit=%s needs --target=nvptx",
@@ -654,6 +682,7 @@ static int cmd_compile(int argc, char **argv) {
   opts.export_device = o.device_functions;
   opts.sigs = o.sigs;
   opts.nsigs = o.nsigs;
+  memcpy(opts.block_dim, o.block, sizeof opts.block_dim);
   opts.aot = 1;
   opts.color = want_color();
   kcc_output out;

@@ -16,6 +16,7 @@
 #include "records.h"
 #include "host_abi.h"
 #include "host_regions.h"
+#include "target.h"
 
 /* ---- kc_cpu_block ---- */
 
@@ -63,8 +64,15 @@ static void host_function_attrs(cg_ctx *g, fn_instance *f, LLVMValueRef fn) {
 
 /* ---- thread indices ---- */
 
+/* kcc_options.block_dim: the launch's block shape, fixed at compile time (0: not). */
+static unsigned fixed_block_dim(const cg_ctx *g, int axis) {
+  const unsigned *d = g->opts->block_dim;
+  return d[0] && d[1] && d[2] ? d[axis] : 0;
+}
+
 static LLVMValueRef host_special_reg(cg_ctx *g, int which, int axis) {
   if (which == 0) return g->tid[axis];
+  if (which == 2 && fixed_block_dim(g, axis)) return ci32(g, (long long)fixed_block_dim(g, axis));
   static const int offs[4] = {0, KC_CPU_BLOCK_OFF_BLOCK_IDX, KC_CPU_BLOCK_OFF_BLOCK_DIM,
                               KC_CPU_BLOCK_OFF_GRID_DIM};
   LLVMValueRef v = cg_blk_load(g, offs[which] + 4 * axis, g->i32, cg_sreg_names[which]);
@@ -257,6 +265,9 @@ void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3], int fuse
     dims[k] = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i8, blk, &idx, 1, ""),
                              k == fused ? span_names[k] : "");
     cg_set_range(g, dims[k], 1, k == fused ? 0x80000000LL : 1025);
+    /* a kernel compiled for one block shape: thread loops of a known length, which LLVM
+       unrolls and vectorises without remainders (a fused axis runs its span) */
+    if (k != fused && fixed_block_dim(g, k)) dims[k] = ci32(g, (long long)fixed_block_dim(g, k));
   }
 }
 
@@ -292,7 +303,11 @@ void host_thread_loops_close(cg_ctx *g, host_thread_loops *l) {
     LLVMSetNSW(next, 1);
     LLVMAddIncoming(l->iv[k], &next, &latch, 1);
     LLVMBasicBlockRef after = cg_new_bb(g, "after");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, l->dims[k], ""), l->head[k], after);
+    LLVMValueRef br = LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, next, l->dims[k], ""),
+                                      l->head[k], after);
+    /* a thread loop of a length fixed at compile time (kcc_options.block_dim) would be
+       fully unrolled, its guards left in scalar copies, rather than vectorised */
+    if (i == 2 && LLVMIsAConstantInt(l->dims[k])) host_no_unroll(g->c, br);
     LLVMPositionBuilderAtEnd(g->b, after);
   }
 }

@@ -432,11 +432,13 @@ static void compile_vectorize(infer_ctx *ic, func_def *fn) {
   for (int k = 0; k < fn->sigs.len; k++) compile_vectorize_sig(ic, fn, kf, k, scalars);
 }
 
-/* kcc_options.scalar_ufunc: the one @vectorize function it names is compiled, nothing
- * else (the module was compiled whole before; this adds kernels to it). */
-static bool skipped_for_scalar_ufunc(const infer_ctx *ic, const func_def *fn) {
-  const char *only = ic->opts->scalar_ufunc;
-  return only && !(fn->kind == FN_VECTORIZE && strcmp(fn->name, only) == 0);
+/* kcc_options.scalar_ufunc and only_kernel: the one @vectorize function or kernel they
+ * name is compiled, nothing else (the module was compiled whole before; this adds
+ * kernels to it). */
+static bool skipped_for_variant(const infer_ctx *ic, const func_def *fn) {
+  const char *ufunc = ic->opts->scalar_ufunc, *kernel = ic->opts->only_kernel;
+  if (ufunc && !(fn->kind == FN_VECTORIZE && strcmp(fn->name, ufunc) == 0)) return true;
+  return kernel && !(fn->kind == FN_KERNEL && strcmp(fn->name, kernel) == 0);
 }
 
 /* The element types an unsigned reducer is compiled for ahead of time. */
@@ -597,7 +599,7 @@ static void compile_guvectorize(infer_ctx *ic, func_def *fn) {
 void ix_compile_functions(infer_ctx *ic) {
   for (int i = 0; i < ic->prog->funcs.len; i++) {
     func_def *fn = ic->prog->funcs.items[i];
-    if (skipped_for_scalar_ufunc(ic, fn)) continue;
+    if (skipped_for_variant(ic, fn)) continue;
     if (fn->kind == FN_GUVECTORIZE) {
       compile_guvectorize(ic, fn);
       continue;

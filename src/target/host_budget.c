@@ -156,6 +156,16 @@ static LLVMMetadataRef loop_flag(LLVMContextRef c, const char *name, bool with_f
   return LLVMMDNodeInContext2(c, ops, with_false ? 2 : 1);
 }
 
+/* A loop ID of its own (a node whose first operand is itself) saying no unrolling:
+ * LLVM fully unrolls a short loop of a known length before the vectoriser sees it. */
+void host_no_unroll(LLVMContextRef c, LLVMValueRef term) {
+  LLVMMetadataRef self = LLVMTemporaryMDNode(c, NULL, 0);
+  LLVMMetadataRef ops[2] = {self, loop_flag(c, "llvm.loop.unroll.disable", false)};
+  LLVMMetadataRef id = LLVMMDNodeInContext2(c, ops, 2);
+  LLVMMetadataReplaceAllUsesWith(self, id);
+  LLVMSetMetadata(term, LLVMGetMDKindIDInContext(c, "llvm.loop", 9), LLVMMetadataAsValue(c, id));
+}
+
 /* A new loop ID (a node whose first operand is itself) with the old one's properties
  * and ours. */
 void host_keep_loop(LLVMContextRef c, LLVMValueRef term) {

@@ -135,6 +135,9 @@ void host_prepare_guards(LLVMModuleRef m);
 /* Tell the loop whose latch branch is `term` to stay as it is: not vectorised, unrolled
  * or split by IRCE (host_budget.c; code generation marks loops too small to gain). */
 void host_keep_loop(LLVMContextRef c, LLVMValueRef term);
+/* Mark the loop whose latch ends in term as not to be unrolled (it stays a loop for
+ * the vectoriser). */
+void host_no_unroll(LLVMContextRef c, LLVMValueRef term);
 
 /* Compile time that grows roughly linearly with a kernel's size (host_budget.c): LLVM's
  * vectorisers and machine schedulers are superlinear in the size of a loop or a block,
