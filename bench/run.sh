@@ -53,7 +53,9 @@ mkdir -p "$OUT"
 CC=${CC:-gcc}
 set -x
 $CC -O2 -I include -I src -I src/common -I src/target -I runtime -I "$BUILD" -I bench -c bench/cpu_bench.c -o "$OUT/cpu_bench.o"
-$CC -O3 -march=native -fopenmp-simd -I bench -c bench/cpu_ref.c -o "$OUT/cpu_ref.o"
+# -ffp-contract=off: the kernels' arithmetic (Python's: a multiply and an add are two
+# roundings, not a fused multiply-add) unless they ask for fast math
+$CC -O3 -march=native -fopenmp-simd -ffp-contract=off -I bench -c bench/cpu_ref.c -o "$OUT/cpu_ref.o"
 $CC -O2 -I include -I src -I src/common -I src/target -I runtime -I "$BUILD" -c bench/jit_scaling.c -o "$OUT/jit_scaling.o"
 # shellcheck disable=SC2046
 $CC -o "$OUT/cpu_bench" "$OUT/cpu_bench.o" "$OUT/cpu_ref.o" \
@@ -159,9 +161,11 @@ for the tiled transpose; the grid-stride rows on 2 blocks of 256 (the grid
 (\`rt_grid_stride_shape\`)). Columns:
 
 - **C**: the same algorithm as plain loops in \`bench/cpu_ref.c\`, \`gcc -O3 -march=native
-  -fopenmp-simd\` (the sum as an \`omp simd\` reduction, the matmul as the i-k-j loop
-  nest, the tiled transpose by 32x32 blocks); 2T = the loop split in halves over two
-  pthreads.
+  -fopenmp-simd -ffp-contract=off\` (the sum as an \`omp simd\` reduction, the matmul as
+  the i-k-j loop nest, the tiled transpose by 32x32 blocks; no fused multiply-adds, as
+  the kernels have none without fast math), on memory allocated as kcc's CPU arrays
+  are (256-byte aligned; from 4 MiB, 2 MiB-aligned with transparent huge pages
+  advised, as NumPy's are too); 2T = the loop split in halves over two pthreads.
 - **kcc**: \`kc_launch\` (or \`kc_vectorize\`, \`kc_reduce\`) + \`kc_synchronize\` on a CPU
   context with \`cpu_threads\` = 1 (1T) or 2 (2T).
 - **Numba** (\`bench/numba_bench.py\`, Debian's python3-numba): \`@njit\` on one thread,
