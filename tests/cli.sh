@@ -53,6 +53,14 @@ expect 1 "bad --sig" -- compile "$SAMPLE" --sig 'vector_add(flaot32[:])'
 expect 1 "more than one input file" -- compile "$SAMPLE" "$SAMPLE"
 expect 1 "needs --target=nvptx" -- compile "$SAMPLE" --target=host --emit=ptx
 expect 1 "bad --target" -- compile "$SAMPLE" --target=gpu
+# --block: a block shape for host code, 1 to 1024 threads an axis and in all
+expect 1 "--block needs --target=host" -- compile "$SAMPLE" --block=16,16
+expect 1 "bad --block '16,0'" -- compile "$SAMPLE" --target=host --emit=llvm --block=16,0
+expect 1 "bad --block '64,64'" -- compile "$SAMPLE" --target=host --emit=llvm --block=64,64
+expect 1 "bad --block '8,8,8,8'" -- compile "$SAMPLE" --target=host --emit=llvm --block=8,8,8,8
+expect 1 "bad --block '16,'" -- compile "$SAMPLE" --target=host --emit=llvm --block=16,
+expect 1 "bad --block ''" -- compile "$SAMPLE" --target=host --emit=llvm --block
+expect 0 "" -- compile "$SAMPLE" --target=host --emit=llvm --block 256 -o -
 expect 1 "cannot read" -- compile "$WORK"
 expect 1 "cannot write '/nonexistent/x.ptx'" -- compile "$SAMPLE" -o /nonexistent/x.ptx
 # files that are not sources are refused at once, never read for ever (issue 18): each
