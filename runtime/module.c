@@ -173,6 +173,8 @@ static void module_destroy(kc_module *m, bool park) {
   if (m->has_out) rt_compiler_get()->output_free(&m->out);  /* only compiled modules */
   rt_free_str(ctx, m->src_name);
   rt_free(ctx, m->source, m->source_len + 1);
+  for (int i = 0; m->sigs && i < m->nsigs; i++) rt_free_str(ctx, m->sigs[i]);
+  rt_free(ctx, m->sigs, (size_t)m->nsigs * sizeof *m->sigs);
   if (park) {   /* the kernel table first: the ring lets it go before the module */
     rt_handle_bury(ctx, m->kernels, (size_t)m->nkernels * sizeof *m->kernels, NULL);
     rt_handle_bury(ctx, m, sizeof *m, &m->magic);
@@ -305,6 +307,19 @@ static void base_options(const rt_compiler *cc, kc_context *ctx, const settings 
   rt_diags_reset(ctx);
 }
 
+/* A copy of the signatures kc_compile_options gave st, for compiling the module's
+ * kernels again (module_settings). */
+static kc_status keep_signatures(kc_module *m, const settings *st) {
+  if (st->nsigs <= 0) return KC_OK;
+  m->sigs = rt_calloc(m->ctx, (size_t)st->nsigs, sizeof *m->sigs);
+  if (!m->sigs) return rt_error(m->ctx, KC_ERR_NOMEM, "out of memory");
+  m->nsigs = st->nsigs;
+  for (int i = 0; i < st->nsigs; i++)
+    if (!(m->sigs[i] = rt_strdup(m->ctx, st->sigs[i] ? st->sigs[i] : "")))
+      return rt_error(m->ctx, KC_ERR_NOMEM, "out of memory");
+  return KC_OK;
+}
+
 static kc_status compile(kc_context *ctx, const char *name, const char *source, size_t len,
                          const settings *st, int specialising, kc_module **out) {
   const rt_compiler *cc = rt_compiler_get();
@@ -364,8 +379,9 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
   if (s == KC_OK && !(m->src_name = rt_strdup(ctx, name)))
     s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
   if (s == KC_OK && !specialising) {
-    /* keep the source to specialise untyped kernels at launch, and to compile a ufunc's
-       kernels for scalar operands (rt_module_ufunc_scalars) */
+    /* keep the source (and the signatures the options gave) to specialise untyped
+       kernels at launch and to compile variants of kernels (rt_module_ufunc_scalars,
+       rt_module_block_variant) */
     m->source = rt_alloc(ctx, len + 1);
     if (!m->source) {
       s = rt_error(ctx, KC_ERR_NOMEM, "out of memory");
@@ -374,6 +390,7 @@ static kc_status compile(kc_context *ctx, const char *name, const char *source, 
       m->source[len] = '\0';
       m->source_len = len;
     }
+    if (s == KC_OK) s = keep_signatures(m, st);
   }
   if (s != KC_OK) {
     module_discard(m);
@@ -861,6 +878,7 @@ static settings module_settings(const kc_module *m) {
   memset(&st, 0, sizeof st);
   st.opt = m->opt_level, st.lineinfo = m->lineinfo, st.bounds = m->bounds_check;
   st.fast = m->fastmath, st.debug = m->debug;
+  st.sigs = (const char *const *)m->sigs, st.nsigs = m->nsigs;
   return st;
 }
 

@@ -216,6 +216,8 @@ struct kc_module {
   int fastmath;                 /* compiled with kcc_options.fastmath */
   int debug;                    /* compiled with kcc_options.debug (-g) */
   rt_spec *specs;
+  char **sigs;                  /* kc_compile_options.signatures, copied (nsigs of them) */
+  int nsigs;
   kc_module *parent;            /* a specialisation's: the module it was compiled from
                                    (which owns it), holding the source */
   /* CUDA, bounds-checked PTX: the module global KC_KERNEL_ERROR_SYMBOL */

@@ -181,6 +181,95 @@ START_TEST(cpu_arrays_are_aligned) {
 }
 END_TEST
 
+/* A kernel run as regions (its barriers) gets a copy compiled for one block shape
+ * (rt_module_block_variant; runtime/launch.c uses it for big 2-D launches): for a
+ * kernel typed in the source, typed by kc_compile_options.signatures, or untyped and
+ * specialised at a launch; found again, not compiled twice; and a big launch (128 x 128
+ * blocks of 16 x 8, so the copy is used) transposes as a C loop does. */
+static const char tile_src[] =
+    "from numba import cuda, float32\n"
+    "@cuda.jit('void(float32[:, :], float32[:, :])')\n"
+    "def typed(a, out):\n"
+    "    tile = cuda.shared.array((8, 17), float32)\n"
+    "    x, y = cuda.grid(2)\n"
+    "    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y\n"
+    "    if y < a.shape[0] and x < a.shape[1]:\n"
+    "        tile[ty, tx] = a[y, x]\n"
+    "    cuda.syncthreads()\n"
+    "    if y < a.shape[0] and x < a.shape[1]:\n"
+    "        out[x, y] = tile[ty, tx] * 2\n"
+    "@cuda.jit\n"
+    "def untyped(a, out):\n"
+    "    tile = cuda.shared.array((8, 17), float32)\n"
+    "    x, y = cuda.grid(2)\n"
+    "    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y\n"
+    "    if y < a.shape[0] and x < a.shape[1]:\n"
+    "        tile[ty, tx] = a[y, x]\n"
+    "    cuda.syncthreads()\n"
+    "    if y < a.shape[0] and x < a.shape[1]:\n"
+    "        out[x, y] = tile[ty, tx] + 1\n";
+
+START_TEST(block_shape_variants) {
+  static const char *const sigs[] = {"untyped(float32[:, :], float32[:, :])"};
+  kc_compile_options o;
+  kc_compile_options_init(&o);
+  o.signatures = sigs;
+  o.nsignatures = 1;
+  kc_module *plain = NULL, *by_option = NULL;
+  ck_assert_int_eq(kc_compile_source(ctx, "tile.k", tile_src, sizeof tile_src - 1, NULL, &plain), KC_OK);
+  ck_assert_int_eq(kc_compile_source(ctx, "tile.k", tile_src, sizeof tile_src - 1, &o, &by_option), KC_OK);
+  kc_kernel *typed = NULL, *untyped = NULL, *opt_typed = NULL, *v = NULL, *again = NULL;
+  ck_assert_int_eq(kc_module_get_kernel(plain, "typed", &typed), KC_OK);
+  ck_assert_int_eq(kc_module_get_kernel(plain, "untyped", &untyped), KC_OK);
+  ck_assert_int_eq(kc_module_get_kernel(by_option, "untyped", &opt_typed), KC_OK);
+  ck_assert_int_eq(typed->regions, 1);
+  const kc_dim3 block = {16, 8, 1};
+  ck_assert_int_eq(rt_module_block_variant(typed, block, &v), KC_OK);
+  ck_assert_ptr_nonnull(v);
+  ck_assert_str_eq(v->symbol, typed->symbol);
+  ck_assert_int_eq(rt_module_block_variant(typed, block, &again), KC_OK);
+  ck_assert_ptr_eq(again, v);
+  v = NULL;
+  ck_assert_int_eq(rt_module_block_variant(opt_typed, block, &v), KC_OK);
+  ck_assert_ptr_nonnull(v);
+
+  enum { R = 1000, C = 1020 };   /* not multiples of the block */
+  const int64_t shape[2] = {R, C}, tshape[2] = {C, R};
+  float *h = malloc(sizeof(float) * R * C), *got = malloc(sizeof(float) * R * C);
+  ck_assert(h && got);
+  for (int i = 0; i < R * C; i++) h[i] = (float)(i % 4093) - 2000.0f;
+  kc_array *a = NULL, *out = NULL;
+  ck_assert_int_eq(kc_array_from_host(ctx, KC_FLOAT32, 2, shape, h, sizeof(float) * R * C, &a), KC_OK);
+  ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 2, tshape, &out), KC_OK);
+  kc_arg args[2] = {kc_arg_array(a), kc_arg_array(out)};
+  const kc_dim3 grid = {(C + 15) / 16, (R + 7) / 8, 1};
+  kc_kernel *const ks[2] = {typed, untyped};
+  for (int which = 0; which < 2; which++) {
+    ck_assert_int_eq(kc_array_zero(out), KC_OK);
+    ck_assert_msg(kc_launch(ks[which], grid, block, 0, NULL, args, 2) == KC_OK, "%s", kc_last_error(ctx));
+    ck_assert_int_eq(kc_synchronize(ctx), KC_OK);
+    ck_assert_int_eq(kc_array_to_host(out, got, sizeof(float) * R * C), KC_OK);
+    for (int y = 0; y < R; y++)
+      for (int x = 0; x < C; x++) {
+        float want = which == 0 ? h[y * C + x] * 2 : h[y * C + x] + 1;
+        if (got[x * R + y] != want)
+          ck_abort_msg("kernel %d: out[%d, %d] = %g, want %g", which, x, y, got[x * R + y], want);
+      }
+  }
+  /* the untyped kernel's specialisation got its copy, from its parent's source */
+  kc_kernel *spec = NULL;
+  ck_assert_int_eq(rt_module_specialise(untyped, args, 2, &spec), KC_OK);
+  ck_assert_ptr_null(spec->mod->source);
+  v = NULL;
+  ck_assert_int_eq(rt_module_block_variant(spec, block, &v), KC_OK);
+  ck_assert_ptr_nonnull(v);
+  free(h), free(got);
+  kc_array_free(a), kc_array_free(out);
+  kc_module_free(by_option);
+  kc_module_free(plain);
+}
+END_TEST
+
 /* Numba lists a kernel's signatures in the decorator's order (kernel.signatures) */
 START_TEST(typed_kernel_signatures) {
   static const char src2[] = "from numba import cuda\n"
@@ -257,6 +346,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, zeroed_options_are_defaults);
+  tcase_add_test(tc, block_shape_variants);
   tcase_add_test(tc, diagnostics_silent_and_kept);
   tcase_add_test(tc, diagnostics_verbose_prints);
   tcase_add_test(tc, untyped_kernel_signatures);
