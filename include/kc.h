@@ -653,11 +653,12 @@ KC_API void kc_ufunc_options_init(kc_ufunc_options *opts);
  * output of the result dtype, are used in place; any other input is first copied into
  * a contiguous array of the loop's dtype, and any other output receives the result
  * through one (on CUDA such copies go through host memory, and the call then waits).
- * Scalar inputs are passed to the kernel as scalars: the first call with more than
- * 65,536 elements compiles, from the module's source, the function's kernels that take
- * those inputs as scalar parameters, kept with the module (and in the on-disk cache)
- * for every later call with scalars in those positions; before that, and for a module
- * without source, a scalar fills an array of the loop's dtype. Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the input and axis,
+ * Scalar inputs are passed to the kernel as scalars: once calls with scalars in some
+ * positions have covered 2^20 elements in all, the function's kernels that take those
+ * inputs as scalar parameters are compiled from the module's source and kept with the
+ * module (and in the on-disk cache) for every later call with scalars in those
+ * positions; before that, and for a module without source, a scalar fills an array of
+ * the loop's dtype. Returns KC_OK, KC_ERR_INVALID for a mismatch (the message names the input and axis,
  * or the input's dtype and the signature's), KC_ERR_NOMEM, or what kc_launch
  * returns. */
 KC_API kc_status kc_vectorize_args(kc_kernel *k, const kc_arg *args, int nargs,

@@ -359,21 +359,22 @@ static kc_status launch_cpu(kc_context *ctx, kc_kernel *k, kc_dim3 grid, kc_dim3
 }
 
 /* On the CPU, a kernel run as regions of thread loops (its barriers; host_regions.c)
- * and not as fused blocks, launched with many threads in 2-D or 3-D blocks, runs a
- * variant compiled for its block shape: blockDim a constant, so the thread loops have
- * a known length and LLVM vectorises each row without the checks and remainders a
- * length known only at run time costs, once per row of 16 (a 16 x 16 tiled matmul:
- * 9.5 -> 6.8 ms; 1-D blocks, whose one row is long, gained nothing or lost). The first
- * such launch compiles it (from the module's source, into the on-disk cache too);
- * smaller launches, and kernels that cannot have one, run k. */
+ * and not as fused blocks, launched in 2-D or 3-D blocks, runs a variant compiled for
+ * its block shape once its launches in that shape have run RT_VARIANT_WORK threads
+ * (module.c): blockDim a constant, so the thread loops have a known length and LLVM
+ * vectorises each row without the checks and remainders a length known only at run
+ * time costs, once per row of 16 (a 16 x 16 tiled matmul: 9.5 -> 6.8 ms; 1-D blocks,
+ * whose one row is long, gained nothing or lost). Compiling it takes about as long as
+ * compiling the kernel did (it goes into the on-disk cache too), so a launch or two of
+ * a small grid never waits for it. */
 static kc_status shaped_kernel(kc_context *ctx, kc_kernel **k, kc_dim3 grid, kc_dim3 block) {
   if (ctx->device != KC_DEVICE_CPU || !(*k)->regions || (*k)->fuse_blocks ||
       (block.y == 1 && block.z == 1) || ctx->cpu_shape == RT_SHAPE_NEVER)
     return KC_OK;
   uint64_t threads = (uint64_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
-  if (ctx->cpu_shape == RT_SHAPE_BIG && threads < RT_SHAPE_MIN_THREADS) return KC_OK;
   kc_kernel *v = NULL;
-  kc_status s = rt_module_block_variant(*k, block, &v);
+  kc_status s = rt_module_block_variant(*k, block,
+                                        ctx->cpu_shape == RT_SHAPE_ALWAYS ? UINT64_MAX : threads, &v);
   if (v) *k = v;
   return s;
 }

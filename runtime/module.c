@@ -31,6 +31,9 @@ struct rt_spec {
   int nargs;         /* the arguments' types (arg_key): compared on every launch */
   int keylen;        /* instead of the signature text */
   unsigned char key[RT_ARG_KEY_MAX];
+  /* a variant (nargs -2): */
+  uint64_t work;     /* done without it so far (elements, threads) */
+  bool compiled;     /* tried: typed is it, or NULL when it could not be had */
 };
 
 /* ---- Kernels ------------------------------------------------------------------------ */
@@ -959,9 +962,12 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
 /* ---- Variants: a kernel compiled again for one use ------------------------------------ */
 /* Kernels a module compiles from its source for a particular use, kept in its list
  * (m->specs, nargs -2, found by origin and key): a ufunc's kernels for scalar
- * operands, a barrier kernel for one block shape. One that cannot be had (no source,
- * no compiler, or it failed) is kept too, with typed NULL, so that it is not tried
- * again; the caller then goes on without it. */
+ * operands, a kernel run as regions for one block shape. A variant pays off only for
+ * work that runs long enough to repay its compilation (tens of ms), so the entry first
+ * counts the work done without it (elements, threads) and compiles it once that
+ * reaches RT_VARIANT_WORK: a one-off small call never waits for a compiler. One that
+ * cannot be had (no source, no compiler, or it failed) stays in the list with typed
+ * NULL, so it is not tried again; the caller then goes on without it. */
 typedef bool (*variant_match)(const kc_kernel *origin, const kc_kernel *t, const void *ud);
 
 static rt_spec *find_variant(kc_kernel *origin, const unsigned char *key, int keylen) {
@@ -972,40 +978,62 @@ static rt_spec *find_variant(kc_kernel *origin, const unsigned char *key, int ke
   return NULL;
 }
 
-static kc_status new_variant(kc_kernel *origin, const unsigned char *key, int keylen,
-                             const settings *st, variant_match match, const void *ud,
-                             kc_kernel **out) {
+/* A new entry, not compiled yet; NULL when out of memory (reported). */
+static rt_spec *new_variant_entry(kc_kernel *origin, const unsigned char *key, int keylen) {
+  kc_module *m = origin->mod;
+  rt_spec *sp = rt_calloc(m->ctx, 1, sizeof *sp);
+  if (!sp || !(sp->signature = rt_strdup(m->ctx, ""))) {
+    rt_free(m->ctx, sp, sizeof *sp);
+    rt_error(m->ctx, KC_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  sp->origin = origin;
+  sp->nargs = -2;   /* never matched by an untyped kernel's key */
+  sp->keylen = keylen;
+  memcpy(sp->key, key, (size_t)keylen);
+  sp->next = m->specs;
+  m->specs = sp;
+  return sp;
+}
+
+/* Compile sp's variant with st; sp->typed is the kernel match() picks in the result. */
+static void compile_variant(rt_spec *sp, const settings *st, variant_match match, const void *ud) {
+  kc_kernel *origin = sp->origin;
   kc_module *m = origin->mod;
   kc_context *ctx = m->ctx;
+  sp->compiled = true;
   /* an untyped kernel's specialisation is compiled from its module's source, for its
      signature */
   kc_module *src = m->source ? m : m->parent;
   settings with_sig = *st;
   const char *sig[1] = {origin->signature};
   if (src != m) with_sig.sigs = sig, with_sig.nsigs = 1;
-  rt_spec *sp = rt_calloc(ctx, 1, sizeof *sp);
-  if (!sp || !(sp->signature = rt_strdup(ctx, ""))) {
-    rt_free(ctx, sp, sizeof *sp);
-    return rt_error(ctx, KC_ERR_NOMEM, "out of memory");
+  if (!src || !src->source || !origin->signature || !rt_compiler_get()) return;
+  kc_module *child = NULL;
+  /* a failure here is not the caller's: it goes on without the variant */
+  char saved[sizeof ctx->err];
+  memcpy(saved, ctx->err, sizeof saved);
+  if (compile(ctx, src->src_name, src->source, src->source_len, &with_sig, 1, &child) == KC_OK) {
+    sp->module = child;
+    for (int i = 0; i < child->nkernels && !sp->typed; i++)
+      if (match(origin, &child->kernels[i], ud)) sp->typed = &child->kernels[i];
   }
-  sp->origin = origin;
-  sp->nargs = -2;   /* never matched by an untyped kernel's key */
-  sp->keylen = keylen;
-  memcpy(sp->key, key, (size_t)keylen);
-  if (src && src->source && origin->signature && rt_compiler_get()) {
-    kc_module *child = NULL;
-    /* a failure here is not the caller's: it goes on without the variant */
-    char saved[sizeof ctx->err];
-    memcpy(saved, ctx->err, sizeof saved);
-    if (compile(ctx, src->src_name, src->source, src->source_len, &with_sig, 1, &child) == KC_OK) {
-      sp->module = child;
-      for (int i = 0; i < child->nkernels && !sp->typed; i++)
-        if (match(origin, &child->kernels[i], ud)) sp->typed = &child->kernels[i];
-    }
-    memcpy(ctx->err, saved, sizeof saved);
+  memcpy(ctx->err, saved, sizeof saved);
+}
+
+/* The variant of origin under key, once work summed over the calls asking for it
+ * reaches RT_VARIANT_WORK (compiled then, with st), else NULL. */
+static kc_status variant_for(kc_kernel *origin, const unsigned char *key, int keylen,
+                             uint64_t work, const settings *st, variant_match match,
+                             const void *ud, kc_kernel **out) {
+  rt_spec *sp = find_variant(origin, key, keylen);
+  *out = NULL;
+  if (!sp && !(sp = new_variant_entry(origin, key, keylen))) return KC_ERR_NOMEM;
+  if (!sp->compiled) {
+    sp->work = work > UINT64_MAX - sp->work ? UINT64_MAX : sp->work + work;
+    if (sp->work < RT_VARIANT_WORK) return KC_OK;
+    compile_variant(sp, st, match, ud);
   }
-  sp->next = m->specs;
-  m->specs = sp;
   *out = sp->typed;
   return KC_OK;
 }
@@ -1024,17 +1052,14 @@ static bool ufunc_scalars_match(const kc_kernel *v, const kc_kernel *t, const vo
   return true;
 }
 
-kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, int compile_now,
+kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, uint64_t work,
                                   kc_kernel **out) {
   unsigned char key[1 + sizeof scalars];
   key[0] = 0xff;
   memcpy(key + 1, &scalars, sizeof scalars);
-  rt_spec *sp = find_variant(v, key, (int)sizeof key);
-  *out = sp ? sp->typed : NULL;
-  if (sp || !compile_now) return KC_OK;
   settings st = module_settings(v->mod);
   st.scalar_ufunc = v->name, st.scalar_inputs = scalars;
-  return new_variant(v, key, (int)sizeof key, &st, ufunc_scalars_match, &scalars, out);
+  return variant_for(v, key, (int)sizeof key, work, &st, ufunc_scalars_match, &scalars, out);
 }
 
 /* The same kernel: its symbol names it and its signature. */
@@ -1043,16 +1068,13 @@ static bool same_symbol(const kc_kernel *k, const kc_kernel *t, const void *ud) 
   return t->nparams == k->nparams && strcmp(t->symbol, k->symbol) == 0;
 }
 
-kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, kc_kernel **out) {
+kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, uint64_t work, kc_kernel **out) {
   unsigned dims[3] = {block.x, block.y, block.z};
   unsigned char key[1 + sizeof dims];
   key[0] = 0xfe;
   memcpy(key + 1, dims, sizeof dims);
-  rt_spec *sp = find_variant(k, key, (int)sizeof key);
-  *out = sp ? sp->typed : NULL;
-  if (sp) return KC_OK;
   settings st = module_settings(k->mod);
   st.only_kernel = k->name;
   memcpy(st.block_dim, dims, sizeof dims);
-  return new_variant(k, key, (int)sizeof key, &st, same_symbol, NULL, out);
+  return variant_for(k, key, (int)sizeof key, work, &st, same_symbol, NULL, out);
 }

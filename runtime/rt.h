@@ -104,9 +104,10 @@ struct kc_context {
   char pending_msg[RT_ERR_LEN];
   char err[RT_ERR_LEN];         /* kc_last_error */
   unsigned cache_hits;          /* compilations the on-disk cache answered (for tests) */
-  int cpu_shape;                /* KC_CPU_SHAPE: when a barrier kernel runs a variant
-                                   compiled for its launch's block shape (launch.c):
-                                   RT_SHAPE_NEVER, RT_SHAPE_BIG or RT_SHAPE_ALWAYS */
+  int cpu_shape;                /* KC_CPU_SHAPE: when a kernel run as regions gets a
+                                   variant for its launch's block shape (launch.c):
+                                   RT_SHAPE_NEVER, RT_SHAPE_BIG (once the work
+                                   repays it) or RT_SHAPE_ALWAYS (at once) */
   /* the last RT_GRAVEYARD freed array handles (their memory released, the handle kept,
      marked RT_ARRAY_FREED), so a use after kc_array_free is an error and not a read of
      freed memory; a ring: older handles are really freed */
@@ -418,23 +419,21 @@ kc_status rt_module_from_kernels(kc_context *ctx, const kcc_kernel *table, int n
 kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
                                kc_kernel **out);
 
-/* The kernel of v's @vectorize function that takes the inputs whose bit is set in
- * scalars as scalar parameters (kcc_options.scalar_ufunc): found among those compiled
- * before, else, with compile_now, compiled from the module's source and kept. *out is
- * NULL when there is none (no source, no compiler, or it failed: the caller fills
- * arrays instead); an error is only running out of memory. */
-kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, int compile_now,
+/* Variants: kernels a module compiles again from its source for one use (module.c).
+ * Each call says how much work it is about to do without the variant (elements,
+ * threads); the variant is compiled once that work, summed over the calls, reaches
+ * RT_VARIANT_WORK (UINT64_MAX: at once), and *out is it from then on. *out is NULL
+ * before that, and when it cannot be had (no source, no compiler, or it failed: the
+ * caller goes on without it); an error is only running out of memory. */
+#define RT_VARIANT_WORK ((uint64_t)1 << 20)
+/* v's @vectorize function taking the inputs whose bit is set in scalars as scalar
+ * parameters (kcc_options.scalar_ufunc). */
+kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, uint64_t work,
                                   kc_kernel **out);
-
-/* The kernel k compiled again for launches of this block shape (kcc_options.block_dim),
- * found among those compiled before or compiled now from the module's source and
- * kept. *out is NULL when there is none (no source, no compiler, or it failed: the
- * caller launches k); an error is only running out of memory. */
-kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, kc_kernel **out);
+/* k for launches of this block shape (kcc_options.block_dim). */
+kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, uint64_t work, kc_kernel **out);
 
 enum { RT_SHAPE_NEVER, RT_SHAPE_BIG, RT_SHAPE_ALWAYS };
-/* Launches of at least this many threads are "big" (RT_SHAPE_BIG). */
-#define RT_SHAPE_MIN_THREADS ((uint64_t)1 << 16)
 
 /* The largest module image kc_module_load_file reads (a fatbin of many architectures
  * can be large; sources have KCC_MAX_SOURCE). */

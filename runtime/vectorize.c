@@ -302,9 +302,9 @@ static bool passes_as_scalar(kc_dtype t) {
 /* Scalar inputs go to the ufunc's kernel compiled with them as scalar parameters
  * (rt_module_ufunc_scalars) instead of an array filled with each: the loop then reads
  * as many arrays as a C loop would, and on the CPU runs in one launch where nothing
- * else is copied. That kernel is compiled (from the module's source, once) for the
- * first call with more elements than a chunk, where the filled array costs more than
- * a compilation; a smaller call uses it once it exists. */
+ * else is copied. That kernel is compiled (from the module's source, once) when the
+ * calls with scalars in those positions have covered RT_VARIANT_WORK elements, so that
+ * a few small calls never wait for a compiler; every call uses it once it exists. */
 static kc_status use_scalar_kernel(ufunc_call *c) {
   unsigned scalars = 0;
   if (c->nin > 32) return KC_OK;
@@ -315,7 +315,7 @@ static kc_status use_scalar_kernel(ufunc_call *c) {
   }
   if (!scalars) return KC_OK;
   kc_kernel *t = NULL;
-  kc_status s = rt_module_ufunc_scalars(c->v, scalars, c->n > UFUNC_CPU_CHUNK, &t);
+  kc_status s = rt_module_ufunc_scalars(c->v, scalars, (uint64_t)c->n, &t);
   if (s == KC_OK && t) c->v = t, c->scalars = scalars;
   return s;
 }

@@ -182,10 +182,11 @@ START_TEST(cpu_arrays_are_aligned) {
 END_TEST
 
 /* A kernel run as regions (its barriers) gets a copy compiled for one block shape
- * (rt_module_block_variant; runtime/launch.c uses it for big 2-D launches): for a
- * kernel typed in the source, typed by kc_compile_options.signatures, or untyped and
- * specialised at a launch; found again, not compiled twice; and a big launch (128 x 128
- * blocks of 16 x 8, so the copy is used) transposes as a C loop does. */
+ * (rt_module_block_variant; runtime/launch.c asks for it at launches in 2-D blocks):
+ * once the work asked for reaches RT_VARIANT_WORK threads, not before; for a kernel
+ * typed in the source, typed by kc_compile_options.signatures, or untyped and
+ * specialised at a launch; found again, not compiled twice; and launches (1,024,000
+ * threads: the untyped kernel's second one has its copy) transpose as a C loop does. */
 static const char tile_src[] =
     "from numba import cuda, float32\n"
     "@cuda.jit('void(float32[:, :], float32[:, :])')\n"
@@ -223,14 +224,21 @@ START_TEST(block_shape_variants) {
   ck_assert_int_eq(kc_module_get_kernel(plain, "untyped", &untyped), KC_OK);
   ck_assert_int_eq(kc_module_get_kernel(by_option, "untyped", &opt_typed), KC_OK);
   ck_assert_int_eq(typed->regions, 1);
-  const kc_dim3 block = {16, 8, 1};
-  ck_assert_int_eq(rt_module_block_variant(typed, block, &v), KC_OK);
+  const kc_dim3 block = {16, 8, 1}, small = {8, 8, 1};
+  ck_assert_int_eq(rt_module_block_variant(typed, small, 1000, &v), KC_OK);
+  ck_assert_ptr_null(v);
+  ck_assert_int_eq(rt_module_block_variant(typed, small, RT_VARIANT_WORK - 1001, &v), KC_OK);
+  ck_assert_ptr_null(v);
+  ck_assert_int_eq(rt_module_block_variant(typed, small, 1, &v), KC_OK);
+  ck_assert_ptr_nonnull(v);
+  v = NULL;
+  ck_assert_int_eq(rt_module_block_variant(typed, block, UINT64_MAX, &v), KC_OK);
   ck_assert_ptr_nonnull(v);
   ck_assert_str_eq(v->symbol, typed->symbol);
-  ck_assert_int_eq(rt_module_block_variant(typed, block, &again), KC_OK);
+  ck_assert_int_eq(rt_module_block_variant(typed, block, UINT64_MAX, &again), KC_OK);
   ck_assert_ptr_eq(again, v);
   v = NULL;
-  ck_assert_int_eq(rt_module_block_variant(opt_typed, block, &v), KC_OK);
+  ck_assert_int_eq(rt_module_block_variant(opt_typed, block, UINT64_MAX, &v), KC_OK);
   ck_assert_ptr_nonnull(v);
 
   enum { R = 1000, C = 1020 };   /* not multiples of the block */
@@ -243,8 +251,8 @@ START_TEST(block_shape_variants) {
   ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT32, 2, tshape, &out), KC_OK);
   kc_arg args[2] = {kc_arg_array(a), kc_arg_array(out)};
   const kc_dim3 grid = {(C + 15) / 16, (R + 7) / 8, 1};
-  kc_kernel *const ks[2] = {typed, untyped};
-  for (int which = 0; which < 2; which++) {
+  kc_kernel *const ks[3] = {typed, untyped, untyped};
+  for (int which = 0; which < 3; which++) {
     ck_assert_int_eq(kc_array_zero(out), KC_OK);
     ck_assert_msg(kc_launch(ks[which], grid, block, 0, NULL, args, 2) == KC_OK, "%s", kc_last_error(ctx));
     ck_assert_int_eq(kc_synchronize(ctx), KC_OK);
@@ -261,7 +269,7 @@ START_TEST(block_shape_variants) {
   ck_assert_int_eq(rt_module_specialise(untyped, args, 2, &spec), KC_OK);
   ck_assert_ptr_null(spec->mod->source);
   v = NULL;
-  ck_assert_int_eq(rt_module_block_variant(spec, block, &v), KC_OK);
+  ck_assert_int_eq(rt_module_block_variant(spec, block, UINT64_MAX, &v), KC_OK);
   ck_assert_ptr_nonnull(v);
   free(h), free(got);
   kc_array_free(a), kc_array_free(out);

@@ -461,7 +461,8 @@ static void *counting_alloc(void *user_data, void *ptr, size_t osize, size_t nsi
 
 /* lin(a, b, c) = a * b - c over n elements into out (float64), each argument an array of
  * base_k + i or the scalar s_k; counts the big blocks the call allocates. */
-enum { SC_N = 200003 };   /* more than one chunk: the scalar kernel is compiled */
+/* more than RT_VARIANT_WORK (2^20) elements: the first call compiles the scalar kernel */
+enum { SC_N = (1 << 20) + 3 };
 static kc_context *sc_ctx;
 
 static int call_lin_f64(kc_kernel *lin, alloc_count *count, const kc_arg *args, kc_array *out) {
@@ -474,10 +475,11 @@ static int call_lin_f64(kc_kernel *lin, alloc_count *count, const kc_arg *args, 
 }
 
 /* Scalar operands reach the kernel as scalars (a kernel compiled for them from the
- * module's source), not as arrays filled with their value: a call past one chunk
- * allocates no block of a chunk's size or more, where a broadcast row (which is
- * copied) does. Every mix of scalars, integer scalars cast into a float64 loop, an int32
- * loop that wraps, complex scalars, and a small call once the kernel exists. */
+ * module's source once calls have covered 2^20 elements), not as arrays filled with
+ * their value: such a call allocates no block of a chunk's size or more, where a
+ * broadcast row (which is copied) does. Every mix of scalars, integer scalars cast into
+ * a float64 loop, an int32 loop that wraps, complex scalars, a small call once the
+ * kernel exists, and small calls that do not make one compile. */
 START_TEST(scalars_as_parameters) {
   alloc_count count = {(size_t)65536 * sizeof(double), 0, 0};
   kc_config cfg;
@@ -576,6 +578,14 @@ START_TEST(scalars_as_parameters) {
   ck_assert_int_eq(call_lin_f64(lin, &count, sargs, os), 0);
   ck_assert_int_eq(kc_array_to_host(os, r, (size_t)small * sizeof *r), KC_OK);
   for (int64_t i = 0; i < small; i++) ck_assert_double_eq(r[i], h[i] * 2.5 - h[i]);
+  /* the first input a scalar, in small calls: far from 2^20 elements, they fill an
+     array (no compiling for a few small calls) and compute the same */
+  kc_arg first[3] = {kc_arg_f64(4.0), kc_arg_array(as), kc_arg_array(as)};
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_gt(call_lin_f64(lin, &count, first, os), 0);
+    ck_assert_int_eq(kc_array_to_host(os, r, (size_t)small * sizeof *r), KC_OK);
+    for (int64_t i = 0; i < small; i++) ck_assert_double_eq(r[i], 4.0 * h[i] - h[i]);
+  }
   kc_array_free(as), kc_array_free(os);
 
   free(h), free(r);
