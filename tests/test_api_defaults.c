@@ -187,28 +187,21 @@ END_TEST
  * typed in the source, typed by kc_compile_options.signatures, or untyped and
  * specialised at a launch; found again, not compiled twice; and launches (1,024,000
  * threads: the untyped kernel's second one has its copy) transpose as a C loop does. */
-static const char tile_src[] =
-    "from numba import cuda, float32\n"
-    "@cuda.jit('void(float32[:, :], float32[:, :])')\n"
-    "def typed(a, out):\n"
-    "    tile = cuda.shared.array((8, 17), float32)\n"
-    "    x, y = cuda.grid(2)\n"
-    "    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y\n"
-    "    if y < a.shape[0] and x < a.shape[1]:\n"
-    "        tile[ty, tx] = a[y, x]\n"
-    "    cuda.syncthreads()\n"
-    "    if y < a.shape[0] and x < a.shape[1]:\n"
-    "        out[x, y] = tile[ty, tx] * 2\n"
-    "@cuda.jit\n"
-    "def untyped(a, out):\n"
-    "    tile = cuda.shared.array((8, 17), float32)\n"
-    "    x, y = cuda.grid(2)\n"
-    "    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y\n"
-    "    if y < a.shape[0] and x < a.shape[1]:\n"
-    "        tile[ty, tx] = a[y, x]\n"
-    "    cuda.syncthreads()\n"
-    "    if y < a.shape[0] and x < a.shape[1]:\n"
-    "        out[x, y] = tile[ty, tx] + 1\n";
+/* a tile through shared memory, then out[x, y] = the tile's value OP */
+#define TILE_KERNEL(OP)                                       \
+  "    tile = cuda.shared.array((8, 17), float32)\n"         \
+  "    x, y = cuda.grid(2)\n"                                \
+  "    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y\n"        \
+  "    if y < a.shape[0] and x < a.shape[1]:\n"              \
+  "        tile[ty, tx] = a[y, x]\n"                         \
+  "    cuda.syncthreads()\n"                                 \
+  "    if y < a.shape[0] and x < a.shape[1]:\n"              \
+  "        out[x, y] = tile[ty, tx] " OP "\n"
+static const char tile_src[] = "from numba import cuda, float32\n"
+                               "@cuda.jit('void(float32[:, :], float32[:, :])')\n"
+                               "def typed(a, out):\n" TILE_KERNEL("* 2")
+                               "@cuda.jit\n"
+                               "def untyped(a, out):\n" TILE_KERNEL("+ 1");
 
 START_TEST(block_shape_variants) {
   static const char *const sigs[] = {"untyped(float32[:, :], float32[:, :])"};
