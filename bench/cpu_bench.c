@@ -26,13 +26,11 @@
  * With --dump DIR, the inputs and the C results go to DIR (raw little-endian arrays,
  * described by DIR/manifest.tsv) for bench/numba_bench.py to run and check against.
  */
-#define _DEFAULT_SOURCE   /* madvise's MADV_HUGEPAGE */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "cpu_ref.h"
@@ -83,18 +81,13 @@ static void die(const char *what, kc_context *ctx, kc_status s) {
   exit(1);
 }
 
-/* Memory as kcc's CPU arrays get it (runtime/rt_base.c, rt_alloc_data), so that both
- * sides of a comparison read the same kind of pages: 256-byte aligned, and from 4 MiB
- * on 2 MiB-aligned with transparent huge pages advised (NumPy advises them too). On
- * malloc's 4 KiB pages, 16 bytes into a page, the C sum took 5.9 ms against 4.1 and the
- * C add 14.2 against 13.3 (2026-11-29, this 2-core Xeon). */
+/* Memory as kcc's CPU arrays get it (rt_alloc_aligned: 256-byte aligned, and from 4
+ * MiB on 2 MiB-aligned with transparent huge pages advised, as NumPy's arrays are), so
+ * that both sides of a comparison read the same kind of pages. On malloc's 4 KiB pages,
+ * 16 bytes into a page, the C sum took 5.9 ms against 4.1 and the C add 14.2 against
+ * 13.3 (2026-11-29, this 2-core Xeon). */
 static void *xmalloc(size_t n) {
-  void *p = NULL;
-  size_t align = n >= ((size_t)4 << 20) ? (size_t)2 << 20 : 256;
-  if (posix_memalign(&p, align, n ? n : 1) != 0) p = NULL;
-#ifdef MADV_HUGEPAGE
-  if (p && align > 256) (void)madvise(p, n, MADV_HUGEPAGE);
-#endif
+  void *p = rt_alloc_aligned(n);
   if (!p) {
     fprintf(stderr, "cpu_bench: out of memory (%zu bytes)\n", n);
     exit(1);

@@ -83,9 +83,10 @@ static kc_status resolve_config(kc_context *ctx) {
   c->bounds_check = config_switch(c->bounds_check, "KC_BOUNDS_CHECK", 0);
   c->lineinfo = c->lineinfo > 0;
   c->fastmath = c->fastmath > 0;
-  /* KC_CPU_SHAPE=0: never (for measuring what it gains); 1: at every launch (tests) */
+  /* KC_CPU_SHAPE=0: no block-shape variants (for measuring what they gain); 1: one at
+     the first launch, however small (tests) */
   const char *shape = getenv("KC_CPU_SHAPE");
-  ctx->cpu_shape = !shape || !*shape ? RT_SHAPE_BIG
+  ctx->cpu_shape = !shape || !*shape ? RT_SHAPE_BY_WORK
                  : strcmp(shape, "0") == 0 ? RT_SHAPE_NEVER : RT_SHAPE_ALWAYS;
   return resolve_timeout(ctx);
 }

@@ -24,7 +24,8 @@
 
 struct rt_spec {
   rt_spec *next;
-  char *signature;   /* "name(float32[:], int32)" as built from the arguments */
+  char *signature;   /* "name(float32[:], int32)" as built from the arguments (NULL
+                        for a variant) */
   kc_module *module; /* compiled for that signature alone */
   kc_kernel *origin; /* the untyped kernel it specialises */
   kc_kernel *typed;  /* the kernel in module */
@@ -163,7 +164,7 @@ static void module_destroy(kc_module *m, bool park) {
   while (m->specs) {
     rt_spec *s = m->specs;
     m->specs = s->next;
-    if (s->module) module_destroy(s->module, false);   /* none: a ufunc's that failed */
+    if (s->module) module_destroy(s->module, false);   /* none: a variant not had */
     rt_free_str(ctx, s->signature);
     rt_free(ctx, s, sizeof *s);
   }
@@ -272,14 +273,20 @@ static int link_cached(const rt_compiler *cc, const kcc_options *o, kcc_output *
 }
 
 /* A compilation's settings: the context's, with what kc_compile_options says over them. */
+/* The options that make a variant of a module's kernel (kcc_options' fields of the same
+ * names); all zero for a module's own compilation. */
+typedef struct variant_opts {
+  const char *scalar_ufunc;
+  unsigned scalar_inputs;
+  const char *only_kernel;
+  unsigned block_dim[3];
+} variant_opts;
+
 typedef struct settings {
   int opt, lineinfo, bounds, fast, debug;
   const char *const *sigs;
   int nsigs;
-  const char *scalar_ufunc;     /* kcc_options.scalar_ufunc and scalar_inputs */
-  unsigned scalar_inputs;
-  const char *only_kernel;      /* kcc_options.only_kernel and block_dim */
-  unsigned block_dim[3];
+  variant_opts variant;         /* what makes a variant of a kernel (below) */
 } settings;
 
 /* The GPU a compilation for NVPTX is for: the context's kc_config.arch, else its GPU's
@@ -300,9 +307,9 @@ static void base_options(const rt_compiler *cc, kc_context *ctx, const settings 
   cc->options_init(o);
   o->opt_level = st->opt, o->lineinfo = st->lineinfo, o->bounds_check = st->bounds;
   o->fastmath = st->fast, o->debug = st->debug, o->sigs = st->sigs, o->nsigs = st->nsigs;
-  o->scalar_ufunc = st->scalar_ufunc, o->scalar_inputs = st->scalar_inputs;
-  o->only_kernel = st->only_kernel;
-  memcpy(o->block_dim, st->block_dim, sizeof o->block_dim);
+  o->scalar_ufunc = st->variant.scalar_ufunc, o->scalar_inputs = st->variant.scalar_inputs;
+  o->only_kernel = st->variant.only_kernel;
+  memcpy(o->block_dim, st->variant.block_dim, sizeof o->block_dim);
   o->alloc = ctx->cfg.alloc;
   o->user_data = ctx->cfg.user_data;
   o->diag = rt_diag_route_fn;
@@ -943,7 +950,7 @@ kc_status rt_module_specialise(kc_kernel *k, const kc_arg *args, int nargs,
     return rt_error(ctx, KC_ERR_INVALID, "kernel '%s': argument %d is invalid", k->name, -r);
   /* arrays of records have no key byte: their specialisations are found by signature */
   for (rt_spec *sp = m->specs; !keyed && sp; sp = sp->next)
-    if (sp->origin == k && strcmp(sp->signature, sig) == 0) {
+    if (sp->origin == k && sp->signature && strcmp(sp->signature, sig) == 0) {
       *out = sp->typed;
       return KC_OK;
     }
@@ -982,13 +989,12 @@ static rt_spec *find_variant(kc_kernel *origin, const unsigned char *key, int ke
 static rt_spec *new_variant_entry(kc_kernel *origin, const unsigned char *key, int keylen) {
   kc_module *m = origin->mod;
   rt_spec *sp = rt_calloc(m->ctx, 1, sizeof *sp);
-  if (!sp || !(sp->signature = rt_strdup(m->ctx, ""))) {
-    rt_free(m->ctx, sp, sizeof *sp);
+  if (!sp) {
     rt_error(m->ctx, KC_ERR_NOMEM, "out of memory");
     return NULL;
   }
   sp->origin = origin;
-  sp->nargs = -2;   /* never matched by an untyped kernel's key */
+  sp->nargs = -2;   /* never matched by an untyped kernel's key; no signature */
   sp->keylen = keylen;
   memcpy(sp->key, key, (size_t)keylen);
   sp->next = m->specs;
@@ -996,8 +1002,10 @@ static rt_spec *new_variant_entry(kc_kernel *origin, const unsigned char *key, i
   return sp;
 }
 
-/* Compile sp's variant with st; sp->typed is the kernel match() picks in the result. */
-static void compile_variant(rt_spec *sp, const settings *st, variant_match match, const void *ud) {
+/* Compile sp's variant: the module's settings with vo; sp->typed is the kernel match()
+ * picks in the result. */
+static void compile_variant(rt_spec *sp, const variant_opts *vo, variant_match match,
+                            const void *ud) {
   kc_kernel *origin = sp->origin;
   kc_module *m = origin->mod;
   kc_context *ctx = m->ctx;
@@ -1005,15 +1013,16 @@ static void compile_variant(rt_spec *sp, const settings *st, variant_match match
   /* an untyped kernel's specialisation is compiled from its module's source, for its
      signature */
   kc_module *src = m->source ? m : m->parent;
-  settings with_sig = *st;
-  const char *sig[1] = {origin->signature};
-  if (src != m) with_sig.sigs = sig, with_sig.nsigs = 1;
   if (!src || !src->source || !origin->signature || !rt_compiler_get()) return;
+  settings st = module_settings(src);
+  st.variant = *vo;
+  const char *sig[1] = {origin->signature};
+  if (src != m) st.sigs = sig, st.nsigs = 1;
   kc_module *child = NULL;
   /* a failure here is not the caller's: it goes on without the variant */
   char saved[sizeof ctx->err];
   memcpy(saved, ctx->err, sizeof saved);
-  if (compile(ctx, src->src_name, src->source, src->source_len, &with_sig, 1, &child) == KC_OK) {
+  if (compile(ctx, src->src_name, src->source, src->source_len, &st, 1, &child) == KC_OK) {
     sp->module = child;
     for (int i = 0; i < child->nkernels && !sp->typed; i++)
       if (match(origin, &child->kernels[i], ud)) sp->typed = &child->kernels[i];
@@ -1022,9 +1031,10 @@ static void compile_variant(rt_spec *sp, const settings *st, variant_match match
 }
 
 /* The variant of origin under key, once work summed over the calls asking for it
- * reaches RT_VARIANT_WORK (compiled then, with st), else NULL. */
+ * reaches RT_VARIANT_WORK (compiled then, with vo), else NULL. Once decided, a launch
+ * pays a walk of the module's list and nothing more. */
 static kc_status variant_for(kc_kernel *origin, const unsigned char *key, int keylen,
-                             uint64_t work, const settings *st, variant_match match,
+                             uint64_t work, const variant_opts *vo, variant_match match,
                              const void *ud, kc_kernel **out) {
   rt_spec *sp = find_variant(origin, key, keylen);
   *out = NULL;
@@ -1032,7 +1042,7 @@ static kc_status variant_for(kc_kernel *origin, const unsigned char *key, int ke
   if (!sp->compiled) {
     sp->work = work > UINT64_MAX - sp->work ? UINT64_MAX : sp->work + work;
     if (sp->work < RT_VARIANT_WORK) return KC_OK;
-    compile_variant(sp, st, match, ud);
+    compile_variant(sp, vo, match, ud);
   }
   *out = sp->typed;
   return KC_OK;
@@ -1044,9 +1054,8 @@ static bool ufunc_scalars_match(const kc_kernel *v, const kc_kernel *t, const vo
   unsigned scalars = *(const unsigned *)ud;
   if (t->nparams != v->nparams) return false;
   for (int i = 0; i < v->nparams; i++) {
-    bool is_scalar = i < 32 && (scalars >> i & 1u);
     if (t->params[i].dtype != v->params[i].dtype ||
-        t->params[i].ndim != (is_scalar ? 0 : v->params[i].ndim))
+        t->params[i].ndim != (kcc_scalar_input(scalars, i) ? 0 : v->params[i].ndim))
       return false;
   }
   return true;
@@ -1057,9 +1066,8 @@ kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, uint64_t work,
   unsigned char key[1 + sizeof scalars];
   key[0] = 0xff;
   memcpy(key + 1, &scalars, sizeof scalars);
-  settings st = module_settings(v->mod);
-  st.scalar_ufunc = v->name, st.scalar_inputs = scalars;
-  return variant_for(v, key, (int)sizeof key, work, &st, ufunc_scalars_match, &scalars, out);
+  variant_opts vo = {.scalar_ufunc = v->name, .scalar_inputs = scalars};
+  return variant_for(v, key, (int)sizeof key, work, &vo, ufunc_scalars_match, &scalars, out);
 }
 
 /* The same kernel: its symbol names it and its signature. */
@@ -1069,12 +1077,9 @@ static bool same_symbol(const kc_kernel *k, const kc_kernel *t, const void *ud) 
 }
 
 kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, uint64_t work, kc_kernel **out) {
-  unsigned dims[3] = {block.x, block.y, block.z};
-  unsigned char key[1 + sizeof dims];
+  variant_opts vo = {.only_kernel = k->name, .block_dim = {block.x, block.y, block.z}};
+  unsigned char key[1 + sizeof vo.block_dim];
   key[0] = 0xfe;
-  memcpy(key + 1, dims, sizeof dims);
-  settings st = module_settings(k->mod);
-  st.only_kernel = k->name;
-  memcpy(st.block_dim, dims, sizeof dims);
-  return variant_for(k, key, (int)sizeof key, work, &st, same_symbol, NULL, out);
+  memcpy(key + 1, vo.block_dim, sizeof vo.block_dim);
+  return variant_for(k, key, (int)sizeof key, work, &vo, same_symbol, NULL, out);
 }

@@ -106,8 +106,9 @@ struct kc_context {
   unsigned cache_hits;          /* compilations the on-disk cache answered (for tests) */
   int cpu_shape;                /* KC_CPU_SHAPE: when a kernel run as regions gets a
                                    variant for its launch's block shape (launch.c):
-                                   RT_SHAPE_NEVER, RT_SHAPE_BIG (once the work
-                                   repays it) or RT_SHAPE_ALWAYS (at once) */
+                                   RT_SHAPE_NEVER, RT_SHAPE_BY_WORK (once the work
+                                   repays it: RT_VARIANT_WORK) or RT_SHAPE_ALWAYS (at
+                                   once) */
   /* the last RT_GRAVEYARD freed array handles (their memory released, the handle kept,
      marked RT_ARRAY_FREED), so a use after kc_array_free is an error and not a read of
      freed memory; a ring: older handles are really freed */
@@ -270,6 +271,9 @@ void *rt_alloc(kc_context *ctx, size_t n);            /* through cfg.alloc */
  * pages advised) unless cfg.alloc allocates (then as it does); freed as rt_alloc's
  * memory is (rt_free) */
 void *rt_alloc_data(kc_context *ctx, size_t n);
+/* The same without a context (malloc's memory, freed with free): what cpu_bench gives
+ * its C loops, so that both sides of a comparison read the same kind of pages. */
+void *rt_alloc_aligned(size_t n);
 #define RT_DATA_ALIGN 256
 void *rt_calloc(kc_context *ctx, size_t count, size_t size);
 void rt_free(kc_context *ctx, void *p, size_t n);
@@ -433,7 +437,7 @@ kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, uint64_t work,
 /* k for launches of this block shape (kcc_options.block_dim). */
 kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, uint64_t work, kc_kernel **out);
 
-enum { RT_SHAPE_NEVER, RT_SHAPE_BIG, RT_SHAPE_ALWAYS };
+enum { RT_SHAPE_NEVER, RT_SHAPE_BY_WORK, RT_SHAPE_ALWAYS };
 
 /* The largest module image kc_module_load_file reads (a fatbin of many architectures
  * can be large; sources have KCC_MAX_SOURCE). */

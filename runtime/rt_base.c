@@ -131,20 +131,21 @@ void *rt_alloc(kc_context *ctx, size_t n) {
   return malloc(n);
 }
 
-/* malloc's 16-byte alignment puts every vector load of a 32- or 64-byte vector loop
- * across two cache lines once in two (or always), and a big array's stretches across
- * one line more than they need: a grid-stride histogram ran 2x slower over a buffer 16
- * bytes off a line than over an aligned one (bench/histogram.sh). 256, as cuMemAlloc
- * gives on the GPU. */
-/* From 4 MiB on, as NumPy does, an array starts on a 2 MiB boundary and asks the kernel
- * for transparent huge pages (MADV_HUGEPAGE: Linux's default THP mode, "madvise",
- * gives none without it): a 64 MiB array streamed through 4 KiB pages spends about
- * 7% of a memory-bound kernel's time on TLB misses. Advice only: refused, it changes
- * nothing. */
+/* A CPU array's data starts on a 256-byte boundary, as cuMemAlloc's does on the GPU:
+ * malloc's 16-byte alignment puts every vector load of a 32- or 64-byte vector loop
+ * across two cache lines once in two (or always), and a grid-stride histogram ran 2x
+ * slower over a buffer 16 bytes off a line than over an aligned one
+ * (bench/histogram.sh). From 4 MiB on, as NumPy does, it starts on a 2 MiB boundary
+ * and asks the kernel for transparent huge pages (MADV_HUGEPAGE: Linux's default THP
+ * mode, "madvise", gives none without it): the kc_reduce sum of 2^24 floats took 4.6-6.1
+ * ms on 4 KiB pages, 3.8-3.9 on huge ones. Advice only: refused, it changes nothing. */
 enum { RT_HUGE_FROM = 4 << 20, RT_HUGE_ALIGN = 2 << 20 };
 
 void *rt_alloc_data(kc_context *ctx, size_t n) {
-  if (ctx->cfg.alloc) return rt_alloc(ctx, n);
+  return ctx->cfg.alloc ? rt_alloc(ctx, n) : rt_alloc_aligned(n);
+}
+
+void *rt_alloc_aligned(size_t n) {
   if (n == 0) n = 1;
   size_t align = n >= RT_HUGE_FROM ? RT_HUGE_ALIGN : RT_DATA_ALIGN;
   void *p = NULL;

@@ -321,7 +321,7 @@ static kc_status use_scalar_kernel(ufunc_call *c) {
 }
 
 static bool passed_as_scalar(const ufunc_call *c, int i) {
-  return i < c->nin && i < 32 && (c->scalars >> i & 1u);
+  return i < c->nin && kcc_scalar_input(c->scalars, i);
 }
 
 /* The copies of the arguments that cannot be used in place, of the loop's dtypes. On

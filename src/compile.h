@@ -49,7 +49,7 @@ typedef struct kcc_options {
                              scalar_inputs (bit i: input i) as scalar parameters instead
                              of arrays, so that a ufunc call with scalar operands
                              (runtime/vectorize.c) reads no array filled with them */
-  unsigned scalar_inputs;
+  unsigned scalar_inputs;  /* kcc_scalar_input reads it */
   const char *only_kernel; /* the name of a kernel: compile it alone (its signatures),
                              nothing else of the module */
   unsigned block_dim[3];  /* host target: when all three are set, the block shape every
@@ -73,6 +73,11 @@ typedef struct kcc_options {
 } kcc_options;
 
 void kcc_options_init(kcc_options *o);
+
+/* Whether input i is a scalar under a kcc_options.scalar_inputs mask. */
+static inline int kcc_scalar_input(unsigned scalars, int i) {
+  return i >= 0 && i < 32 && (scalars >> i & 1u);
+}
 
 /* Threads per block of a @cuda.reduce kernel (synth.c): kc_reduce launches it with
  * exactly this many. */

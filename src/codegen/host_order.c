@@ -51,28 +51,6 @@ typedef struct order_scan {
   int votes[3];           /* per axis: last subscripts that depend on it */
 } order_scan;
 
-size_t host_locals_slot_of(const host_locals *L, const symbol *s) {
-  size_t h = (size_t)(((uintptr_t)s >> 4) * 0x9e3779b97f4a7c15ull) & (size_t)(L->cap - 1);
-  while (L->keys[h] && L->keys[h] != s) h = (h + 1) & (size_t)(L->cap - 1);
-  return h;
-}
-
-int host_locals_slot(const host_locals *L, const node *e) {
-  if (!e || e->kind != N_NAME || !e->sym || e->sym->kind != SYM_LOCAL) return -1;
-  size_t h = host_locals_slot_of(L, e->sym);
-  return L->keys[h] ? (int)h : -1;
-}
-
-void host_locals_init(arena *ar, host_locals *L, const fn_instance *f) {
-  L->cap = 8;
-  while (L->cap < 2 * f->locals.len) L->cap *= 2;
-  L->keys = arena_alloc(ar, sizeof *L->keys * (size_t)L->cap);   /* zeroed */
-  for (int i = 0; i < f->locals.len; i++) {
-    const symbol *s = f->locals.items[i];
-    L->keys[host_locals_slot_of(L, s)] = s;
-  }
-}
-
 /* The slot of local e (a name), or -1. */
 static int local_slot(const order_scan *S, const node *e) {
   return host_locals_slot(&S->L, e);

@@ -60,27 +60,39 @@ static void refuse(host_regions *R, const char *why) {
 
 /* ---- symbols ---- */
 
-static size_t sym_hash(const symbol *s, int cap) {
-  return (size_t)(((uintptr_t)s >> 4) * 0x9e3779b97f4a7c15ull) & (size_t)(cap - 1);
+size_t host_locals_slot_of(const host_locals *L, const symbol *s) {
+  size_t h = (size_t)(((uintptr_t)s >> 4) * 0x9e3779b97f4a7c15ull) & (size_t)(L->cap - 1);
+  while (L->keys[h] && L->keys[h] != s) h = (h + 1) & (size_t)(L->cap - 1);
+  return h;
 }
 
-static void index_locals(host_regions *R) {
-  R->hcap = 8;
-  while (R->hcap < 2 * R->n) R->hcap *= 2;
-  R->hash = arena_alloc(R->ar, sizeof *R->hash * (size_t)R->hcap);
-  for (int h = 0; h < R->hcap; h++) R->hash[h] = -1;
-  for (int i = 0; i < R->n; i++) {
-    size_t h = sym_hash(R->syms[i], R->hcap);
-    while (R->hash[h] >= 0) h = (h + 1) & (size_t)(R->hcap - 1);
-    R->hash[h] = i;
+int host_locals_slot(const host_locals *L, const node *e) {
+  if (!e || e->kind != N_NAME || !e->sym || e->sym->kind != SYM_LOCAL) return -1;
+  size_t h = host_locals_slot_of(L, e->sym);
+  return L->keys[h] ? (int)h : -1;
+}
+
+int host_locals_index(const host_locals *L, const node *e) {
+  int h = host_locals_slot(L, e);
+  return h < 0 ? -1 : L->index[h];
+}
+
+void host_locals_init(arena *ar, host_locals *L, const fn_instance *f) {
+  L->cap = 8;
+  while (L->cap < 2 * f->locals.len) L->cap *= 2;
+  L->keys = arena_alloc(ar, sizeof *L->keys * (size_t)L->cap);   /* zeroed */
+  L->index = arena_alloc(ar, sizeof *L->index * (size_t)L->cap);
+  for (int h = 0; h < L->cap; h++) L->index[h] = -1;
+  for (int i = 0; i < f->locals.len; i++) {
+    const symbol *s = f->locals.items[i];
+    size_t h = host_locals_slot_of(L, s);
+    L->keys[h] = s;
+    L->index[h] = i;
   }
 }
 
 int hr_local_of(const host_regions *R, const node *e) {
-  if (!e || e->kind != N_NAME || !e->sym || e->sym->kind != SYM_LOCAL) return -1;
-  for (size_t h = sym_hash(e->sym, R->hcap); R->hash[h] >= 0; h = (h + 1) & (size_t)(R->hcap - 1))
-    if (R->syms[R->hash[h]] == e->sym) return R->hash[h];
-  return -1;
+  return host_locals_index(&R->locals, e);
 }
 
 /* ---- the tree ---- */
@@ -701,7 +713,7 @@ host_regions *hr_plan(arena *a, fn_instance *f) {
   R->settled = arena_alloc(a, n * sizeof *R->settled);
   R->remat = arena_alloc(a, n * sizeof *R->remat);
   for (int v = 0; v < R->n; v++) R->uniform[v] = true;
-  index_locals(R);
+  host_locals_init(a, &R->locals, f);
   int calls = 0, stmts = 0;
   ast_visit_list(&f->def->body, count_barrier_calls, &calls);
   ast_visit_list(&f->def->body, count_barrier_stmts, &stmts);

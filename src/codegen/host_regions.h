@@ -18,17 +18,20 @@ typedef struct host_thread_loops {
 } host_thread_loops;
 void host_thread_loops_open(cg_ctx *g, host_thread_loops *l);
 void host_thread_loops_open_order(cg_ctx *g, host_thread_loops *l, int inner);
-/* A function's locals hashed by symbol, for the scans of host_order.c and host_fuse.c:
- * a local's slot indexes arrays of cap entries (cap a power of two, at least twice the
- * locals). */
+/* A function's locals hashed by symbol, for the CPU's scans of a kernel (host_regions.c,
+ * host_order.c, host_fuse.c): a local's slot indexes arrays of cap entries (cap a power
+ * of two, at least twice the locals); index gives its place in f->locals. */
 typedef struct host_locals {
   int cap;
   const symbol **keys;   /* per slot: its local, or NULL */
+  int *index;            /* per slot: the local's index in f->locals, or -1 */
 } host_locals;
 void host_locals_init(arena *ar, host_locals *L, const fn_instance *f);
 /* the slot of the local whose name e is, or -1 */
 int host_locals_slot(const host_locals *L, const node *e);
 size_t host_locals_slot_of(const host_locals *L, const symbol *s);
+/* the index in f->locals of the local whose name e is, or -1 */
+int host_locals_index(const host_locals *L, const node *e);
 /* The axis whose loop runs innermost in barrier-free kernel f's K__block: 0 (x), or 1
  * or 2 where f indexes its arrays' last dimension by y or z (host_order.c). */
 int host_inner_axis(arena *ar, const fn_instance *f);

@@ -7,6 +7,7 @@
 #define KCC_HOST_REGIONS_PLAN_H
 
 #include "cg.h"
+#include "host_regions.h"
 
 /* A statement of a list at the block's level: part of a region, a barrier, or run once
  * for the whole block (control flow holding a barrier, an assignment to uniform locals,
@@ -18,7 +19,7 @@ typedef struct host_regions {
   fn_instance *f;
   int n;                  /* f's locals */
   symbol **syms;
-  int *hash, hcap;        /* symbol -> index */
+  host_locals locals;     /* symbol -> index in syms */
   bool *uniform;
   /* one walk of the body (repeated until the uniform locals settle) */
   bool changed;

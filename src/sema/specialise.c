@@ -373,8 +373,8 @@ static void compile_vectorize_sig(infer_ctx *ic, func_def *fn, func_def *kf, int
   ptr_vec *ksig = arena_alloc(ic->ar, sizeof *ksig);
   for (int i = 0; i < nin; i++) {
     args[i] = sig->items[i];
-    bool is_scalar = i < 32 && (scalars >> i & 1u);
-    vec_push(ic->ar, ksig, is_scalar ? (void *)args[i] : (void *)type_array(ic->ar, args[i], 1));
+    vec_push(ic->ar, ksig, kcc_scalar_input(scalars, i) ? (void *)args[i]
+                                                         : (void *)type_array(ic->ar, args[i], 1));
   }
   bool saved = ic->report;
   ic->report = true;

@@ -104,10 +104,9 @@ node *synth_vectorize_kernel(arena *a, diag_sink *d, const char *scalar, const c
                              int nin, unsigned scalars, span where) {
   char *params = arena_strdup(a, ""), *args = arena_strdup(a, "");
   for (int k = 0; k < nin; k++) {
-    bool is_scalar = k < 32 && (scalars >> k & 1u);
     params = arena_printf(a, "%s_kc_in%d, ", params, k);
     args = arena_printf(a, "%s%s_kc_in%d%s", args, k ? ", " : "", k,
-                        is_scalar ? "" : "[_kc_i]");
+                        kcc_scalar_input(scalars, k) ? "" : "[_kc_i]");
   }
   char *text = arena_printf(a,
       "def _kc_ufunc(%s_kc_out):\n"

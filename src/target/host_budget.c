@@ -156,46 +156,45 @@ static LLVMMetadataRef loop_flag(LLVMContextRef c, const char *name, bool with_f
   return LLVMMDNodeInContext2(c, ops, with_false ? 2 : 1);
 }
 
-/* A loop ID of its own (a node whose first operand is itself) saying no unrolling:
- * LLVM fully unrolls a short loop of a known length before the vectoriser sees it. */
-void host_no_unroll(LLVMContextRef c, LLVMValueRef term) {
-  LLVMMetadataRef self = LLVMTemporaryMDNode(c, NULL, 0);
-  LLVMMetadataRef ops[2] = {self, loop_flag(c, "llvm.loop.unroll.disable", false)};
-  LLVMMetadataRef id = LLVMMDNodeInContext2(c, ops, 2);
-  LLVMMetadataReplaceAllUsesWith(self, id);
-  LLVMSetMetadata(term, LLVMGetMDKindIDInContext(c, "llvm.loop", 9), LLVMMetadataAsValue(c, id));
-}
-
-/* A new loop ID (a node whose first operand is itself) with the old one's properties
- * and ours. */
-void host_keep_loop(LLVMContextRef c, LLVMValueRef term) {
+/* Give the loop whose latch ends in term a new loop ID (a node whose first operand is
+ * itself) with the old one's properties and the flags given. */
+static void add_loop_flags(LLVMContextRef c, LLVMValueRef term, const LLVMMetadataRef *flags,
+                           unsigned nflags) {
   unsigned loop_kind = LLVMGetMDKindIDInContext(c, "llvm.loop", 9);
   LLVMValueRef old = LLVMGetMetadata(term, loop_kind);
   unsigned nold = old ? LLVMGetMDNodeNumOperands(old) : 0;
   LLVMValueRef *old_ops = nold ? malloc(nold * sizeof *old_ops) : NULL;
-  LLVMMetadataRef *ops = malloc((nold + 3) * sizeof *ops);
-  if (!ops || (nold && !old_ops)) {
-    free(ops);
-    free(old_ops);
-    return;
+  LLVMMetadataRef *ops = malloc((nold + nflags + 1) * sizeof *ops);
+  if (ops && (!nold || old_ops)) {
+    if (nold) LLVMGetMDNodeOperands(old, old_ops);
+    LLVMMetadataRef self = LLVMTemporaryMDNode(c, NULL, 0);
+    unsigned n = 0;
+    ops[n++] = self;
+    for (unsigned i = 1; i < nold; i++) ops[n++] = LLVMValueAsMetadata(old_ops[i]);
+    for (unsigned i = 0; i < nflags; i++) ops[n++] = flags[i];
+    LLVMMetadataRef id = LLVMMDNodeInContext2(c, ops, n);
+    LLVMMetadataReplaceAllUsesWith(self, id);  /* and frees the temporary */
+    LLVMSetMetadata(term, loop_kind, LLVMMetadataAsValue(c, id));
   }
-  if (nold) LLVMGetMDNodeOperands(old, old_ops);
-  LLVMMetadataRef self = LLVMTemporaryMDNode(c, NULL, 0);
-  unsigned n = 0;
-  ops[n++] = self;
-  for (unsigned i = 1; i < nold; i++) ops[n++] = LLVMValueAsMetadata(old_ops[i]);
-  ops[n++] = loop_flag(c, "llvm.loop.vectorize.enable", true);
-  ops[n++] = loop_flag(c, "llvm.loop.unroll.disable", false);
-  LLVMMetadataRef id = LLVMMDNodeInContext2(c, ops, n);
-  LLVMMetadataReplaceAllUsesWith(self, id);  /* and frees the temporary */
-  LLVMSetMetadata(term, loop_kind, LLVMMetadataAsValue(c, id));
+  free(ops);
+  free(old_ops);
+}
+
+/* LLVM fully unrolls a short loop of a known length before the vectoriser sees it. */
+void host_no_unroll(LLVMContextRef c, LLVMValueRef term) {
+  LLVMMetadataRef flag = loop_flag(c, "llvm.loop.unroll.disable", false);
+  add_loop_flags(c, term, &flag, 1);
+}
+
+void host_keep_loop(LLVMContextRef c, LLVMValueRef term) {
+  LLVMMetadataRef flags[2] = {loop_flag(c, "llvm.loop.vectorize.enable", true),
+                              loop_flag(c, "llvm.loop.unroll.disable", false)};
+  add_loop_flags(c, term, flags, 2);
   /* IRCE leaves alone the loops it made itself, which carry this tag (LLVM 18 moved
      its loop cloning to LoopConstrainer and renamed the tag) */
   LLVMValueRef empty = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0));
   LLVMSetMetadata(term, LLVMGetMDKindIDInContext(c, "irce.loop.clone", 15), empty);
   LLVMSetMetadata(term, LLVMGetMDKindIDInContext(c, "loop_constrainer.loop.clone", 27), empty);
-  free(ops);
-  free(old_ops);
 }
 
 /* Depth-first walk from the entry; on each back edge, mark the loop when it is too big.
