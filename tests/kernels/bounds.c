@@ -68,9 +68,9 @@ int main(int argc, char **argv) {
   expect_bounds("past_end on 4 blocks", ck("past_end"), kc_dim(4), kc_dim(16), args, 1, past4);
   msg = kc_last_error(H.ctx);
   if (!strstr(msg, "index 6")) h_die("past_end on 4 blocks: the index should be 60..63: %s", msg);
-  h_fetch(a, host);
-  for (int i = 0; i < 60; i++)
-    if (host[i] != 1.0f) h_die("past_end on 4 blocks: element %d is %g, want 1", i, host[i]);
+  /* which other blocks ran is not asked: with two workers, the one holding blocks 2..3
+     may fault and stop the launch before the other starts blocks 0..1, as a GPU's trap
+     stops the blocks it has not yet scheduled (CI's ThreadSanitizer run saw it) */
 
   /* -60 wraps to 0 and is fine; -61 does not */
   kc_arg neg_ok[] = {kc_arg_array(a), kc_arg_i64(-60)};
