@@ -30,6 +30,8 @@ typedef struct elementary {
 #define PI 3.14159265358979323846
 static double degrees(double x) { return x * (180.0 / PI); }
 static double radians(double x) { return x * (PI / 180.0); }
+/* lgamma sets the global signgam: two threads compiling would race on it */
+static double lgamma_no_sign(double x) { int sign; return lgamma_r(x, &sign); }
 
 static const elementary table[] = {
   {"sqrt", NULL, sqrt, NULL, csqrt},   {"exp", NULL, exp, NULL, cexp},
@@ -44,7 +46,7 @@ static const elementary table[] = {
   {"tanh", NULL, tanh, NULL, ctanh},   {"asinh", "arcsinh", asinh, NULL, casinh},
   {"acosh", "arccosh", acosh, NULL, cacosh}, {"atanh", "arctanh", atanh, NULL, catanh},
   {"erf", NULL, erf, NULL, NULL},      {"erfc", NULL, erfc, NULL, NULL},
-  {"gamma", NULL, tgamma, NULL, NULL}, {"lgamma", NULL, lgamma, NULL, NULL},
+  {"gamma", NULL, tgamma, NULL, NULL}, {"lgamma", NULL, lgamma_no_sign, NULL, NULL},
   {"floor", NULL, floor, NULL, NULL},  {"ceil", NULL, ceil, NULL, NULL},
   {"trunc", NULL, trunc, NULL, NULL},  {"degrees", "rad2deg", degrees, NULL, NULL},
   {"radians", "deg2rad", radians, NULL, NULL},

@@ -30,6 +30,16 @@ typedef uint64_t u64;
 __extension__ typedef __int128 i128;            /* GCC and clang on 64-bit targets */
 __extension__ typedef unsigned __int128 u128;
 
+double host_lgamma(double x) {
+  int sign;
+  return lgamma_r(x, &sign);
+}
+
+float host_lgammaf(float x) {
+  int sign;
+  return lgammaf_r(x, &sign);
+}
+
 static int mode_enter(int m) {
   int old = fegetround();
   fesetround(m);
@@ -524,8 +534,8 @@ const libdevice_host_fn libdevice_host_fns[] = {
   {"__nv_jnf", (void (*)(void))jnf},
   {"__nv_ldexp", (void (*)(void))ldexp},
   {"__nv_ldexpf", (void (*)(void))ldexpf},
-  {"__nv_lgamma", (void (*)(void))lgamma},
-  {"__nv_lgammaf", (void (*)(void))lgammaf},
+  {"__nv_lgamma", (void (*)(void))host_lgamma},
+  {"__nv_lgammaf", (void (*)(void))host_lgammaf},
   {"__nv_ll2double_rd", (void (*)(void))nv_ll2double_rd},
   {"__nv_ll2double_rn", (void (*)(void))nv_ll2double_rn},
   {"__nv_ll2double_ru", (void (*)(void))nv_ll2double_ru},

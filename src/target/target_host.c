@@ -443,7 +443,8 @@ static const struct { const char *name; void (*fn)(void); } host_math[] = {
   HOST_FN_PAIR(sincos), HOST_FN_PAIR(asin), HOST_FN_PAIR(acos), HOST_FN_PAIR(atan),
   HOST_FN_PAIR(atan2), HOST_FN_PAIR(sinh), HOST_FN_PAIR(cosh), HOST_FN_PAIR(tanh),
   HOST_FN_PAIR(asinh), HOST_FN_PAIR(acosh), HOST_FN_PAIR(atanh), HOST_FN_PAIR(erf),
-  HOST_FN_PAIR(erfc), HOST_FN_PAIR(tgamma), HOST_FN_PAIR(lgamma),
+  HOST_FN_PAIR(erfc), HOST_FN_PAIR(tgamma),
+  {"lgamma", (void (*)(void))host_lgamma}, {"lgammaf", (void (*)(void))host_lgammaf},
   {"__powisf2", (void (*)(void))host_powisf2}, {"__powidf2", (void (*)(void))host_powidf2},
   HOST_HALF_FNS
 };
