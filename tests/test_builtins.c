@@ -156,7 +156,7 @@ START_TEST(rows_are_well_formed) {
       bool typed = b->kind == BK_FUNCTION || b->kind == BK_VALUE || b->kind == BK_METHOD ||
                    b->kind == BK_ATTRIBUTE;
       ck_assert_msg(!typed || b->typing, "%s: no typing function", b->path);
-      ck_assert_msg(!typed || b->lower || (b->flags & (BF_LOOP | BF_FOLD | BF_REFUSED)), "%s: no lowering",
+      ck_assert_msg(!typed || b->lower || (b->flags & (BF_LOOP | BF_FOLD | BF_REFUSED | BF_REWRITTEN)), "%s: no lowering",
                     b->path);
       ck_assert_msg(typed || (!b->typing && !b->lower), "%s: a %s has no functions", b->path,
                     b->kind == BK_MODULE ? "module" : "decorator");

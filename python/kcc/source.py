@@ -196,6 +196,8 @@ def _imported_text(name, v):
         return '%s = %s.declare_device(%r, %r)' % (name, _CUDA, v.name, type_text(v.sig))
     mod = getattr(v, '__module__', None) or ''
     own = getattr(v, '__name__', None)
+    if mod == '_operator':      # operator.add is CPython's _operator.add
+        mod = 'operator'
     if mod == 'kcc.random':
         return 'from numba.cuda.random import %s as %s' % (own, name)
     if mod in ('math', 'cmath', 'operator') and own:

@@ -73,6 +73,9 @@ enum {
   BF_ADDS_TO_ARG0 = 1 << 17, /* BF_WRITES_ARG0: adds to an element, and nothing else
                                 (atomic add and sub): integer arrays only changed so can
                                 be counted in private copies and summed (host_private.c) */
+  BF_REWRITTEN = 1 << 18,    /* BK_FUNCTION: its typing turns the call into another node
+                                (operator.add(a, b) into a + b) and types that; never
+                                lowered */
 };
 
 /* Where an array a memory.c row makes lives: its op. BF_NEW_ARRAY rows are MEM_SHARED
@@ -155,7 +158,7 @@ extern const builtin builtins_modules[], builtins_threads[], builtins_sync[],
     builtins_atomics[], builtins_warp[], builtins_bits[], builtins_memory[],
     builtins_math[], builtins_complex[], builtins_fp16[], builtins_bf16[], builtins_python[],
     builtins_print[], builtins_numpy[], builtins_coop[], builtins_dtypes[], builtins_arrays[],
-    builtins_module_arrays[], builtins_cache_hints[];
+    builtins_module_arrays[], builtins_cache_hints[], builtins_operators[];
 
 /* math.c: the typing and lowering of a float64 constant row (math.pi; np.pi too) */
 const type *ix_math_constant(infer_ctx *ic, node *e, const builtin *b);

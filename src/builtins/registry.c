@@ -13,6 +13,7 @@ static const builtin_family families[] = {
   {"numpy", builtins_numpy},     {"coop", builtins_coop},       {"dtypes", builtins_dtypes},
   {"arrays", builtins_arrays},   {"module_arrays", builtins_module_arrays},
   {"cache_hints", builtins_cache_hints}, {"bf16", builtins_bf16},
+  {"operators", builtins_operators},
   {NULL, NULL},
 };
 

@@ -720,7 +720,70 @@ static const type *ix_is_none(infer_ctx *ic, node *e) {
   return ix_set_type(e, &ty_bool, false);
 }
 
+static bool is_call(const node *n, void *ud) {
+  (void)ud;
+  return n->kind == N_CALL || n->kind == N_NAMEDEXPR;
+}
+
+/* x == t[i], or x == the tuple literal's element i */
+static node *tuple_element_eq(infer_ctx *ic, node *x, node *t, int i) {
+  node *el = t;
+  if (t->kind == N_TUPLE) {
+    el = t->list.items[i];
+  } else {
+    el = node_new(ic->ar, N_INDEX, t->sp);
+    el->a = t;
+    el->b = node_new(ic->ar, N_INT, t->sp);
+    el->b->ival = i;
+  }
+  node *eq = node_new(ic->ar, N_COMPARE, x->sp);
+  node_push(ic->ar, &eq->list, x);
+  node_push(ic->ar, &eq->list, el);
+  eq->cmp_ops = arena_alloc(ic->ar, sizeof *eq->cmp_ops);
+  eq->cmp_ops[0] = OP_EQ;
+  return eq;
+}
+
+/* x in t, x not in t, t a tuple (Numba's tuple __contains__): x == t[0] or x == t[1] ...,
+ * negated for not in; an empty tuple holds nothing. x (and t, unless written out as a
+ * tuple) is read once per element, so neither may call anything (effects would repeat). */
+static const type *ix_in_tuple(infer_ctx *ic, node *e) {
+  node *x = e->list.items[0], *t = e->list.items[1];
+  op_kind op = e->cmp_ops[0];
+  node *calls = ast_visit(x, is_call, NULL) ? x : t->kind != N_TUPLE && ast_visit(t, is_call, NULL) ? t : NULL;
+  if (calls) {
+    ix_error(ic, calls->sp, "'%s' with a tuple reads this once per element, so it cannot "
+             "call anything here: bind it to a name first", op_symbol(op));
+    return NULL;
+  }
+  node *any = node_new(ic->ar, N_BOOL, e->sp);   /* x in (): False */
+  if (t->ty->nelems > 0) {
+    any = node_new(ic->ar, N_BOOLOP, e->sp);
+    any->op = OP_OR;
+    for (int i = 0; i < t->ty->nelems; i++) node_push(ic->ar, &any->list, tuple_element_eq(ic, x, t, i));
+    if (t->ty->nelems == 1) any = any->list.items[0];
+  }
+  e->list.len = 0;
+  e->cmp_ops = NULL;
+  if (op == OP_IN) *e = *any;
+  else {
+    e->kind = N_UNARY;
+    e->op = OP_NOT;
+    e->a = any;
+  }
+  return ix_expr(ic, e);
+}
+
 static const type *ix_compare(infer_ctx *ic, node *e) {
+  if (e->list.len == 2 && (e->cmp_ops[0] == OP_IN || e->cmp_ops[0] == OP_NOTIN)) {
+    const type *t = ix_expr(ic, e->list.items[1]);
+    if (!t) return NULL;
+    if (t->kind == TY_TUPLE) return ix_in_tuple(ic, e);
+    ix_error(ic, e->list.items[1]->sp, "'%s' in kernels needs a tuple on its right, not %s%s",
+             op_symbol(e->cmp_ops[0]), ix_tname(ic, t),
+             t->kind == TY_ARRAY ? " (search an array in a loop)" : "");
+    return NULL;
+  }
   if (e->list.len == 2 && (e->cmp_ops[0] == OP_IS || e->cmp_ops[0] == OP_ISNOT) &&
       (((node *)e->list.items[0])->kind == N_NONE || ((node *)e->list.items[1])->kind == N_NONE))
     return ix_is_none(ic, e);

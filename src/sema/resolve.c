@@ -22,7 +22,7 @@
 static const char *const importable[] = {"math", "numba", "numba.cuda", "numba.types",
                                          "numpy", "cmath", "numba.np",
                                          "numba.np.numpy_support", "numba.cuda.fp16",
-                                         "numba.cuda.bf16", "numba.cuda.types"};
+                                         "numba.cuda.bf16", "numba.cuda.types", "operator"};
 
 static bool path_is_known(infer_ctx *ic, const char *path) {
   return builtin_find(ic->builtins, path) != NULL || ix_type_from_path(path) != NULL ||

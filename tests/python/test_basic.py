@@ -641,6 +641,44 @@ def test_devices():
         raise AssertionError('device -1 was selected')
 
 
+def test_operator_functions_as_closure_variables():
+    """A kernel factory given operator.add, operator.floordiv ... (Numba's own
+    test_operator does this): the closure variable is the operator; and `in` with a
+    tuple. Expected values from NumPy's operators on the same inputs."""
+    import operator
+
+    def make(op):
+        @cuda.jit
+        def k(a, b, out):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = op(a[i], b[i])
+        return k
+
+    a = np.arange(-8, 8, dtype=np.float64) * 1.5
+    b = np.full(16, -2.5)
+    for op in (operator.add, operator.sub, operator.mul, operator.truediv,
+               operator.floordiv, operator.mod, operator.pow):
+        out = np.zeros(16)
+        make(op)[1, 16](a, b, out)
+        with np.errstate(all="ignore"):
+            want = op(a, b)
+        np.testing.assert_allclose(out, want, rtol=1e-15)   # pow: libm against NumPy
+
+    @cuda.jit
+    def member(x, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            v = x[i]
+            out[i] = 1 if v in (2, 3, 5, 7) else (2 if v not in (0, 1) else 0)
+
+    x = np.arange(10, dtype=np.int64)
+    out = np.zeros(10, dtype=np.int64)
+    member[1, 10](x, out)
+    want = [1 if v in (2, 3, 5, 7) else (2 if v not in (0, 1) else 0) for v in range(10)]
+    assert out.tolist() == want, out
+
+
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runner import run
