@@ -180,6 +180,12 @@ typedef struct kc_config {
                             unusable, as the GPU cannot stop a kernel. Another negative
                             value, or a bad KC_TIMEOUT_MS, makes kc_context_new fail with
                             KC_ERR_INVALID */
+  int wrap_int_args;     /* default 0 (off): an integer argument outside its parameter's
+                            type (300 for a uint8, 2**32 for an int32) makes the launch
+                            fail with KC_ERR_LAUNCH; 1: it is wrapped to the type's width
+                            (two's complement; a bool parameter takes any non-zero as
+                            true), as Numba passes Python ints through ctypes. kcc's
+                            Python package sets it */
 } kc_config;
 
 /* Fill cfg with the defaults: every field zero, as `kc_config cfg = {0};` (the

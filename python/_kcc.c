@@ -104,6 +104,7 @@ ContextObject *get_context(kcc_state *st) {
   kc_context *ctx = NULL;
   kc_config config = {0};
   config.cuda_device = st->cuda_device;
+  config.wrap_int_args = 1;   /* Numba passes Python ints through ctypes, which wraps */
   kc_status s = kc_context_new(&config, &ctx);
   if (s != KC_OK) {
     raise_status(st, ctx, s);

@@ -83,6 +83,7 @@ static kc_status resolve_config(kc_context *ctx) {
   c->bounds_check = config_switch(c->bounds_check, "KC_BOUNDS_CHECK", 0);
   c->lineinfo = c->lineinfo > 0;
   c->fastmath = c->fastmath > 0;
+  c->wrap_int_args = c->wrap_int_args > 0;
   /* KC_CPU_SHAPE=0: no block-shape variants (for measuring what they gain); 1: one at
      the first launch, however small (tests) */
   const char *shape = getenv("KC_CPU_SHAPE");

@@ -9,6 +9,7 @@
  * Messages are made only once something is wrong.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,7 +81,7 @@ static bad_arg convert_complex(kc_dtype want, const kc_arg *a, void *slot) {
 
 /* Convert a scalar argument to the parameter's dtype: integers to any integer type
  * they fit, integers and floats to floats; a float never silently becomes an int. */
-static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot) {
+static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot, bool wrap) {
   kc_dtype want = p->dtype, have = a->dtype;
   if ((unsigned)have >= KC_DTYPE_COUNT) return ARG_TYPE;
   if (rt_dtype_is_complex(want) || rt_dtype_is_complex(have))
@@ -104,13 +105,10 @@ static bad_arg convert_scalar(const rt_param *p, const kc_arg *a, void *slot) {
     return ARG_OK;
   }
   if (rt_dtype_is_float(have)) return ARG_TYPE;
-  if (have == KC_UINT64) {
-    if (!fits_unsigned(a->v.u, want)) return ARG_RANGE;
-    store_int(slot, want, a->v.u);
-  } else {
-    if (!fits_signed(a->v.i, want)) return ARG_RANGE;
-    store_int(slot, want, (uint64_t)a->v.i);
-  }
+  bool fits = have == KC_UINT64 ? fits_unsigned(a->v.u, want) : fits_signed(a->v.i, want);
+  if (!fits && !wrap) return ARG_RANGE;
+  uint64_t bits = have == KC_UINT64 ? a->v.u : (uint64_t)a->v.i;
+  store_int(slot, want, want == KC_BOOL ? bits != 0 : bits);   /* wrap: the low bits */
   return ARG_OK;
 }
 
@@ -152,7 +150,7 @@ static int find_alias(const kc_kernel *k, const kc_arg *args, int *w) {
 /* A tuple argument for tuple parameter p: its elements converted as scalars, one slot
  * each. On failure *elem is the element at fault (-1: the tuple as a whole). */
 static bad_arg pack_tuple(const rt_param *p, const kc_arg *a, void **params,
-                          uint64_t *scalars, int *elem) {
+                          uint64_t *scalars, int *elem, bool wrap) {
   *elem = -1;
   if (a->is_array != KC_ARG_TUPLE || a->v.tuple.n != p->nelems || !a->v.tuple.elems)
     return ARG_TYPE;
@@ -163,7 +161,7 @@ static bad_arg pack_tuple(const rt_param *p, const kc_arg *a, void **params,
     ep.dtype = p->elems[e];
     *elem = e;
     if (x->is_array) return ARG_TYPE;
-    bad_arg r = convert_scalar(&ep, x, &scalars[2 * (p->flat + e)]);
+    bad_arg r = convert_scalar(&ep, x, &scalars[2 * (p->flat + e)], wrap);
     if (r != ARG_OK) return r;
     params[p->flat + e] = &scalars[2 * (p->flat + e)];
   }
@@ -181,6 +179,7 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
     *bad = -1;
     return ARG_COUNT;
   }
+  const bool wrap = k->mod->ctx->cfg.wrap_int_args;
   for (int i = 0; i < nargs; i++) {
     const rt_param *p = &k->params[i];
     const kc_arg *a = &args[i];
@@ -204,12 +203,12 @@ static bad_arg pack(const kc_kernel *k, const kc_arg *args, int nargs, void **pa
         return ARG_TYPE;
       params[p->flat] = (void *)a->v.r.data;   /* its bytes, copied by the launch */
     } else if (p->nelems > 0) {
-      bad_arg r = pack_tuple(p, a, params, scalars, other);
+      bad_arg r = pack_tuple(p, a, params, scalars, other, wrap);
       if (r != ARG_OK) return r;
     } else {
       if (a->is_array || a->dtype == KC_RECORD) return ARG_TYPE;
       /* two words per slot: a complex128 takes 16 bytes */
-      bad_arg r = convert_scalar(p, a, &scalars[2 * p->flat]);
+      bad_arg r = convert_scalar(p, a, &scalars[2 * p->flat], wrap);
       if (r != ARG_OK) return r;
       params[p->flat] = &scalars[2 * p->flat];
     }

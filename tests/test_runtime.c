@@ -747,6 +747,38 @@ START_TEST(argument_checks) {
 }
 END_TEST
 
+/* kc_config.wrap_int_args (kcc's Python package): an integer out of its parameter's range
+ * is wrapped to the type's width, as ctypes (Numba's argument passing) wraps; expected
+ * values are C's own conversions. Floats are not wrapped. */
+START_TEST(wrapped_int_args) {
+  kc_config cfg;
+  kc_config_init(&cfg);
+  cfg.device = KC_DEVICE_CPU;
+  cfg.wrap_int_args = 1;
+  kc_context *ctx = NULL;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  kc_module *m = table_module(ctx);
+  kc_kernel *k;
+  ck_assert_int_eq(kc_module_get_kernel(m, "scalars", &k), KC_OK);
+  int64_t s1[1] = {6}, out[6];
+  kc_array *o;
+  ck_assert_int_eq(kc_array_new(ctx, KC_INT64, 1, s1, &o), KC_OK);
+  kc_arg args[] = {kc_arg_array(o), kc_arg_i64(200), kc_arg_i64(-1), kc_arg_i64(-2),
+                   kc_arg_f32(1.25f), kc_arg_i64(256), kc_arg_i64(-3)};
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, args, 7), KC_OK);
+  ck_assert_int_eq(kc_array_to_host(o, out, sizeof out), KC_OK);
+  ck_assert_int_eq(out[0], (int8_t)200);
+  ck_assert_int_eq(out[1], (uint16_t)-1);
+  ck_assert_int_eq(out[2], -2);
+  ck_assert_int_eq(out[4], 1);   /* bool: 256 is true, not its low byte */
+  args[6] = kc_arg_f64(1e300);   /* a float out of float32's range still fails */
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, args, 7), KC_ERR_LAUNCH);
+  kc_array_free(o);
+  kc_module_free(m);
+  kc_context_free(ctx);
+}
+END_TEST
+
 START_TEST(scalar_conversion) {
   kc_context *ctx = cpu_context();
   kc_module *m = table_module(ctx);
@@ -1016,6 +1048,7 @@ static Suite *runtime_suite(void) {
   tcase_add_test(tc, texts_without_loading);
   tcase_add_test(tc, kernel_error_records);
   tcase_add_test(tc, argument_checks);
+  tcase_add_test(tc, wrapped_int_args);
   tcase_add_test(tc, scalar_conversion);
   tcase_add_test(tc, launch_shapes);
   tcase_add_test(tc, streams_and_events);

@@ -63,7 +63,7 @@ static bool is_dynamic_shape(infer_ctx *ic, node *s) {
 
 /* shape for cuda.shared.array / cuda.local.array: a constant int or tuple of them. */
 static bool const_shape(infer_ctx *ic, node *s, int64_t *dims, int *ndim) {
-  node *f = ix_fold(ic, s);
+  node *f = ix_fold_local_constant(ic, s);
   if (f && f->kind == N_INT) { dims[0] = f->ival; *ndim = 1; return dims[0] > 0; }
   if (!f || f->kind != N_TUPLE || f->list.len < 1 || f->list.len > KC_MAX_DIMS) return false;
   for (int i = 0; i < f->list.len; i++) {
@@ -133,9 +133,11 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
     dims[0] = 0;   /* dynamic shared memory: sized at launch */
     ndim = 1;
   } else if (!const_shape(ic, shape, dims, &ndim)) {
+    bool local = shape->kind == N_NAME && ix_find_local(ic->cur, shape->str);
     ix_error(ic, shape->sp, "the shape of %s must be a positive constant integer or a tuple "
-         "of 1 to %d of them%s", fname, KC_MAX_DIMS, shared ? " (or 0: dynamic shared "
-         "memory, sized at launch)" : "");
+         "of 1 to %d of them%s%s", fname, KC_MAX_DIMS, shared ? " (or 0: dynamic shared "
+         "memory, sized at launch)" : "", local ? "; a local name is one only where the "
+         "function assigns it once, at its top level before this, a constant" : "");
     return NULL;
   }
   const type *el = ix_dtype_arg(ic, dt);

@@ -400,3 +400,82 @@ const type *ix_const_type(infer_ctx *ic, node *v) {
   }
 }
 
+
+/* ---- a local bound once to a constant ------------------------------------------------
+ * `N = 100` in a kernel, then cuda.shared.array(N, int32): Numba types N as the literal
+ * 100 (it is assigned once), so the shape is a constant. A name counts when the current
+ * function binds it exactly once, by a plain assignment among the body's own top-level
+ * statements before the use, to a value that folds to an integer or a tuple of them. */
+
+typedef struct bind_count {
+  const char *name;
+  int binds;
+  const node *assign;   /* the one plain `name = value` */
+} bind_count;
+
+static void count_target(const node *t, void *ud) {
+  bind_count *c = ud;
+  if (t->kind == N_NAME && strcmp(t->str, c->name) == 0) c->binds++;
+  if (t->kind == N_TUPLE || t->kind == N_LIST)
+    for (int i = 0; i < t->list.len; i++) count_target(t->list.items[i], ud);
+  if (t->kind == N_STARRED) count_target(t->a, ud);
+}
+
+static bool count_stmt(const node *s, int loops, void *ud) {
+  (void)loops;
+  bind_count *c = ud;
+  int before = c->binds;
+  ast_assign_targets(s, count_target, ud);
+  if (s->kind == N_FUNCDEF && strcmp(s->str, c->name) == 0) c->binds++;
+  if (c->binds == before + 1 && s->kind == N_ASSIGN && s->list.len == 1) c->assign = s;
+  return false;
+}
+
+static bool count_walrus(const node *n, void *ud) {
+  bind_count *c = ud;
+  if (n->kind == N_NAMEDEXPR && n->a->kind == N_NAME && strcmp(n->a->str, c->name) == 0)
+    c->binds++;
+  return false;
+}
+
+static bool before(span a, span b) {
+  return a.line < b.line || (a.line == b.line && a.col < b.col);
+}
+
+static node *local_constant(infer_ctx *ic, node *name) {
+  if (name->kind != N_NAME || !ic->cur || !ic->cur->def) return NULL;
+  symbol *l = ix_find_local(ic->cur, name->str);
+  if (!l || l->is_param) return NULL;
+  const node *def = ic->cur->def;
+  bind_count c = {name->str, 0, NULL};
+  ast_visit_stmts(&def->body, count_stmt, &c);
+  ast_visit_list(&def->body, count_walrus, &c);
+  if (c.binds != 1 || !c.assign || !before(c.assign->sp, name->sp)) return NULL;
+  bool top_level = false;
+  for (int i = 0; i < def->body.len; i++) top_level |= def->body.items[i] == c.assign;
+  return top_level ? ix_fold_local_constant(ic, c.assign->a) : NULL;
+}
+
+/* e folded as constants are, or else as a local bound once to a constant (each element
+ * of a tuple written out in turn: (4, N), and each side of an operator: N // 25); an
+ * integer or a tuple of them, or NULL. The
+ * assignment a name leads to is before it, so the recursion ends. */
+node *ix_fold_local_constant(infer_ctx *ic, node *e) {
+  node *v = ix_fold_quietly(ic, e);
+  if (!v && e->kind == N_NAME) v = local_constant(ic, e);
+  if (!v && e->kind == N_BINOP) {   /* N // 25 */
+    node *l = ix_fold_local_constant(ic, e->a), *r = l ? ix_fold_local_constant(ic, e->b) : NULL;
+    v = r && l->kind == N_INT && r->kind == N_INT ? ix_fold_binop_untyped(ic, e, l, r) : NULL;
+  }
+  if (!v && e->kind == N_TUPLE) {
+    v = node_new(ic->ar, N_TUPLE, e->sp);
+    for (int i = 0; v && i < e->list.len; i++) {
+      node *d = ix_fold_local_constant(ic, e->list.items[i]);
+      if (d) node_push(ic->ar, &v->list, d);
+      else v = NULL;
+    }
+  }
+  bool ints = v && v->kind == N_TUPLE;
+  for (int i = 0; ints && i < v->list.len; i++) ints = v->list.items[i]->kind == N_INT;
+  return v && (v->kind == N_INT || ints) ? v : NULL;
+}

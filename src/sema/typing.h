@@ -85,6 +85,10 @@ const type *ix_cast(infer_ctx *ic, node *e, const type *to, const char *fname);
 /* Constants: e folded to a literal node when it is one (NULL otherwise). */
 node *ix_fold(infer_ctx *ic, node *e);
 node *ix_fold_quietly(infer_ctx *ic, node *e);   /* muted: NULL, never an error */
+/* e folded to an integer or a tuple of them, a local name counting as its value where the
+ * function binds it once, at its top level before e, to one (N = 100; then
+ * cuda.shared.array(N, int32) or (4, N)); else NULL, quietly */
+node *ix_fold_local_constant(infer_ctx *ic, node *e);
 bool ix_const_int(infer_ctx *ic, node *e, int64_t *v);
 
 /* scope.c: what a name means. A local of f, a module constant, a function (NULL when
