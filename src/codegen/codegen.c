@@ -353,6 +353,7 @@ bool cg_have_intrinsic(const char *name) {
 LLVMValueRef cg_augmented_value(cg_ctx *g, node *s, LLVMValueRef cur, const type *rt) {
   node op = {0};   /* the binary operation the statement stands for, for cg_pow */
   op.kind = N_BINOP; op.op = s->op; op.a = s->a; op.b = s->b; op.ty = rt; op.sp = s->sp;
+  op.aux_ptr = s->aux_ptr;   /* typing's note on the operation (complex **: its function) */
   if (s->op == OP_POW) return cg_pow(g, &op, cur, rt);
   LLVMValueRef b = cg_expr_as(g, s->b, rt);
   cg_check_divisor(g, s->sp, s->op, b, rt);

@@ -204,6 +204,7 @@ static void ix_augassign(infer_ctx *ic, node *s) {
   tmp.b = s->b;
   const type *rt = ix_binop(ic, &tmp);
   s->ty = rt;
+  s->aux_ptr = tmp.aux_ptr;   /* the binary operation's own (complex **: the _kc_cpow instance) */
   if (t->kind == N_NAME) {
     if (t->sym && t->sym->is_shared) {
       ix_error(ic, t->sp, "'%s' is bound to a shared or local array and cannot be reassigned",

@@ -5,7 +5,7 @@
 
 #include "harness.h"
 
-enum { NOUT = 12, NRE = 6, N64 = 5 };
+enum { NOUT = 14, NRE = 6, N64 = 5 };
 
 static void put(double *p, double complex z) { p[0] = creal(z); p[1] = cimag(z); }
 
@@ -38,6 +38,8 @@ static void check128(void) {
     put(o + 18, q * q);
     put(o + 20, cabs(z) * (cos(carg(z)) + I * sin(carg(z))));
     put(o + 22, conj(z));
+    put(o + 24, cpow(z, w));
+    put(o + 26, cpow(w, z * 0.5));
     double *r = wre + i * NRE;
     r[0] = cabs(z), r[1] = creal(z), r[2] = cimag(z), r[3] = carg(w);
     r[4] = cabs(w), r[5] = carg(w);
