@@ -338,12 +338,51 @@ def _parsed(fn):
                           % (fn.__name__, fn.__code__.co_filename, first)) from None
 
 
+def _user_modules(fn):
+    """{name: module} of the modules fn reads that kcc does not know (a project's own
+    `import utils`, or a module object in a closure): their attributes are bound one by
+    one, each as a name of its own (_module_attrs)."""
+    return {n: v for n, v in _bound_values(fn).items()
+            if isinstance(v, _pytypes.ModuleType) and _module_text(n, v) is None}
+
+
+def _module_attrs(fn, node=None):
+    """[(ast.Attribute, alias, value)] for each `mod.attr` in fn (node: its parsed def)
+    with mod one of _user_modules(fn) and attr not itself a module: the alias is
+    mod_attr (the same length, so columns stay), or a longer name where that one is
+    taken."""
+    mods = _user_modules(fn)
+    if not mods:
+        return []
+    if node is None:
+        node = _function_node(_parsed(fn)[0], fn)
+    taken = set(fn.__globals__) | set(fn.__code__.co_varnames) | set(fn.__code__.co_names)
+    found = []
+    for a in ast.walk(node):
+        if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and \
+                a.value.id in mods and hasattr(mods[a.value.id], a.attr):
+            value = getattr(mods[a.value.id], a.attr)
+            if isinstance(value, _pytypes.ModuleType):
+                continue
+            alias = '%s_%s' % (a.value.id, a.attr)
+            if alias in taken:
+                alias = '__kcc_%s_%s' % (a.value.id, a.attr)
+            found.append((a, alias, value))
+    return found
+
+
 def _def_lines(fn, name, decorator):
     """{file line: text} of fn's definition named name, decorated with decorator on the
-    line above its def (its own decorators left out)."""
+    line above its def (its own decorators left out); `mod.attr` of a module kcc does
+    not know written as its alias (_module_attrs)."""
     tree, text, first = _parsed(fn)
     node = _function_node(tree, fn)
     src = text.splitlines()
+    for a, alias, _ in sorted(_module_attrs(fn, node),
+                              key=lambda f: (f[0].lineno, -f[0].col_offset)):
+        if a.lineno == a.end_lineno:   # right to left on a line: the offsets hold
+            row = src[a.lineno - 1]
+            src[a.lineno - 1] = row[:a.col_offset] + alias + row[a.end_col_offset:]
     out = {}
     if isinstance(node, ast.Lambda):
         body = ast.get_source_segment(text, node.body) or ast.unparse(node.body)
@@ -399,7 +438,10 @@ class _Text:
 
     def add_values(self, fn):
         """Bind what fn uses: imports, values, device functions (placed, recursively)."""
-        for name, v in sorted(_bound_values(fn).items()):
+        values = _bound_values(fn)
+        for _, alias, v in _module_attrs(fn):   # utils.dot of the project's own module
+            values[alias] = v
+        for name, v in sorted(values.items()):
             if name in self.bound:
                 continue
             self.bound.add(name)

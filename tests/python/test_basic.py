@@ -679,6 +679,52 @@ def test_operator_functions_as_closure_variables():
     assert out.tolist() == want, out
 
 
+def test_device_functions_of_a_project_module():
+    """A kernel calling mod.f and reading mod.K of the project's own module (import
+    helpers; helpers.scale(x) * helpers.FACTOR), and of a module object in a closure
+    (Numba's test_device_func does this): each attribute is bound by itself. Expected
+    values from NumPy on the same formula."""
+    import tempfile
+    import types
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, 'kcc_test_helpers.py'), 'w') as f:
+        f.write('from numba import cuda\n'
+                'FACTOR = 3\n'
+                '@cuda.jit(device=True)\n'
+                'def scale(x):\n'
+                '    return x * 2.0 + 1.0\n')
+    sys.path.insert(0, d)
+    try:
+        import kcc_test_helpers as helpers
+    finally:
+        sys.path.remove(d)
+
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = helpers.scale(a[i]) * helpers.FACTOR
+
+    a = np.linspace(-2, 2, 40)
+    out = np.zeros_like(a)
+    k[1, 40](a, out)
+    assert np.array_equal(out, (a * 2.0 + 1.0) * 3), out
+
+    def add(x, y):
+        return x + y
+    mod = types.ModuleType('mod')
+    mod.add = add
+
+    @cuda.jit
+    def k2(ary):
+        i = cuda.grid(1)
+        ary[i] = mod.add(ary[i], 1)
+
+    ary = np.arange(10)
+    k2[1, 10](ary)
+    assert ary.tolist() == list(range(1, 11)), ary
+
+
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runner import run
