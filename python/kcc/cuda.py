@@ -1170,15 +1170,25 @@ _RAISED = re.compile(r"kernel '[^']*': ([A-Za-z_][A-Za-z0-9_]*)(?::|, in block)"
 _combined_errors = {}
 
 
+# libkc's launch errors about the arguments themselves ("kernel 'k': argument 2 ('x'):
+# expected int32, got float64", "expected 3 arguments"): Numba raises TypeError there
+_BAD_ARGUMENT = re.compile(r"^kernel '[^']*': (argument \d+ .*: expected |expected \d+)")
+
+
 def kernel_exception(error, fn):
     """A kernel's raise (or failed assert) reported by libkc (KC_ERR_ASSERT: "kernel
     'k': IndexError: msg, in block ...") as Numba reports it: an exception of the class
     the kernel raised (looked up in its globals, then the builtins), which is also a
-    KccError with kcc's message, file:line:col first. Any other error as it is."""
-    if getattr(error, 'status', None) != 'KC_ERR_ASSERT':
+    KccError with kcc's message, file:line:col first; arguments the kernel does not take
+    as a TypeError that is also a KccError. Any other error as it is."""
+    status = getattr(error, 'status', None)
+    if status == 'KC_ERR_LAUNCH' and _BAD_ARGUMENT.search(str(error)):
+        cls = TypeError   # as Numba raises for arguments a kernel does not take
+    elif status != 'KC_ERR_ASSERT':
         return error
-    m = _RAISED.search(str(error))
-    cls = m and (fn.__globals__.get(m.group(1)) or getattr(builtins, m.group(1), None))
+    else:
+        m = _RAISED.search(str(error))
+        cls = m and (fn.__globals__.get(m.group(1)) or getattr(builtins, m.group(1), None))
     if not (isinstance(cls, type) and issubclass(cls, Exception)) or \
             issubclass(cls, KccError):
         return error
