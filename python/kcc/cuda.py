@@ -1077,6 +1077,10 @@ class Dispatcher:
                          'it as %s[griddim, blockdim](args)'
                          % (self.__name__, self.__name__))
 
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """Numba's older spelling of kernel[griddim, blockdim, stream, sharedmem]."""
+        return self[griddim, blockdim, stream, sharedmem]
+
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launch over ntasks threads, blocks of tpb (default 128)."""
         tpb = tpb or 128

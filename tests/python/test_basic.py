@@ -86,6 +86,10 @@ def test_vector_add_lazy():
     np.testing.assert_array_equal(oi, 2 * ai)
     assert 'vector_add(int64[:], int64[:], int64[:])' in vector_add.signatures, \
         vector_add.signatures
+    # Numba's older launch spelling (its legacy examples use it)
+    oi[:] = 0
+    vector_add.configure(1, 32)(ai, ai, oi)
+    np.testing.assert_array_equal(oi, 2 * ai)
 
 
 def test_vector_add_eager():
