@@ -479,6 +479,11 @@ KC_API void kc_module_free(kc_module *m);
 KC_API kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out);
 /* Number of parameters (-1 when the kernel is untyped: specialised at launch). */
 KC_API int kc_kernel_param_count(const kc_kernel *k);
+/* 1 when k synchronises its whole grid (cuda.cg.this_grid().sync()), so that it must be
+ * launched cooperatively, every block resident at once (Numba's overload.cooperative);
+ * for an untyped kernel, when a specialisation compiled so far does. 0 otherwise, and
+ * for NULL. */
+KC_API int kc_kernel_cooperative(const kc_kernel *k);
 /* The kernel's signature in Numba spelling, "add(float32[:], float32[:], int32)"; for
  * one declared with several, all of them, one a line, in the decorator's order. For
  * an untyped kernel (specialised at launch), the signatures it has been compiled for so

@@ -892,6 +892,11 @@ static PyObject *kernel_max_cooperative_blocks(KernelObject *self, PyObject *arg
   return PyLong_FromUnsignedLongLong(blocks);
 }
 
+static PyObject *kernel_get_cooperative(KernelObject *self, void *closure) {
+  (void)closure;
+  return PyBool_FromLong(kc_kernel_cooperative(self->kernel));
+}
+
 static PyObject *kernel_get_signature(KernelObject *self, void *closure) {
   return PyUnicode_FromString(kc_kernel_signature(self->kernel));
 }
@@ -936,6 +941,9 @@ static PyGetSetDef kernel_getset[] = {
   {"param_count", (getter)kernel_get_param_count, NULL,
    "the number of parameters, -1 for an untyped kernel", NULL},
   {"name", (getter)kernel_get_name, NULL, "the kernel's name", NULL},
+  {"cooperative", (getter)kernel_get_cooperative, NULL,
+   "whether it synchronises its grid (for an untyped kernel: a specialisation so far)",
+   NULL},
   {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -782,6 +782,14 @@ kc_status kc_module_get_kernel(kc_module *m, const char *name, kc_kernel **out) 
 }
 
 int kc_kernel_param_count(const kc_kernel *k) { return k ? k->nparams : 0; }
+
+int kc_kernel_cooperative(const kc_kernel *k) {
+  if (!k) return 0;
+  if (k->nparams >= 0) return k->cooperative != 0;
+  for (const rt_spec *sp = k->mod->specs; sp; sp = sp->next)
+    if (sp->origin == k && sp->signature && sp->typed && sp->typed->cooperative) return 1;
+  return 0;
+}
 const char *kc_kernel_signature(const kc_kernel *k) {
   if (!k) return "";
   return k->listing ? k->listing : k->signature;

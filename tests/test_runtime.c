@@ -760,6 +760,7 @@ START_TEST(wrapped_int_args) {
   kc_module *m = table_module(ctx);
   kc_kernel *k;
   ck_assert_int_eq(kc_module_get_kernel(m, "scalars", &k), KC_OK);
+  ck_assert_int_eq(kc_kernel_cooperative(k), 0);   /* no grid sync */
   int64_t s1[1] = {6}, out[6];
   kc_array *o;
   ck_assert_int_eq(kc_array_new(ctx, KC_INT64, 1, s1, &o), KC_OK);

@@ -1121,12 +1121,26 @@ class _Overloads:
     def keys(self):
         return list(self._dispatcher.signatures)
 
+    def values(self):
+        return [self[k] for k in self.keys()]
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
 
 class _Overload:
     """One compiled kernel (Numba's _Kernel): what its launches can be."""
 
     def __init__(self, kernel):
         self._kernel = kernel
+
+    @property
+    def cooperative(self):
+        """Whether it synchronises its grid (a cooperative launch), as Numba's."""
+        return self._kernel.cooperative
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         """The largest grid of a cooperative launch with blocks of blockdim threads."""

@@ -55,7 +55,18 @@ skip_on_arm = _keep
 skip_if_cuda_includes_missing = _keep
 skip_if_mvc_enabled = _keep
 skip_if_mvc_libraries_unavailable = _skip
+skip_with_cuda_python = _keep           # kcc is not NVIDIA's cuda-python binding
+skip_unless_cuda_python = _skip
 xfail_unless_cudasim = unittest.expectedFailure
+
+
+def cudadevrt_missing():
+    """kcc's grid-wide sync needs no cudadevrt (it links none): never missing."""
+    return False
+
+
+def skip_if_cudadevrt_missing(fn):
+    return fn
 linux_only = lambda fn: fn
 windows_only = unittest.skip('Windows only')
 

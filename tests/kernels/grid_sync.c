@@ -65,6 +65,8 @@ static void cpu_errors(void) {
 
 int main(int argc, char **argv) {
   h_begin("grid_sync", argc, argv);
+  if (kc_kernel_cooperative(h_kernel("neighbour_sum")) != 1 || kc_kernel_cooperative(NULL) != 0)
+    h_die("kc_kernel_cooperative: neighbour_sum syncs its grid, NULL is no kernel");
   neighbour_sum(1);
   neighbour_sum(8);
   count_arrivals(1);
