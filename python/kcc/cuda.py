@@ -1198,10 +1198,13 @@ def kernel_exception(error, fn):
     'k': IndexError: msg, in block ...") as Numba reports it: an exception of the class
     the kernel raised (looked up in its globals, then the builtins), which is also a
     KccError with kcc's message, file:line:col first; arguments the kernel does not take
-    as a TypeError that is also a KccError. Any other error as it is."""
+    as a TypeError, an index out of bounds as an IndexError, each also a KccError. Any
+    other error as it is."""
     status = getattr(error, 'status', None)
     if status == 'KC_ERR_LAUNCH' and _BAD_ARGUMENT.search(str(error)):
         cls = TypeError   # as Numba raises for arguments a kernel does not take
+    elif status == 'KC_ERR_BOUNDS':
+        cls = IndexError  # as Numba's bounds-checked kernels raise
     elif status != 'KC_ERR_ASSERT':
         return error
     else:

@@ -206,6 +206,8 @@ void cg_check_stmt(cg_ctx *g, node *s);
  * raises ZeroDivisionError (Numba's debug mode uses Python's error model); elsewhere
  * nothing (the operation gives NumPy's results) */
 void cg_check_divisor(cg_ctx *g, span sp, op_kind op, LLVMValueRef b, const type *t);
+/* t[j] out of range (bad) in a debug kernel: IndexError, the thread ends */
+void cg_check_tuple_index(cg_ctx *g, span sp, LLVMValueRef bad);
 /* cg_options.c: the decorator options' effects (fn_options): attributes of instance f's
  * function fn (opt=False, inline=), whether f gets line info, and whether any kernel
  * asks for debug=True (debug) or for lineinfo=True or debug=True (!debug) */

@@ -77,6 +77,15 @@ void cg_check_divisor(cg_ctx *g, span sp, op_kind op, LLVMValueRef b, const type
   LLVMPositionBuilderAtEnd(g->b, pass);
 }
 
+/* t[j] in a debug kernel, bad when j is outside the tuple: Numba's IndexError. */
+void cg_check_tuple_index(cg_ctx *g, span sp, LLVMValueRef bad) {
+  LLVMBasicBlockRef pass;
+  branch_on_failure(g, bad, &pass);
+  record_raise(g, sp, "IndexError: tuple index out of range");
+  g->target->thread_exit(g);
+  LLVMPositionBuilderAtEnd(g->b, pass);
+}
+
 void cg_check_stmt(cg_ctx *g, node *s) {
   if (s->kind == N_RAISE) {
     raise_here(g, s);

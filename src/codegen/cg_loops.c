@@ -219,7 +219,8 @@ static LLVMValueRef tuple_load(cg_ctx *g, LLVMValueRef p, const type *tt, LLVMVa
 
 /* t[j]: a negative j counts from the end, as in Python and Numba's getitem_unituple.
  * Out of range, Numba raises IndexError, which a kernel compiled without debug=True
- * never reports; kcc gives 0 there (and reports it with --bounds-check). */
+ * never reports; kcc gives 0 there (and reports it with --bounds-check), and in a debug
+ * kernel raises IndexError as Numba does. */
 LLVMValueRef cg_tuple_index(cg_ctx *g, node *e) {
   const type *tt = e->a->ty, *it = e->b->ty;
   bool big = tt->nelems > TUPLE_SELECT_MAX;
@@ -238,7 +239,10 @@ LLVMValueRef cg_tuple_index(cg_ctx *g, node *e) {
     LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, raw, ci64(g, 0), "");
     i = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, raw, ci64(g, tt->nelems), ""), raw, "");
   }
-  if (g->opts->bounds_check) check_tuple_index(g, e, raw, i, uns);
+  if (g->fi && g->fi->debug)   /* as Numba's debug kernels raise it */
+    cg_check_tuple_index(g, e->sp, LLVMBuildICmp(g->b, LLVMIntUGE, i, ci64(g, tt->nelems), ""));
+  else if (g->opts->bounds_check)
+    check_tuple_index(g, e, raw, i, uns);
   if (!big) return tuple_select(g, tup, tt, i);
   /* out of range reads 0, as the selects give: clamp the address, then choose */
   LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, i, ci64(g, tt->nelems), "");

@@ -83,6 +83,10 @@ static void int_kernels(kc_module *m) {
   const char *const mirror[] = {"debug_checks.k:56:5", "AssertionError: mirror",
                                 "thread (28, 0, 0)", NULL};
   expect_raise("assert after a barrier", kernel(m, "with_barrier"), 32, args, 1, mirror);
+  const char *const tup[] = {"debug_checks.k:98:16",
+                             "'tuple_index': IndexError: tuple index out of range",
+                             "thread (2, 0, 0)", NULL};
+  expect_raise("tuple index out of range", kernel(m, "tuple_index"), 3, args, 1, tup);
   int32_t got[32];
   h_fetch(a, got);
   for (int i = 0; i < 32; i++) {

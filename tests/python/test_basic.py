@@ -534,6 +534,33 @@ def test_kernel_exceptions_raised_as_numba_does():
     else:
         raise AssertionError('a division by zero was not raised in debug code')
 
+    # a tuple indexed out of range in debug code (Numba's test_exception), and an array
+    # index out of bounds with bounds checking: IndexError, as Numba raises
+    def shape_at(ary):
+        x = cuda.threadIdx.x
+        if x == 2:
+            ary[0] = ary.shape[-x]
+
+    try:
+        cuda.jit(debug=True, opt=False)(shape_at)[1, 3](np.zeros(2, np.int64))
+    except IndexError as e:
+        assert isinstance(e, KccError) and 'tuple index out of range' in str(e), e
+        assert 'thread (2, 0, 0)' in str(e), e
+    else:
+        raise AssertionError('the tuple index out of range was not raised')
+
+    @cuda.jit(debug=True)
+    def past_end(a):
+        a[5] = 1
+
+    try:
+        past_end[1, 1](np.zeros(3))
+    except IndexError as e:
+        assert isinstance(e, KccError) and e.status == 'KC_ERR_BOUNDS', e
+        assert 'index 5 is out of bounds' in str(e), e
+    else:
+        raise AssertionError('the index out of bounds was not raised')
+
 
 def test_specialize_as_numba():
     """specialize: one kernel per argument types, eager for Numba's types; a kernel
