@@ -1082,7 +1082,13 @@ class Dispatcher:
         return self[griddim, blockdim, stream, sharedmem]
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        """A launch over ntasks threads, blocks of tpb (default 128)."""
+        """A launch over ntasks threads, blocks of tpb (default 128); with no tasks a
+        call that launches nothing, and a negative count a ValueError, as Numba's."""
+        ntasks = operator.index(ntasks)
+        if ntasks < 0:
+            raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
+        if ntasks == 0:
+            return lambda *args: None
         tpb = tpb or 128
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 

@@ -86,6 +86,14 @@ def test_vector_add_lazy():
     np.testing.assert_array_equal(oi, 2 * ai)
     assert 'vector_add(int64[:], int64[:], int64[:])' in vector_add.signatures, \
         vector_add.signatures
+    # forall of no tasks launches nothing; of a negative count is refused, as Numba's
+    vector_add.forall(0)(ai, ai, oi)
+    try:
+        vector_add.forall(-1)
+    except ValueError as e:
+        assert 'negative task count' in str(e), e
+    else:
+        raise AssertionError('forall(-1) was taken')
     # Numba's older launch spelling (its legacy examples use it)
     oi[:] = 0
     vector_add.configure(1, 32)(ai, ai, oi)
