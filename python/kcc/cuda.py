@@ -907,12 +907,17 @@ def decorator_line(name, signatures, options=()):
 
 
 def _dim(value, what):
-    """A launch extent: an int or a tuple of 1 to 3 ints (NumPy integers too)."""
-    if isinstance(value, (tuple, list)):
-        if not 1 <= len(value) <= 3:
-            raise ValueError('%s must have 1 to 3 extents, not %d' % (what, len(value)))
-        return tuple(operator.index(v) for v in value)
-    return operator.index(value)
+    """A launch extent: an int or a tuple of 1 to 3 ints (NumPy integers too); errors
+    worded as Numba's."""
+    values = list(value) if isinstance(value, (tuple, list)) else [value]
+    if not 1 <= len(values) <= 3:
+        raise ValueError('%s must be a sequence of 1, 2 or 3 integers, got %r'
+                         % (what, values))
+    try:
+        dims = tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise TypeError('%s must be a sequence of integers, got %r' % (what, values)) from None
+    return dims if isinstance(value, (tuple, list)) else dims[0]
 
 
 class Dispatcher:
@@ -1073,7 +1078,7 @@ class Dispatcher:
         return _Launcher(self, griddim, blockdim, stream, operator.index(sharedmem))
 
     def __call__(self, *args):
-        raise ValueError("kernel '%s' was called without a launch configuration: launch "
+        raise ValueError("kernel '%s': launch configuration was not specified: launch "
                          'it as %s[griddim, blockdim](args)'
                          % (self.__name__, self.__name__))
 

@@ -86,6 +86,21 @@ def test_vector_add_lazy():
     np.testing.assert_array_equal(oi, 2 * ai)
     assert 'vector_add(int64[:], int64[:], int64[:])' in vector_add.signatures, \
         vector_add.signatures
+    # launch shapes refused with Numba's words
+    for bad, exc, words in (((1, 2, 3, 4), ValueError, 'griddim must be a sequence of 1, 2 or 3'),
+                            (2.0, TypeError, 'griddim must be a sequence of integers, got [2.0]')):
+        try:
+            vector_add[bad, 32]
+        except exc as e:
+            assert words in str(e), e
+        else:
+            raise AssertionError('griddim %r was taken' % (bad,))
+    try:
+        vector_add(ai, ai, oi)
+    except ValueError as e:
+        assert 'launch configuration was not specified' in str(e), e
+    else:
+        raise AssertionError('a call without a launch configuration was taken')
     # forall of no tasks launches nothing; of a negative count is refused, as Numba's
     vector_add.forall(0)(ai, ai, oi)
     try:
