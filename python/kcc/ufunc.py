@@ -15,6 +15,8 @@ numba/np/ufunc/deviceufunc.py and numba/cuda/kernels/reduction.py:
   Numba's is.
 """
 
+import re
+
 import numpy as np
 
 from . import _kcc
@@ -146,6 +148,72 @@ def _gufunc_layout_arity(layout):
     return count(ins), count(outs)
 
 
+def _gufunc_core_ndims(layout):
+    """([core dimensions of each input], [of each output]) of a layout such as
+    '(),(t)->(t)': [0, 1], [1]."""
+    ins, outs = layout.replace(' ', '').split('->')
+    core = lambda side: [0 if g == '' else g.count(',') + 1
+                         for g in re.findall(r'\(([^)]*)\)', side)]
+    return core(ins), core(outs)
+
+
+def _loop_shape(inputs, core_in):
+    """The loop dimensions NumPy's gufunc rules give these inputs: each one's shape less
+    its core dimensions, broadcast; a 0-d scalar adds none (kcc passes it as a 1-element
+    array, whose extra loop dimension of 1 must not reach the result)."""
+    loops = [tuple(np.shape(a) if not hasattr(a, '__cuda_array_interface__') else a.shape)
+             for a in inputs]
+    loops = [s[:len(s) - c] if len(s) >= c else s for s, c in zip(loops, core_in)]
+    try:
+        return np.broadcast_shapes(*loops)
+    except ValueError:
+        return None     # kcc's own check says what is wrong
+
+
+def _signature_dtypes(sig):
+    """The argument dtypes of a signature 'void(int32, int32[:], float64[:, :])'."""
+    text = _cuda.source.type_text(sig)
+    inner = text[text.index('(') + 1:text.rindex(')')]
+    args, depth, cur = [], 0, ''
+    for ch in inner:
+        depth += ch in '[(' and 1 or (ch in '])' and -1 or 0)
+        if ch == ',' and depth == 0:
+            args.append(cur)
+            cur = ''
+        else:
+            cur += ch
+    args.append(cur)
+    try:
+        return [np.dtype(a.strip().split('[')[0]) for a in args if a.strip()]
+    except TypeError:
+        return None
+
+
+def _cast_to_a_signature(inputs, signatures):
+    """The inputs cast for the first signature all of them cast to safely, by NumPy's
+    rules (a scalar by its value: np.int64(2) goes to int32), as NumPy picks a gufunc's
+    loop; None when none does, or when an input to cast is on the device."""
+    for sig in signatures:
+        want = _signature_dtypes(sig)
+        if want is None or len(want) < len(inputs):
+            continue
+        cast = []
+        for a, dt in zip(inputs, want):
+            if _is_device(a):
+                if np.dtype(a.dtype) != dt:
+                    break
+                cast.append(a)
+            elif np.ndim(a) == 0 and np.can_cast(np.asarray(a)[()], dt):
+                cast.append(np.asarray(a, dtype=dt)[()])
+            elif np.ndim(a) > 0 and np.can_cast(np.asarray(a).dtype, dt):
+                cast.append(np.asarray(a, dtype=dt))
+            else:
+                break
+        else:
+            return cast
+    return None
+
+
 class CUDAGUFunc:
     """A @guvectorize(..., target='cuda') function."""
 
@@ -182,7 +250,27 @@ class CUDAGUFunc:
                                                               else np.asarray(a))
                      for a in inputs]
         device_out = [o if _is_device(o) else None for o in outputs]
-        results = self._kernel.guvectorize(device_in, device_out, stream)
+        try:
+            results = list(self._kernel.guvectorize(device_in, device_out, stream))
+        except _cuda.KccError as e:
+            cast = None
+            if 'no signature takes these input dtypes' in str(e):
+                cast = _cast_to_a_signature(inputs, self.signatures)
+            if cast is None and any(_is_device(a) for a in inputs):
+                raise TypeError('%s: a device array is not cast to a signature\'s dtype (it '
+                                'does not support .astype(), as in Numba); make it of that '
+                                'dtype, or pass a host array' % e) from None
+            if cast is None:
+                raise
+            return self(*cast, *[o for o in outputs if o is not None], stream=stream)
+        core_in, core_out = _gufunc_core_ndims(self.layout)
+        loop = _loop_shape(inputs, core_in)
+        if loop is not None:   # scalars only: no loop dimension of 1 in front, as NumPy's
+            for k, (r, o) in enumerate(zip(results, outputs)):
+                want = loop + tuple(r.shape[len(r.shape) - core_out[k]:])
+                if o is None and tuple(r.shape) != want and \
+                        int(np.prod(want)) == int(np.prod(r.shape)) and want:
+                    results[k] = r.reshape(want)
         if to_host:
             results = [_to_host(r, stream, o) for r, o in zip(results, outputs)]
         return results[0] if self.nout == 1 else tuple(results)

@@ -18,7 +18,7 @@ PASSING = [
     'test_globals', 'test_gufunc_scheduling', 'test_idiv', 'test_iterators', 'test_lang',
     'test_laplace', 'test_libdevice', 'test_lineinfo', 'test_mandel', 'test_math',
     'test_matmul', 'test_multigpu',
-    'test_montecarlo', 'test_nondet', 'test_exception', 'test_forall', 'test_operator', 'test_powi', 'test_sync', 'test_py2_div_issue', 'test_reduction',
+    'test_montecarlo', 'test_nondet', 'test_exception', 'test_forall', 'test_gufunc_scalar', 'test_operator', 'test_powi', 'test_sync', 'test_py2_div_issue', 'test_reduction',
     'test_slicing', 'test_transpose', 'test_vectorize', 'test_vectorize_complex', 'test_vectorize_device',
     'test_vectorize_scalar_arg',
 ]

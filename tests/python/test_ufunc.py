@@ -40,6 +40,12 @@ def matvec(m, v, out):
         out[i] = acc
 
 
+@guvectorize(['void(int32, int32[:], int32[:])'], '(),(t)->(t)', target='cuda')
+def scale_i32(a, b, out):
+    for i in range(b.size):
+        out[i] = a * b[i]
+
+
 @guvectorize(['void(float32[:], float32, float32[:])'], '(n),()->(n)', target='cuda')
 def shift(a, by, out):
     for i in range(a.shape[0]):
@@ -175,6 +181,24 @@ def test_gufunc_scalar_core_argument():
     a = np.arange(10, dtype=np.float32).reshape(2, 5)
     got = shift(a, np.float32(0.5))
     assert got.dtype == np.float32 and np.array_equal(got, a + np.float32(0.5))
+
+
+def test_gufunc_scalar_rules_as_numpy():
+    """Numba's test_gufunc_scalar: with one core-sized array and a scalar the result has
+    no loop dimension ((n,), not (1, n)); a scalar of another integer type is cast by its
+    value (np.int64(3) to an int32 signature), as NumPy picks a
+    gufunc's loop; a device array of another dtype is a TypeError."""
+    a = np.arange(5, dtype=np.float32)
+    got = shift(a, np.float32(0.5))
+    assert got.shape == (5,) and np.array_equal(got, a + np.float32(0.5)), got
+    got = scale_i32(np.int64(3), np.arange(6, dtype=np.int32))
+    assert got.dtype == np.int32 and got.tolist() == [0, 3, 6, 9, 12, 15], got
+    try:
+        scale_i32(cuda.to_device(np.array([3], dtype=np.int64)), np.arange(6, dtype=np.int32))
+    except TypeError as e:
+        assert 'does not support .astype()' in str(e), e
+    else:
+        raise AssertionError('a device array of another dtype was taken')
 
 
 def test_gufunc_arity():
