@@ -239,10 +239,10 @@ LLVMValueRef cg_tuple_index(cg_ctx *g, node *e) {
     LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, raw, ci64(g, 0), "");
     i = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, raw, ci64(g, tt->nelems), ""), raw, "");
   }
-  if (g->fi && g->fi->debug)   /* as Numba's debug kernels raise it */
-    cg_check_tuple_index(g, e->sp, LLVMBuildICmp(g->b, LLVMIntUGE, i, ci64(g, tt->nelems), ""));
-  else if (g->opts->bounds_check)
+  if (g->opts->bounds_check)   /* reported with the tuple's length, as an array's index */
     check_tuple_index(g, e, raw, i, uns);
+  else if (g->fi && g->fi->debug)   /* as Numba's debug kernels raise it */
+    cg_check_tuple_index(g, e->sp, LLVMBuildICmp(g->b, LLVMIntUGE, i, ci64(g, tt->nelems), ""));
   if (!big) return tuple_select(g, tup, tt, i);
   /* out of range reads 0, as the selects give: clamp the address, then choose */
   LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, i, ci64(g, tt->nelems), "");
