@@ -89,8 +89,9 @@ static void int_kernels(kc_module *m) {
     int32_t want = i == 28 ? -1 : 31 - i;
     if (i != 28 && got[i] != want) h_die("with_barrier: a[%d] is %d, want %d", i, got[i], want);
   }
-  /* a tuple index out of range: IndexError in debug code; where bounds checking is on
-     too (KC_BOUNDS_CHECK=1, as the CUDA double's runs set it), reported as an array's */
+  /* a tuple index out of range: IndexError in debug code; where the kernel is compiled
+     with bounds checks too (it is in the CUDA double's run), reported as an array
+     index out of bounds */
   kc_status st = kc_launch(kernel(m, "tuple_index"), kc_dim(1), kc_dim(3), 0, NULL, args, 1);
   kc_status st2 = kc_synchronize(H.ctx);
   const char *tmsg = kc_last_error(H.ctx);
