@@ -345,11 +345,13 @@ class DeviceNDArray(_kcc.DeviceArray):
         """Version 3. On the CPU back end the address is the array's host address, as
         Numba's simulator gives its arrays': kcc's own functions and Numba's tests take
         it, and the work queued on the array is finished first (stream None: nothing to
-        wait for)."""
+        wait for). A zero-size array's address is 0, as Numba's."""
         strides, contiguous, address = _kcc.array_layout(self)
         on_gpu = _kcc.device() == 'cuda'
         if not on_gpu:
             synchronize()
+        if self.size == 0:
+            address = 0   # as Numba gives a zero-size array's, which has no memory
         return {'shape': self.shape, 'typestr': self.dtype.str, 'data': (address, False),
                 'strides': None if contiguous else self.strides, 'version': 3,
                 # the legacy default stream: it follows all of kcc's streams' work

@@ -243,6 +243,12 @@ def test_cuda_array_interface_on_the_cpu():
     add_one[1, 32](v)
     np.testing.assert_array_equal(d.copy_to_host(), [1.0, 1.0, 3.0, 3.0])
     raises(TypeError, cuda.as_cuda_array, np.arange(3), match='no __cuda_array_interface__')
+    # a zero-size array exports address 0, as Numba's, and an array made over it launches
+    empty = cuda.device_array(0)
+    assert empty.__cuda_array_interface__['data'][0] == 0
+    e = cuda.as_cuda_array(empty)
+    assert e.shape == (0,)
+    add_one[1, 32](e)
 
 
 class HostExporter:
