@@ -148,6 +148,15 @@ class DeviceNDArray(_kcc.DeviceArray):
         return tuple(s * itemsize for s in _kcc.array_layout(self)[0])
 
     @property
+    def alloc_size(self):
+        """Numba's: the bytes the array's elements span, first to last (a view's own
+        span, not its parent's allocation); 0 for an empty array."""
+        if self.size == 0:
+            return 0
+        return sum((n - 1) * abs(st) for n, st in zip(self.shape, self.strides)) + \
+            self.dtype.itemsize
+
+    @property
     def flags(self):
         """NumPy's and Numba's layout flags (C_CONTIGUOUS, F_CONTIGUOUS)."""
         return {'C_CONTIGUOUS': self.is_c_contiguous(),

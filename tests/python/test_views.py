@@ -240,6 +240,9 @@ def test_cuda_array_interface_on_the_cpu():
     assert cuda.is_cuda_array(d) and not cuda.is_cuda_array(np.arange(3))
     v = cuda.as_cuda_array(d[::2])
     assert v.shape == (2,) and v.strides == (16,), (v.shape, v.strides)
+    # Numba's alloc_size: the bytes a view spans (8 + 16), the same for the view and
+    # for an array made over it; the whole array's 32
+    assert v.alloc_size == d[::2].alloc_size == 24 and d.alloc_size == 32, v.alloc_size
     add_one[1, 32](v)
     np.testing.assert_array_equal(d.copy_to_host(), [1.0, 1.0, 3.0, 3.0])
     raises(TypeError, cuda.as_cuda_array, np.arange(3), match='no __cuda_array_interface__')
