@@ -13,15 +13,19 @@
 
 #include "rt.h"
 
-static kc_context *cpu_context(void) {
+/* A CPU context of two workers; wrap_int_args as kc_config's. */
+static kc_context *cpu_context_wrapping(int wrap_int_args) {
   kc_config cfg;
   kc_config_init(&cfg);
   cfg.device = KC_DEVICE_CPU;
   cfg.cpu_threads = 2;
+  cfg.wrap_int_args = wrap_int_args;
   kc_context *ctx = NULL;
   ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
   return ctx;
 }
+
+static kc_context *cpu_context(void) { return cpu_context_wrapping(0); }
 
 static int have_cuda(void) {
   int n = 0;
@@ -751,12 +755,7 @@ END_TEST
  * is wrapped to the type's width, as ctypes (Numba's argument passing) wraps; expected
  * values are C's own conversions. Floats are not wrapped. */
 START_TEST(wrapped_int_args) {
-  kc_config cfg;
-  kc_config_init(&cfg);
-  cfg.device = KC_DEVICE_CPU;
-  cfg.wrap_int_args = 1;
-  kc_context *ctx = NULL;
-  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  kc_context *ctx = cpu_context_wrapping(1);
   kc_module *m = table_module(ctx);
   kc_kernel *k;
   ck_assert_int_eq(kc_module_get_kernel(m, "scalars", &k), KC_OK);

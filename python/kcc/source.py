@@ -346,7 +346,7 @@ def _user_modules(fn):
             if isinstance(v, _pytypes.ModuleType) and _module_text(n, v) is None}
 
 
-def _module_attrs(fn, node=None):
+def _module_attrs(fn, node):
     """[(ast.Attribute, alias, value)] for each `mod.attr` in fn (node: its parsed def)
     with mod one of _user_modules(fn) and attr not itself a module: the alias is
     mod_attr (the same length, so columns stay), or a longer name where that one is
@@ -354,8 +354,6 @@ def _module_attrs(fn, node=None):
     mods = _user_modules(fn)
     if not mods:
         return []
-    if node is None:
-        node = _function_node(_parsed(fn)[0], fn)
     taken = set(fn.__globals__) | set(fn.__code__.co_varnames) | set(fn.__code__.co_names)
     found = []
     for a in ast.walk(node):
@@ -372,14 +370,15 @@ def _module_attrs(fn, node=None):
 
 
 def _def_lines(fn, name, decorator):
-    """{file line: text} of fn's definition named name, decorated with decorator on the
-    line above its def (its own decorators left out); `mod.attr` of a module kcc does
-    not know written as its alias (_module_attrs)."""
+    """({file line: text} of fn's definition named name, decorated with decorator on the
+    line above its def (its own decorators left out), {alias: value}): each `mod.attr`
+    of a module kcc does not know written as its alias (_module_attrs), which the
+    caller binds."""
     tree, text, first = _parsed(fn)
     node = _function_node(tree, fn)
     src = text.splitlines()
-    for a, alias, _ in sorted(_module_attrs(fn, node),
-                              key=lambda f: (f[0].lineno, -f[0].col_offset)):
+    attrs = _module_attrs(fn, node)
+    for a, alias, _ in sorted(attrs, key=lambda f: (f[0].lineno, -f[0].col_offset)):
         if a.lineno == a.end_lineno:   # right to left on a line: the offsets hold
             row = src[a.lineno - 1]
             src[a.lineno - 1] = row[:a.col_offset] + alias + row[a.end_col_offset:]
@@ -395,7 +394,7 @@ def _def_lines(fn, name, decorator):
             out[first + i] = src[i]
         out[line] = out[line].replace('def %s' % node.name, 'def %s' % name, 1)
     out[line - 1] = decorator
-    return out
+    return out, {alias: v for _, alias, v in attrs}
 
 
 def _is_enum(cls):
@@ -426,10 +425,11 @@ class _Text:
         self.tail = []
         self.done = {}            # code object -> the name it is compiled under
         self.bound = set()        # names bound so far
+        self.aliases = {}         # code object -> {alias: value} of its module attributes
 
     def place(self, fn, name, decorator):
         """fn's definition at its own lines when they are free, else in the tail."""
-        lines = _def_lines(fn, name, decorator)
+        lines, self.aliases[fn.__code__] = _def_lines(fn, name, decorator)
         if fn.__code__.co_filename == self.file and min(lines) >= 1 and \
                 not any(line in self.lines for line in lines):
             self.lines.update(lines)
@@ -437,10 +437,9 @@ class _Text:
             self.tail.extend(t for _, t in sorted(lines.items()))
 
     def add_values(self, fn):
-        """Bind what fn uses: imports, values, device functions (placed, recursively)."""
-        values = _bound_values(fn)
-        for _, alias, v in _module_attrs(fn):   # utils.dot of the project's own module
-            values[alias] = v
+        """Bind what fn (placed before) uses: imports, values, its module attributes'
+        aliases, device functions (placed, recursively)."""
+        values = dict(_bound_values(fn), **self.aliases.get(fn.__code__, {}))
         for name, v in sorted(values.items()):
             if name in self.bound:
                 continue

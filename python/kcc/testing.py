@@ -67,6 +67,8 @@ def cudadevrt_missing():
 
 def skip_if_cudadevrt_missing(fn):
     return fn
+
+
 linux_only = lambda fn: fn
 windows_only = unittest.skip('Windows only')
 

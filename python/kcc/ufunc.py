@@ -137,21 +137,14 @@ class CUDAUFunc:
         return "<kcc CUDA ufunc '%s'>" % self.__name__
 
 
-def _gufunc_layout_arity(layout):
-    """The numbers of inputs and outputs of a layout such as '(m,n),(n)->(m)'."""
+def _gufunc_core_ndims(layout):
+    """([core dimensions of each input], [of each output]) of a layout such as
+    '(),(t)->(t)': [0, 1], [1]; their lengths are the numbers of inputs and outputs."""
     try:
         ins, outs = layout.replace(' ', '').split('->')
     except ValueError:
         raise ValueError("gufunc layout %r: expected 'inputs->outputs'" % (layout,)) \
             from None
-    count = lambda side: side.count('(')
-    return count(ins), count(outs)
-
-
-def _gufunc_core_ndims(layout):
-    """([core dimensions of each input], [of each output]) of a layout such as
-    '(),(t)->(t)': [0, 1], [1]."""
-    ins, outs = layout.replace(' ', '').split('->')
     core = lambda side: [0 if g == '' else g.count(',') + 1
                          for g in re.findall(r'\(([^)]*)\)', side)]
     return core(ins), core(outs)
@@ -161,8 +154,7 @@ def _loop_shape(inputs, core_in):
     """The loop dimensions NumPy's gufunc rules give these inputs: each one's shape less
     its core dimensions, broadcast; a 0-d scalar adds none (kcc passes it as a 1-element
     array, whose extra loop dimension of 1 must not reach the result)."""
-    loops = [tuple(np.shape(a) if not hasattr(a, '__cuda_array_interface__') else a.shape)
-             for a in inputs]
+    loops = [tuple(a.shape if _is_device(a) else np.shape(a)) for a in inputs]
     loops = [s[:len(s) - c] if len(s) >= c else s for s, c in zip(loops, core_in)]
     try:
         return np.broadcast_shapes(*loops)
@@ -223,7 +215,8 @@ class CUDAGUFunc:
         self.layout = layout
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
-        self.nin, self.nout = _gufunc_layout_arity(layout)
+        self._core_in, self._core_out = _gufunc_core_ndims(layout)
+        self.nin, self.nout = len(self._core_in), len(self._core_out)
         self._kernel = _cuda.kernel_from_source(
             py_func, 'CUDA gufunc', "guvectorize(..., target='cuda')",
             '@guvectorize(%r, %r, target=%r)' % (
@@ -245,35 +238,40 @@ class CUDAGUFunc:
         outputs += [None] * (self.nout - len(outputs))
         # as Numba: the results come back to the host unless something is on the device
         to_host = not any(_is_device(a) for a in inputs + outputs)
-        device_in = [a if _is_device(a) else _cuda.to_device(np.asarray(a).reshape(-1)
-                                                              if np.ndim(a) == 0
-                                                              else np.asarray(a))
-                     for a in inputs]
-        device_out = [o if _is_device(o) else None for o in outputs]
         try:
-            results = list(self._kernel.guvectorize(device_in, device_out, stream))
+            results = self._launch(inputs, outputs, stream)
         except _cuda.KccError as e:
-            cast = None
-            if 'no signature takes these input dtypes' in str(e):
-                cast = _cast_to_a_signature(inputs, self.signatures)
+            if 'no signature takes these input dtypes' not in str(e):
+                raise
+            cast = _cast_to_a_signature(inputs, self.signatures)
             if cast is None and any(_is_device(a) for a in inputs):
                 raise TypeError('%s: a device array is not cast to a signature\'s dtype (it '
                                 'does not support .astype(), as in Numba); make it of that '
                                 'dtype, or pass a host array' % e) from None
             if cast is None:
                 raise
-            return self(*cast, *[o for o in outputs if o is not None], stream=stream)
-        core_in, core_out = _gufunc_core_ndims(self.layout)
-        loop = _loop_shape(inputs, core_in)
+            inputs = cast
+            results = self._launch(inputs, outputs, stream)
+        loop = _loop_shape(inputs, self._core_in)
         if loop is not None:   # scalars only: no loop dimension of 1 in front, as NumPy's
             for k, (r, o) in enumerate(zip(results, outputs)):
-                want = loop + tuple(r.shape[len(r.shape) - core_out[k]:])
-                if o is None and tuple(r.shape) != want and \
-                        int(np.prod(want)) == int(np.prod(r.shape)) and want:
+                want = loop + tuple(r.shape[len(r.shape) - self._core_out[k]:])
+                if o is None and want and tuple(r.shape) != want and \
+                        int(np.prod(want)) == int(np.prod(r.shape)):
                     results[k] = r.reshape(want)
         if to_host:
             results = [_to_host(r, stream, o) for r, o in zip(results, outputs)]
         return results[0] if self.nout == 1 else tuple(results)
+
+    def _launch(self, inputs, outputs, stream):
+        """The kernel over inputs (scalars passed as 1-element arrays) into outputs (None:
+        made by the call): the results, a list."""
+        device_in = [a if _is_device(a) else _cuda.to_device(np.asarray(a).reshape(-1)
+                                                              if np.ndim(a) == 0
+                                                              else np.asarray(a))
+                     for a in inputs]
+        device_out = [o if _is_device(o) else None for o in outputs]
+        return list(self._kernel.guvectorize(device_in, device_out, stream))
 
     def __repr__(self):
         return "<kcc CUDA gufunc '%s' %s>" % (self.__name__, self.layout)

@@ -37,10 +37,9 @@ static void cpu_trap(kc_cpu_block *blk, const char *message) {
  * kernel that can raise as fibers; anything else is kcc's bug. */
 static void cpu_exit_thread(kc_cpu_block *blk) {
   rt_worker *w = blk->exec;
-  if (!w->in_fibers) {   /* the launch fails, and never returns into the kernel */
+  if (!w->in_fibers) {   /* the launch fails (and stops), never returning into the kernel */
     rt_job_fail(w->job, KC_ERR_INTERNAL, "kernel '%s' raised but was not compiled to run "
                 "its threads as fibers", w->job->k->name);
-    atomic_store(&w->job->stop, 1);
     siglongjmp(w->cancel_to, 1);
   }
   rt_fiber *f = &w->fibers[w->cur];

@@ -20,7 +20,7 @@ static const type *retype_as(infer_ctx *ic, node *e, node_kind k) {
   e->bi = NULL;
   e->a = x;
   e->b = y;
-  if (k != N_COMPARE) e->list.len = 0;
+  e->list.len = 0;
   return ix_expr(ic, e);
 }
 

@@ -295,17 +295,17 @@ static int is_option(const char *arg, const char *name) {
 /* --block=X[,Y[,Z]]: 1 to 1024 threads on each axis, 1024 in all, as CUDA allows. */
 static int parse_block(cli_options *o, const char *v) {
   unsigned d[3] = {1, 1, 1};
+  bool ok = v != NULL;
   const char *p = v;
-  int n = 0;
-  while (p && n < 3) {
-    char *end;
-    if (!isdigit((unsigned char)*p)) break;
-    long x = strtol(p, &end, 10);
-    if (x < 1 || x > 1024) break;
-    d[n++] = (unsigned)x;
-    p = *end == ',' ? end + 1 : *end == '\0' ? NULL : "";
+  for (int n = 0; ok; n++) {   /* each extent, then a comma or the end */
+    char *end = NULL;
+    long x = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0;
+    ok = n < 3 && x >= 1 && x <= 1024 && (*end == ',' || *end == '\0');
+    if (ok) d[n] = (unsigned)x;
+    if (!ok || *end == '\0') break;
+    p = end + 1;
   }
-  if (!v || p || n == 0 || (unsigned long)d[0] * d[1] * d[2] > 1024)
+  if (!ok || (unsigned long)d[0] * d[1] * d[2] > 1024)
     return usage_error("kcc compile", "bad --block '%s' (e.g. --block=16,16: at most 1024 "
                        "threads)", v ? v : "");
   memcpy(o->block, d, sizeof d);

@@ -63,6 +63,16 @@ static LLVMValueRef is_zero(cg_ctx *g, LLVMValueRef v, const type *t) {
   return LLVMBuildICmp(g->b, LLVMIntEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
 }
 
+/* Where bad holds, the thread raises text at sp (reported, then ended); the builder
+ * goes on where it does not. */
+static void raise_when(cg_ctx *g, LLVMValueRef bad, span sp, const char *text) {
+  LLVMBasicBlockRef pass;
+  branch_on_failure(g, bad, &pass);
+  record_raise(g, sp, text);
+  g->target->thread_exit(g);
+  LLVMPositionBuilderAtEnd(g->b, pass);
+}
+
 void cg_check_divisor(cg_ctx *g, span sp, op_kind op, LLVMValueRef b, const type *t) {
   if (!g->fi || !g->fi->debug || (op != OP_DIV && op != OP_FLOORDIV && op != OP_MOD))
     return;
@@ -70,20 +80,12 @@ void cg_check_divisor(cg_ctx *g, span sp, op_kind op, LLVMValueRef b, const type
   /* fast math gives up Python's error model for floats, as in Numba (whose fastmath
      debug kernels divide by zero without raising) */
   if (g->fi->fastmath && t->kind != TY_INT && t->kind != TY_BOOL) return;
-  LLVMBasicBlockRef pass;
-  branch_on_failure(g, is_zero(g, b, t), &pass);
-  record_raise(g, sp, "ZeroDivisionError: division by zero");
-  g->target->thread_exit(g);
-  LLVMPositionBuilderAtEnd(g->b, pass);
+  raise_when(g, is_zero(g, b, t), sp, "ZeroDivisionError: division by zero");
 }
 
 /* t[j] in a debug kernel, bad when j is outside the tuple: Numba's IndexError. */
 void cg_check_tuple_index(cg_ctx *g, span sp, LLVMValueRef bad) {
-  LLVMBasicBlockRef pass;
-  branch_on_failure(g, bad, &pass);
-  record_raise(g, sp, "IndexError: tuple index out of range");
-  g->target->thread_exit(g);
-  LLVMPositionBuilderAtEnd(g->b, pass);
+  raise_when(g, bad, sp, "IndexError: tuple index out of range");
 }
 
 void cg_check_stmt(cg_ctx *g, node *s) {

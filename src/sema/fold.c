@@ -405,13 +405,29 @@ const type *ix_const_type(infer_ctx *ic, node *v) {
  * `N = 100` in a kernel, then cuda.shared.array(N, int32): Numba types N as the literal
  * 100 (it is assigned once), so the shape is a constant. A name counts when the current
  * function binds it exactly once, by a plain assignment among the body's own top-level
- * statements before the use, to a value that folds to an integer or a tuple of them. */
+ * statements before the use (`N = 100`, or `N, M = 100, 4` with a tuple written out),
+ * to a value that folds to an integer or a tuple of them. */
 
 typedef struct bind_count {
   const char *name;
   int binds;
-  const node *assign;   /* the one plain `name = value` */
+  const node *assign;   /* the statement of the one plain assignment */
+  node *value;          /* what it gives the name */
 } bind_count;
+
+/* The value a plain assignment s (one target) gives name: s's value for `name = v`,
+ * the element for `a, name = x, y`; NULL for any other form. */
+static node *assigned_value(const node *s, const char *name) {
+  const node *t = s->list.items[0];
+  if (t->kind == N_NAME) return strcmp(t->str, name) == 0 ? s->a : NULL;
+  if (t->kind != N_TUPLE || s->a->kind != N_TUPLE || s->a->list.len != t->list.len)
+    return NULL;
+  for (int i = 0; i < t->list.len; i++) {
+    const node *ti = t->list.items[i];
+    if (ti->kind == N_NAME && strcmp(ti->str, name) == 0) return s->a->list.items[i];
+  }
+  return NULL;
+}
 
 static void count_target(const node *t, void *ud) {
   bind_count *c = ud;
@@ -427,7 +443,10 @@ static bool count_stmt(const node *s, int loops, void *ud) {
   int before = c->binds;
   ast_assign_targets(s, count_target, ud);
   if (s->kind == N_FUNCDEF && strcmp(s->str, c->name) == 0) c->binds++;
-  if (c->binds == before + 1 && s->kind == N_ASSIGN && s->list.len == 1) c->assign = s;
+  if (c->binds == before + 1 && s->kind == N_ASSIGN && s->list.len == 1) {
+    c->assign = s;
+    c->value = assigned_value(s, c->name);
+  }
   return false;
 }
 
@@ -447,19 +466,19 @@ static node *local_constant(infer_ctx *ic, node *name) {
   symbol *l = ix_find_local(ic->cur, name->str);
   if (!l || l->is_param) return NULL;
   const node *def = ic->cur->def;
-  bind_count c = {name->str, 0, NULL};
+  bind_count c = {name->str, 0, NULL, NULL};
   ast_visit_stmts(&def->body, count_stmt, &c);
   ast_visit_list(&def->body, count_walrus, &c);
-  if (c.binds != 1 || !c.assign || !before(c.assign->sp, name->sp)) return NULL;
+  if (c.binds != 1 || !c.value || !before(c.assign->sp, name->sp)) return NULL;
   bool top_level = false;
   for (int i = 0; i < def->body.len; i++) top_level |= def->body.items[i] == c.assign;
-  return top_level ? ix_fold_local_constant(ic, c.assign->a) : NULL;
+  return top_level ? ix_fold_local_constant(ic, c.value) : NULL;
 }
 
 /* e folded as constants are, or else as a local bound once to a constant (each element
  * of a tuple written out in turn: (4, N), and each side of an operator: N // 25); an
- * integer or a tuple of them, or NULL. The
- * assignment a name leads to is before it, so the recursion ends. */
+ * integer or a tuple of them, or NULL. The assignment a name leads to is before it, so
+ * the recursion ends. */
 node *ix_fold_local_constant(infer_ctx *ic, node *e) {
   node *v = ix_fold_quietly(ic, e);
   if (!v && e->kind == N_NAME) v = local_constant(ic, e);

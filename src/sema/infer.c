@@ -720,14 +720,15 @@ static const type *ix_is_none(infer_ctx *ic, node *e) {
   return ix_set_type(e, &ty_bool, false);
 }
 
-static bool is_call(const node *n, void *ud) {
+/* a call or an assignment expression: what must not run once per tuple element */
+static bool has_effect(const node *n, void *ud) {
   (void)ud;
   return n->kind == N_CALL || n->kind == N_NAMEDEXPR;
 }
 
 /* x == t[i], or x == the tuple literal's element i */
 static node *tuple_element_eq(infer_ctx *ic, node *x, node *t, int i) {
-  node *el = t;
+  node *el;
   if (t->kind == N_TUPLE) {
     el = t->list.items[i];
   } else {
@@ -750,7 +751,8 @@ static node *tuple_element_eq(infer_ctx *ic, node *x, node *t, int i) {
 static const type *ix_in_tuple(infer_ctx *ic, node *e) {
   node *x = e->list.items[0], *t = e->list.items[1];
   op_kind op = e->cmp_ops[0];
-  node *calls = ast_visit(x, is_call, NULL) ? x : t->kind != N_TUPLE && ast_visit(t, is_call, NULL) ? t : NULL;
+  node *calls = ast_visit(x, has_effect, NULL) ? x : NULL;
+  if (!calls && t->kind != N_TUPLE && ast_visit(t, has_effect, NULL)) calls = t;
   if (calls) {
     ix_error(ic, calls->sp, "'%s' with a tuple reads this once per element, so it cannot "
              "call anything here: bind it to a name first", op_symbol(op));

@@ -195,8 +195,8 @@ const type *ix_tuple_index_dynamic(infer_ctx *ic, node *e, const type *tt) {
     return NULL;
   }
   e->aux = TUPLE_INDEX_DYNAMIC;
-  if (ic->cur && ic->cur->debug)
-    ic->cur->uses_barrier = true;   /* may raise IndexError: run as fibers on the CPU, where
-                                       a thread that raises ends (cg_checks.c) */
+  if (ic->cur && ic->cur->debug && !ic->opts->bounds_check)
+    ic->cur->uses_barrier = true;   /* may raise IndexError (cg_tuple_index): run as fibers
+                                       on the CPU, where a thread that raises ends */
   return ix_set_type(e, tt->elems[0], false);
 }

@@ -30,6 +30,7 @@ typedef uint64_t u64;
 __extension__ typedef __int128 i128;            /* GCC and clang on 64-bit targets */
 __extension__ typedef unsigned __int128 u128;
 
+/* ---- lgamma: lgamma_r, which returns the sign instead of setting signgam ---- */
 double host_lgamma(double x) {
   int sign;
   return lgamma_r(x, &sign);

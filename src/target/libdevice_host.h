@@ -15,11 +15,11 @@ typedef struct libdevice_host_fn {
 } libdevice_host_fn;
 
 extern const libdevice_host_fn libdevice_host_fns[];
+extern const size_t libdevice_host_nfns;
 
 /* lgamma and lgammaf without libm's global signgam, which the CPU back end's workers
  * would race on: what kernels' lgamma calls are bound to (target_host.c). */
 double host_lgamma(double x);
 float host_lgammaf(float x);
-extern const size_t libdevice_host_nfns;
 
 #endif

@@ -19,6 +19,16 @@ static int64_t py_idiv(int64_t x, int64_t y) {
 }
 static int64_t py_imod(int64_t x, int64_t y) { return x - py_idiv(x, y) * y; }
 
+/* kernel(a, b, out) on two N-element arrays of dtype t, out N x F: out fetched */
+static void run(const char *kernel, kc_dtype t, const void *a, const void *b, void *out) {
+  int64_t shape[2] = {N, F};
+  kc_array *da = h_array1(t, N, a), *db = h_array1(t, N, b), *dout = h_array(t, 2, shape, out);
+  kc_arg args[] = {kc_arg_array(da), kc_arg_array(db), kc_arg_array(dout)};
+  h_launch(h_kernel(kernel), kc_dim(2), kc_dim(32), args, 3);
+  h_fetch(dout, out);
+  kc_array_free(da), kc_array_free(db), kc_array_free(dout);
+}
+
 static void floats(void) {
   double a[N], b[N], out[N * F], want[N * F];
   for (int i = 0; i < N; i++) {
@@ -40,14 +50,8 @@ static void floats(void) {
     w[10] = pow(y, 2.0) + (x + 0.25);
   }
   h_poison_f64(out, N * F);
-  int64_t shape[2] = {N, F};
-  kc_array *da = h_array1(KC_FLOAT64, N, a), *db = h_array1(KC_FLOAT64, N, b),
-           *dout = h_array(KC_FLOAT64, 2, shape, out);
-  kc_arg args[] = {kc_arg_array(da), kc_arg_array(db), kc_arg_array(dout)};
-  h_launch(h_kernel("floats"), kc_dim(2), kc_dim(32), args, 3);
-  h_fetch(dout, out);
+  run("floats", KC_FLOAT64, a, b, out);
   h_check_f64("operator.* on float64", want, out, N * F, 0, 0);
-  kc_array_free(da), kc_array_free(db), kc_array_free(dout);
 }
 
 static void ints(void) {
@@ -64,21 +68,15 @@ static void ints(void) {
     w[3] = x ^ y;
     w[4] = ((x & 7) << 2) + (y >> 1);
     w[5] = (-x - 1) * 3 + (-y - 1);
-    w[9] = (x & 12) + (y | 1) * 100 + (x ^ 5) * 1000;
-    w[10] = ((y & 3) << 3) + (x >> 2) * 100 + (-y) * 10000;
     w[6] = (x == y) + (x != 0) * 2 + (x >= y) * 4 + (x > y) * 8 + (x <= y) * 16;
     w[7] = x == 0;
     w[8] = (y == 1 || y == 2 || y == 3) + 2 * (y != x && y != -4) + 4 * (x == y || x == -50);
+    w[9] = (x & 12) + (y | 1) * 100 + (x ^ 5) * 1000;
+    w[10] = ((y & 3) << 3) + (x >> 2) * 100 + (-y) * 10000;
   }
   h_poison_i64(out, N * F);
-  int64_t shape[2] = {N, F};
-  kc_array *da = h_array1(KC_INT64, N, a), *db = h_array1(KC_INT64, N, b),
-           *dout = h_array(KC_INT64, 2, shape, out);
-  kc_arg args[] = {kc_arg_array(da), kc_arg_array(db), kc_arg_array(dout)};
-  h_launch(h_kernel("ints"), kc_dim(2), kc_dim(32), args, 3);
-  h_fetch(dout, out);
+  run("ints", KC_INT64, a, b, out);
   h_check_i64("operator.* on int64", want, out, N * F);
-  kc_array_free(da), kc_array_free(db), kc_array_free(dout);
 }
 
 int main(int argc, char **argv) {
