@@ -205,7 +205,7 @@ def cpu_cases(A, P):
     lap_in = A["a"].reshape(4096, 4096)
     img = np.zeros(A["ref_mandelbrot"].shape, np.int32)
     cases = {}
-    for rid in ("add", "gs_2x256", "gs_1024x256", "gs_sug", "gs_vec", "vadd"):
+    for rid in ("add", "gs_2x256", "gs_1024x256", "gs_while", "gs_sug", "gs_vec", "vadd"):
         o = f(n)
         cases[rid] = (add, (A["a"], A["b"], o), o, A["ref_add"], 0,
                       (vadd, (A["a"], A["b"])))
@@ -340,6 +340,8 @@ def sim_cases(K, A, P):
                             "2 x 256 row runs the same kernel")
     elementwise("gs_2x256", 1024, lambda o: K.grid_stride_add[2, 256](a[:1024], b[:1024], o),
                 A["ref_add"])
+    elementwise("gs_while", 1024,
+                lambda o: K.grid_stride_add_while[2, 256](a[:1024], b[:1024], o), A["ref_add"])
     # kc_kernel_suggest_block's shape on the CPU: blocks of 1024, one per core
     elementwise("gs_sug", 2048, lambda o: K.grid_stride_add[2, 1024](a[:2048], b[:2048], o),
                 A["ref_add"])

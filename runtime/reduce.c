@@ -1,7 +1,7 @@
 /*
  * reduce.c — kc_reduce: reduce a 1-D array with a @cuda.reduce function, as Numba's
  * Reduce object is called. The compiler generates one kernel per element type
- * (synth.c): each block of KCC_REDUCE_BLOCK threads folds a grid-stride slice into one
+ * (synth.c): each block of kcc_reduce_block threads (256; 1024 on the CPU) folds a grid-stride slice into one
  * partial; a second launch of one block folds the partials (and init) into the result.
  * An array that one block covers takes a single launch.
  */
@@ -64,6 +64,9 @@ static kc_status check_args(kc_context *ctx, const kc_kernel *k, const kc_array 
                   kc_dtype_name(arr->dtype), kc_dtype_name(arr->dtype));
 }
 
+/* The threads of the kernel's blocks, as synth.c wrote it for this device. */
+static int reduce_block(const kc_context *ctx) { return kcc_reduce_block(ctx->device == KC_DEVICE_CPU); }
+
 /* Blocks for a stage over n elements. On CUDA: enough for n, at most
  * REDUCE_BLOCKS_PER_SM per multiprocessor. On the CPU each thread folds at least
  * REDUCE_CPU_PER_THREAD elements: the kernel's grid-stride loop runs step by step
@@ -78,7 +81,7 @@ static kc_status check_args(kc_context *ctx, const kc_kernel *k, const kc_array 
  * worker's core is busy. */
 static unsigned stage_blocks(const kc_kernel *k, int64_t n) {
   kc_context *ctx = k->mod->ctx;
-  uint64_t per_block = KCC_REDUCE_BLOCK, cap = UINT64_MAX;
+  uint64_t per_block = (uint64_t)reduce_block(ctx), cap = UINT64_MAX;
   if (ctx->device == KC_DEVICE_CPU) {
     per_block *= REDUCE_CPU_PER_THREAD;
     if (ctx->cpu_threads <= 1) cap = 1;
@@ -99,7 +102,8 @@ static kc_status reduce_launch(kc_kernel *k, unsigned blocks, kc_array *src, kc_
   kc_dtype t = src->dtype;
   kc_arg args[4] = {kc_arg_array(src), kc_arg_array(dst), scalar_arg(t, init),
                     kc_arg_bool(init != NULL)};
-  return kc_launch(k, kc_dim(blocks), kc_dim(KCC_REDUCE_BLOCK), 0, stream, args, 4);
+  return kc_launch(k, kc_dim(blocks), kc_dim((unsigned)reduce_block(k->mod->ctx)), 0, stream,
+                   args, 4);
 }
 
 /* Fold arr into out[0] (with init) on stream, then wait for that stream (the partials

@@ -80,8 +80,13 @@ static inline int kcc_scalar_input(unsigned scalars, int i) {
 }
 
 /* Threads per block of a @cuda.reduce kernel (synth.c): kc_reduce launches it with
- * exactly this many. */
+ * exactly this many, 256 on CUDA; 1024 on the CPU, where the block's grid-stride loop
+ * runs step by step across its threads and a wider step pays the step's own work
+ * fewer times (2^24 float32 on one worker: 1.24-1.35x a C loop with 256, 1.00-1.03x
+ * with 1024, docs/performance.md). */
 #define KCC_REDUCE_BLOCK 256
+#define KCC_REDUCE_BLOCK_HOST 1024
+static inline int kcc_reduce_block(int host) { return host ? KCC_REDUCE_BLOCK_HOST : KCC_REDUCE_BLOCK; }
 
 /* One flattened parameter of a kernel, as the runtime packs it. */
 typedef struct kcc_param {

@@ -46,6 +46,9 @@ void host_block_dims(cg_ctx *g, LLVMValueRef blk, LLVMValueRef dims[3], int fuse
 void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef blk,
                       LLVMValueRef *out);
 
+/* Rewrite f's top-level grid-stride while loops (`while i < n: ...; i += stride`) as
+ * the range loops they are (host_while.c), for the region form to run step by step. */
+void host_while_as_range(arena *ar, const program *p, fn_instance *f);
 /* Generate f's K__block in region form when f's barriers allow it; false (nothing
  * generated) when they do not, and the executor runs f's threads as fibers. */
 bool host_regions_entry(cg_ctx *g, fn_instance *f);

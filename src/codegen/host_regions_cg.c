@@ -526,6 +526,7 @@ static void restore_state(cg_ctx *g, const saved_state *s) {
 /* K__block(args, blk) in region form. */
 bool host_regions_entry(cg_ctx *g, fn_instance *f) {
   const char *off = getenv("KC_CPU_REGIONS");   /* 0: fibers for every barrier kernel */
+  host_while_as_range(g->ar, g->prog, f);
   if ((off && strcmp(off, "0") == 0) || (!f->uses_barrier && !top_level_loop(f))) return false;
   if (f->noopt || f->uses_grid_sync) {
     hr_explain(f, f->noopt ? "opt=False" : "a grid barrier");

@@ -462,6 +462,7 @@ int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
                   const builtin_registry *builtins, program *out) {
   memset(out, 0, sizeof *out);
   out->module = module;
+  out->range = builtin_find(builtins, "range");
   infer_ctx ic = {0};
   ic.ar = a;
   ic.d = d;

@@ -189,6 +189,8 @@ typedef struct program {
   ptr_vec foreign;        /* foreign_fn*: cuda.declare_device */
   ptr_vec links;          /* link_file*: the link= files of the functions compiled, each
                              once, in order */
+  const struct builtin *range;   /* the registry's range(), for the range loops a back
+                                    end writes itself (host_while.c) */
 } program;
 
 typedef struct builtin_registry builtin_registry;

@@ -497,7 +497,9 @@ static void compile_reduce(infer_ctx *ic, func_def *fn) {
     vec_push(ic->ar, &ic->prog->untyped, (void *)fn->name);
     return;
   }
-  func_def *k = generated_kernel(ic, fn, synth_reduce_kernel(ic->ar, ic->d, fn->name, fn->def->sp),
+  bool host = ic->opts->target == KCC_TARGET_HOST;
+  func_def *k = generated_kernel(ic, fn, synth_reduce_kernel(ic->ar, ic->d, fn->name, kcc_reduce_block(host), host,
+                                                     fn->def->sp),
                                  "reduction");
   if (!k) return;
   if (fn->sigs.len == 0) {

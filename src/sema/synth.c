@@ -50,14 +50,17 @@ static node *template_def(arena *a, diag_sink *d, const char *text, const char *
  * local its type). The rest is a plain grid-stride for, which the CPU back end runs
  * step by step across the block's threads and vectorises (host_regions.c). The block's threads that hold a value are a prefix of
  * length count, combined by a shared-memory tree (pairs t, t + s while t + s < count).
+ * With any_block the block may have fewer threads than the shared array (the tree's
+ * first steps then find no pairs): the CPU's kernel, which the CUDA double
+ * (tests/cuda_double) also launches with CUDA's block.
  * Warp shuffles would replace the last five tree steps and their barriers. */
 static const char reduce_template[] =
   "def _kc_reduce(_kc_arr, _kc_out, _kc_init, _kc_has_init):\n"
   "    _kc_vals = cuda.shared.array(%d, _kc_arr.dtype)\n"
   "    _kc_t = cuda.threadIdx.x\n"
   "    _kc_n = _kc_arr.size\n"
-  "    _kc_first = int64(cuda.blockIdx.x) * %d\n"
-  "    _kc_stride = int64(cuda.gridDim.x) * %d\n"
+  "    _kc_first = int64(cuda.blockIdx.x) * %s\n"
+  "    _kc_stride = int64(cuda.gridDim.x) * %s\n"
   "    _kc_start = _kc_first + _kc_t\n"
   "    _kc_acc = _kc_arr[_kc_start] if _kc_start < _kc_n else _kc_vals[_kc_t]\n"
   "    for _kc_i in range(_kc_start + _kc_stride, _kc_n, _kc_stride):\n"
@@ -65,7 +68,7 @@ static const char reduce_template[] =
   "    if _kc_start < _kc_n:\n"
   "        _kc_vals[_kc_t] = _kc_acc\n"
   "    cuda.syncthreads()\n"
-  "    _kc_count = min(_kc_n - _kc_first, %d)\n"
+  "    _kc_count = min(_kc_n - _kc_first, %s)\n"
   "    _kc_s = %d\n"
   "    while _kc_s > 0:\n"
   "        if _kc_t < _kc_s and _kc_t + _kc_s < _kc_count:\n"
@@ -78,9 +81,11 @@ static const char reduce_template[] =
   "            _kc_r = %s(_kc_r, _kc_init)\n"
   "        _kc_out[cuda.blockIdx.x] = _kc_r\n";
 
-node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, span where) {
-  const int b = KCC_REDUCE_BLOCK;
-  char *text = arena_printf(a, reduce_template, b, b, b, op, b, b / 2, op, op);
+node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, int block, bool any_block,
+                          span where) {
+  const int b = block;
+  const char *threads = any_block ? "cuda.blockDim.x" : arena_printf(a, "%d", b);
+  char *text = arena_printf(a, reduce_template, b, threads, threads, op, threads, b / 2, op, op);
   return template_def(a, d, text, op, where);
 }
 

@@ -15,11 +15,13 @@
 
 /* The N_FUNCDEF of the reduction kernel for the binary device function `op`:
  *   def <op>(arr, out, init, has_init)   (parameter names prefixed with _kc_)
- * Block b reduces the grid-stride slice of arr starting at b * KCC_REDUCE_BLOCK into
- * out[b]; with has_init, init is combined into each block's result (the runtime
+ * Each block has `block` threads (kcc_reduce_block), or with any_block at most that
+ * many (cuda.blockDim.x), and block b reduces the
+ * grid-stride slice of arr starting at b * block into out[b]; with has_init, init is combined into each block's result (the runtime
  * passes it to the last stage only). A launch of one block reduces arr to out[0].
  * Spans are set to `where`. NULL when the template does not parse (a bug). */
-node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, span where);
+node *synth_reduce_kernel(arena *a, diag_sink *d, const char *op, int block, bool any_block,
+                          span where);
 
 /* The N_FUNCDEF of the elementwise kernel of a @vectorize function `scalar` of nin
  * arguments, the contract of runtime/vectorize.c:
