@@ -293,6 +293,8 @@ static bool monotone(const host_regions *R, const node *e, int depth) {
   if (e->kind == N_NAME) {   /* a recomputed local: its one definition */
     int v = hr_local_of(R, e);
     const node *d = v >= 0 && R->remat[v] ? R->def[v] : NULL;
+    if (d && d->list.items[0]->kind == N_TUPLE)   /* x, y = cuda.grid(2): each grows */
+      return d->a->kind == N_CALL && has_path(d->a, "numba.cuda.grid");
     return d && d->kind == N_ASSIGN && d->list.len == 1 && d->list.items[0]->kind == N_NAME &&
            monotone(R, d->a, depth + 1);
   }
@@ -496,13 +498,32 @@ static bool note_ref(const node *e, void *ud) {
   return false;
 }
 
+/* The locals target t of a top-level assignment names: one name, or a flat tuple of
+ * names (`x0, y0 = cuda.grid(2)`); else none. At most n of them into v; their count. */
+static int defined_locals(const host_regions *R, const node *t, int *v, int n) {
+  if (t->kind == N_NAME) {
+    v[0] = hr_local_of(R, t);
+    return v[0] >= 0;
+  }
+  if (t->kind != N_TUPLE || t->list.len > n) return 0;
+  for (int k = 0; k < t->list.len; k++)
+    if ((v[k] = hr_local_of(R, t->list.items[k])) < 0) return 0;
+  return t->list.len;
+}
+
+int hr_def_local(const host_regions *R, const node *s) {
+  int v[HR_DEF_MAX];
+  return defined_locals(R, s->list.items[0], v, HR_DEF_MAX) ? v[0] : -1;
+}
+
 /* items[k] at the function's top level, as a candidate for recomputing (see remat) */
 static void note_definition(host_regions *R, node *s, int r) {
   if (s->kind != N_ASSIGN || s->list.len != 1) return;
-  int v = hr_local_of(R, s->list.items[0]);
-  if (v < 0) return;
-  R->def[v] = s;
-  R->def_region[v] = r;
+  int v[HR_DEF_MAX], n = defined_locals(R, s->list.items[0], v, HR_DEF_MAX);
+  for (int k = 0; k < n; k++) {
+    R->def[v[k]] = s;
+    R->def_region[v[k]] = r;
+  }
 }
 
 static int walk_region(host_regions *R, node **items, int n, bool *pos) {
@@ -618,6 +639,41 @@ static bool strided_candidate(host_regions *R, node *s) {
   return start_ok && !uniform_start && rest;
 }
 
+/* The inner loop of grid-stride loop s when the two make a 2-D grid-stride nest the
+ * block can step through together (emit_strided):
+ *     for i in range(y0, n, ys):          s's body is this loop alone, whose
+ *         for j in range(x0, m, xs):      start is made of the thread's index
+ *             ...                         and fixed values, stop and step uniform,
+ * none of them reading i, with no break, return, else or barrier; i and j are read
+ * nowhere else in the kernel (a thread whose row has no columns never assigns i
+ * there). Else NULL. */
+node *hr_strided_inner(host_regions *R, const node *s) {
+  if (s->body.len != 1) return NULL;
+  node *in = s->body.items[0];
+  int vi = hr_local_of(R, s->a), vj = in->kind == N_FOR ? hr_local_of(R, in->a) : -1;
+  if (vj < 0 || vj == vi || in->aux_ptr || in->orelse.len || !in->b->ty ||
+      in->b->ty->kind != TY_INT || !in->b->ty->is_signed || contains_barrier(in))
+    return NULL;
+  for (int k = 0; k < in->body.len; k++)
+    if (jumps_out(in->body.items[k]) & (JUMP_BRK | JUMP_RET)) return NULL;
+  const node_list *args = &in->b->list;
+  int n = args->len;
+  if (n < 2 || refers_to(R, in->b, vi)) return NULL;
+  bool saved = R->remat_mode;
+  R->remat_mode = true;
+  bool start_ok = uniform_expr(R, args->items[0]);
+  R->remat_mode = false;
+  bool thread_start = !uniform_expr(R, args->items[0]);
+  bool rest = uniform_expr(R, args->items[1]) && (n < 3 || uniform_expr(R, args->items[2]));
+  R->remat_mode = saved;
+  if (!start_ok || !thread_start || !rest) return NULL;
+  const node_list *top = &R->f->def->body;
+  for (int k = 0; k < top->len; k++)
+    if (top->items[k] != s && (refers_to(R, top->items[k], vi) || refers_to(R, top->items[k], vj)))
+      return NULL;
+  return in;
+}
+
 static void choose_remat(host_regions *R) {
   node_list *top = &R->f->def->body;
   for (int v = 0; v < R->n; v++) {
@@ -630,14 +686,18 @@ static void choose_remat(host_regions *R) {
   for (int i = 0; i < top->len; i++) {
     node *s = top->items[i];
     if (strided_candidate(R, s)) vec_push(R->ar, &R->strided, s);
-    int v = s->kind == N_ASSIGN && s->list.len == 1 ? hr_local_of(R, s->list.items[0]) : -1;
-    if (v < 0 || R->nassign[v] != 1) continue;
-    if (R->uniform[v]) {   /* its one assignment, run for the block (hoisted) */
-      R->settled[v] = true;
-    } else if (R->def[v] == s && uniform_expr(R, s->a)) {
-      R->remat[v] = true;
-      vec_push(R->ar, &R->remat_order, s);
+    int v[HR_DEF_MAX];
+    int n = s->kind == N_ASSIGN && s->list.len == 1 ? defined_locals(R, s->list.items[0], v, HR_DEF_MAX) : 0;
+    if (n == 1 && R->nassign[v[0]] == 1 && R->uniform[v[0]]) {
+      R->settled[v[0]] = true;   /* its one assignment, run for the block (hoisted) */
+      continue;
     }
+    bool remat = n > 0 && uniform_expr(R, s->a);
+    for (int k = 0; k < n; k++)   /* each target thread-dependent, assigned here alone */
+      remat = remat && R->nassign[v[k]] == 1 && !R->uniform[v[k]] && R->def[v[k]] == s;
+    if (!remat) continue;
+    for (int k = 0; k < n; k++) R->remat[v[k]] = true;
+    vec_push(R->ar, &R->remat_order, s);
   }
   R->remat_mode = false;
 }

@@ -46,7 +46,7 @@ static void enter_thread(cg_ctx *g, host_regions *R, host_thread_loops *l) {
 static void recompute_locals(cg_ctx *g, host_regions *R, int r) {
   for (int k = 0; k < R->remat_order.len; k++) {
     node *def = R->remat_order.items[k];
-    if (R->def_region[hr_local_of(R, def->list.items[0])] < r) cg_statement(g, def);
+    if (R->def_region[hr_def_local(R, def)] < r) cg_statement(g, def);
   }
 }
 
@@ -302,12 +302,24 @@ static void prefetch_ahead(cg_ctx *g, const prefetch_plan *plan, LLVMValueRef c,
  * start, and so the most steps a thread takes.
  * Threads of a block are independent where no barrier is, so this order is one of
  * those CUDA allows; each thread still takes its own iterations, in order. */
-static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
-  const type *t = s->b->ty;
+/* One grid-stride loop's range for the block: its stop and step, the block's smallest
+ * and largest start, and the most steps any thread takes. */
+typedef struct strided_range {
+  const type *t;
+  node *start;
+  LLVMValueRef stop, step, lo_min, lo_max, steps;
+} strided_range;
+
+/* The range of loop s (of region r) for the block, the builder left where every
+ * thread's iterations fit in int64 (else the launch fails, as it does for a zero step). */
+static void strided_range_of(cg_ctx *g, host_regions *R, node *s, int r, strided_range *sr) {
+  const type *t = sr->t = s->b->ty;
   const node_list *a = &s->b->list;
-  int n = a->len, r = R->emitted++;
-  LLVMValueRef stop = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[1], t), g->i64, "stop");
-  LLVMValueRef step = n == 3 ? LLVMBuildSExt(g->b, cg_expr_as(g, a->items[2], t), g->i64, "step") : ci64(g, 1);
+  int n = a->len;
+  sr->start = a->items[0];
+  LLVMValueRef stop = sr->stop = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[1], t), g->i64, "stop");
+  LLVMValueRef step = sr->step = n == 3 ? LLVMBuildSExt(g->b, cg_expr_as(g, a->items[2], t), g->i64, "step")
+                                        : ci64(g, 1);
   LLVMBasicBlockRef bad = cg_new_bb(g, "step.zero"), ok = cg_new_bb(g, "step.ok");
   LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, step, ci64(g, 0), ""), bad, ok);
   LLVMPositionBuilderAtEnd(g->b, bad);
@@ -315,59 +327,97 @@ static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
   LLVMBuildBr(g->b, g->ret_bb);
   LLVMPositionBuilderAtEnd(g->b, ok);
   LLVMValueRef lo_min = cg_entry_alloca(g, g->i64, "lo.min"), lo_max = cg_entry_alloca(g, g->i64, "lo.max");
-  if (t->bits == 64 && hr_thread_monotone(R, a->items[0]))
-    corner_extremes(g, R, a->items[0], t, r, lo_min, lo_max);
+  if (t->bits == 64 && hr_thread_monotone(R, sr->start))
+    corner_extremes(g, R, sr->start, t, r, lo_min, lo_max);
   else
-    thread_extremes(g, R, a->items[0], t, r, lo_min, lo_max);
-  host_thread_loops l;
-  LLVMValueRef lo;
+    thread_extremes(g, R, sr->start, t, r, lo_min, lo_max);
+  sr->lo_min = LLVMBuildLoad2(g->b, g->i64, lo_min, "");
+  sr->lo_max = LLVMBuildLoad2(g->b, g->i64, lo_max, "");
   /* the thread starting furthest back (for a positive step, the smallest start) takes
      the most steps: one division for the block */
   LLVMValueRef first = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, ci64(g, 0), ""),
-                                       LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
-                                       LLVMBuildLoad2(g->b, g->i64, lo_max, ""), "");
-  LLVMValueRef steps = trip_count(g, first, stop, step);
+                                       sr->lo_min, sr->lo_max, "");
+  sr->steps = trip_count(g, first, stop, step);
   LLVMBasicBlockRef wide = cg_new_bb(g, "range.wide"), fits = cg_new_bb(g, "range.fits");
-  LLVMBuildCondBr(g->b, strided_fits(g, stop, step, steps, LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
-                                     LLVMBuildLoad2(g->b, g->i64, lo_max, "")), fits, wide);
+  LLVMBuildCondBr(g->b, strided_fits(g, stop, step, sr->steps, sr->lo_min, sr->lo_max), fits, wide);
   LLVMPositionBuilderAtEnd(g->b, wide);
   host_trap(g, "a grid-stride range() this close to the int64 limits is not supported "
                "by the CPU back end");
   LLVMBuildBr(g->b, g->ret_bb);
   LLVMPositionBuilderAtEnd(g->b, fits);
-  prefetch_plan plan;
-  prefetch_plan_for(g, R, s, step, LLVMBuildLoad2(g->b, g->i64, lo_min, ""),
-                    LLVMBuildLoad2(g->b, g->i64, lo_max, ""), &plan);
-  /* for c in range(steps): for each thread: i = start + c * step; if in range: body */
-  LLVMValueRef ctr = cg_entry_alloca(g, g->i64, "step.c");
-  LLVMBuildStore(g->b, ci64(g, 0), ctr);
-  LLVMBasicBlockRef head = cg_new_bb(g, "steps"), body = cg_new_bb(g, "step"), done = cg_new_bb(g, "steps.end");
-  LLVMBuildBr(g->b, head);
-  LLVMPositionBuilderAtEnd(g->b, head);
-  LLVMValueRef c = LLVMBuildLoad2(g->b, g->i64, ctr, "c");
-  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, c, steps, ""), body, done);
+}
+
+/* for c in range(steps), at the block's level: open_steps leaves the builder in the
+ * body with c, close_steps ends it. */
+typedef struct step_loop {
+  LLVMValueRef ctr, c;
+  LLVMBasicBlockRef head, done;
+} step_loop;
+
+static void open_steps(cg_ctx *g, step_loop *L, LLVMValueRef steps) {
+  L->ctr = cg_entry_alloca(g, g->i64, "step.c");
+  LLVMBuildStore(g->b, ci64(g, 0), L->ctr);
+  L->head = cg_new_bb(g, "steps");
+  L->done = cg_new_bb(g, "steps.end");
+  LLVMBasicBlockRef body = cg_new_bb(g, "step");
+  LLVMBuildBr(g->b, L->head);
+  LLVMPositionBuilderAtEnd(g->b, L->head);
+  L->c = LLVMBuildLoad2(g->b, g->i64, L->ctr, "c");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, L->c, steps, ""), body, L->done);
   LLVMPositionBuilderAtEnd(g->b, body);
-  prefetch_ahead(g, &plan, c, steps, step, LLVMBuildLoad2(g->b, g->i64, lo_min, ""));
-  open_region(g, R, &l, r);
-  lo = LLVMBuildSExt(g->b, cg_expr_as(g, a->items[0], t), g->i64, "");
-  LLVMValueRef i = strided_index(g, lo, c, step);
-  LLVMValueRef mine = before_stop(g, i, stop, step);
-  LLVMBasicBlockRef take = cg_new_bb(g, "step.take"), next = cg_new_bb(g, "thread.next");
-  LLVMBuildCondBr(g->b, mine, take, next);
+}
+
+static void close_steps(cg_ctx *g, step_loop *L) {
+  LLVMBuildStore(g->b, LLVMBuildNUWAdd(g->b, L->c, ci64(g, 1), ""), L->ctr);
+  LLVMBuildBr(g->b, L->head);
+  LLVMPositionBuilderAtEnd(g->b, L->done);
+}
+
+/* In a thread's loop: its iteration i = start + c * step of sr, into target, when it
+ * has one; else on to `next`. */
+static void take_step(cg_ctx *g, const strided_range *sr, node *target, LLVMValueRef c,
+                      LLVMBasicBlockRef next) {
+  LLVMValueRef lo = LLVMBuildSExt(g->b, cg_expr_as(g, sr->start, sr->t), g->i64, "");
+  LLVMValueRef i = strided_index(g, lo, c, sr->step);
+  LLVMBasicBlockRef take = cg_new_bb(g, "step.take");
+  LLVMBuildCondBr(g->b, before_stop(g, i, sr->stop, sr->step), take, next);
   LLVMPositionBuilderAtEnd(g->b, take);
-  cg_store_target(g, s->a, LLVMBuildTrunc(g->b, i, cg_scalar_type(g, t), ""), t);
+  cg_store_target(g, target, LLVMBuildTrunc(g->b, i, cg_scalar_type(g, sr->t), ""), sr->t);
+}
+
+static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
+  int r = R->emitted++;
+  node *in = hr_strided_inner(R, s);   /* a 2-D nest: both loops stepped by the block */
+  strided_range outer, inner;
+  strided_range_of(g, R, s, r, &outer);
+  if (in) strided_range_of(g, R, in, r, &inner);
+  node *last = in ? in : s;            /* the loop whose body runs */
+  const strided_range *walk = in ? &inner : &outer;
+  prefetch_plan plan;
+  prefetch_plan_for(g, R, last, walk->step, walk->lo_min, walk->lo_max, &plan);
+  /* for c in range(steps) [for c2 in range(steps2)]: for each thread: i = start +
+     c * step [j = start2 + c2 * step2]; if in range: body */
+  step_loop rows, cols;
+  open_steps(g, &rows, outer.steps);
+  if (in) open_steps(g, &cols, inner.steps);
+  const step_loop *inmost = in ? &cols : &rows;
+  prefetch_ahead(g, &plan, inmost->c, walk->steps, walk->step, walk->lo_min);
+  host_thread_loops l;
+  open_region(g, R, &l, r);
+  LLVMBasicBlockRef next = cg_new_bb(g, "thread.next");
+  take_step(g, &outer, s->a, rows.c, next);
+  if (in) take_step(g, &inner, in->a, cols.c, next);
   loop_targets lt = {next, next}, *saved_loop = g->loop;
   g->loop = &lt;   /* continue: this thread's next step (break was ruled out) */
-  for (int k = 0; k < s->body.len; k++) cg_statement(g, s->body.items[k]);
+  for (int k = 0; k < last->body.len; k++) cg_statement(g, last->body.items[k]);
   if (!cg_terminated(g)) LLVMBuildBr(g->b, next);
   LLVMPositionBuilderAtEnd(g->b, next);
   host_thread_loops_close(g, &l);
   g->loop = saved_loop;
   R->block_level = true;
   for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
-  LLVMBuildStore(g->b, LLVMBuildNUWAdd(g->b, c, ci64(g, 1), ""), ctr);
-  LLVMBuildBr(g->b, head);
-  LLVMPositionBuilderAtEnd(g->b, done);
+  if (in) close_steps(g, &cols);
+  close_steps(g, &rows);
 }
 
 static void emit_region(cg_ctx *g, host_regions *R, node **items, int n) {

@@ -73,5 +73,12 @@ int hr_region_end(const host_regions *R, node_list *l, int i);
  * every thread, and a coordinate times a count up to 2^16. Then the block's smallest
  * start is thread (0, 0, 0)'s and its largest the last thread's. */
 bool hr_thread_monotone(const host_regions *R, const node *e);
+/* The first local a top-level definition assigns (a name, or the first of a tuple of
+ * up to HR_DEF_MAX names), or -1. */
+enum { HR_DEF_MAX = 3 };
+int hr_def_local(const host_regions *R, const node *s);
+/* The inner loop of grid-stride loop s when the two are a 2-D grid-stride nest the
+ * block steps through together, else NULL. */
+node *hr_strided_inner(host_regions *R, const node *s);
 
 #endif
