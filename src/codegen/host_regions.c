@@ -313,6 +313,48 @@ bool hr_thread_monotone(const host_regions *R, const node *e) {
   return monotone(R, e, 0);
 }
 
+/* The axis e is the thread's index along (cuda.threadIdx.x/y/z, or a recomputed local
+ * assigned it alone: tid = cuda.threadIdx.x), or -1. */
+static int thread_axis(const host_regions *R, const node *e) {
+  if (e->kind == N_NAME && !e->bi) {
+    int v = hr_local_of(R, e);
+    const node *d = v >= 0 && R->remat[v] ? R->def[v] : NULL;
+    if (!d || d->list.items[0]->kind != N_NAME) return -1;
+    e = d->a;
+  }
+  static const char *const paths[3] = {"numba.cuda.threadIdx.x", "numba.cuda.threadIdx.y",
+                                       "numba.cuda.threadIdx.z"};
+  for (int k = 0; k < 3; k++)
+    if (has_path(e, paths[k])) return k;
+  return -1;
+}
+
+node *hr_region_bound(host_regions *R, node **items, int n, int *axis, op_kind *op) {
+  if (n != 1 || items[0]->kind != N_IF || items[0]->orelse.len) return NULL;
+  const node *c = items[0]->a;
+  if (c->kind == N_BOOLOP && c->op == OP_AND) c = c->list.items[0];
+  if (c->kind != N_COMPARE || c->list.len != 2) return NULL;
+  static const op_kind mirrored[][2] = {{OP_LT, OP_GT}, {OP_LE, OP_GE}, {OP_EQ, OP_EQ}};
+  for (int side = 0; side < 2; side++) {
+    node *x = c->list.items[side], *u = c->list.items[1 - side];
+    int a = thread_axis(R, x);
+    bool saved = R->remat_mode;
+    R->remat_mode = false;
+    bool uniform = uniform_expr(R, u);
+    R->remat_mode = saved;
+    if (a < 0 || !uniform || !u->ty || u->ty->kind != TY_INT || u->ty->bits > 64 ||
+        (u->ty->bits == 64 && !u->ty->is_signed))
+      continue;
+    for (int k = 0; k < 3; k++)
+      if (c->cmp_ops[0] == mirrored[k][side]) {
+        *axis = a;
+        *op = mirrored[k][0];
+        return u;
+      }
+  }
+  return NULL;
+}
+
 /* for's iterable: range(...) of uniform bounds */
 static bool uniform_range(const host_regions *R, const node *s) {
   return !s->aux_ptr && uniform_all(R, &s->b->list);

@@ -51,14 +51,20 @@ static void recompute_locals(cg_ctx *g, host_regions *R, int r) {
 }
 
 /* Open a region's thread loops: each thread's locals, and the recomputed ones (remat)
- * that region r comes after. */
-static void open_region(cg_ctx *g, host_regions *R, host_thread_loops *l, int r) {
+ * that region r comes after; along axis (-1: none) only threads below upto. */
+static void open_region_upto(cg_ctx *g, host_regions *R, host_thread_loops *l, int r, int axis,
+                             LLVMValueRef upto) {
   if (cg_terminated(g)) LLVMPositionBuilderAtEnd(g->b, cg_new_bb(g, "dead"));
   memcpy(l->dims, R->dims, sizeof l->dims);
+  if (axis >= 0) l->dims[axis] = upto;   /* the loop's; the frame's index keeps the block's */
   host_thread_loops_open(g, l);
   enter_thread(g, R, l);
   R->block_level = false;
   recompute_locals(g, R, r);
+}
+
+static void open_region(cg_ctx *g, host_regions *R, host_thread_loops *l, int r) {
+  open_region_upto(g, R, l, r, -1, NULL);
 }
 
 /* blk->trap(blk, message): the launch fails with it (KC_ERR_LAUNCH) */
@@ -420,9 +426,30 @@ static void emit_strided(cg_ctx *g, host_regions *R, node *s) {
   close_steps(g, &rows);
 }
 
+/* The threads along `axis` that can take a region guarded by tid OP u (hr_region_bound)
+ * are 0 .. last: the loop's length there, at least 1 (the thread loops test at the
+ * end; a thread past u finds the guard false, as it would anyway). */
+static LLVMValueRef bounded_dim(cg_ctx *g, LLVMValueRef dim, node *u, op_kind op) {
+  LLVMValueRef v = cg_expr_as(g, u, u->ty);
+  v = u->ty->is_signed ? LLVMBuildSExt(g->b, v, g->i64, "") : LLVMBuildZExt(g->b, v, g->i64, "");
+  LLVMValueRef d = LLVMBuildZExt(g->b, dim, g->i64, "");
+  /* threads 0 .. n-1 with n = u (tid < u) or u + 1 (tid <= u, tid == u), in [1, dim] */
+  LLVMValueRef below = LLVMBuildICmp(g->b, LLVMIntSLT, v, ci64(g, op == OP_LT ? 1 : 0), "");
+  LLVMValueRef past = LLVMBuildICmp(g->b, LLVMIntSGE, v, op == OP_LT ? d : LLVMBuildSub(g->b, d, ci64(g, 1), ""), "");
+  LLVMValueRef n = op == OP_LT ? v : LLVMBuildAdd(g->b, v, ci64(g, 1), "");
+  n = LLVMBuildSelect(g->b, past, d, n, "");
+  n = LLVMBuildSelect(g->b, below, ci64(g, 1), n, "");
+  return LLVMBuildTrunc(g->b, n, g->i32, "guarded");
+}
+
 static void emit_region(cg_ctx *g, host_regions *R, node **items, int n) {
   host_thread_loops l;
-  open_region(g, R, &l, R->emitted++);
+  int axis;
+  op_kind op;
+  node *u = hr_region_bound(R, items, n, &axis, &op);
+  if (u && axis == 0 && g->fi->host_fused) u = NULL;   /* x runs over several blocks */
+  LLVMValueRef upto = u ? bounded_dim(g, R->dims[axis], u, op) : NULL;
+  open_region_upto(g, R, &l, R->emitted++, u ? axis : -1, upto);
   loop_targets *saved_loop = g->loop;
   LLVMBasicBlockRef saved_ret = g->ret_bb, next = cg_new_bb(g, "thread.next");
   g->loop = NULL;

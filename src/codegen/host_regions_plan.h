@@ -73,6 +73,10 @@ int hr_region_end(const host_regions *R, node_list *l, int i);
  * every thread, and a coordinate times a count up to 2^16. Then the block's smallest
  * start is thread (0, 0, 0)'s and its largest the last thread's. */
 bool hr_thread_monotone(const host_regions *R, const node *e);
+/* A region that is one `if` whose condition starts with tid < u (or tid <= u, tid == u;
+ * tid the thread's index along *axis, u uniform): u, with *op the comparison as
+ * tid OP u, so that the region's loop along that axis can stop at u. Else NULL. */
+node *hr_region_bound(host_regions *R, node **items, int n, int *axis, op_kind *op);
 /* The first local a top-level definition assigns (a name, or the first of a tuple of
  * up to HR_DEF_MAX names), or -1. */
 enum { HR_DEF_MAX = 3 };
