@@ -18,6 +18,8 @@ void ref_stencil_1d(const float *a, float *out, int64_t n, int64_t lo, int64_t h
 void ref_laplace_2d(const float *a, float *out, int64_t ny, int64_t nx, int64_t lo,
                     int64_t hi);
 float ref_sum(const float *a, int64_t lo, int64_t hi);
+/* out[k] = the sum of a[256k .. 256k + 255], for blocks k in [lo, hi) */
+void ref_block_sums(const float *a, float *out, int64_t lo, int64_t hi);
 void ref_matmul(const float *a, const float *b, float *c, int64_t k, int64_t m, int64_t lo,
                 int64_t hi);
 /* win = {min_x, max_x, min_y, max_y} */
@@ -27,7 +29,7 @@ void ref_mandelbrot(int32_t *image, int64_t height, int64_t width, const double 
 /* One loop with its operands, for ref_run. */
 typedef enum ref_kind {
   REF_ADD, REF_ADD_SCALAR, REF_GAUSS, REF_TRANSPOSE, REF_TRANSPOSE_BLOCKED, REF_STENCIL, REF_LAPLACE,
-  REF_SUM, REF_MATMUL, REF_MANDELBROT
+  REF_SUM, REF_BLOCK_SUM, REF_MATMUL, REF_MANDELBROT
 } ref_kind;
 
 typedef struct ref_job {

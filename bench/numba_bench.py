@@ -157,6 +157,14 @@ def sum_loop(a):
     return s
 
 
+def block_sum_loop(a, o):
+    for k in prange(o.size):
+        s = np.float32(0)
+        for i in range(k * 256, k * 256 + 256):
+            s += a[i]
+        o[k] = s
+
+
 def vec_add(a, b):
     return a + b
 
@@ -223,6 +231,9 @@ def cpu_cases(A, P):
                          (vgauss, (A["x"], mean, sigma)))
     cases["sum"] = (tuple(njit(fastmath=True, parallel=p)(sum_loop) for p in (False, True)),
                     (A["r"],), None, A["ref_sum"], 0, None)
+    o = f(A["r"].size // 256)
+    cases["tree_sum"] = (tuple(njit(fastmath=True, parallel=p)(block_sum_loop) for p in (False, True)),
+                         (A["r"], o), o, A["ref_block_sum"], 0, None)
     o = f(*A["t1"].shape)
     cases["transpose"] = (both(transpose_loop), (A["t1"], o), o, A["ref_transpose"], 0, None)
     o = f(*A["t2"].shape)
@@ -369,6 +380,9 @@ def sim_cases(K, A, P):
         s[...] = K.rsum(r)
     # the simulator's Reduce is functools.reduce over the array: Python, no kernel
     cases["sum"] = (reduce_run, s, np.float32(np.sum(r, dtype=np.float64)), 0, r.size, N)
+    ot = np.zeros(2, np.float32)
+    cases["tree_sum"] = (lambda: K.tree_sum[2, 256](r[:512], ot), ot, A["ref_block_sum"][:2], 0,
+                         512, N)
     t1 = np.ascontiguousarray(A["t1"][:16, :32])  # 16x32 -> 32x16: two 16x16 blocks
     o1 = np.zeros((32, 16), np.float32)
     cases["transpose"] = (lambda: K.transpose[(1, 2), (16, 16)](t1, o1), o1,
