@@ -49,6 +49,11 @@ void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef
 /* Rewrite f's top-level grid-stride while loops (`while i < n: ...; i += stride`) as
  * the range loops they are (host_while.c), for the region form to run step by step. */
 void host_while_as_range(arena *ar, const program *p, fn_instance *f);
+/* Give barrier-free kernel f's top-level float-folding loops of one length a barrier at
+ * the start of each iteration, spreading an `if` around them over the pieces
+ * (host_split.c), so that the region form steps the block through them; whether it
+ * did (f->def->body is then the new list). */
+bool host_split_loops(arena *ar, const program *p, fn_instance *f);
 /* Generate f's K__block in region form when f's barriers allow it; false (nothing
  * generated) when they do not, and the executor runs f's threads as fibers. */
 bool host_regions_entry(cg_ctx *g, fn_instance *f);

@@ -20,10 +20,13 @@ bool host_regions_at_block_level(const cg_ctx *g) {
   return g->regions && g->regions->block_level;
 }
 
-/* thread (x, y, z)'s index in the block, x fastest */
-static LLVMValueRef linear_thread(cg_ctx *g, host_regions *R, LLVMValueRef *iv) {
-  LLVMValueRef lin = LLVMBuildZExt(g->b, iv[2], g->i64, "");
-  for (int k = 1; k >= 0; k--) {
+/* thread (x, y, z)'s index in the block, the axis looped over innermost (R->inner)
+ * fastest, so that a thread loop walks the frame's arrays contiguously */
+static LLVMValueRef linear_thread(cg_ctx *g, host_regions *R, const host_thread_loops *l) {
+  const LLVMValueRef *iv = l->iv;
+  LLVMValueRef lin = LLVMBuildZExt(g->b, iv[l->order[0]], g->i64, "");
+  for (int i = 1; i < 3; i++) {
+    int k = l->order[i];
     LLVMValueRef d = LLVMBuildZExt(g->b, R->dims[k], g->i64, "");
     lin = LLVMBuildNUWAdd(g->b, LLVMBuildNUWMul(g->b, lin, d, ""),
                           LLVMBuildZExt(g->b, iv[k], g->i64, ""), "");
@@ -33,7 +36,7 @@ static LLVMValueRef linear_thread(cg_ctx *g, host_regions *R, LLVMValueRef *iv) 
 
 /* Point every local kept per thread at this thread's element. */
 static void enter_thread(cg_ctx *g, host_regions *R, host_thread_loops *l) {
-  R->lin = linear_thread(g, R, l->iv);
+  R->lin = linear_thread(g, R, l);
   for (int v = 0; v < R->n; v++)
     if (R->base[v]) {
       symbol *s = R->syms[v];
@@ -57,7 +60,7 @@ static void open_region_upto(cg_ctx *g, host_regions *R, host_thread_loops *l, i
   if (cg_terminated(g)) LLVMPositionBuilderAtEnd(g->b, cg_new_bb(g, "dead"));
   memcpy(l->dims, R->dims, sizeof l->dims);
   if (axis >= 0) l->dims[axis] = upto;   /* the loop's; the frame's index keeps the block's */
-  host_thread_loops_open(g, l);
+  host_thread_loops_open_order(g, l, R->inner);
   enter_thread(g, R, l);
   R->block_level = false;
   recompute_locals(g, R, r);
@@ -564,7 +567,7 @@ static void init_locals(cg_ctx *g, host_regions *R, LLVMValueRef *args) {
   if (!any_thread_param) return;
   host_thread_loops l;
   memcpy(l.dims, R->dims, sizeof l.dims);
-  host_thread_loops_open(g, &l);
+  host_thread_loops_open_order(g, &l, R->inner);
   enter_thread(g, R, &l);
   for (int v = 0; v < R->n; v++) {
     symbol *s = R->syms[v];
@@ -600,21 +603,46 @@ static void restore_state(cg_ctx *g, const saved_state *s) {
   g->regions = NULL;
 }
 
+static bool env_off(const char *name) {
+  const char *v = getenv(name);
+  return v && strcmp(v, "0") == 0;
+}
+
+/* f's plan with its float-folding loops split (host_split.c), or NULL (f as written,
+ * when none is or the split kernel does not plan: its loop is not the same length in
+ * every thread). KC_CPU_SPLIT=0: never (to compare). */
+static host_regions *split_plan(cg_ctx *g, fn_instance *f) {
+  node_list whole = f->def->body;
+  if (f->noopt || env_off("KC_CPU_SPLIT")) return NULL;
+  int inner = host_inner_axis(g->ar, f);   /* of the kernel as written: no barriers */
+  if (!host_split_loops(g->ar, g->prog, f)) return NULL;
+  host_regions *R = hr_plan(g->ar, f);
+  if (R && !R->why) {
+    R->inner = f->host_inner = inner;
+    return R;
+  }
+  f->def->body = whole;
+  return NULL;
+}
+
 /* K__block(args, blk) in region form. */
 bool host_regions_entry(cg_ctx *g, fn_instance *f) {
-  const char *off = getenv("KC_CPU_REGIONS");   /* 0: fibers for every barrier kernel */
+  if (env_off("KC_CPU_REGIONS")) return false;   /* 0: fibers for every barrier kernel */
   host_while_as_range(g->ar, g->prog, f);
-  if ((off && strcmp(off, "0") == 0) || (!f->uses_barrier && !top_level_loop(f))) return false;
-  if (f->noopt || f->uses_grid_sync) {
-    hr_explain(f, f->noopt ? "opt=False" : "a grid barrier");
-    return false;
-  }
-  host_regions *R = hr_plan(g->ar, f);
-  if (!f->uses_barrier && (!R || R->why || R->strided.len == 0))
-    return false;   /* no barrier and no grid-stride loop: the plain K__block */
-  if (!R || R->why) {
-    hr_explain(f, R ? R->why : "");
-    return false;
+  host_regions *R = split_plan(g, f);
+  if (!R) {
+    if (!f->uses_barrier && !top_level_loop(f)) return false;
+    if (f->noopt || f->uses_grid_sync) {
+      hr_explain(f, f->noopt ? "opt=False" : "a grid barrier");
+      return false;
+    }
+    R = hr_plan(g->ar, f);
+    if (!f->uses_barrier && (!R || R->why || R->strided.len == 0))
+      return false;   /* no barrier and no grid-stride loop: the plain K__block */
+    if (!R || R->why) {
+      hr_explain(f, R ? R->why : "");
+      return false;
+    }
   }
   saved_state saved;
   save_state(g, &saved);

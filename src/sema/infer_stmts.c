@@ -463,6 +463,7 @@ int infer_program(arena *a, diag_sink *d, node *module, const kcc_options *opts,
   memset(out, 0, sizeof *out);
   out->module = module;
   out->range = builtin_find(builtins, "range");
+  out->barrier = builtin_find(builtins, "numba.cuda.syncthreads");
   infer_ctx ic = {0};
   ic.ar = a;
   ic.d = d;

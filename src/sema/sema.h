@@ -189,8 +189,9 @@ typedef struct program {
   ptr_vec foreign;        /* foreign_fn*: cuda.declare_device */
   ptr_vec links;          /* link_file*: the link= files of the functions compiled, each
                              once, in order */
-  const struct builtin *range;   /* the registry's range(), for the range loops a back
-                                    end writes itself (host_while.c) */
+  const struct builtin *range;   /* the registry's range() and cuda.syncthreads(), for */
+  const struct builtin *barrier; /* the code a back end writes itself (host_while.c,
+                                    host_split.c) */
 } program;
 
 typedef struct builtin_registry builtin_registry;

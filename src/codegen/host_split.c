@@ -1,0 +1,203 @@
+/*
+ * host_split.c — CPU back end: a barrier-free kernel whose threads each run a long
+ * loop of the same length, folding into a float,
+ *
+ *     i, j = cuda.grid(2)
+ *     if i < n and j < m:
+ *         acc = float32(0)
+ *         for k in range(p):          (Numba's matmul example; n-body forces; dots)
+ *             acc += a[i, k] * b[k, j]
+ *         c[i, j] = acc
+ *
+ * is run by the region form (host_regions.c) as if a barrier began each iteration:
+ *
+ *     if i < n and j < m: acc = float32(0)
+ *     for k in range(p):              (once for the block)
+ *         <barrier>
+ *         if i < n and j < m: acc += a[i, k] * b[k, j]     (a loop over the threads)
+ *     if i < n and j < m: c[i, j] = acc
+ *
+ * A thread alone adds its terms one after another, each add waiting for the last (a
+ * float sum keeps its order); a step over the block's threads has one independent add
+ * per thread, which the thread loop vectorises. Each thread still runs its own
+ * statements in order, and threads without barriers have no order among them, so
+ * this is one of the executions CUDA allows.
+ *
+ * What qualifies: among the kernel's top-level statements, a `for` over range() with
+ * no else, break, continue or return, whose body updates a float local from itself
+ * (x += ..., x = x op ...), directly or as a statement of a top-level `if` with no
+ * else whose condition is pure (no array element, no call of a device function) and
+ * reads no local the `if` assigns. The range must be the same for every thread and
+ * not a small constant; the region planner decides the first (host_split_plan
+ * restores the kernel when it refuses), this file the rest.
+ */
+#include "builtins/builtin.h"
+#include "cg.h"
+#include "host_regions.h"
+
+enum { SPLIT_MIN_TRIPS = 16 };
+
+static bool pure_value(const node *e) {
+  if (!e) return true;
+  switch (e->kind) {
+  case N_INT: case N_BOOL: case N_FLOAT: return true;
+  case N_NAME: return e->sym || e->bi;
+  case N_ATTR: return pure_value(e->a);
+  case N_INDEX:   /* a shape's or a tuple's element, not an array's */
+    return e->a->ty && e->a->ty->kind == TY_TUPLE && pure_value(e->a) && pure_value(e->b);
+  case N_UNARY: return pure_value(e->a);
+  case N_BINOP: return pure_value(e->a) && pure_value(e->b);
+  case N_IFEXP: return pure_value(e->a) && pure_value(e->b) && pure_value(e->c);
+  case N_COMPARE: case N_BOOLOP: case N_TUPLE:
+    for (int k = 0; k < e->list.len; k++)
+      if (!pure_value(e->list.items[k])) return false;
+    return true;
+  case N_CALL:
+    if (!e->bi || !(e->bi->flags & (BF_PURE | BF_UNIFORM | BF_THREAD_INDEX)) || e->kwargs.len)
+      return false;
+    for (int k = 0; k < e->list.len; k++)
+      if (!pure_value(e->list.items[k])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* ---- a float local folded from itself ---- */
+
+static bool is_float_local(const node *t) {
+  return t->kind == N_NAME && t->sym && t->sym->kind == SYM_LOCAL && t->ty &&
+         (t->ty->kind == TY_FLOAT || t->ty->kind == TY_COMPLEX);
+}
+
+static bool names_sym(const node *n, void *ud) { return n->kind == N_NAME && n->sym == ud; }
+
+static bool folds_here(const node *s, int loops, void *ud) {
+  (void)loops, (void)ud;
+  if (s->kind == N_AUGASSIGN) return is_float_local(s->a);
+  if (s->kind != N_ASSIGN || s->list.len != 1 || !is_float_local(s->list.items[0])) return false;
+  return ast_visit(s->a, names_sym, s->list.items[0]->sym);
+}
+
+static bool jumps_here(const node *s, int loops, void *ud) {
+  (void)ud;
+  return s->kind == N_RETURN || ((s->kind == N_BREAK || s->kind == N_CONTINUE) && loops == 0);
+}
+
+static bool barrier_here(const node *n, void *ud) {
+  (void)ud;
+  return n->kind == N_CALL && n->bi && (n->bi->flags & BF_BARRIER);
+}
+
+/* A long loop of the same length everywhere that folds into a float (see above). */
+static bool splittable_loop(const node *s) {
+  if (s->kind != N_FOR || s->aux_ptr || s->orelse.len || !s->b || s->b->kind != N_CALL)
+    return false;
+  const node_list *a = &s->b->list;
+  const node *stop = a->items[a->len >= 2 ? 1 : 0];
+  if (stop->kind == N_INT && stop->ival < SPLIT_MIN_TRIPS) return false;
+  if (ast_visit_stmts(&s->body, jumps_here, NULL) || ast_visit_list(&s->body, barrier_here, NULL))
+    return false;
+  return ast_visit_stmts(&s->body, folds_here, NULL);
+}
+
+/* ---- the rewrite ---- */
+
+typedef struct splitter {
+  arena *ar;
+  const builtin *barrier;
+  bool split;
+} splitter;
+
+static node *barrier_stmt(splitter *S, span sp) {
+  node *call = node_new(S->ar, N_CALL, sp);
+  call->a = node_new(S->ar, N_NAME, sp);
+  call->a->str = "syncthreads";
+  call->a->bi = call->bi = S->barrier;
+  call->ty = &ty_void;
+  node *st = node_new(S->ar, N_EXPR_STMT, sp);
+  st->a = call;
+  return st;
+}
+
+/* `if cond: body`, cond that of cond_if */
+static node *guarded(splitter *S, const node *cond_if, node_list *body) {
+  node *s = node_new(S->ar, N_IF, cond_if->sp);
+  s->a = cond_if->a;
+  s->body = *body;
+  return s;
+}
+
+/* Loop s with a barrier first, its body under cond_if's condition (if any). */
+static node *split_loop(splitter *S, const node *s, const node *cond_if) {
+  node *loop = node_new(S->ar, N_FOR, s->sp);
+  loop->a = s->a;
+  loop->b = s->b;
+  node_push(S->ar, &loop->body, barrier_stmt(S, s->sp));
+  if (cond_if) {
+    node_list body = s->body;
+    node_push(S->ar, &loop->body, guarded(S, cond_if, &body));
+  } else {
+    for (int k = 0; k < s->body.len; k++) node_push(S->ar, &loop->body, s->body.items[k]);
+  }
+  S->split = true;
+  return loop;
+}
+
+typedef struct assign_scan { const node *cond; bool hit; } assign_scan;
+
+static void cond_target(const node *t, void *ud) {
+  assign_scan *q = ud;
+  if (t->kind == N_TUPLE || t->kind == N_LIST) {
+    for (int k = 0; k < t->list.len; k++) cond_target(t->list.items[k], ud);
+    return;
+  }
+  if (t->kind == N_NAME && t->sym && ast_visit(q->cond, names_sym, t->sym)) q->hit = true;
+}
+
+static bool assigns_cond(const node *s, int loops, void *ud) {
+  (void)loops;
+  ast_assign_targets(s, cond_target, ud);
+  return ((assign_scan *)ud)->hit;
+}
+
+/* `if cond: ...` whose statements can be spread over regions under the same guard */
+static bool splittable_if(const node *s) {
+  if (s->kind != N_IF || s->orelse.len || !pure_value(s->a)) return false;
+  assign_scan q = {s->a, false};
+  if (ast_visit_stmts(&s->body, assigns_cond, &q) || ast_visit_stmts(&s->body, jumps_here, NULL))
+    return false;
+  for (int k = 0; k < s->body.len; k++)
+    if (splittable_loop(s->body.items[k])) return true;
+  return false;
+}
+
+/* The statements of a splittable if, into out: runs of plain statements under the
+ * guard, and each loop split with the guard inside. */
+static void spread_if(splitter *S, const node *s, node_list *out) {
+  node_list run = {0};
+  for (int k = 0; k <= s->body.len; k++) {
+    node *st = k < s->body.len ? s->body.items[k] : NULL;
+    bool loop = st && splittable_loop(st);
+    if ((loop || !st) && run.len) {
+      node_push(S->ar, out, guarded(S, s, &run));
+      run = (node_list){0};
+    }
+    if (loop) node_push(S->ar, out, split_loop(S, st, s));
+    else if (st) node_push(S->ar, &run, st);
+  }
+}
+
+bool host_split_loops(arena *ar, const program *p, fn_instance *f) {
+  if (!p->barrier || f->uses_barrier || f->uses_grid_sync || f->debug) return false;
+  splitter S = {ar, p->barrier, false};
+  node_list out = {0};
+  const node_list *body = &f->def->body;
+  for (int k = 0; k < body->len; k++) {
+    node *s = body->items[k];
+    if (splittable_loop(s)) node_push(ar, &out, split_loop(&S, s, NULL));
+    else if (splittable_if(s)) spread_if(&S, s, &out);
+    else node_push(ar, &out, s);
+  }
+  if (S.split) f->def->body = out;
+  return S.split;
+}
