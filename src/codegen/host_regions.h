@@ -49,6 +49,10 @@ void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef
 /* Rewrite f's top-level grid-stride while loops (`while i < n: ...; i += stride`) as
  * the range loops they are (host_while.c), for the region form to run step by step. */
 void host_while_as_range(arena *ar, const program *p, fn_instance *f);
+/* Whether e reads nothing that can change while a loop runs but through the locals it
+ * names: constants, shapes, thread coordinates, pure builtins; no array element, no
+ * device function. */
+bool host_pure_value(const node *e);
 /* Give barrier-free kernel f's top-level float-folding loops of one length a barrier at
  * the start of each iteration, spreading an `if` around them over the pieces
  * (host_split.c), so that the region form steps the block through them; whether it

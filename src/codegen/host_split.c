@@ -27,8 +27,9 @@
  * no else, break, continue or return, whose body updates a float local from itself
  * (x += ..., x = x op ...), directly or as a statement of a top-level `if` with no
  * else whose condition is pure (no array element, no call of a device function) and
- * reads no local the `if` assigns. The range must be the same for every thread and
- * not a small constant; the region planner decides the first (host_split_plan
+ * reads no local the `if` assigns. The range must be the same for every thread, not a
+ * small constant, pure, its step a constant if any (the block runs it even when no
+ * thread's guard holds); the region planner decides the first (host_split_plan
  * restores the kernel when it refuses), this file the rest.
  */
 #include "builtins/builtin.h"
@@ -36,31 +37,6 @@
 #include "host_regions.h"
 
 enum { SPLIT_MIN_TRIPS = 16 };
-
-static bool pure_value(const node *e) {
-  if (!e) return true;
-  switch (e->kind) {
-  case N_INT: case N_BOOL: case N_FLOAT: return true;
-  case N_NAME: return e->sym || e->bi;
-  case N_ATTR: return pure_value(e->a);
-  case N_INDEX:   /* a shape's or a tuple's element, not an array's */
-    return e->a->ty && e->a->ty->kind == TY_TUPLE && pure_value(e->a) && pure_value(e->b);
-  case N_UNARY: return pure_value(e->a);
-  case N_BINOP: return pure_value(e->a) && pure_value(e->b);
-  case N_IFEXP: return pure_value(e->a) && pure_value(e->b) && pure_value(e->c);
-  case N_COMPARE: case N_BOOLOP: case N_TUPLE:
-    for (int k = 0; k < e->list.len; k++)
-      if (!pure_value(e->list.items[k])) return false;
-    return true;
-  case N_CALL:
-    if (!e->bi || !(e->bi->flags & (BF_PURE | BF_UNIFORM | BF_THREAD_INDEX)) || e->kwargs.len)
-      return false;
-    for (int k = 0; k < e->list.len; k++)
-      if (!pure_value(e->list.items[k])) return false;
-    return true;
-  default: return false;
-  }
-}
 
 /* ---- a float local folded from itself ---- */
 
@@ -92,7 +68,12 @@ static bool barrier_here(const node *n, void *ud) {
 static bool splittable_loop(const node *s) {
   if (s->kind != N_FOR || s->aux_ptr || s->orelse.len || !s->b || s->b->kind != N_CALL)
     return false;
+  /* run for the block even where no thread's guard holds: nothing in it may fail or
+     read memory (a step of 0, an array element) */
   const node_list *a = &s->b->list;
+  for (int k = 0; k < a->len; k++)
+    if (!host_pure_value(a->items[k])) return false;
+  if (a->len == 3 && (a->items[2]->kind != N_INT || a->items[2]->ival == 0)) return false;
   const node *stop = a->items[a->len >= 2 ? 1 : 0];
   if (stop->kind == N_INT && stop->ival < SPLIT_MIN_TRIPS) return false;
   if (ast_visit_stmts(&s->body, jumps_here, NULL) || ast_visit_list(&s->body, barrier_here, NULL))
@@ -162,7 +143,7 @@ static bool assigns_cond(const node *s, int loops, void *ud) {
 
 /* `if cond: ...` whose statements can be spread over regions under the same guard */
 static bool splittable_if(const node *s) {
-  if (s->kind != N_IF || s->orelse.len || !pure_value(s->a)) return false;
+  if (s->kind != N_IF || s->orelse.len || !host_pure_value(s->a)) return false;
   assign_scan q = {s->a, false};
   if (ast_visit_stmts(&s->body, assigns_cond, &q) || ast_visit_stmts(&s->body, jumps_here, NULL))
     return false;

@@ -52,27 +52,26 @@ static bool list_mentions(const node_list *l, int from, int to, const symbol *s)
   return false;
 }
 
-/* A value the while loop may re-read each time round and get the same: see above. */
-static bool stable_value(const node *e) {
+bool host_pure_value(const node *e) {
   if (!e) return true;
   switch (e->kind) {
   case N_INT: case N_BOOL: case N_FLOAT: return true;
   case N_NAME: return e->sym || e->bi;
-  case N_ATTR: return stable_value(e->a);
+  case N_ATTR: return host_pure_value(e->a);
   case N_INDEX:   /* a shape's or a tuple's element, not an array's */
-    return e->a->ty && e->a->ty->kind == TY_TUPLE && stable_value(e->a) && stable_value(e->b);
-  case N_UNARY: return stable_value(e->a);
-  case N_BINOP: return stable_value(e->a) && stable_value(e->b);
-  case N_IFEXP: return stable_value(e->a) && stable_value(e->b) && stable_value(e->c);
+    return e->a->ty && e->a->ty->kind == TY_TUPLE && host_pure_value(e->a) && host_pure_value(e->b);
+  case N_UNARY: return host_pure_value(e->a);
+  case N_BINOP: return host_pure_value(e->a) && host_pure_value(e->b);
+  case N_IFEXP: return host_pure_value(e->a) && host_pure_value(e->b) && host_pure_value(e->c);
   case N_COMPARE: case N_BOOLOP: case N_TUPLE:
     for (int k = 0; k < e->list.len; k++)
-      if (!stable_value(e->list.items[k])) return false;
+      if (!host_pure_value(e->list.items[k])) return false;
     return true;
   case N_CALL:
     if (!e->bi || !(e->bi->flags & (BF_PURE | BF_UNIFORM | BF_THREAD_INDEX)) || e->kwargs.len)
       return false;
     for (int k = 0; k < e->list.len; k++)
-      if (!stable_value(e->list.items[k])) return false;
+      if (!host_pure_value(e->list.items[k])) return false;
     return true;
   default: return false;
   }
@@ -162,8 +161,8 @@ static bool match_while(const node *s, while_loop *w) {
   w->step = increment_of(s->body.items[s->body.len - 1], w->i);
   if (!w->step || !int_up_to_64(w->stop->ty, false) || !int_up_to_64(w->step->ty, false))
     return false;
-  if (mentions(w->stop, w->i) || mentions(w->step, w->i) || !stable_value(w->stop) ||
-      !stable_value(w->step))
+  if (mentions(w->stop, w->i) || mentions(w->step, w->i) || !host_pure_value(w->stop) ||
+      !host_pure_value(w->step))
     return false;
   const node_list *body = &s->body;
   for (int k = 0; k < body->len; k++)
@@ -198,7 +197,7 @@ static void rewrite_at(arena *ar, const builtin *range, node_list *body, int k) 
   if (d < 0) return;
   node *init = body->items[d];
   if (init->kind != N_ASSIGN || init->list.len != 1 || !is_name_of(init->list.items[0], w.i) ||
-      mentions(init->a, w.i) || !stable_value(init->a) || !int_up_to_64(init->a->ty, false))
+      mentions(init->a, w.i) || !host_pure_value(init->a) || !int_up_to_64(init->a->ty, false))
     return;
   read_set start_reads = {0}, loop_reads = {0};
   reads_of(ar, init->a, &start_reads);
