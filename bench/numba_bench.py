@@ -241,6 +241,9 @@ def cpu_cases(A, P):
                                 A["ref_transpose_tiled"], 0, None)
     o = f(A["ma"].shape[0], A["mb"].shape[1])
     cases["matmul"] = (both(matmul_loop), (A["ma"], A["mb"], o), o, A["ref_matmul"], 0, None)
+    o = f(A["ma"].shape[0], A["mb"].shape[1])
+    cases["matmul_naive"] = (both(matmul_loop), (A["ma"], A["mb"], o), o, A["ref_matmul"], 0,
+                             None)
     o = f(n)
     cases["stencil_1d"] = (both(stencil_loop), (A["a"], o), o, A["ref_stencil_1d"], 0, None)
     lap = both(laplace_loop)
@@ -396,6 +399,9 @@ def sim_cases(K, A, P):
     oc = np.zeros((16, 16), np.float32)
     cases["matmul"] = (lambda: K.matmul_tiled[(1, 1), (16, 16)](ma, mb, oc), oc,
                        A["ref_matmul"][:16, :16], 0, oc.size, A["ref_matmul"].size)
+    on = np.zeros((16, 16), np.float32)
+    cases["matmul_naive"] = (lambda: K.matmul_naive[(1, 1), (16, 16)](ma, mb, on), on,
+                             A["ref_matmul"][:16, :16], 0, on.size, A["ref_matmul"].size)
     os_ = np.zeros(512, np.float32)
     cases["stencil_1d"] = (lambda: K.stencil_1d[2, 256](a[:512], os_), os_[1:511],
                            A["ref_stencil_1d"][1:511], 0, 512, N)

@@ -450,7 +450,7 @@ static void emit_region(cg_ctx *g, host_regions *R, node **items, int n) {
   int axis;
   op_kind op;
   node *u = hr_region_bound(R, items, n, &axis, &op);
-  if (u && axis == 0 && g->fi->host_fused) u = NULL;   /* x runs over several blocks */
+  if (u && axis == R->inner && g->fi->host_fused) u = NULL;   /* it runs over several blocks */
   LLVMValueRef upto = u ? bounded_dim(g, R->dims[axis], u, op) : NULL;
   open_region_upto(g, R, &l, R->emitted++, u ? axis : -1, upto);
   loop_targets *saved_loop = g->loop;
@@ -614,11 +614,15 @@ static bool env_off(const char *name) {
 static host_regions *split_plan(cg_ctx *g, fn_instance *f) {
   node_list whole = f->def->body;
   if (f->noopt || env_off("KC_CPU_SPLIT")) return NULL;
-  int inner = host_inner_axis(g->ar, f);   /* of the kernel as written: no barriers */
+  /* the kernel as written has no barriers: its thread order and its blocks' fusion */
+  int inner = host_inner_axis(g->ar, f);
+  bool fused = host_fusable(g->ar, f, inner);
   if (!host_split_loops(g->ar, g->prog, f)) return NULL;
   host_regions *R = hr_plan(g->ar, f);
   if (R && !R->why) {
     R->inner = f->host_inner = inner;
+    R->fused = fused;
+    R->split = true;
     return R;
   }
   f->def->body = whole;
@@ -660,8 +664,9 @@ bool host_regions_entry(cg_ctx *g, fn_instance *f) {
   for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * ((size_t)f->nparams + 1));
   host_unpack_args(g, f, LLVMGetParam(g->fn, 0), g->blk, args);
-  f->host_fused = host_fusable(g->ar, f, 0);   /* x innermost: f->host_inner is 0 */
-  host_block_dims(g, g->blk, R->dims, f->host_fused ? 0 : -1);
+  /* x innermost (f->host_inner 0) but for a split kernel */
+  f->host_fused = R->split ? R->fused : host_fusable(g->ar, f, 0);
+  host_block_dims(g, g->blk, R->dims, f->host_fused ? R->inner : -1);
   LLVMValueRef nthreads = ci64(g, 1);
   for (int k = 0; k < 3; k++)
     nthreads = LLVMBuildNUWMul(g->b, nthreads, LLVMBuildZExt(g->b, R->dims[k], g->i64, ""), "");

@@ -6,7 +6,7 @@
 
 #define M 24   /* matmul: M x K times K x N */
 #define K 40
-#define N 33
+#define N 150
 #define NB 300 /* bodies, elements */
 
 static void check_matmul(const char *name, int j_from_x, kc_dim3 block) {
