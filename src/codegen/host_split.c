@@ -32,6 +32,8 @@
  * thread's guard holds); the region planner decides the first (host_split_plan
  * restores the kernel when it refuses), this file the rest.
  */
+#include <string.h>
+
 #include "builtins/builtin.h"
 #include "cg.h"
 #include "host_regions.h"
@@ -59,9 +61,12 @@ static bool jumps_here(const node *s, int loops, void *ud) {
   return s->kind == N_RETURN || ((s->kind == N_BREAK || s->kind == N_CONTINUE) && loops == 0);
 }
 
+/* a barrier already, or a print, whose lines would interleave across threads (their
+ * order is CUDA's to choose, but a thread's lines together read better) */
 static bool barrier_here(const node *n, void *ud) {
   (void)ud;
-  return n->kind == N_CALL && n->bi && (n->bi->flags & BF_BARRIER);
+  return n->kind == N_CALL && n->bi &&
+         ((n->bi->flags & BF_BARRIER) || strcmp(n->bi->path, "print") == 0);
 }
 
 /* A long loop of the same length everywhere that folds into a float (see above). */
