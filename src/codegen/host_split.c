@@ -146,15 +146,30 @@ static bool assigns_cond(const node *s, int loops, void *ud) {
   return ((assign_scan *)ud)->hit;
 }
 
-/* `if cond: ...` whose statements can be spread over regions under the same guard */
-static bool splittable_if(const node *s) {
+/* Whether a statement of top other than s names the target of loop st (once split,
+ * st runs for every thread, and leaves its target set where the guard was false). */
+static bool target_named_elsewhere(const node_list *top, const node *s, const node *st) {
+  if (st->a->kind != N_NAME || !st->a->sym) return true;
+  for (int k = 0; k < top->len; k++)
+    if (top->items[k] != s && ast_visit(top->items[k], names_sym, st->a->sym)) return true;
+  return false;
+}
+
+/* `if cond: ...` (a statement of top) whose statements can be spread over regions
+ * under the same guard */
+static bool splittable_if(const node_list *top, const node *s) {
   if (s->kind != N_IF || s->orelse.len || !host_pure_value(s->a)) return false;
   assign_scan q = {s->a, false};
   if (ast_visit_stmts(&s->body, assigns_cond, &q) || ast_visit_stmts(&s->body, jumps_here, NULL))
     return false;
-  for (int k = 0; k < s->body.len; k++)
-    if (splittable_loop(s->body.items[k])) return true;
-  return false;
+  bool any = false;
+  for (int k = 0; k < s->body.len; k++) {
+    const node *st = s->body.items[k];
+    if (!splittable_loop(st)) continue;
+    if (target_named_elsewhere(top, s, st)) return false;
+    any = true;
+  }
+  return any;
 }
 
 /* The statements of a splittable if, into out: runs of plain statements under the
@@ -181,7 +196,7 @@ bool host_split_loops(arena *ar, const program *p, fn_instance *f) {
   for (int k = 0; k < body->len; k++) {
     node *s = body->items[k];
     if (splittable_loop(s)) node_push(ar, &out, split_loop(&S, s, NULL));
-    else if (splittable_if(s)) spread_if(&S, s, &out);
+    else if (splittable_if(body, s)) spread_if(&S, s, &out);
     else node_push(ar, &out, s);
   }
   if (S.split) f->def->body = out;

@@ -34,7 +34,7 @@ static void check_matmul(const char *name, int j_from_x, kc_dim3 block) {
   free(a), free(b), free(got), free(want);
 }
 
-enum { FORCES, TWO_LOOPS, TRIANGLE, STOPS_EARLY, GUARD_CHANGES };
+enum { FORCES, TWO_LOOPS, TRIANGLE, STOPS_EARLY, GUARD_CHANGES, TARGET_AFTER };
 
 static double reference(int kind, const double *a, int64_t i, int64_t n, double x) {
   double s = 0, t;
@@ -59,6 +59,10 @@ static double reference(int kind, const double *a, int64_t i, int64_t n, double 
       if (s > x) break;
     }
     return s;
+  case TARGET_AFTER:   /* x: the output's length */
+    if (i >= (int64_t)x - 3) return -1;
+    for (int64_t k = 0; k < n; k++) s += a[k];
+    return s + (double)(n - 1);
   default:
     for (int64_t k = 0; k < n; k++) s += a[k];
     return s;
@@ -117,6 +121,7 @@ int main(int argc, char **argv) {
     check_1d("triangle", TRIANGLE, b1[b], 0, 0);
     check_1d("stops_early", STOPS_EARLY, b1[b], 5000, 0);
     check_1d("guard_changes", GUARD_CHANGES, b1[b], 0, 0);
+    check_1d("target_after", TARGET_AFTER, b1[b], NB + 7, 0);
     check_cdot(b1[b]);
   }
   return h_end();
