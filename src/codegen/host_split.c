@@ -25,7 +25,8 @@
  *
  * What qualifies: among the kernel's top-level statements, a `for` over range() with
  * no else, break, continue or return, whose body updates a float local from itself
- * (x += ..., x = x op ...), directly or as a statement of a top-level `if` with no
+ * (x += ..., x = x op ...) and touches no array element the loop does not move over
+ * (has_invariant_element), directly or as a statement of a top-level `if` with no
  * else whose condition is pure (no array element, no call of a device function) and
  * reads no local the `if` assigns. The range must be the same for every thread, not a
  * small constant, pure, its step a constant if any (the block runs it even when no
@@ -69,8 +70,63 @@ static bool barrier_here(const node *n, void *ud) {
          ((n->bi->flags & BF_BARRIER) || strcmp(n->bi->path, "print") == 0);
 }
 
+/* ---- an element the loop reads at the same place every time round ---- */
+
+typedef struct invariant_scan {
+  arena *ar;
+  ptr_vec variant;   /* the loop's target and the locals its body assigns */
+  bool hit;
+} invariant_scan;
+
+static void note_variant(const node *t, void *ud) {
+  invariant_scan *q = ud;
+  if (t->kind == N_TUPLE || t->kind == N_LIST) {
+    for (int k = 0; k < t->list.len; k++) note_variant(t->list.items[k], ud);
+  } else if (t->kind == N_NAME && t->sym) {
+    vec_push(q->ar, &q->variant, t->sym);
+  }
+}
+
+static bool variant_targets(const node *s, int loops, void *ud) {
+  (void)loops;
+  ast_assign_targets(s, note_variant, ud);
+  return false;
+}
+
+static bool names_variant(const node *n, void *ud) {
+  const invariant_scan *q = ud;
+  if (n->kind != N_NAME || !n->sym) return false;
+  for (int k = 0; k < q->variant.len; k++)
+    if (q->variant.items[k] == n->sym) return true;
+  return false;
+}
+
+static bool names_local(const node *n, void *ud) {
+  (void)ud;
+  return n->kind == N_NAME && n->sym && n->sym->kind == SYM_LOCAL;
+}
+
+static bool invariant_element(const node *n, void *ud) {
+  invariant_scan *q = ud;
+  if (n->kind != N_INDEX || !n->a->ty || n->a->ty->kind != TY_ARRAY) return false;
+  q->hit = q->hit || (!ast_visit(n->b, names_variant, q) && ast_visit(n->b, names_local, NULL));
+  return q->hit;
+}
+
+/* Whether the body of loop s reads or writes an array element at an index the loop
+ * does not change but a local names (pos[i, 0] in an n-body loop over j): the thread's
+ * own element, which its loop reads once and keeps, the block's steps would read again
+ * at every step, one per thread (a gather): n-body forces ran 29 -> 40 ms split. */
+static bool has_invariant_element(arena *ar, const node *s) {
+  invariant_scan q = {ar, {0}, false};
+  note_variant(s->a, &q);
+  ast_visit_stmts(&s->body, variant_targets, &q);
+  ast_visit_list(&s->body, invariant_element, &q);
+  return q.hit;
+}
+
 /* A long loop of the same length everywhere that folds into a float (see above). */
-static bool splittable_loop(const node *s) {
+static bool splittable_loop(arena *ar, const node *s) {
   if (s->kind != N_FOR || s->aux_ptr || s->orelse.len || !s->b || s->b->kind != N_CALL)
     return false;
   /* run for the block even where no thread's guard holds: nothing in it may fail or
@@ -83,7 +139,7 @@ static bool splittable_loop(const node *s) {
   if (stop->kind == N_INT && stop->ival < SPLIT_MIN_TRIPS) return false;
   if (ast_visit_stmts(&s->body, jumps_here, NULL) || ast_visit_list(&s->body, barrier_here, NULL))
     return false;
-  return ast_visit_stmts(&s->body, folds_here, NULL);
+  return ast_visit_stmts(&s->body, folds_here, NULL) && !has_invariant_element(ar, s);
 }
 
 /* ---- the rewrite ---- */
@@ -157,7 +213,7 @@ static bool target_named_elsewhere(const node_list *top, const node *s, const no
 
 /* `if cond: ...` (a statement of top) whose statements can be spread over regions
  * under the same guard */
-static bool splittable_if(const node_list *top, const node *s) {
+static bool splittable_if(arena *ar, const node_list *top, const node *s) {
   if (s->kind != N_IF || s->orelse.len || !host_pure_value(s->a)) return false;
   assign_scan q = {s->a, false};
   if (ast_visit_stmts(&s->body, assigns_cond, &q) || ast_visit_stmts(&s->body, jumps_here, NULL))
@@ -165,7 +221,7 @@ static bool splittable_if(const node_list *top, const node *s) {
   bool any = false;
   for (int k = 0; k < s->body.len; k++) {
     const node *st = s->body.items[k];
-    if (!splittable_loop(st)) continue;
+    if (!splittable_loop(ar, st)) continue;
     if (target_named_elsewhere(top, s, st)) return false;
     any = true;
   }
@@ -178,7 +234,7 @@ static void spread_if(splitter *S, const node *s, node_list *out) {
   node_list run = {0};
   for (int k = 0; k <= s->body.len; k++) {
     node *st = k < s->body.len ? s->body.items[k] : NULL;
-    bool loop = st && splittable_loop(st);
+    bool loop = st && splittable_loop(S->ar, st);
     if ((loop || !st) && run.len) {
       node_push(S->ar, out, guarded(S, s, &run));
       run = (node_list){0};
@@ -195,8 +251,8 @@ bool host_split_loops(arena *ar, const program *p, fn_instance *f) {
   const node_list *body = &f->def->body;
   for (int k = 0; k < body->len; k++) {
     node *s = body->items[k];
-    if (splittable_loop(s)) node_push(ar, &out, split_loop(&S, s, NULL));
-    else if (splittable_if(body, s)) spread_if(&S, s, &out);
+    if (splittable_loop(ar, s)) node_push(ar, &out, split_loop(&S, s, NULL));
+    else if (splittable_if(ar, body, s)) spread_if(&S, s, &out);
     else node_push(ar, &out, s);
   }
   if (S.split) f->def->body = out;
