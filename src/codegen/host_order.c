@@ -242,17 +242,43 @@ static bool reads_what_it_writes(const order_scan *S) {
   return false;
 }
 
+/* The locals' axes settled (false: they did not, or something refused) */
+static bool settle(order_scan *S, arena *ar, const fn_instance *f) {
+  scan_init(S, ar, f);
+  int pass = 0;
+  do {
+    S->changed = false;
+    scan_pass p = {S, false};
+    ast_visit_list(&f->def->body, scan_node, &p);
+  } while (S->changed && !S->refused && ++pass < FIX_MAX);
+  return !S->changed && !S->refused;
+}
+
+typedef struct across_query { const order_scan *S; unsigned axis; bool hit; } across_query;
+
+static bool across_here(const node *n, void *ud) {
+  across_query *q = ud;
+  const type *t = n->kind == N_INDEX ? n->a->ty : NULL;
+  if (!t || t->kind != TY_ARRAY || t->ndim < 2 || !n->b || n->b->kind != N_TUPLE ||
+      n->b->list.len != t->ndim)
+    return false;
+  for (int k = 0; k + 1 < t->ndim; k++)
+    if (deps(q->S, n->b->list.items[k]) & q->axis) q->hit = true;
+  return q->hit;
+}
+
+bool host_rows_across(arena *ar, const fn_instance *f, const node_list *body, int inner) {
+  order_scan S;
+  if (!settle(&S, ar, f)) return false;
+  across_query q = {&S, 1u << inner, false};
+  ast_visit_list(body, across_here, &q);
+  return q.hit;
+}
+
 int host_inner_axis(arena *ar, const fn_instance *f) {
   if (f->debug || f->uses_barrier || f->uses_grid_sync) return 0;
   order_scan S;
-  scan_init(&S, ar, f);
-  int pass = 0;
-  do {
-    S.changed = false;
-    scan_pass p = {&S, false};
-    ast_visit_list(&f->def->body, scan_node, &p);
-  } while (S.changed && !S.refused && ++pass < FIX_MAX);
-  if (S.changed || S.refused) return 0;
+  if (!settle(&S, ar, f)) return 0;
   scan_pass last = {&S, true};
   ast_visit_list(&f->def->body, scan_node, &last);
   if (S.refused || reads_what_it_writes(&S) || S.votes[0]) return 0;

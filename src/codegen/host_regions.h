@@ -35,6 +35,11 @@ int host_locals_index(const host_locals *L, const node *e);
 /* The axis whose loop runs innermost in barrier-free kernel f's K__block: 0 (x), or 1
  * or 2 where f indexes its arrays' last dimension by y or z (host_order.c). */
 int host_inner_axis(arena *ar, const fn_instance *f);
+/* Whether statements `body` of barrier-free kernel f index an array of two or more
+ * dimensions, in a dimension before its last, by a value that depends on the thread's
+ * index along axis `inner` (rowsum's a[r, c], r from x): stepping the block through a
+ * loop over c, the threads of a step would read a column (host_split.c). */
+bool host_rows_across(arena *ar, const fn_instance *f, const node_list *body, int inner);
 /* Whether the executor may run neighbouring blocks of kernel f along `axis` as one block
  * with a longer thread loop (host_fuse.c). */
 bool host_fusable(arena *ar, const fn_instance *f, int axis);
@@ -55,9 +60,10 @@ void host_while_as_range(arena *ar, const program *p, fn_instance *f);
 bool host_pure_value(const node *e);
 /* Give barrier-free kernel f's top-level float-folding loops of one length a barrier at
  * the start of each iteration, spreading an `if` around them over the pieces
- * (host_split.c), so that the region form steps the block through them; whether it
- * did (f->def->body is then the new list). */
-bool host_split_loops(arena *ar, const program *p, fn_instance *f);
+ * (host_split.c), so that the region form steps the block through them with `inner`
+ * (host_inner_axis) the innermost thread axis; whether it did (f->def->body is then
+ * the new list). */
+bool host_split_loops(arena *ar, const program *p, fn_instance *f, int inner);
 /* Generate f's K__block in region form when f's barriers allow it; false (nothing
  * generated) when they do not, and the executor runs f's threads as fibers. */
 bool host_regions_entry(cg_ctx *g, fn_instance *f);

@@ -617,7 +617,7 @@ static host_regions *split_plan(cg_ctx *g, fn_instance *f) {
   /* the kernel as written has no barriers: its thread order and its blocks' fusion */
   int inner = host_inner_axis(g->ar, f);
   bool fused = host_fusable(g->ar, f, inner);
-  if (!host_split_loops(g->ar, g->prog, f)) return NULL;
+  if (!host_split_loops(g->ar, g->prog, f, inner)) return NULL;
   host_regions *R = hr_plan(g->ar, f);
   if (R && !R->why) {
     R->inner = f->host_inner = inner;

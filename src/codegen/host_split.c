@@ -70,6 +70,14 @@ static bool barrier_here(const node *n, void *ud) {
          ((n->bi->flags & BF_BARRIER) || strcmp(n->bi->path, "print") == 0);
 }
 
+typedef struct splitter {
+  arena *ar;
+  const builtin *barrier;
+  const fn_instance *f;
+  int inner;              /* the thread axis looped over innermost (host_order.c) */
+  bool split;
+} splitter;
+
 /* ---- an element the loop reads at the same place every time round ---- */
 
 typedef struct invariant_scan {
@@ -126,7 +134,7 @@ static bool has_invariant_element(arena *ar, const node *s) {
 }
 
 /* A long loop of the same length everywhere that folds into a float (see above). */
-static bool splittable_loop(arena *ar, const node *s) {
+static bool splittable_loop(const splitter *S, const node *s) {
   if (s->kind != N_FOR || s->aux_ptr || s->orelse.len || !s->b || s->b->kind != N_CALL)
     return false;
   /* run for the block even where no thread's guard holds: nothing in it may fail or
@@ -139,16 +147,12 @@ static bool splittable_loop(arena *ar, const node *s) {
   if (stop->kind == N_INT && stop->ival < SPLIT_MIN_TRIPS) return false;
   if (ast_visit_stmts(&s->body, jumps_here, NULL) || ast_visit_list(&s->body, barrier_here, NULL))
     return false;
-  return ast_visit_stmts(&s->body, folds_here, NULL) && !has_invariant_element(ar, s);
+  return ast_visit_stmts(&s->body, folds_here, NULL) && !has_invariant_element(S->ar, s) &&
+         !host_rows_across(S->ar, S->f, &s->body, S->inner);
 }
 
 /* ---- the rewrite ---- */
 
-typedef struct splitter {
-  arena *ar;
-  const builtin *barrier;
-  bool split;
-} splitter;
 
 static node *barrier_stmt(splitter *S, span sp) {
   node *call = node_new(S->ar, N_CALL, sp);
@@ -213,7 +217,7 @@ static bool target_named_elsewhere(const node_list *top, const node *s, const no
 
 /* `if cond: ...` (a statement of top) whose statements can be spread over regions
  * under the same guard */
-static bool splittable_if(arena *ar, const node_list *top, const node *s) {
+static bool splittable_if(const splitter *S, const node_list *top, const node *s) {
   if (s->kind != N_IF || s->orelse.len || !host_pure_value(s->a)) return false;
   assign_scan q = {s->a, false};
   if (ast_visit_stmts(&s->body, assigns_cond, &q) || ast_visit_stmts(&s->body, jumps_here, NULL))
@@ -221,7 +225,7 @@ static bool splittable_if(arena *ar, const node_list *top, const node *s) {
   bool any = false;
   for (int k = 0; k < s->body.len; k++) {
     const node *st = s->body.items[k];
-    if (!splittable_loop(ar, st)) continue;
+    if (!splittable_loop(S, st)) continue;
     if (target_named_elsewhere(top, s, st)) return false;
     any = true;
   }
@@ -234,7 +238,7 @@ static void spread_if(splitter *S, const node *s, node_list *out) {
   node_list run = {0};
   for (int k = 0; k <= s->body.len; k++) {
     node *st = k < s->body.len ? s->body.items[k] : NULL;
-    bool loop = st && splittable_loop(S->ar, st);
+    bool loop = st && splittable_loop(S, st);
     if ((loop || !st) && run.len) {
       node_push(S->ar, out, guarded(S, s, &run));
       run = (node_list){0};
@@ -244,15 +248,15 @@ static void spread_if(splitter *S, const node *s, node_list *out) {
   }
 }
 
-bool host_split_loops(arena *ar, const program *p, fn_instance *f) {
+bool host_split_loops(arena *ar, const program *p, fn_instance *f, int inner) {
   if (!p->barrier || f->uses_barrier || f->uses_grid_sync || f->debug) return false;
-  splitter S = {ar, p->barrier, false};
+  splitter S = {ar, p->barrier, f, inner, false};
   node_list out = {0};
   const node_list *body = &f->def->body;
   for (int k = 0; k < body->len; k++) {
     node *s = body->items[k];
-    if (splittable_loop(ar, s)) node_push(ar, &out, split_loop(&S, s, NULL));
-    else if (splittable_if(ar, body, s)) spread_if(&S, s, &out);
+    if (splittable_loop(&S, s)) node_push(ar, &out, split_loop(&S, s, NULL));
+    else if (splittable_if(&S, body, s)) spread_if(&S, s, &out);
     else node_push(ar, &out, s);
   }
   if (S.split) f->def->body = out;

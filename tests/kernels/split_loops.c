@@ -87,6 +87,30 @@ static void check_1d(const char *name, int kind, unsigned block, double x, doubl
   free(a), free(got), free(want);
 }
 
+static void check_sums(unsigned block) {
+  enum { R = 45, C = 70 };
+  double *a = h_alloc(R * C, sizeof *a), *want_c = h_alloc(C, sizeof *want_c);
+  double *want_r = h_alloc(R, sizeof *want_r), *got_c = h_alloc(C, sizeof *got_c);
+  double *got_r = h_alloc(R, sizeof *got_r);
+  for (int i = 0; i < R * C; i++) a[i] = (double)(i % 11 - 5);
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++) want_r[r] += a[r * C + c];
+  for (int c = 0; c < C; c++)
+    for (int r = 0; r < R; r++) want_c[c] += a[r * C + c];
+  int64_t shape[2] = {R, C};
+  kc_array *da = h_array(KC_FLOAT64, 2, shape, a), *dc = h_array1(KC_FLOAT64, C, got_c);
+  kc_array *dr = h_array1(KC_FLOAT64, R, got_r);
+  kc_arg ac[] = {kc_arg_array(da), kc_arg_array(dc)}, ar[] = {kc_arg_array(da), kc_arg_array(dr)};
+  h_launch(h_kernel("colsum"), kc_dim(h_blocks(C, block)), kc_dim(block), ac, 2);
+  h_launch(h_kernel("rowsum"), kc_dim(h_blocks(R, block)), kc_dim(block), ar, 2);
+  h_fetch(dc, got_c);
+  h_fetch(dr, got_r);
+  h_check_f64("colsum", want_c, got_c, C, 0, 0);
+  h_check_f64("rowsum", want_r, got_r, R, 0, 0);
+  kc_array_free(da), kc_array_free(dc), kc_array_free(dr);
+  free(a), free(want_c), free(want_r), free(got_c), free(got_r);
+}
+
 static void check_cdot(unsigned block) {
   enum { NA = 50, NO = 70 };
   kc_complex *a = h_alloc(NA, sizeof *a), *got = h_alloc(NO, sizeof *got);
@@ -123,6 +147,7 @@ int main(int argc, char **argv) {
     check_1d("guard_changes", GUARD_CHANGES, b1[b], 0, 0);
     check_1d("target_after", TARGET_AFTER, b1[b], NB + 7, 0);
     check_cdot(b1[b]);
+    check_sums(b1[b]);
   }
   return h_end();
 }
