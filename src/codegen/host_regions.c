@@ -728,6 +728,10 @@ static void choose_remat(host_regions *R) {
   for (int i = 0; i < top->len; i++) {
     node *s = top->items[i];
     if (strided_candidate(R, s)) vec_push(R->ar, &R->strided, s);
+    /* in a top-level loop the block runs (it holds a barrier): its own statements too */
+    if ((s->kind == N_FOR || s->kind == N_WHILE) && contains_barrier(s))
+      for (int k = 0; k < s->body.len; k++)
+        if (strided_candidate(R, s->body.items[k])) vec_push(R->ar, &R->strided, s->body.items[k]);
     int v[HR_DEF_MAX];
     int n = s->kind == N_ASSIGN && s->list.len == 1 ? defined_locals(R, s->list.items[0], v, HR_DEF_MAX) : 0;
     if (n == 1 && R->nassign[v[0]] == 1 && R->uniform[v[0]]) {

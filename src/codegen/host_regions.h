@@ -58,7 +58,8 @@ void host_while_as_range(arena *ar, const program *p, fn_instance *f);
  * names: constants, shapes, thread coordinates, pure builtins; no array element, no
  * device function. */
 bool host_pure_value(const node *e);
-/* Give barrier-free kernel f's top-level float-folding loops of one length a barrier at
+/* Give barrier-free kernel f's top-level float-folding loops of one length, and its loops
+ * over rows the block shares around a loop its threads stride through, a barrier at
  * the start of each iteration, spreading an `if` around them over the pieces
  * (host_split.c), so that the region form steps the block through them with `inner`
  * (host_inner_axis) the innermost thread axis; whether it did (f->def->body is then

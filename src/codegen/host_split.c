@@ -151,6 +151,29 @@ static bool splittable_loop(const splitter *S, const node *s) {
          !host_rows_across(S->ar, S->f, &s->body, S->inner);
 }
 
+/* A loop over rows the block shares (range(cuda.blockIdx.x, n, cuda.gridDim.x)) whose
+ * body is one loop its threads stride through (range(cuda.threadIdx.x, m,
+ * cuda.blockDim.x)): with a barrier, the outer loop runs for the block and the region
+ * form steps the block through the inner one, as it does a top-level grid-stride loop
+ * (a 4096 x 1024 scale: 6.7 ms against 0.7 for a thread per element). */
+static bool rows_of_strides(const node *s) {
+  if (s->kind != N_FOR || s->aux_ptr || s->orelse.len || !s->b || s->b->kind != N_CALL ||
+      s->body.len != 1)
+    return false;
+  const node *in = s->body.items[0];
+  if (in->kind != N_FOR || in->aux_ptr || in->orelse.len || !in->b || in->b->kind != N_CALL ||
+      in->b->list.len != 3 || in->b->list.items[2]->kind == N_INT)
+    return false;
+  const node_list *a = &s->b->list;
+  for (int k = 0; k < a->len; k++)
+    if (!host_pure_value(a->items[k])) return false;
+  if (a->len == 3 && (a->items[2]->kind != N_INT || a->items[2]->ival == 0) &&
+      !host_pure_value(a->items[2]))
+    return false;
+  return !ast_visit_stmts(&s->body, jumps_here, NULL) &&
+         !ast_visit_list(&s->body, barrier_here, NULL);
+}
+
 /* ---- the rewrite ---- */
 
 
@@ -255,7 +278,7 @@ bool host_split_loops(arena *ar, const program *p, fn_instance *f, int inner) {
   const node_list *body = &f->def->body;
   for (int k = 0; k < body->len; k++) {
     node *s = body->items[k];
-    if (splittable_loop(&S, s)) node_push(ar, &out, split_loop(&S, s, NULL));
+    if (splittable_loop(&S, s) || rows_of_strides(s)) node_push(ar, &out, split_loop(&S, s, NULL));
     else if (splittable_if(&S, body, s)) spread_if(&S, s, &out);
     else node_push(ar, &out, s);
   }

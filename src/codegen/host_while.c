@@ -57,7 +57,9 @@ bool host_pure_value(const node *e) {
   switch (e->kind) {
   case N_INT: case N_BOOL: case N_FLOAT: return true;
   case N_NAME: return e->sym || e->bi;
-  case N_ATTR: return host_pure_value(e->a);
+  case N_ATTR:   /* a register (cuda.gridDim.x), or an attribute of a pure value */
+    if (e->bi && (e->bi->flags & (BF_UNIFORM | BF_THREAD_INDEX))) return true;
+    return host_pure_value(e->a);
   case N_INDEX:   /* a shape's or a tuple's element, not an array's */
     return e->a->ty && e->a->ty->kind == TY_TUPLE && host_pure_value(e->a) && host_pure_value(e->b);
   case N_UNARY: return host_pure_value(e->a);

@@ -7,7 +7,7 @@
 #define ROWS 37
 #define COLS 53
 
-enum { NEST, CARRIED, SKIPPING, DOWNWARD, READ_AFTER, BAND, WHOLE_ROWS };
+enum { NEST, CARRIED, SKIPPING, DOWNWARD, READ_AFTER, BAND, WHOLE_ROWS, BLOCK_ROWS };
 
 /* What thread (x0, y0) of a grid xs x ys threads wide does, as the kernel. */
 static void reference(int kind, int64_t *out, int64_t *aux, int64_t x0, int64_t y0, int64_t xs,
@@ -50,8 +50,16 @@ static void check(const char *name, int kind, kc_dim3 grid, kc_dim3 block, int64
   int64_t *got = h_alloc(ROWS * COLS, sizeof *got), *want = h_alloc(ROWS * COLS, sizeof *want);
   int64_t *aux_got = h_alloc((size_t)threads, sizeof *aux_got);
   int64_t *aux_want = h_alloc((size_t)threads, sizeof *aux_want);
-  for (int64_t y0 = 0; y0 < ys; y0++)
-    for (int64_t x0 = 0; x0 < xs; x0++) reference(kind, want, aux_want, x0, y0, xs, ys, off);
+  if (kind == BLOCK_ROWS) {   /* block b takes rows b, b + blocks, ...; thread t columns */
+    int64_t blocks = (int64_t)grid.x * grid.y, per = (int64_t)block.x * block.y;
+    for (int64_t b = 0; b < blocks; b++)
+      for (int64_t t = 0; t < per; t++)
+        for (int64_t i = b; i < ROWS; i += blocks)
+          for (int64_t j = t; j < COLS; j += per) want[i * COLS + j] += b * per + t + 1;
+  } else {
+    for (int64_t y0 = 0; y0 < ys; y0++)
+      for (int64_t x0 = 0; x0 < xs; x0++) reference(kind, want, aux_want, x0, y0, xs, ys, off);
+  }
   int64_t shape[2] = {ROWS, COLS};
   kc_array *d = h_array(KC_INT64, 2, shape, got), *a = h_array1(KC_INT64, threads, aux_got);
   kc_arg args[] = {kc_arg_array(d), kc_arg_array(a), kc_arg_i64(off)};
@@ -84,6 +92,7 @@ int main(int argc, char **argv) {
     check("read_after", READ_AFTER, gr, bl, 0);
     check("band", BAND, gr, bl, 0);
     check("whole_rows", WHOLE_ROWS, gr, bl, 0);
+    check("block_rows", BLOCK_ROWS, gr, bl, 0);
   }
   return h_end();
 }
