@@ -267,10 +267,14 @@ static bool across_here(const node *n, void *ud) {
   return q->hit;
 }
 
-bool host_rows_across(arena *ar, const fn_instance *f, const node_list *body, int inner) {
-  order_scan S;
-  if (!settle(&S, ar, f)) return false;
-  across_query q = {&S, 1u << inner, false};
+const host_axes *host_axes_of(arena *ar, const fn_instance *f) {
+  order_scan *S = arena_alloc(ar, sizeof *S);
+  return settle(S, ar, f) ? S : NULL;
+}
+
+bool host_rows_across(const host_axes *A, const node_list *body, int inner) {
+  if (!A) return false;
+  across_query q = {A, 1u << inner, false};
   ast_visit_list(body, across_here, &q);
   return q.hit;
 }

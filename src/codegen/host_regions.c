@@ -275,12 +275,20 @@ static bool has_path(const node *e, const char *path) {
   return e->bi && strcmp(e->bi->path, path) == 0;
 }
 
+/* The axis of cuda.threadIdx.x/y/z e is, or -1. */
+static int thread_idx_axis(const node *e) {
+  static const char *const paths[3] = {"numba.cuda.threadIdx.x", "numba.cuda.threadIdx.y",
+                                       "numba.cuda.threadIdx.z"};
+  for (int k = 0; k < 3; k++)
+    if (has_path(e, paths[k])) return k;
+  return -1;
+}
+
 /* cuda.threadIdx.x/y/z, or cuda.grid(1) (blockIdx.x * blockDim.x + threadIdx.x, which
  * the runtime keeps below 2^31): never negative, growing with one coordinate. */
 static bool thread_leaf(const node *e) {
   if (e->kind == N_CALL) return has_path(e, "numba.cuda.grid") && e->ty && e->ty->kind == TY_INT;
-  return has_path(e, "numba.cuda.threadIdx.x") || has_path(e, "numba.cuda.threadIdx.y") ||
-         has_path(e, "numba.cuda.threadIdx.z");
+  return thread_idx_axis(e) >= 0;
 }
 
 static bool small_count(const node *e) {
@@ -322,11 +330,7 @@ static int thread_axis(const host_regions *R, const node *e) {
     if (!d || d->list.items[0]->kind != N_NAME) return -1;
     e = d->a;
   }
-  static const char *const paths[3] = {"numba.cuda.threadIdx.x", "numba.cuda.threadIdx.y",
-                                       "numba.cuda.threadIdx.z"};
-  for (int k = 0; k < 3; k++)
-    if (has_path(e, paths[k])) return k;
-  return -1;
+  return thread_idx_axis(e);
 }
 
 node *hr_region_bound(host_regions *R, node **items, int n, int *axis, op_kind *op) {
@@ -716,6 +720,18 @@ node *hr_strided_inner(host_regions *R, const node *s) {
   return in;
 }
 
+/* Grid-stride loops among the statements the block runs as a whole: s itself, and
+ * inside a loop or if of them that holds a barrier, its own statements, down. */
+static void find_strided(host_regions *R, node *s) {
+  if (strided_candidate(R, s)) {
+    vec_push(R->ar, &R->strided, s);
+    return;
+  }
+  if ((s->kind != N_FOR && s->kind != N_WHILE && s->kind != N_IF) || !contains_barrier(s)) return;
+  for (int k = 0; k < s->body.len; k++) find_strided(R, s->body.items[k]);
+  for (int k = 0; k < s->orelse.len; k++) find_strided(R, s->orelse.items[k]);
+}
+
 static void choose_remat(host_regions *R) {
   node_list *top = &R->f->def->body;
   for (int v = 0; v < R->n; v++) {
@@ -727,11 +743,7 @@ static void choose_remat(host_regions *R) {
   R->remat_mode = true;
   for (int i = 0; i < top->len; i++) {
     node *s = top->items[i];
-    if (strided_candidate(R, s)) vec_push(R->ar, &R->strided, s);
-    /* in a top-level loop the block runs (it holds a barrier): its own statements too */
-    if ((s->kind == N_FOR || s->kind == N_WHILE) && contains_barrier(s))
-      for (int k = 0; k < s->body.len; k++)
-        if (strided_candidate(R, s->body.items[k])) vec_push(R->ar, &R->strided, s->body.items[k]);
+    find_strided(R, s);
     int v[HR_DEF_MAX];
     int n = s->kind == N_ASSIGN && s->list.len == 1 ? defined_locals(R, s->list.items[0], v, HR_DEF_MAX) : 0;
     if (n == 1 && R->nassign[v[0]] == 1 && R->uniform[v[0]]) {

@@ -35,11 +35,15 @@ int host_locals_index(const host_locals *L, const node *e);
 /* The axis whose loop runs innermost in barrier-free kernel f's K__block: 0 (x), or 1
  * or 2 where f indexes its arrays' last dimension by y or z (host_order.c). */
 int host_inner_axis(arena *ar, const fn_instance *f);
-/* Whether statements `body` of barrier-free kernel f index an array of two or more
- * dimensions, in a dimension before its last, by a value that depends on the thread's
- * index along axis `inner` (rowsum's a[r, c], r from x): stepping the block through a
- * loop over c, the threads of a step would read a column (host_split.c). */
-bool host_rows_across(arena *ar, const fn_instance *f, const node_list *body, int inner);
+/* The thread axes each of barrier-free kernel f's locals depends on (host_order.c's
+ * fixpoint), or NULL when they do not settle. */
+typedef struct order_scan host_axes;
+const host_axes *host_axes_of(arena *ar, const fn_instance *f);
+/* Whether statements `body` of that kernel index an array of two or more dimensions,
+ * in a dimension before its last, by a value that depends on the thread's index along
+ * axis `inner` (rowsum's a[r, c], r from x): stepping the block through a loop over c,
+ * the threads of a step would read a column (host_split.c). False for NULL axes. */
+bool host_rows_across(const host_axes *A, const node_list *body, int inner);
 /* Whether the executor may run neighbouring blocks of kernel f along `axis` as one block
  * with a longer thread loop (host_fuse.c). */
 bool host_fusable(arena *ar, const fn_instance *f, int axis);
@@ -54,17 +58,27 @@ void host_unpack_args(cg_ctx *g, fn_instance *f, LLVMValueRef argv, LLVMValueRef
 /* Rewrite f's top-level grid-stride while loops (`while i < n: ...; i += stride`) as
  * the range loops they are (host_while.c), for the region form to run step by step. */
 void host_while_as_range(arena *ar, const program *p, fn_instance *f);
-/* Whether e reads nothing that can change while a loop runs but through the locals it
- * names: constants, shapes, thread coordinates, pure builtins; no array element, no
- * device function. */
+/* host_scan.c, for the rewrites above. Whether e reads nothing that can change while a
+ * loop runs but through the locals it names: constants, shapes, thread coordinates,
+ * pure builtins; no array element, no device function. */
 bool host_pure_value(const node *e);
+/* whether n names local s */
+bool host_names(const node *n, const symbol *s);
+/* the locals value e reads, and those statements l[from, to) assign (nested ones too),
+ * added to out once each (symbol*) */
+void host_read_locals(arena *ar, const node *e, ptr_vec *out);
+void host_assigned_locals(arena *ar, const node_list *l, int from, int to, ptr_vec *out);
+bool host_shares_local(const ptr_vec *a, const ptr_vec *b);
+/* whether a loop body returns, or breaks or continues that loop */
+bool host_leaves_loop(const node_list *body);
 /* Give barrier-free kernel f's top-level float-folding loops of one length, and its loops
  * over rows the block shares around a loop its threads stride through, a barrier at
  * the start of each iteration, spreading an `if` around them over the pieces
- * (host_split.c), so that the region form steps the block through them with `inner`
- * (host_inner_axis) the innermost thread axis; whether it did (f->def->body is then
- * the new list). */
-bool host_split_loops(arena *ar, const program *p, fn_instance *f, int inner);
+ * (host_split.c), so that the region form steps the block through them: whether it
+ * would, with the new body in *out and in *inner the innermost thread axis for it
+ * (host_inner_axis of f as written). f is left as it is. */
+bool host_split_loops(arena *ar, const program *p, const fn_instance *f, node_list *out,
+                      int *inner);
 /* Generate f's K__block in region form when f's barriers allow it; false (nothing
  * generated) when they do not, and the executor runs f's threads as fibers. */
 bool host_regions_entry(cg_ctx *g, fn_instance *f);

@@ -20,7 +20,7 @@ bool host_regions_at_block_level(const cg_ctx *g) {
   return g->regions && g->regions->block_level;
 }
 
-/* thread (x, y, z)'s index in the block, the axis looped over innermost (R->inner)
+/* thread (x, y, z)'s index in the block, the axis looped over innermost (host_inner)
  * fastest, so that a thread loop walks the frame's arrays contiguously */
 static LLVMValueRef linear_thread(cg_ctx *g, host_regions *R, const host_thread_loops *l) {
   const LLVMValueRef *iv = l->iv;
@@ -60,7 +60,7 @@ static void open_region_upto(cg_ctx *g, host_regions *R, host_thread_loops *l, i
   if (cg_terminated(g)) LLVMPositionBuilderAtEnd(g->b, cg_new_bb(g, "dead"));
   memcpy(l->dims, R->dims, sizeof l->dims);
   if (axis >= 0) l->dims[axis] = upto;   /* the loop's; the frame's index keeps the block's */
-  host_thread_loops_open_order(g, l, R->inner);
+  host_thread_loops_open_order(g, l, g->fi->host_inner);
   enter_thread(g, R, l);
   R->block_level = false;
   recompute_locals(g, R, r);
@@ -450,7 +450,7 @@ static void emit_region(cg_ctx *g, host_regions *R, node **items, int n) {
   int axis;
   op_kind op;
   node *u = hr_region_bound(R, items, n, &axis, &op);
-  if (u && axis == R->inner && g->fi->host_fused) u = NULL;   /* it runs over several blocks */
+  if (u && axis == g->fi->host_inner && g->fi->host_fused) u = NULL;   /* it runs over several blocks */
   LLVMValueRef upto = u ? bounded_dim(g, R->dims[axis], u, op) : NULL;
   open_region_upto(g, R, &l, R->emitted++, u ? axis : -1, upto);
   loop_targets *saved_loop = g->loop;
@@ -567,7 +567,7 @@ static void init_locals(cg_ctx *g, host_regions *R, LLVMValueRef *args) {
   if (!any_thread_param) return;
   host_thread_loops l;
   memcpy(l.dims, R->dims, sizeof l.dims);
-  host_thread_loops_open_order(g, &l, R->inner);
+  host_thread_loops_open_order(g, &l, g->fi->host_inner);
   enter_thread(g, R, &l);
   for (int v = 0; v < R->n; v++) {
     symbol *s = R->syms[v];
@@ -612,17 +612,17 @@ static bool env_off(const char *name) {
  * when none is or the split kernel does not plan: its loop is not the same length in
  * every thread). KC_CPU_SPLIT=0: never (to compare). */
 static host_regions *split_plan(cg_ctx *g, fn_instance *f) {
-  node_list whole = f->def->body;
-  if (f->noopt || env_off("KC_CPU_SPLIT")) return NULL;
-  /* the kernel as written has no barriers: its thread order and its blocks' fusion */
-  int inner = host_inner_axis(g->ar, f);
+  node_list whole = f->def->body, split = {0};
+  int inner;
+  if (f->noopt || env_off("KC_CPU_SPLIT") || !host_split_loops(g->ar, g->prog, f, &split, &inner))
+    return NULL;
+  /* the kernel as written has no barriers: its blocks may fuse as its own would */
   bool fused = host_fusable(g->ar, f, inner);
-  if (!host_split_loops(g->ar, g->prog, f, inner)) return NULL;
+  f->def->body = split;
   host_regions *R = hr_plan(g->ar, f);
   if (R && !R->why) {
-    R->inner = f->host_inner = inner;
-    R->fused = fused;
-    R->split = true;
+    f->host_inner = inner;
+    f->host_fused = fused;
     return R;
   }
   f->def->body = whole;
@@ -647,6 +647,7 @@ bool host_regions_entry(cg_ctx *g, fn_instance *f) {
       hr_explain(f, R ? R->why : "");
       return false;
     }
+    f->host_fused = host_fusable(g->ar, f, 0);   /* x innermost: f->host_inner is 0 */
   }
   saved_state saved;
   save_state(g, &saved);
@@ -664,9 +665,7 @@ bool host_regions_entry(cg_ctx *g, fn_instance *f) {
   for (int k = 0; k < 3; k++) g->tid[k] = ci32(g, 0);
   LLVMValueRef *args = arena_alloc(g->ar, sizeof *args * ((size_t)f->nparams + 1));
   host_unpack_args(g, f, LLVMGetParam(g->fn, 0), g->blk, args);
-  /* x innermost (f->host_inner 0) but for a split kernel */
-  f->host_fused = R->split ? R->fused : host_fusable(g->ar, f, 0);
-  host_block_dims(g, g->blk, R->dims, f->host_fused ? R->inner : -1);
+  host_block_dims(g, g->blk, R->dims, f->host_fused ? f->host_inner : -1);
   LLVMValueRef nthreads = ci64(g, 1);
   for (int k = 0; k < 3; k++)
     nthreads = LLVMBuildNUWMul(g->b, nthreads, LLVMBuildZExt(g->b, R->dims[k], g->i64, ""), "");

@@ -50,11 +50,6 @@ typedef struct host_regions {
      the threads, so that a step's threads touch neighbouring elements (see
      emit_strided) */
   ptr_vec strided;
-  int inner;              /* the thread axis looped over innermost (x but for a split
-                             kernel: host_order.c's choice for it as written) */
-  bool split;             /* host_split.c gave its loops barriers: it had none */
-  bool fused;             /* split: runs of blocks along `inner` may run as one
-                             (host_fuse.c, of the kernel as written) */
   /* code generation */
   bool block_level;
   LLVMValueRef dims[3], lin;

@@ -41,25 +41,19 @@
 
 enum { SPLIT_MIN_TRIPS = 16 };
 
-/* ---- a float local folded from itself ---- */
+typedef struct splitter {
+  arena *ar;
+  const builtin *barrier;
+  const fn_instance *f;
+  int inner;              /* the thread axis looped over innermost (host_order.c), -1
+                             until asked */
+  const host_axes *axes;  /* its locals' thread axes, settled once (host_rows_across) */
+  bool split;
+} splitter;
 
-static bool is_float_local(const node *t) {
-  return t->kind == N_NAME && t->sym && t->sym->kind == SYM_LOCAL && t->ty &&
-         (t->ty->kind == TY_FLOAT || t->ty->kind == TY_COMPLEX);
-}
-
-static bool names_sym(const node *n, void *ud) { return n->kind == N_NAME && n->sym == ud; }
-
-static bool folds_here(const node *s, int loops, void *ud) {
-  (void)loops, (void)ud;
-  if (s->kind == N_AUGASSIGN) return is_float_local(s->a);
-  if (s->kind != N_ASSIGN || s->list.len != 1 || !is_float_local(s->list.items[0])) return false;
-  return ast_visit(s->a, names_sym, s->list.items[0]->sym);
-}
-
-static bool jumps_here(const node *s, int loops, void *ud) {
-  (void)ud;
-  return s->kind == N_RETURN || ((s->kind == N_BREAK || s->kind == N_CONTINUE) && loops == 0);
+/* for x in range(...), no else */
+static bool plain_range_loop(const node *s) {
+  return s->kind == N_FOR && !s->aux_ptr && !s->orelse.len && s->b && s->b->kind == N_CALL;
 }
 
 /* a barrier already, or a print, whose lines would interleave across threads (their
@@ -70,42 +64,37 @@ static bool barrier_here(const node *n, void *ud) {
          ((n->bi->flags & BF_BARRIER) || strcmp(n->bi->path, "print") == 0);
 }
 
-typedef struct splitter {
-  arena *ar;
-  const builtin *barrier;
-  const fn_instance *f;
-  int inner;              /* the thread axis looped over innermost (host_order.c) */
-  bool split;
-} splitter;
+/* the loop body neither leaves the loop nor holds a barrier or a print */
+static bool straight_body(const node *s) {
+  return !host_leaves_loop(&s->body) && !ast_visit_list(&s->body, barrier_here, NULL);
+}
+
+/* ---- a float local folded from itself ---- */
+
+static bool is_float_local(const node *t) {
+  return t->kind == N_NAME && t->sym && t->sym->kind == SYM_LOCAL && t->ty &&
+         (t->ty->kind == TY_FLOAT || t->ty->kind == TY_COMPLEX);
+}
+
+static bool folds_here(const node *s, int loops, void *ud) {
+  (void)loops, (void)ud;
+  if (s->kind == N_AUGASSIGN) return is_float_local(s->a);
+  if (s->kind != N_ASSIGN || s->list.len != 1 || !is_float_local(s->list.items[0])) return false;
+  return host_names(s->a, s->list.items[0]->sym);
+}
 
 /* ---- an element the loop reads at the same place every time round ---- */
 
 typedef struct invariant_scan {
-  arena *ar;
-  ptr_vec variant;   /* the loop's target and the locals its body assigns */
+  const ptr_vec *variant;   /* the loop's target and the locals its body assigns */
   bool hit;
 } invariant_scan;
 
-static void note_variant(const node *t, void *ud) {
-  invariant_scan *q = ud;
-  if (t->kind == N_TUPLE || t->kind == N_LIST) {
-    for (int k = 0; k < t->list.len; k++) note_variant(t->list.items[k], ud);
-  } else if (t->kind == N_NAME && t->sym) {
-    vec_push(q->ar, &q->variant, t->sym);
-  }
-}
-
-static bool variant_targets(const node *s, int loops, void *ud) {
-  (void)loops;
-  ast_assign_targets(s, note_variant, ud);
-  return false;
-}
-
 static bool names_variant(const node *n, void *ud) {
-  const invariant_scan *q = ud;
+  const ptr_vec *variant = ud;
   if (n->kind != N_NAME || !n->sym) return false;
-  for (int k = 0; k < q->variant.len; k++)
-    if (q->variant.items[k] == n->sym) return true;
+  for (int k = 0; k < variant->len; k++)
+    if (variant->items[k] == n->sym) return true;
   return false;
 }
 
@@ -117,7 +106,7 @@ static bool names_local(const node *n, void *ud) {
 static bool invariant_element(const node *n, void *ud) {
   invariant_scan *q = ud;
   if (n->kind != N_INDEX || !n->a->ty || n->a->ty->kind != TY_ARRAY) return false;
-  q->hit = q->hit || (!ast_visit(n->b, names_variant, q) && ast_visit(n->b, names_local, NULL));
+  q->hit = !ast_visit(n->b, names_variant, (void *)q->variant) && ast_visit(n->b, names_local, NULL);
   return q->hit;
 }
 
@@ -126,17 +115,17 @@ static bool invariant_element(const node *n, void *ud) {
  * own element, which its loop reads once and keeps, the block's steps would read again
  * at every step, one per thread (a gather): n-body forces ran 29 -> 40 ms split. */
 static bool has_invariant_element(arena *ar, const node *s) {
-  invariant_scan q = {ar, {0}, false};
-  note_variant(s->a, &q);
-  ast_visit_stmts(&s->body, variant_targets, &q);
+  ptr_vec variant = {0};
+  if (s->a->kind == N_NAME && s->a->sym) vec_push(ar, &variant, s->a->sym);
+  host_assigned_locals(ar, &s->body, 0, s->body.len, &variant);
+  invariant_scan q = {&variant, false};
   ast_visit_list(&s->body, invariant_element, &q);
   return q.hit;
 }
 
 /* A long loop of the same length everywhere that folds into a float (see above). */
-static bool splittable_loop(const splitter *S, const node *s) {
-  if (s->kind != N_FOR || s->aux_ptr || s->orelse.len || !s->b || s->b->kind != N_CALL)
-    return false;
+static bool splittable_loop(splitter *S, const node *s) {
+  if (!plain_range_loop(s) || !straight_body(s)) return false;
   /* run for the block even where no thread's guard holds: nothing in it may fail or
      read memory (a step of 0, an array element) */
   const node_list *a = &s->b->list;
@@ -145,37 +134,31 @@ static bool splittable_loop(const splitter *S, const node *s) {
   if (a->len == 3 && (a->items[2]->kind != N_INT || a->items[2]->ival == 0)) return false;
   const node *stop = a->items[a->len >= 2 ? 1 : 0];
   if (stop->kind == N_INT && stop->ival < SPLIT_MIN_TRIPS) return false;
-  if (ast_visit_stmts(&s->body, jumps_here, NULL) || ast_visit_list(&s->body, barrier_here, NULL))
+  if (!ast_visit_stmts(&s->body, folds_here, NULL) || has_invariant_element(S->ar, s))
     return false;
-  return ast_visit_stmts(&s->body, folds_here, NULL) && !has_invariant_element(S->ar, s) &&
-         !host_rows_across(S->ar, S->f, &s->body, S->inner);
+  if (!S->axes) S->axes = host_axes_of(S->ar, S->f);
+  if (S->inner < 0) S->inner = host_inner_axis(S->ar, S->f);
+  return !host_rows_across(S->axes, &s->body, S->inner);
 }
 
 /* A loop over rows the block shares (range(cuda.blockIdx.x, n, cuda.gridDim.x)) whose
  * body is one loop its threads stride through (range(cuda.threadIdx.x, m,
  * cuda.blockDim.x)): with a barrier, the outer loop runs for the block and the region
  * form steps the block through the inner one, as it does a top-level grid-stride loop
- * (a 4096 x 1024 scale: 6.7 ms against 0.7 for a thread per element). */
+ * (a 4096 x 1024 scale: 6.7 ms against 0.7 for a thread per element). The region
+ * form decides whether the outer range is the block's and the inner one strided. */
 static bool rows_of_strides(const node *s) {
-  if (s->kind != N_FOR || s->aux_ptr || s->orelse.len || !s->b || s->b->kind != N_CALL ||
-      s->body.len != 1)
-    return false;
+  if (!plain_range_loop(s) || s->body.len != 1 || !straight_body(s)) return false;
   const node *in = s->body.items[0];
-  if (in->kind != N_FOR || in->aux_ptr || in->orelse.len || !in->b || in->b->kind != N_CALL ||
-      in->b->list.len != 3 || in->b->list.items[2]->kind == N_INT)
+  if (!plain_range_loop(in) || in->b->list.len != 3 || in->b->list.items[2]->kind == N_INT)
     return false;
   const node_list *a = &s->b->list;
   for (int k = 0; k < a->len; k++)
     if (!host_pure_value(a->items[k])) return false;
-  if (a->len == 3 && (a->items[2]->kind != N_INT || a->items[2]->ival == 0) &&
-      !host_pure_value(a->items[2]))
-    return false;
-  return !ast_visit_stmts(&s->body, jumps_here, NULL) &&
-         !ast_visit_list(&s->body, barrier_here, NULL);
+  return true;
 }
 
 /* ---- the rewrite ---- */
-
 
 static node *barrier_stmt(splitter *S, span sp) {
   node *call = node_new(S->ar, N_CALL, sp);
@@ -189,7 +172,7 @@ static node *barrier_stmt(splitter *S, span sp) {
 }
 
 /* `if cond: body`, cond that of cond_if */
-static node *guarded(splitter *S, const node *cond_if, node_list *body) {
+static node *guarded(splitter *S, const node *cond_if, const node_list *body) {
   node *s = node_new(S->ar, N_IF, cond_if->sp);
   s->a = cond_if->a;
   s->body = *body;
@@ -203,8 +186,7 @@ static node *split_loop(splitter *S, const node *s, const node *cond_if) {
   loop->b = s->b;
   node_push(S->ar, &loop->body, barrier_stmt(S, s->sp));
   if (cond_if) {
-    node_list body = s->body;
-    node_push(S->ar, &loop->body, guarded(S, cond_if, &body));
+    node_push(S->ar, &loop->body, guarded(S, cond_if, &s->body));
   } else {
     for (int k = 0; k < s->body.len; k++) node_push(S->ar, &loop->body, s->body.items[k]);
   }
@@ -212,76 +194,63 @@ static node *split_loop(splitter *S, const node *s, const node *cond_if) {
   return loop;
 }
 
-typedef struct assign_scan { const node *cond; bool hit; } assign_scan;
-
-static void cond_target(const node *t, void *ud) {
-  assign_scan *q = ud;
-  if (t->kind == N_TUPLE || t->kind == N_LIST) {
-    for (int k = 0; k < t->list.len; k++) cond_target(t->list.items[k], ud);
-    return;
-  }
-  if (t->kind == N_NAME && t->sym && ast_visit(q->cond, names_sym, t->sym)) q->hit = true;
-}
-
-static bool assigns_cond(const node *s, int loops, void *ud) {
-  (void)loops;
-  ast_assign_targets(s, cond_target, ud);
-  return ((assign_scan *)ud)->hit;
-}
-
 /* Whether a statement of top other than s names the target of loop st (once split,
  * st runs for every thread, and leaves its target set where the guard was false). */
 static bool target_named_elsewhere(const node_list *top, const node *s, const node *st) {
   if (st->a->kind != N_NAME || !st->a->sym) return true;
   for (int k = 0; k < top->len; k++)
-    if (top->items[k] != s && ast_visit(top->items[k], names_sym, st->a->sym)) return true;
+    if (top->items[k] != s && host_names(top->items[k], st->a->sym)) return true;
   return false;
 }
 
 /* `if cond: ...` (a statement of top) whose statements can be spread over regions
- * under the same guard */
-static bool splittable_if(const splitter *S, const node_list *top, const node *s) {
-  if (s->kind != N_IF || s->orelse.len || !host_pure_value(s->a)) return false;
-  assign_scan q = {s->a, false};
-  if (ast_visit_stmts(&s->body, assigns_cond, &q) || ast_visit_stmts(&s->body, jumps_here, NULL))
-    return false;
-  bool any = false;
+ * under the same guard: which of its statements are loops to split (NULL: none, or
+ * the `if` cannot be spread). */
+static bool *splittable_if(splitter *S, const node_list *top, const node *s) {
+  if (s->kind != N_IF || s->orelse.len || !host_pure_value(s->a) || host_leaves_loop(&s->body))
+    return NULL;
+  ptr_vec reads = {0}, assigned = {0};   /* the guard must read the same each time */
+  host_read_locals(S->ar, s->a, &reads);
+  host_assigned_locals(S->ar, &s->body, 0, s->body.len, &assigned);
+  if (host_shares_local(&reads, &assigned)) return NULL;
+  bool *loops = arena_alloc(S->ar, sizeof *loops * (size_t)s->body.len), any = false;
   for (int k = 0; k < s->body.len; k++) {
     const node *st = s->body.items[k];
-    if (!splittable_loop(S, st)) continue;
-    if (target_named_elsewhere(top, s, st)) return false;
-    any = true;
+    loops[k] = splittable_loop(S, st);
+    if (loops[k] && target_named_elsewhere(top, s, st)) return NULL;
+    any = any || loops[k];
   }
-  return any;
+  return any ? loops : NULL;
 }
 
 /* The statements of a splittable if, into out: runs of plain statements under the
- * guard, and each loop split with the guard inside. */
-static void spread_if(splitter *S, const node *s, node_list *out) {
+ * guard, and each loop (loops[k]) split with the guard inside. */
+static void spread_if(splitter *S, const node *s, const bool *loops, node_list *out) {
   node_list run = {0};
   for (int k = 0; k <= s->body.len; k++) {
-    node *st = k < s->body.len ? s->body.items[k] : NULL;
-    bool loop = st && splittable_loop(S, st);
-    if ((loop || !st) && run.len) {
+    bool end = k == s->body.len, loop = !end && loops[k];
+    if ((loop || end) && run.len) {
       node_push(S->ar, out, guarded(S, s, &run));
       run = (node_list){0};
     }
-    if (loop) node_push(S->ar, out, split_loop(S, st, s));
-    else if (st) node_push(S->ar, &run, st);
+    if (loop) node_push(S->ar, out, split_loop(S, s->body.items[k], s));
+    else if (!end) node_push(S->ar, &run, s->body.items[k]);
   }
 }
 
-bool host_split_loops(arena *ar, const program *p, fn_instance *f, int inner) {
+bool host_split_loops(arena *ar, const program *p, const fn_instance *f, node_list *out,
+                      int *inner) {
   if (!p->barrier || f->uses_barrier || f->uses_grid_sync || f->debug) return false;
-  splitter S = {ar, p->barrier, f, inner, false};
-  node_list out = {0};
+  splitter S = {ar, p->barrier, f, -1, NULL, false};
   const node_list *body = &f->def->body;
+  *out = (node_list){0};
   for (int k = 0; k < body->len; k++) {
     node *s = body->items[k];
-    if (splittable_loop(&S, s) || rows_of_strides(s)) node_push(ar, &out, split_loop(&S, s, NULL));
-    else if (splittable_if(&S, body, s)) spread_if(&S, s, &out);
-    else node_push(ar, &out, s);
+    bool *loops;
+    if (splittable_loop(&S, s) || rows_of_strides(s)) node_push(ar, out, split_loop(&S, s, NULL));
+    else if ((loops = splittable_if(&S, body, s))) spread_if(&S, s, loops, out);
+    else node_push(ar, out, s);
   }
-  if (S.split) f->def->body = out;
+  *inner = S.inner >= 0 ? S.inner : S.split ? host_inner_axis(ar, f) : 0;
   return S.split;
 }

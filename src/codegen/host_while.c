@@ -39,88 +39,10 @@ static bool is_name_of(const node *e, const symbol *s) {
   return e && e->kind == N_NAME && e->sym == s;
 }
 
-static bool names_here(const node *n, void *ud) {
-  const symbol *s = ud;
-  return is_name_of(n, s);
-}
-
-static bool mentions(const node *n, const symbol *s) { return ast_visit(n, names_here, (void *)s); }
-
-static bool list_mentions(const node_list *l, int from, int to, const symbol *s) {
+static bool list_names(const node_list *l, int from, int to, const symbol *s) {
   for (int k = from; k < to; k++)
-    if (mentions(l->items[k], s)) return true;
+    if (host_names(l->items[k], s)) return true;
   return false;
-}
-
-bool host_pure_value(const node *e) {
-  if (!e) return true;
-  switch (e->kind) {
-  case N_INT: case N_BOOL: case N_FLOAT: return true;
-  case N_NAME: return e->sym || e->bi;
-  case N_ATTR:   /* a register (cuda.gridDim.x), or an attribute of a pure value */
-    if (e->bi && (e->bi->flags & (BF_UNIFORM | BF_THREAD_INDEX))) return true;
-    return host_pure_value(e->a);
-  case N_INDEX:   /* a shape's or a tuple's element, not an array's */
-    return e->a->ty && e->a->ty->kind == TY_TUPLE && host_pure_value(e->a) && host_pure_value(e->b);
-  case N_UNARY: return host_pure_value(e->a);
-  case N_BINOP: return host_pure_value(e->a) && host_pure_value(e->b);
-  case N_IFEXP: return host_pure_value(e->a) && host_pure_value(e->b) && host_pure_value(e->c);
-  case N_COMPARE: case N_BOOLOP: case N_TUPLE:
-    for (int k = 0; k < e->list.len; k++)
-      if (!host_pure_value(e->list.items[k])) return false;
-    return true;
-  case N_CALL:
-    if (!e->bi || !(e->bi->flags & (BF_PURE | BF_UNIFORM | BF_THREAD_INDEX)) || e->kwargs.len)
-      return false;
-    for (int k = 0; k < e->list.len; k++)
-      if (!host_pure_value(e->list.items[k])) return false;
-    return true;
-  default: return false;
-  }
-}
-
-/* ---- the locals a value reads, and whether statements assign one of them ---- */
-
-typedef struct read_set { arena *ar; ptr_vec syms; } read_set;
-
-static bool note_read(const node *n, void *ud) {
-  read_set *r = ud;
-  if (n->kind == N_NAME && n->sym && n->sym->kind == SYM_LOCAL) vec_push(r->ar, &r->syms, n->sym);
-  return false;
-}
-
-typedef struct assign_query { const ptr_vec *syms; bool hit; } assign_query;
-
-static void target_hits(const node *t, assign_query *q) {
-  if (t->kind == N_TUPLE || t->kind == N_LIST) {
-    for (int k = 0; k < t->list.len; k++) target_hits(t->list.items[k], q);
-    return;
-  }
-  if (t->kind == N_STARRED) target_hits(t->a, q);
-  if (t->kind != N_NAME) return;
-  for (int k = 0; k < q->syms->len; k++)
-    if (t->sym == q->syms->items[k]) q->hit = true;
-}
-
-static void note_target(const node *t, void *ud) { target_hits(t, ud); }
-
-static bool assigns_here(const node *s, int loops, void *ud) {
-  (void)loops;
-  assign_query *q = ud;
-  ast_assign_targets(s, note_target, q);
-  return q->hit;
-}
-
-/* Whether statements l[from, to) assign any local in syms. */
-static bool assigns_any(const node_list *l, int from, int to, const ptr_vec *syms) {
-  assign_query q = {syms, false};
-  for (int k = from; k < to && !q.hit; k++) ast_visit_stmt(l->items[k], assigns_here, &q);
-  return q.hit;
-}
-
-static void reads_of(arena *ar, const node *e, read_set *r) {
-  r->ar = ar;
-  ast_visit(e, note_read, r);
 }
 
 /* ---- the loop's parts ---- */
@@ -143,13 +65,8 @@ static bool int_up_to_64(const type *t, bool need_signed) {
   return t && t->kind == TY_INT && t->bits <= 64 && (t->is_signed || (!need_signed && t->bits < 64));
 }
 
-static bool jump_here(const node *s, int loops, void *ud) {
-  (void)ud;
-  return s->kind == N_RETURN || ((s->kind == N_BREAK || s->kind == N_CONTINUE) && loops == 0);
-}
-
 /* The parts of `while i < stop: ...; i += step`, or false. */
-static bool match_while(const node *s, while_loop *w) {
+static bool match_while(arena *ar, const node *s, while_loop *w) {
   if (s->kind != N_WHILE || s->orelse.len || s->body.len < 2) return false;
   const node *c = s->a;
   if (c->kind != N_COMPARE || c->list.len != 2 || c->cmp_ops[0] != OP_LT) return false;
@@ -163,16 +80,14 @@ static bool match_while(const node *s, while_loop *w) {
   w->step = increment_of(s->body.items[s->body.len - 1], w->i);
   if (!w->step || !int_up_to_64(w->stop->ty, false) || !int_up_to_64(w->step->ty, false))
     return false;
-  if (mentions(w->stop, w->i) || mentions(w->step, w->i) || !host_pure_value(w->stop) ||
-      !host_pure_value(w->step))
+  if (host_names(w->stop, w->i) || host_names(w->step, w->i) || !host_pure_value(w->stop) ||
+      !host_pure_value(w->step) || host_leaves_loop(&s->body))
     return false;
-  const node_list *body = &s->body;
-  for (int k = 0; k < body->len; k++)
-    if (ast_visit_stmt(body->items[k], jump_here, NULL)) return false;
-  ptr_vec one = {0};
-  one.items = (void **)&w->i;
-  one.len = one.cap = 1;
-  return !assigns_any(body, 0, body->len - 1, &one);
+  ptr_vec assigned = {0};   /* i only by the step */
+  host_assigned_locals(ar, &s->body, 0, s->body.len - 1, &assigned);
+  for (int k = 0; k < assigned.len; k++)
+    if (assigned.items[k] == w->i) return false;
+  return true;
 }
 
 /* The range call node for range(start, stop, step), counting in int64. */
@@ -193,23 +108,24 @@ static node *range_call(arena *ar, const builtin *range, const node *s, node *st
 static void rewrite_at(arena *ar, const builtin *range, node_list *body, int k) {
   node *s = body->items[k];
   while_loop w;
-  if (!match_while(s, &w) || list_mentions(body, k + 1, body->len, w.i)) return;
+  if (!match_while(ar, s, &w) || list_names(body, k + 1, body->len, w.i)) return;
   int d = k - 1;
-  while (d >= 0 && !mentions(body->items[d], w.i)) d--;
+  while (d >= 0 && !host_names(body->items[d], w.i)) d--;
   if (d < 0) return;
   node *init = body->items[d];
   if (init->kind != N_ASSIGN || init->list.len != 1 || !is_name_of(init->list.items[0], w.i) ||
-      mentions(init->a, w.i) || !host_pure_value(init->a) || !int_up_to_64(init->a->ty, false))
+      host_names(init->a, w.i) || !host_pure_value(init->a) || !int_up_to_64(init->a->ty, false))
     return;
-  read_set start_reads = {0}, loop_reads = {0};
-  reads_of(ar, init->a, &start_reads);
-  reads_of(ar, init->a, &loop_reads);
-  reads_of(ar, w.stop, &loop_reads);
-  reads_of(ar, w.step, &loop_reads);
-  /* start is read later than it was; stop and step at the loop, as before */
-  if (assigns_any(body, d + 1, k, &start_reads.syms) ||
-      assigns_any(&s->body, 0, s->body.len, &loop_reads.syms))
-    return;
+  /* start is read later than it was, and the region form reads start, stop and step
+     again at every step: none may change in between */
+  ptr_vec reads = {0}, between = {0}, in_loop = {0};
+  host_read_locals(ar, init->a, &reads);
+  host_assigned_locals(ar, body, d + 1, k, &between);
+  if (host_shares_local(&reads, &between)) return;
+  host_read_locals(ar, w.stop, &reads);
+  host_read_locals(ar, w.step, &reads);
+  host_assigned_locals(ar, &s->body, 0, s->body.len, &in_loop);
+  if (host_shares_local(&reads, &in_loop)) return;
   node *loop = node_new(ar, N_FOR, s->sp);
   loop->a = w.target;
   loop->b = range_call(ar, range, s, init->a, &w);

@@ -7,7 +7,8 @@
 #define ROWS 37
 #define COLS 53
 
-enum { NEST, CARRIED, SKIPPING, DOWNWARD, READ_AFTER, BAND, WHOLE_ROWS, BLOCK_ROWS };
+enum { NEST, CARRIED, SKIPPING, DOWNWARD, READ_AFTER, BAND, WHOLE_ROWS, BLOCK_ROWS,
+       IN_BLOCK_IF };
 
 /* What thread (x0, y0) of a grid xs x ys threads wide does, as the kernel. */
 static void reference(int kind, int64_t *out, int64_t *aux, int64_t x0, int64_t y0, int64_t xs,
@@ -50,12 +51,15 @@ static void check(const char *name, int kind, kc_dim3 grid, kc_dim3 block, int64
   int64_t *got = h_alloc(ROWS * COLS, sizeof *got), *want = h_alloc(ROWS * COLS, sizeof *want);
   int64_t *aux_got = h_alloc((size_t)threads, sizeof *aux_got);
   int64_t *aux_want = h_alloc((size_t)threads, sizeof *aux_want);
-  if (kind == BLOCK_ROWS) {   /* block b takes rows b, b + blocks, ...; thread t columns */
+  if (kind == BLOCK_ROWS || kind == IN_BLOCK_IF) {
+    /* block b takes rows b, b + blocks, ... (IN_BLOCK_IF: row b if b is even); thread t
+       columns t, t + threads per block, ... */
     int64_t blocks = (int64_t)grid.x * grid.y, per = (int64_t)block.x * block.y;
     for (int64_t b = 0; b < blocks; b++)
       for (int64_t t = 0; t < per; t++)
-        for (int64_t i = b; i < ROWS; i += blocks)
-          for (int64_t j = t; j < COLS; j += per) want[i * COLS + j] += b * per + t + 1;
+        for (int64_t i = b; i < ROWS; i += kind == BLOCK_ROWS ? blocks : ROWS)
+          for (int64_t j = t; j < COLS && (kind == BLOCK_ROWS || b % 2 == 0); j += per)
+            want[i * COLS + j] += b * per + t + 1;
   } else {
     for (int64_t y0 = 0; y0 < ys; y0++)
       for (int64_t x0 = 0; x0 < xs; x0++) reference(kind, want, aux_want, x0, y0, xs, ys, off);
@@ -93,6 +97,7 @@ int main(int argc, char **argv) {
     check("band", BAND, gr, bl, 0);
     check("whole_rows", WHOLE_ROWS, gr, bl, 0);
     check("block_rows", BLOCK_ROWS, gr, bl, 0);
+    check("in_block_if", IN_BLOCK_IF, gr, bl, 0);
   }
   return h_end();
 }
