@@ -840,10 +840,13 @@ def _compile_for(fn, path):
     return module
 
 
-def _function_module(fn, decorator_line):
+def _function_module(fn, decorator_line, own=False):
     """(compiled module, kernel name) of fn's own text under decorator_line
-    (kcc/source.py); each text is compiled once."""
+    (kcc/source.py); each text is compiled once, unless own: a module of its own, whose
+    kernel is specialised for its caller's launches alone."""
     text, name = source.function_text(fn, decorator_line)
+    if own:
+        return _kcc.compile(fn.__code__.co_filename, text), name
     module = _modules.get(('<function>', text))
     if module is None:
         module = _modules[('<function>', text)] = _kcc.compile(fn.__code__.co_filename, text)
@@ -857,14 +860,15 @@ def _function_text(fn, decorator_line, kind='ptx', arch=0):
     return _kcc.compile_text(fn.__code__.co_filename, text, kind, arch)
 
 
-def kernel_from_source(fn, noun='kernel', decorator='cuda.jit', decorator_line=None):
+def kernel_from_source(fn, noun='kernel', decorator='cuda.jit', decorator_line=None,
+                       own=False):
     """The compiled kernel (or ufunc, gufunc, reduction: the noun) of fn, compiled as
     Numba compiles it: from the function's own text, under decorator_line (default
     '@' + decorator), with the globals and closure variables it uses as they are bound
     now (kcc/source.py). Where that text cannot be made, from its whole source file,
     where kcc finds it decorated with @decorator."""
     try:
-        module, name = _function_module(fn, decorator_line or '@' + decorator)
+        module, name = _function_module(fn, decorator_line or '@' + decorator, own)
     except source.SourceError as e:
         own_error = e
     else:
@@ -949,9 +953,13 @@ class Dispatcher:
 
     def _get_kernel(self):
         if self._kernel is None:
+            # a lazy kernel's module is its own, as each Numba dispatcher compiles
+            # for its own launches: its signatures, overloads and inspect_asm() are
+            # those launches' alone (the on-disk cache still spares the compiles)
             self._kernel = kernel_from_source(
                 self.py_func, decorator_line=decorator_line('cuda.jit', self._signatures,
-                                                            self.options))
+                                                            self.options),
+                own=not self._signatures)
         return self._kernel
 
     def _check_arity(self, args):

@@ -612,6 +612,26 @@ def test_specialize_as_numba():
             raise AssertionError('a specialised kernel specialised again')
 
 
+def test_each_dispatcher_its_own_overloads():
+    """Two cuda.jit() of one function are two dispatchers, as in Numba: each lists the
+    signatures of its own launches, and inspect_asm() gives their PTX (Numba's
+    test_minmax decorates one function afresh per test and reads the PTX back)."""
+    def pick(a, b, c):
+        i = cuda.grid(1)
+        if i < c.size:
+            c[i] = max(a[i], b[i])
+    first, second = cuda.jit(pick), cuda.jit(pick)
+    c = np.zeros(4)
+    first[1, 4](np.arange(4, dtype=np.float32), np.full(4, 2, np.float32), c)
+    assert c.tolist() == [2.0, 2.0, 2.0, 3.0], c
+    second[1, 4](np.arange(4.0), np.full(4, 2.5), c)
+    assert c.tolist() == [2.5, 2.5, 2.5, 3.0], c
+    assert first.signatures == ['pick(float32[:], float32[:], float64[:])'], first.signatures
+    assert second.signatures == ['pick(float64[:], float64[:], float64[:])'], second.signatures
+    (ptx,) = second.inspect_asm().values()
+    assert 'max.f64' in ptx and 'max.f32' not in ptx, ptx
+
+
 def test_enum_globals():
     """Enum classes a kernel uses are written into its text (Numba's enum support)."""
     import enum
