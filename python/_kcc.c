@@ -96,6 +96,36 @@ PyObject *raise_status(kcc_state *st, kc_context *ctx, kc_status s) {
   return raise_kc(st, s, kc_last_error(ctx));
 }
 
+/* The context's diagnostic hook: a compile warning's text kept until the call that
+ * compiled returns (issue_warnings), since an exception a warnings filter raises could
+ * not cross libkc. Called with the GIL held: no call into libkc releases it. */
+static void keep_warning(void *user_data, const kc_diagnostic *d) {
+  kcc_state *st = user_data;
+  if (d->severity != KC_SEV_WARNING || st->warnings == NULL) return;
+  PyObject *text = PyUnicode_DecodeUTF8(d->text, (Py_ssize_t)strlen(d->text), "replace");
+  if (text == NULL || PyList_Append(st->warnings, text) < 0) PyErr_Clear();
+  Py_XDECREF(text);
+}
+
+/* The warnings the last compile kept, issued as KccWarning (Python prints each once
+ * per place, as Numba's); -1 where a filter turned one into an exception. */
+static int issue_warnings(kcc_state *st) {
+  if (st->warnings == NULL || PyList_GET_SIZE(st->warnings) == 0) return 0;
+  PyObject *texts = st->warnings;
+  st->warnings = PyList_New(0);
+  int rc = st->warnings == NULL ? -1 : 0;
+  for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(texts); i++) {
+    const char *text = PyUnicode_AsUTF8(PyList_GET_ITEM(texts, i));
+    size_t len = text ? strlen(text) : 0;
+    while (len > 0 && text[len - 1] == '\n') len--;
+    PyObject *msg = text ? PyUnicode_FromStringAndSize(text, (Py_ssize_t)len) : NULL;
+    rc = msg == NULL ? -1 : PyErr_WarnEx(st->warning, PyUnicode_AsUTF8(msg), 1);
+    Py_XDECREF(msg);
+  }
+  Py_DECREF(texts);
+  return rc;
+}
+
 /* The interpreter's Context, made at the first call; a borrowed reference. A failure
  * (KC_DEVICE=cuda on a machine without a GPU) is raised, and the next call tries
  * again. */
@@ -105,6 +135,8 @@ ContextObject *get_context(kcc_state *st) {
   kc_config config = {0};
   config.cuda_device = st->cuda_device;
   config.wrap_int_args = 1;   /* Numba passes Python ints through ctypes, which wraps */
+  config.diag = keep_warning;
+  config.user_data = st;
   kc_status s = kc_context_new(&config, &ctx);
   if (s != KC_OK) {
     raise_status(st, ctx, s);
@@ -689,8 +721,9 @@ static PyObject *kernel_launch(KernelObject *self, PyObject *args, PyObject *kwa
     kc_status s = kc_launch(self->kernel, grid, block, (size_t)shared, stream, la.args,
                             (int)PySequence_Fast_GET_SIZE(seq));
     ModuleObject *m = (ModuleObject *)self->module;
-    result = s == KC_OK ? Py_NewRef(Py_None)
-                        : raise_status(st, ((ContextObject *)m->context)->ctx, s);
+    result = issue_warnings(st) < 0 ? NULL
+             : s == KC_OK ? Py_NewRef(Py_None)
+                          : raise_status(st, ((ContextObject *)m->context)->ctx, s);
   }
   PyMem_Free(la.args);
   PyMem_Free(la.elems);
@@ -1007,6 +1040,10 @@ static PyObject *kcc_compile(PyObject *module, PyObject *args, PyObject *kwargs)
   kc_module *m = NULL;
   kc_status s = kc_compile_source(context->ctx, name, source, (size_t)len, &opts, &m);
   PyMem_Free(sig_strs);
+  if (issue_warnings(st) < 0) {
+    kc_module_free(m);
+    return NULL;
+  }
   if (s != KC_OK) return raise_status(st, context->ctx, s);
   ModuleObject *self = PyObject_GC_New(ModuleObject, st->module_type);
   if (self == NULL) {
@@ -1044,6 +1081,10 @@ static PyObject *kcc_compile_text(PyObject *module, PyObject *args, PyObject *kw
   size_t n = 0;
   kc_status s = kc_compile_text(context->ctx, name, source, (size_t)len, NULL, kinds[k].kind,
                                 arch, &out, &n);
+  if (issue_warnings(st) < 0) {
+    kc_text_free(context->ctx, out);
+    return NULL;
+  }
   if (s != KC_OK) return raise_status(st, context->ctx, s);
   PyObject *text = PyUnicode_DecodeUTF8(out, (Py_ssize_t)n, "replace");
   kc_text_free(context->ctx, out);
@@ -1213,6 +1254,14 @@ static int kcc_exec(PyObject *module) {
       NULL, NULL);
   if (st->error == NULL || PyModule_AddObjectRef(module, "KccError", st->error) < 0)
     return -1;
+  st->warning = PyErr_NewExceptionWithDoc(
+      "kcc.KccWarning",
+      "A warning of kcc's compiler (its text: file:line:col, the source line, a caret).",
+      PyExc_UserWarning, NULL);
+  st->warnings = PyList_New(0);
+  if (st->warning == NULL || st->warnings == NULL ||
+      PyModule_AddObjectRef(module, "KccWarning", st->warning) < 0)
+    return -1;
   if (add_type(module, &context_spec, &st->context_type, 0) < 0 ||
       add_type(module, &module_spec, &st->module_type, 1) < 0 ||
       add_type(module, &kernel_spec, &st->kernel_type, 1) < 0 ||
@@ -1226,6 +1275,8 @@ static int kcc_exec(PyObject *module) {
 static int kcc_traverse(PyObject *module, visitproc visit, void *arg) {
   kcc_state *st = state_of_module(module);
   Py_VISIT(st->error);
+  Py_VISIT(st->warning);
+  Py_VISIT(st->warnings);
   Py_VISIT(st->context_type);
   Py_VISIT(st->module_type);
   Py_VISIT(st->kernel_type);
@@ -1242,6 +1293,8 @@ static int kcc_traverse(PyObject *module, visitproc visit, void *arg) {
 static int kcc_clear(PyObject *module) {
   kcc_state *st = state_of_module(module);
   Py_CLEAR(st->error);
+  Py_CLEAR(st->warning);
+  Py_CLEAR(st->warnings);
   Py_CLEAR(st->context_type);
   Py_CLEAR(st->module_type);
   Py_CLEAR(st->kernel_type);

@@ -15,6 +15,8 @@
 /* ---- module state ------------------------------------------------------------------ */
 typedef struct {
   PyObject *error;           /* KccError */
+  PyObject *warning;         /* KccWarning */
+  PyObject *warnings;        /* list: the texts of compile warnings not yet issued */
   PyTypeObject *context_type;
   PyTypeObject *module_type;
   PyTypeObject *kernel_type;

@@ -5,6 +5,8 @@
  * GCC-style text is kept so that kc_last_diagnostics can hand the caller all of the
  * last compilation's diagnostics at once.
  */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,20 +35,52 @@ static void diags_append(kc_context *ctx, const char *text) {
   ctx->diags_len += n;
 }
 
-/* A specialisation's warnings repeat the first compilation's ("kernel 'k' has no
- * parameter types" for the other untyped kernels): only errors and their notes pass. */
-static int spec_passes(rt_diag_route *r, const kc_diagnostic *d) {
-  if (d->severity == KC_SEV_WARNING) r->pass_notes = 0;
-  if (d->severity == KC_SEV_WARNING || (d->severity == KC_SEV_NOTE && !r->pass_notes))
-    return 0;
-  if (d->severity == KC_SEV_ERROR) r->pass_notes = 1;
-  return 1;
+static uint64_t text_hash(const char *s) {   /* FNV-1a */
+  uint64_t h = 1469598103934665603u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return h;
+}
+
+/* Whether w holds h; if not, h is added (an allocation failure only forgets it). */
+static bool warned_before(kc_context *ctx, rt_warned *w, uint64_t h) {
+  for (size_t i = 0; i < w->n; i++)
+    if (w->hash[i] == h) return true;
+  if (w->n == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 8;
+    uint64_t *v = rt_alloc(ctx, cap * sizeof *v);
+    if (!v) return false;
+    if (w->n) memcpy(v, w->hash, w->n * sizeof *v);
+    rt_free(ctx, w->hash, w->cap * sizeof *v);
+    w->hash = v, w->cap = cap;
+  }
+  w->hash[w->n++] = h;
+  return false;
+}
+
+void rt_warned_free(kc_context *ctx, rt_warned *w) {
+  rt_free(ctx, w->hash, w->cap * sizeof *w->hash);
+  memset(w, 0, sizeof *w);
+}
+
+/* A specialisation compiles the module's source again, so the warnings of the rest of
+ * it repeat the first compilation's: a warning passes only once per module (a print
+ * of more than 32 items in the kernel specialised is new; a float32 widened in another
+ * kernel is not), and a note only after an error or warning that passed. */
+static int route_passes(rt_diag_route *r, const kc_diagnostic *d) {
+  bool pass = true;
+  if (d->severity == KC_SEV_NOTE) return r->pass_notes;
+  if (d->severity == KC_SEV_WARNING) {
+    bool old = r->seen && d->text && warned_before(r->ctx, r->seen, text_hash(d->text));
+    pass = r->mode == RT_DIAG_ALL || (r->mode == RT_DIAG_NEW && !old);
+  }
+  r->pass_notes = pass;
+  return pass;
 }
 
 void rt_diag_route_fn(void *user_data, const kc_diagnostic *d) {
   rt_diag_route *r = user_data;
   kc_context *ctx = r->ctx;
-  if (r->specialising && !spec_passes(r, d)) return;
+  if (!route_passes(r, d)) return;
   if (d->text) diags_append(ctx, d->text);
   if (ctx->cfg.diag) ctx->cfg.diag(ctx->cfg.user_data, d);
   else if (ctx->cfg.verbose && d->text) fputs(d->text, stderr);

@@ -176,6 +176,7 @@ static void module_destroy(kc_module *m, bool park) {
   if (m->cu_module) rt_cuda_module_unload(ctx, m->cu_module);
   if (m->has_out) rt_compiler_get()->output_free(&m->out);  /* only compiled modules */
   rt_free_str(ctx, m->src_name);
+  rt_warned_free(ctx, &m->warned);
   rt_free(ctx, m->source, m->source_len + 1);
   for (int i = 0; m->sigs && i < m->nsigs; i++) rt_free_str(ctx, m->sigs[i]);
   rt_free(ctx, m->sigs, (size_t)m->nsigs * sizeof *m->sigs);
@@ -330,15 +331,17 @@ static kc_status keep_signatures(kc_module *m, const settings *st) {
   return KC_OK;
 }
 
+/* Compile source with st's settings, its diagnostics through route (whose mode says
+ * whether this is the caller's compilation or one made for a launch). */
 static kc_status compile(kc_context *ctx, const char *name, const char *source, size_t len,
-                         const settings *st, int specialising, kc_module **out) {
+                         const settings *st, rt_diag_route *route, kc_module **out) {
   const rt_compiler *cc = rt_compiler_get();
+  bool specialising = route->mode != RT_DIAG_ALL;
   if (!cc) return rt_no_compiler(ctx, specialising ? "specialising an untyped kernel"
                                                    : "kc_compile_source");
   kcc_options o;
   kcc_output res;
-  rt_diag_route route = {ctx, specialising, 0};
-  base_options(cc, ctx, st, &route, &o);
+  base_options(cc, ctx, st, route, &o);
   memset(&res, 0, sizeof res);
   if (ctx->device == KC_DEVICE_CUDA) {
     kc_status s = device_arch(ctx, &o.arch);
@@ -449,7 +452,12 @@ kc_status kc_compile_source(kc_context *ctx, const char *name, const char *sourc
   settings st;
   kc_status s = read_options(ctx, opts, &st);
   if (s != KC_OK) return s;
-  return compile(ctx, name, source, len, &st, 0, out);
+  rt_warned warned = {0};
+  rt_diag_route route = {ctx, RT_DIAG_ALL, 1, &warned};
+  s = compile(ctx, name, source, len, &st, &route, out);
+  if (s == KC_OK) (*out)->warned = warned;   /* for its specialisations */
+  else rt_warned_free(ctx, &warned);
+  return s;
 }
 
 /* The compiler's target and output for a kc_text_kind on ctx; -1 for an unknown kind. */
@@ -483,7 +491,7 @@ static kc_status compile_text(kc_context *ctx, const char *fn, const char *name,
   kc_status s = read_options(ctx, opts, &st);
   if (s != KC_OK) return s;
   kcc_options o;
-  rt_diag_route route = {ctx, 0, 0};
+  rt_diag_route route = {ctx, RT_DIAG_ALL, 1, NULL};
   base_options(cc, ctx, &st, &route, &o);
   if (text_target(ctx, kind, &o) < 0)
     return rt_error(ctx, KC_ERR_INVALID, "%s: %d is not a kc_text_kind", fn, (int)kind);
@@ -911,7 +919,8 @@ static kc_status new_spec(kc_kernel *k, const char *sig, rt_spec **out) {
   settings st = module_settings(m);
   st.sigs = sigs, st.nsigs = 1;
   kc_module *child;
-  kc_status s = compile(ctx, m->src_name, m->source, m->source_len, &st, 1, &child);
+  rt_diag_route route = {ctx, RT_DIAG_NEW, 0, &m->warned};
+  kc_status s = compile(ctx, m->src_name, m->source, m->source_len, &st, &route, &child);
   if (s != KC_OK) return s;
   kc_kernel *typed = NULL;
   for (int i = 0; i < child->nkernels && !typed; i++)
@@ -1030,7 +1039,8 @@ static void compile_variant(rt_spec *sp, const variant_opts *vo, variant_match m
   /* a failure here is not the caller's: it goes on without the variant */
   char saved[sizeof ctx->err];
   memcpy(saved, ctx->err, sizeof saved);
-  if (compile(ctx, src->src_name, src->source, src->source_len, &st, 1, &child) == KC_OK) {
+  rt_diag_route route = {ctx, RT_DIAG_ERRORS, 0, NULL};
+  if (compile(ctx, src->src_name, src->source, src->source_len, &st, &route, &child) == KC_OK) {
     sp->module = child;
     for (int i = 0; i < child->nkernels && !sp->typed; i++)
       if (match(origin, &child->kernels[i], ud)) sp->typed = &child->kernels[i];

@@ -201,6 +201,12 @@ struct kc_kernel {
                                    one a line (kc_kernel_signature); NULL before any */
 };
 
+/* The warnings a module's compilations have passed on, by the hash of their text. */
+typedef struct rt_warned {
+  uint64_t *hash;
+  size_t n, cap;
+} rt_warned;
+
 struct kc_module {
   kc_context *ctx;
   uint32_t magic;               /* RT_HANDLE_FREED once kc_module_free'd, else 0 */
@@ -218,6 +224,8 @@ struct kc_module {
   int fastmath;                 /* compiled with kcc_options.fastmath */
   int debug;                    /* compiled with kcc_options.debug (-g) */
   rt_spec *specs;
+  rt_warned warned;             /* warnings its compilations gave, so that a
+                                   specialisation passes on only its own new ones */
   char **sigs;                  /* kc_compile_options.signatures, copied (nsigs of them) */
   int nsigs;
   kc_module *parent;            /* a specialisation's: the module it was compiled from
@@ -307,12 +315,21 @@ kc_status rt_read_file(kc_context *ctx, const char *path, size_t limit, char **o
  * each diagnostic's text for kc_last_diagnostics, then hands it to kc_config.diag, or
  * prints it to stderr when the context is verbose. When specialising, a kernel's
  * warnings (and their notes) were shown by the module's own compilation: dropped. */
+typedef enum rt_diag_mode {
+  RT_DIAG_ALL,        /* a compilation the caller asked for: everything, each warning kept
+                         in seen */
+  RT_DIAG_NEW,        /* a specialisation at a launch: errors, and warnings not in seen */
+  RT_DIAG_ERRORS      /* a variant compiled behind the caller's back: errors only */
+} rt_diag_mode;
+
 typedef struct rt_diag_route {
   kc_context *ctx;
-  int specialising;
+  rt_diag_mode mode;
   int pass_notes;               /* the last error or warning was passed on */
+  rt_warned *seen;              /* the module's warnings so far (NULL: not kept) */
 } rt_diag_route;
 void rt_diag_route_fn(void *user_data, const kc_diagnostic *d);
+void rt_warned_free(kc_context *ctx, rt_warned *w);
 /* Forget the diagnostics of the previous compilation (at the start of a new one). */
 void rt_diags_reset(kc_context *ctx);
 

@@ -163,6 +163,63 @@ START_TEST(untyped_kernel_signatures) {
 }
 END_TEST
 
+/* A print of 33 items (one more than CUDA's vprintf takes) warns where Numba does, and
+ * prints its format string, as Numba's does. A specialisation compiles the module's
+ * source again: the hook hears each warning once per module, at the compilation that
+ * first met it: the typed kernel's at kc_compile_source, the untyped kernel's at its
+ * first launch, neither again at its second specialisation. */
+static const char print_src[] = "from numba import cuda\n"
+                                "@cuda.jit('void(float64[:])')\n"
+                                "def typed(a):\n"
+                                "    print(a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0])\n"
+                                "@cuda.jit\n"
+                                "def lazy(a):\n"
+                                "    print(a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0])\n"
+                                "    print(a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0])\n";
+
+static char heard[4][64];
+static int nheard;
+
+static void hear_warning(void *user_data, const kc_diagnostic *d) {
+  (void)user_data;
+  if (d->severity == KC_SEV_WARNING && nheard < 4)
+    snprintf(heard[nheard++], sizeof heard[0], "%s:%d:%d %.19s", d->file, d->line, d->col,
+             d->message);
+}
+
+START_TEST(specialisation_warnings_once) {
+  kc_context_free(ctx);
+  kc_config cfg = {0};
+  cfg.device = KC_DEVICE_CPU;
+  cfg.cache = -1;
+  cfg.diag = hear_warning;
+  ck_assert_int_eq(kc_context_new(&cfg, &ctx), KC_OK);
+  nheard = 0;
+  kc_module *m = NULL;
+  ck_assert_int_eq(kc_compile_source(ctx, "p.k", print_src, sizeof print_src - 1, NULL, &m),
+                   KC_OK);
+  ck_assert_int_eq(nheard, 1);
+  ck_assert_str_eq(heard[0], "p.k:4:5 CUDA print() cannot");
+  kc_kernel *k = NULL;
+  ck_assert_int_eq(kc_module_get_kernel(m, "lazy", &k), KC_OK);
+  int64_t n = 1;
+  kc_array *d = NULL, *i = NULL;
+  ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT64, 1, &n, &d), KC_OK);
+  ck_assert_int_eq(kc_array_new(ctx, KC_INT64, 1, &n, &i), KC_OK);
+  kc_arg ad = kc_arg_array(d), ai = kc_arg_array(i);
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, &ad, 1), KC_OK);
+  ck_assert_int_eq(nheard, 2);
+  ck_assert_str_eq(heard[1], "p.k:7:5 CUDA print() cannot");
+  ck_assert_ptr_nonnull(strstr(kc_last_diagnostics(ctx), "p.k:7:5: warning:"));
+  ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, &ai, 1), KC_OK);
+  ck_assert_int_eq(nheard, 2);
+  ck_assert_int_eq(kc_synchronize(ctx), KC_OK);
+  kc_array_free(d);
+  kc_array_free(i);
+  kc_module_free(m);
+}
+END_TEST
+
 /* A CPU array's elements start on a 256-byte boundary, as cuMemAlloc's do on the GPU
  * (rt_alloc_data), whatever its size: malloc's 16 bytes put vector loads across cache
  * lines. */
@@ -351,6 +408,7 @@ int main(void) {
   tcase_add_test(tc, diagnostics_silent_and_kept);
   tcase_add_test(tc, diagnostics_verbose_prints);
   tcase_add_test(tc, untyped_kernel_signatures);
+  tcase_add_test(tc, specialisation_warnings_once);
   tcase_add_test(tc, cpu_arrays_are_aligned);
   tcase_add_test(tc, typed_kernel_signatures);
   tcase_add_test(tc, wrong_random_states);

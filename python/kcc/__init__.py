@@ -23,8 +23,8 @@ def _load_wheel_libkc():
 
 
 _load_wheel_libkc()
-from ._kcc import KccError, version as __version__  # noqa: E402
+from ._kcc import KccError, KccWarning, version as __version__  # noqa: E402
 from . import cuda
 from .ufunc import vectorize, guvectorize
 
-__all__ = ['cuda', 'vectorize', 'guvectorize', 'KccError']
+__all__ = ['cuda', 'vectorize', 'guvectorize', 'KccError', 'KccWarning']

@@ -19,6 +19,20 @@ installed, else run as plain Python.
 '''
 
 
+def serve_children():
+    """The Python processes the program starts run under kcc too (subprocess, the spawn
+    and forkserver methods of multiprocessing; fork inherits the shim): their
+    PYTHONPATH starts with kcc/_children, whose sitecustomize installs the shim when
+    such a process first imports numba."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    first = [os.path.join(package, '_children')]
+    if os.path.dirname(package) not in sys.path:    # kcc found another way: say where
+        first.append(os.path.dirname(package))
+    rest = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p and p not in first]
+    os.environ['PYTHONPATH'] = os.pathsep.join(first + rest)
+    os.environ['KCC_NUMBA_SHIM'] = '1'
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ('-h', '--help'):
@@ -32,6 +46,7 @@ def main(argv=None):
         return 2
     from . import numba_shim
     numba_shim.install()
+    serve_children()
     sys.argv = argv
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     runpy.run_path(script, run_name='__main__')
@@ -46,6 +61,7 @@ def run_module(argv):
         return 2
     from . import numba_shim
     numba_shim.install()
+    serve_children()
     sys.argv = argv
     sys.path[0] = os.getcwd()
     runpy.run_module(argv[0], run_name='__main__', alter_sys=True)

@@ -114,6 +114,18 @@ def _make_shim(real):
     return shim
 
 
+def _keep_command_source():
+    """A program run as python3 -c CODE (a child a Numba program starts, as Numba's own
+    tests do) has its kernels' source in CODE alone: kept where inspect finds the
+    source of functions defined in '<string>', so kcc can compile them."""
+    argv = getattr(sys, 'orig_argv', [])
+    if sys.argv[:1] == ['-c'] and '-c' in argv[:-1]:
+        code = argv[argv.index('-c') + 1]
+        import linecache
+        linecache.cache.setdefault('<string>', (len(code), None, code.splitlines(True),
+                                                '<string>'))
+
+
 def install():
     """Make ``import numba`` give the shim, and ``numba.cuda`` kcc.cuda."""
     global _real
@@ -121,6 +133,7 @@ def install():
             getattr(sys.modules['numba'], 'cuda', None) is kcc_cuda:
         return sys.modules['numba']
     _real = _import_real_numba()
+    _keep_command_source()
     shim = _make_shim(_real)
     sys.modules['numba'] = shim
     sys.modules['numba.cuda'] = kcc_cuda

@@ -9,6 +9,10 @@
 #include "cg.h"
 #include "typing.h"
 
+/* CUDA's vprintf takes at most 32 arguments; a longer print emits its format string
+ * as it is, with a warning, as Numba's does (on both targets, so they print alike). */
+#define PRINT_MAX_ITEMS 32
+
 /* ---- typing ---- */
 
 /* ---- print ---- */
@@ -49,6 +53,9 @@ static bool ix_print_kwargs(infer_ctx *ic, node *e) {
 static const type *ix_print(infer_ctx *ic, node *e, const builtin *b) {
   (void)b;
   bool ok = ix_print_kwargs(ic, e);
+  if (e->list.len > PRINT_MAX_ITEMS)
+    ix_warn(ic, e->sp, "CUDA print() cannot print more than %d items. The raw format "
+            "string will be emitted by the kernel instead.", PRINT_MAX_ITEMS);  /* Numba's words */
   for (int i = 0; i < e->list.len; i++) {
     node *a = e->list.items[i];
     if (a->kind == N_STR) {
@@ -129,10 +136,12 @@ static const char *print_keyword(node *e, const char *name, const char *fallback
 
 /* print(a, b, ..., sep=" ", end="\n"): one call of the target's printf (the host's
  * printf, the GPU's vprintf) per print, so concurrent threads' lines never mix within
- * a line. sep and end go into the format as literals. */
+ * a line. sep and end go into the format as literals. Past PRINT_MAX_ITEMS items the
+ * format itself is printed, its conversions as Numba writes them (strings as %s). */
 static LLVMValueRef cg_print(cg_ctx *g, node *e, const builtin *b) {
   (void)b;
   int n = e->list.len;
+  bool raw = n > PRINT_MAX_ITEMS;
   const char *sep = print_keyword(e, "sep", " "), *end = print_keyword(e, "end", "\n");
   char *fmt = arena_strdup(g->ar, "");
   LLVMValueRef *vals = arena_alloc(g->ar, sizeof *vals * (size_t)(n + 1));
@@ -141,7 +150,7 @@ static LLVMValueRef cg_print(cg_ctx *g, node *e, const builtin *b) {
     node *a = e->list.items[i];
     if (i) fmt = fmt_literal(g, fmt, sep);
     if (a->kind == N_STR) {
-      fmt = fmt_literal(g, fmt, a->str);
+      fmt = raw ? arena_printf(g->ar, "%s%%s", fmt) : fmt_literal(g, fmt, a->str);
       continue;
     }
     const char *conv;
@@ -150,6 +159,7 @@ static LLVMValueRef cg_print(cg_ctx *g, node *e, const builtin *b) {
     fmt = arena_printf(g->ar, "%s%s", fmt, conv);
   }
   fmt = fmt_literal(g, fmt, end);
+  if (raw) fmt = fmt_literal(g, "", fmt), nv = 0;
   g->target->printf_call(g, const_cstring(g, fmt), vals, nv);
   return NULL;
 }

@@ -90,6 +90,28 @@ static void check_sep(void) {
   kc_array_free(na), kc_array_free(xa);
 }
 
+/* 32 items print as usual; 33 print the format as Numba builds it: each item's
+ * conversion (strings as %s, ints as %lld) joined by spaces, '%' as it is. */
+static void check_many(void) {
+  int64_t n[1] = {-7};
+  kc_array *na = h_array1(KC_INT64, 1, n);
+  kc_arg arg = kc_arg_array(na);
+  char want[MAX_LINE * 4] = "";
+  for (int i = 0; i < 32; i++) strcat(want, i ? " -7" : "-7");
+  strcat(want, "\n%s");
+  for (int i = 0; i < 31; i++) strcat(want, " %lld");
+  strcat(want, " %s\n");
+  capture_begin();
+  kc_status s = kc_launch(h_kernel("show_many"), kc_dim(1), kc_dim(1), 0, NULL, &arg, 1);
+  if (s == KC_OK) s = kc_synchronize(H.ctx);
+  char *text = capture_end();
+  h_ok(s, "kc_launch show_many");
+  if (strcmp(text, want) != 0 && H.failures++ == 0)
+    printf("FAIL print: 32 and 33 items printed\n\"%s\"\nexpected\n\"%s\"\n", text, want);
+  free(text);
+  kc_array_free(na);
+}
+
 static void check_show(void) {
   int32_t i32[N];
   float f32[N];
@@ -163,5 +185,6 @@ int main(int argc, char **argv) {
   h_begin("print", argc, argv);
   check_show();
   check_sep();
+  check_many();
   return h_end();
 }

@@ -9,6 +9,7 @@ import gc
 import io
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -630,6 +631,28 @@ def test_each_dispatcher_its_own_overloads():
     assert second.signatures == ['pick(float64[:], float64[:], float64[:])'], second.signatures
     (ptx,) = second.inspect_asm().values()
     assert 'max.f64' in ptx and 'max.f32' not in ptx, ptx
+
+
+def test_compile_warnings_are_python_warnings():
+    """kcc's compile warnings reach Python as KccWarning (Numba's test_print reads the
+    print-of-33-items one from stderr), each once."""
+    import warnings
+    from kcc import KccWarning
+    src = ('from kcc import cuda\n@cuda.jit\ndef many(r):\n    print(%s)\n'
+           % ', '.join('r[%d]' % k for k in range(33)))
+    namespace = {}
+    path = os.path.join(tempfile.mkdtemp(), 'many_items.py')
+    with open(path, 'w') as f:
+        f.write(src)
+    exec(compile(src, path, 'exec'), namespace)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        namespace['many'][1, 1](np.arange(33))
+        namespace['many'][1, 1](np.arange(33))
+        cuda.synchronize()
+    texts = [str(w.message) for w in caught if issubclass(w.category, KccWarning)]
+    assert len(texts) == 1 and 'many_items.py:4:5: warning: CUDA print() cannot print ' \
+        'more than 32 items' in texts[0], texts
 
 
 def test_enum_globals():

@@ -70,6 +70,17 @@ def test_shim_without_numba():
     assert len(notices) == 1, err          # one notice, for two decorators
 
 
+def test_child_processes_run_under_kcc():
+    """A python3 -c child (Numba's test_print runs its kernels so) and multiprocessing's
+    spawned workers get kcc's numba too; a child that imports no numba is left alone."""
+    rc, out, err = run_kcc('children_program.py', env={'KCC_REAL_NUMBA': '0'})
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "child 0 ['0 999', '1 999', 'module kcc.cuda'] ", lines
+    assert lines[1] == "spawned [('kcc.cuda', [0.0, 2.0]), ('kcc.cuda', [0.0, 2.0, 4.0])]", lines
+    assert lines[2] == 'plain child imports numba: False', lines
+
+
 def test_numba_type_signature():
     """Numba's type objects in the decorator: the real Numba's, so only with it."""
     try:
