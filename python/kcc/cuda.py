@@ -1449,7 +1449,21 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, dev
 
 
 def declare_device(name, sig):
-    """Declare a foreign device function for kernels to call, as Numba's."""
+    """Declare a foreign device function for kernels to call, as Numba's: sig its
+    signature with a return type ('int32(float32[:])' or int32(float32[:])), kept as
+    Numba's Signature object where Numba is installed."""
+    if isinstance(sig, str):
+        text = sig.strip()
+        if text.startswith('('):
+            raise TypeError('Return type must be provided for device declarations')
+        try:
+            from numba.core import sigutils
+            args, ret = sigutils.normalize_signature(text)
+        except ImportError:
+            return ForeignFunction(name, sig)
+        sig = ret(*args)
+    elif isinstance(sig, tuple) or getattr(sig, 'return_type', 0) is None:
+        raise TypeError('Return type must be provided for device declarations')
     return ForeignFunction(name, sig)
 
 
