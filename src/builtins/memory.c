@@ -152,24 +152,20 @@ static const type *ix_mem_array(infer_ctx *ic, node *e, const builtin *b) {
   return t;
 }
 
-static bool const_has_complex(const node *v) {
-  if (v->kind == N_COMPLEX) return true;
-  if (v->kind != N_TUPLE) return false;
-  for (int i = 0; i < v->list.len; i++)
-    if (const_has_complex(v->list.items[i])) return true;
-  return false;
-}
-
-/* The dtype of a constant array made from tuple v: float64 when any element is a
- * float, bool when all are bools, else int64 (uint64 when one does not fit int64). */
+/* The dtype of a constant array made from tuple v: complex128 when any element is
+ * complex, else float64 when any is a float, bool when all are bools, else int64
+ * (uint64 when one does not fit int64). */
 static const type *const_tuple_dtype(const node *v) {
+  if (v->kind == N_COMPLEX) return &ty_c128;
   if (v->kind == N_FLOAT) return &ty_f64;
   if (v->kind == N_BOOL) return &ty_bool;
   if (v->kind == N_INT) return v->big ? &ty_u64 : &ty_i64;
   const type *t = NULL;
   for (int i = 0; i < v->list.len; i++) {
     const type *et = const_tuple_dtype(v->list.items[i]);
-    if (!t || et == &ty_f64 || (t == &ty_bool && et != &ty_bool) || et == &ty_u64) t = et;
+    if (!t || et == &ty_c128 || (et == &ty_f64 && t != &ty_c128) ||
+        (t == &ty_bool && et != &ty_bool) || (et == &ty_u64 && t->kind == TY_INT))
+      t = et;
   }
   return t ? t : &ty_i64;
 }
@@ -190,10 +186,6 @@ static const type *ix_const_array(infer_ctx *ic, node *e, const builtin *b) {
   if (!s || !s->value || !ast_tuple_shape(s->value, 0, dims, &ndim)) {
     ix_error(ic, src->sp, "%s needs the name of a module constant holding a tuple of numbers "
          "(nested, with equal lengths, for 2 or more dimensions)", fname);
-    return NULL;
-  }
-  if (const_has_complex(s->value)) {
-    ix_error(ic, src->sp, "%s of complex numbers is not supported yet", fname);
     return NULL;
   }
   src->sym = s;

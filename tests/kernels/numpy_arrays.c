@@ -4,7 +4,7 @@
  * (0, 1) and (1, 2), np.arange(0.5, 2.0, 0.25) has 6 elements. */
 #include "harness.h"
 
-#define ROWS 13
+#define ROWS 15
 
 int main(int argc, char **argv) {
   h_begin("numpy_arrays", argc, argv);
@@ -22,6 +22,8 @@ int main(int argc, char **argv) {
     10 + 7 + 400,
     1 + 0 + 100 + 1000 + 0,
     3.0 + 30 + 300,
+    1 - 5 + 300 + 3000,
+    1 + 20 - 100,   /* 1j * 1j = -1 */
   };
   h_poison_f64(out, ROWS);
   kc_array *d = h_array1(KC_FLOAT64, ROWS, out);
@@ -32,7 +34,8 @@ int main(int argc, char **argv) {
     "np.array float32", "2-D np.array, shape", "3-D np.array int16, len", "np.array([1.0, 2])",
     "np.arange(5) in a device function, size", "np.arange of floats, dtype float32",
     "np.arange(10, 0, -3)", "np.linspace(0, 1, 5)", "np.linspace(endpoint=False) float32",
-    "np.zeros((2, 3))", "np.ones, np.full", "np.eye", "cuda.const.array_like(COEF), COEF[-1]"};
+    "np.zeros((2, 3))", "np.ones, np.full", "np.eye", "cuda.const.array_like(COEF), COEF[-1]",
+    "cuda.const.array_like of complex64", "cuda.const.array_like((1j, 2.0))"};
   for (int k = 0; k < ROWS; k++) h_check_f64(what[k], want + k, out + k, 1, 0, 0);
   kc_array_free(d);
   return h_end();
