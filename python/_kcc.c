@@ -1269,6 +1269,8 @@ static int kcc_exec(PyObject *module) {
       kcc_streams_exec(module, st) < 0 || kcc_views_exec(module) < 0 ||
       kcc_records_exec(module, st) < 0)
     return -1;
+  /* the CUDA toolkit built against (cuda.h's CUDA_VERSION, 13000 for 13.0), 0 if none */
+  if (PyModule_AddIntConstant(module, "cuda_version", KCC_CUDA_VERSION) < 0) return -1;
   return PyModule_AddStringConstant(module, "version", KC_VERSION_STRING);
 }
 

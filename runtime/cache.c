@@ -107,6 +107,7 @@ static void key_options(XXH3_state_t *st, const kcc_options *o) {
   key_str(st, o->scalar_ufunc ? o->scalar_ufunc : "");
   key_int(st, o->scalar_ufunc ? (int64_t)o->scalar_inputs : -1);
   key_str(st, o->only_kernel ? o->only_kernel : "");
+  key_int(st, o->any_layout);
   for (int k = 0; k < 3; k++) key_int(st, o->block_dim[k]);
 }
 

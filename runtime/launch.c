@@ -281,7 +281,8 @@ static kc_status arg_error(kc_context *ctx, const kc_kernel *k, const kc_arg *ar
   if (why == ARG_LAYOUT)
     return rt_error(ctx, KC_ERR_LAUNCH,
                     "%s: a non-contiguous view, and the kernel was compiled for C-contiguous "
-                    "%s (kcc compiles float32[:] for contiguous arrays); declare the parameter "
+                    "%s and cannot be compiled again here for any layout (it was loaded "
+                    "without its source, or without the compiler); declare the parameter "
                     "in any layout, 'array(%s, %dd, A)' or types.Array(%s, %d, 'A'), or pass a "
                     "contiguous array", where, want, kc_dtype_name(p->dtype), p->ndim,
                     kc_dtype_name(p->dtype), p->ndim);
@@ -407,6 +408,14 @@ kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_byt
       k = o;
       why = ARG_OK;
     }
+  }
+  if (why == ARG_LAYOUT) {
+    /* a view where the signature said float32[:]: Numba reads that as any layout, so
+       the kernel is compiled again taking its arrays so (once; then found in the list) */
+    kc_kernel *v = NULL;
+    s = rt_module_layout_variant(first, &v);
+    if (s != KC_OK) return s;
+    if (v && pack(v, args, nargs, params, scalars, &bad, &other) == ARG_OK) k = v, why = ARG_OK;
   }
   if (why != ARG_OK) return arg_error(ctx, first, args, nargs, why, bad, other);
   s = rt_check_shape(ctx, k, grid, block, shared_bytes);

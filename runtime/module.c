@@ -280,6 +280,7 @@ typedef struct variant_opts {
   const char *scalar_ufunc;
   unsigned scalar_inputs;
   const char *only_kernel;
+  int any_layout;
   unsigned block_dim[3];
 } variant_opts;
 
@@ -310,6 +311,7 @@ static void base_options(const rt_compiler *cc, kc_context *ctx, const settings 
   o->fastmath = st->fast, o->debug = st->debug, o->sigs = st->sigs, o->nsigs = st->nsigs;
   o->scalar_ufunc = st->variant.scalar_ufunc, o->scalar_inputs = st->variant.scalar_inputs;
   o->only_kernel = st->variant.only_kernel;
+  o->any_layout = st->variant.any_layout;
   memcpy(o->block_dim, st->variant.block_dim, sizeof o->block_dim);
   o->alloc = ctx->cfg.alloc;
   o->user_data = ctx->cfg.user_data;
@@ -1092,6 +1094,24 @@ kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, uint64_t work,
 static bool same_symbol(const kc_kernel *k, const kc_kernel *t, const void *ud) {
   (void)ud;
   return t->nparams == k->nparams && strcmp(t->symbol, k->symbol) == 0;
+}
+
+/* The same kernel with each array parameter in any layout. */
+static bool any_layout_match(const kc_kernel *k, const kc_kernel *t, const void *ud) {
+  (void)ud;
+  if (t->nparams != k->nparams || strcmp(t->name, k->name) != 0) return false;
+  for (int i = 0; i < k->nparams; i++)
+    if (t->params[i].dtype != k->params[i].dtype || t->params[i].ndim != k->params[i].ndim ||
+        (t->params[i].ndim > 0 && !t->params[i].strided))
+      return false;
+  return true;
+}
+
+kc_status rt_module_layout_variant(kc_kernel *k, kc_kernel **out) {
+  variant_opts vo = {.only_kernel = k->name, .any_layout = 1};
+  const unsigned char key[1] = {0xfd};
+  /* not a matter of speed: compiled at once (work past RT_VARIANT_WORK) */
+  return variant_for(k, key, (int)sizeof key, UINT64_MAX, &vo, any_layout_match, NULL, out);
 }
 
 kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, uint64_t work, kc_kernel **out) {

@@ -453,6 +453,10 @@ kc_status rt_module_ufunc_scalars(kc_kernel *v, unsigned scalars, uint64_t work,
                                   kc_kernel **out);
 /* k for launches of this block shape (kcc_options.block_dim). */
 kc_status rt_module_block_variant(kc_kernel *k, kc_dim3 block, uint64_t work, kc_kernel **out);
+/* k compiled again with its C-contiguous array parameters in any layout (Numba's 'A',
+ * as Numba reads float32[:] in a signature), for a launch that passes a non-contiguous
+ * view; *out NULL where it cannot be had (no source or compiler). */
+kc_status rt_module_layout_variant(kc_kernel *k, kc_kernel **out);
 
 enum { RT_SHAPE_NEVER, RT_SHAPE_BY_WORK, RT_SHAPE_ALWAYS };
 

@@ -52,6 +52,10 @@ typedef struct kcc_options {
   unsigned scalar_inputs;  /* kcc_scalar_input reads it */
   const char *only_kernel; /* the name of a kernel: compile it alone (its signatures),
                              nothing else of the module */
+  int any_layout;         /* with only_kernel: its C-contiguous array parameters are taken
+                             in any layout (Numba's 'A'): the runtime's kernel for a launch
+                             that passes a non-contiguous view where a signature said
+                             float32[:] (runtime/module.c, rt_module_layout_variant) */
   unsigned block_dim[3];  /* host target: when all three are set, the block shape every
                              launch of the kernels uses (blockDim a constant, the thread
                              loops of known length): the runtime's kernel for one launch

@@ -819,6 +819,26 @@ def is_available():
     return True
 
 
+class _Runtime:
+    """numba.cuda.runtime: the CUDA version kcc is built for (kcc needs no cudart)."""
+
+    @staticmethod
+    def get_version():
+        """(major, minor) of the CUDA toolkit kcc was built against, as Numba gives
+        its runtime's; RuntimeError for a CPU-only build."""
+        v = _kcc.cuda_version
+        if not v:
+            raise RuntimeError('kcc was built without CUDA: it has no CUDA runtime version')
+        return v // 1000, (v % 1000) // 10
+
+    @staticmethod
+    def is_supported_version():
+        return bool(_kcc.cuda_version)
+
+
+runtime = _Runtime()
+
+
 def detect():
     """Print what kcc sees (the CUDA driver, the devices, the CPU); True, as Numba's."""
     print(_kcc.detect(), end='')

@@ -334,7 +334,13 @@ static void export_device(infer_ctx *ic, func_def *fn) {
 
 static void compile_kernel(infer_ctx *ic, func_def *fn, ptr_vec *sig, int variant) {
   const type **args = arena_alloc(ic->ar, sizeof *args * (size_t)(sig->len + 1));
-  for (int i = 0; i < sig->len; i++) args[i] = sig->items[i];
+  for (int i = 0; i < sig->len; i++) {
+    const type *t = sig->items[i];
+    /* kcc_options.any_layout: float32[:] taken as Numba takes it, in any layout */
+    if (ic->opts->any_layout && t->kind == TY_ARRAY && !t->strided)
+      t = type_array_layout(ic->ar, t->elem, t->ndim, true);
+    args[i] = t;
+  }
   for (int i = 0; i < fn->instances.len; i++) {
     fn_instance *g = fn->instances.items[i];   /* (not its device instances: a kernel
                                                    called from a kernel, funcval.c) */

@@ -1,7 +1,7 @@
 /* strided_args.c — non-contiguous views from C (kc_array_slice) passed to 'A' kernel
  * parameters. The expected values index the base arrays in C by the slice's own rule
  * (element k of start:stop:step is start + k * step, CPython's slice semantics); a
- * float32[:] kernel must refuse the same view with KC_ERR_LAUNCH. */
+ * float32[:] kernel takes the same views as Numba does (compiled again for them). */
 #include "harness.h"
 
 static void check_scale(void) {
@@ -25,13 +25,12 @@ static void check_scale(void) {
   h_launch(h_kernel("scale"), kc_dim(1), kc_dim(32), args, 2);
   h_fetch(dout, out);
   h_check_f32("'A' parameters through kc_array_slice views", wout, out, N, 0, 0);
-  /* the same views refused by a C-contiguous kernel */
-  kc_kernel *k = h_kernel("contiguous_only");
-  if (kc_launch(k, kc_dim(1), kc_dim(32), 0, NULL, args, 2) != KC_ERR_LAUNCH)
-    h_die("contiguous_only took a non-contiguous view");
-  if (!strstr(kc_last_error(H.ctx), "non-contiguous view") ||
-      !strstr(kc_last_error(H.ctx), "array(float32, 1d, A)"))
-    h_die("contiguous_only: unclear message: %s", kc_last_error(H.ctx));
+  /* the same views through a float32[:] kernel: Numba reads float32[:] as any layout,
+     and so does kcc here, compiling the kernel again for 'A' arrays at this launch */
+  for (int k = 0; k < 6; k++) wout[19 - 2 * k] = x[1 + 3 * k];
+  h_launch(h_kernel("contiguous_only"), kc_dim(1), kc_dim(32), args, 2);
+  h_fetch(dout, out);
+  h_check_f32("float32[:] parameters given kc_array_slice views", wout, out, N, 0, 0);
   /* copies of a strided view are refused too */
   if (kc_array_to_host(vx, x, 6 * 4) != KC_ERR_INVALID) h_die("copied a strided view");
   kc_array_free(vx), kc_array_free(vo), kc_array_free(dx), kc_array_free(dout);
