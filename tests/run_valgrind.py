@@ -10,6 +10,14 @@ diagnostics cases with KC_VALGRIND=1 (each `kcc compile` under valgrind), and th
 Python package's extension tests in the interpreter (memory errors only). A memory
 error, or a leak (definite, indirect or possible) not suppressed by
 tests/valgrind.supp, fails the test. With TEST names, only those run.
+
+The kernel tests and samples (`kernels`, `samples`) find their kernels in an on-disk
+compile cache that a native run of the same tests fills first, so that under valgrind
+they run the runtime (the cache's loading and the JIT's linking included) without
+compiling: LLVM under valgrind made them most of CI's time (20 to 70 s each, against
+about 1 s natively). The compiler is still run under valgrind by the Check suites, the
+diagnostics cases and the Python tests, and the whole suite compiles under ASan
+(scripts/test_all.sh).
 """
 import json
 import os
@@ -17,6 +25,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # cuda-double: the kernel tests and samples again, through the CUDA driver double (a
@@ -25,8 +34,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SKIP_SUITES = {"gpu", "fuzz", "cuda-double"}
 
 
+# the suites whose tests compile the kernels they run: under valgrind from a warm cache
+CACHED_SUITES = {"kernels", "samples"}
+
+
 def elf_tests(build):
-    """Names of the tests whose command is an executable built in `build`."""
+    """(name, suites) of the tests whose command is an executable built in `build`."""
     out = subprocess.run(["meson", "introspect", "--tests", build], check=True,
                          stdout=subprocess.PIPE).stdout
     names = []
@@ -36,8 +49,16 @@ def elf_tests(build):
         if suites & SKIP_SUITES:
             continue
         if os.path.realpath(t["cmd"][0]).startswith(root):
-            names.append(t["name"])
+            names.append((t["name"], suites))
     return names
+
+
+def meson_test(build, names, wrapper, env, quiet=False):
+    """Exit status of `meson test` of names under wrapper (a command line)."""
+    cmd = ["meson", "test", "-C", build, "--no-rebuild", "--num-processes",
+           os.environ.get("KC_VALGRIND_JOBS", "2"), "--timeout-multiplier", "20",
+           "--wrapper", wrapper] + (["--quiet"] if quiet else ["--print-errorlogs"]) + names
+    return subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL if quiet else None).returncode
 
 
 # the Python package's tests whose work is in the extension (docs/python.md); the ones
@@ -91,12 +112,23 @@ def main(argv):
     env = dict(os.environ, CK_FORK="no")
     if platform.machine() == "x86_64":
         env.setdefault("KC_HOST_CPU", "x86-64-v2")
-    names = only or elf_tests(build)
-    print("run_valgrind: %d tests under %s" % (len(names), wrapper))
-    rc = subprocess.run(["meson", "test", "-C", build, "--no-rebuild", "--print-errorlogs",
-                         "--num-processes", os.environ.get("KC_VALGRIND_JOBS", "2"),
-                         "--timeout-multiplier", "20", "--wrapper", wrapper] + names,
-                        env=env).returncode
+    tests = elf_tests(build)
+    if only:
+        tests = [(n, s) for n, s in tests if n in only] + \
+                [(n, set()) for n in only if n not in {t for t, _ in tests}]
+    cached = [n for n, s in tests if s & CACHED_SUITES]
+    plain = [n for n, s in tests if not s & CACHED_SUITES]
+    print("run_valgrind: %d tests under %s (%d with their kernels from a warm cache)"
+          % (len(tests), wrapper, len(cached)))
+    rc = meson_test(build, plain, wrapper, env) if plain else 0
+    if cached:
+        with tempfile.TemporaryDirectory(prefix="kc-valgrind-cache-") as cache:
+            on = "env KC_CACHE=1 XDG_CACHE_HOME=" + cache
+            if meson_test(build, cached, on, env, quiet=True) != 0:
+                print("run_valgrind: warming the cache: a test failed natively (make test "
+                      "says which)")
+                rc = 1
+            rc |= meson_test(build, cached, on + " " + wrapper, env)
     if not only:
         rc |= python_under_valgrind(build, valgrind)
         env = dict(os.environ, KC_VALGRIND="1")
