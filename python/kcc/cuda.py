@@ -44,7 +44,7 @@ __all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gp
            'as_cuda_array', 'from_cuda_array_interface', 'from_dlpack', 'declare_device',
            'compile_ptx', 'compile_ptx_for_current_device', 'mapped_array', 'managed_array',
            'mapped_array_like', 'pinned_array_like', 'pinned', 'mapped',
-           'current_context']
+           'current_context', 'In', 'Out', 'InOut', 'runtime']
 
 _dtype_name = _kcc.DeviceArray.dtype   # the C type's descriptor: the NumPy name
 
@@ -968,6 +968,7 @@ class Dispatcher:
         # a kernel with signatures is already specialised, as in Numba
         self._specialized = signatures is not None and signatures != []
         self.specializations = {}
+        self.extensions = []   # Numba's: objects whose prepare_args sees each launch's
         if signatures is not None and signatures != []:
             self._get_kernel()     # eager: compiled at the decorator, as Numba does
 
@@ -981,6 +982,13 @@ class Dispatcher:
                                                             self.options),
                 own=not self._signatures)
         return self._kernel
+
+    def _prepared(self, value, stream, retr):
+        """value after every extension's prepare_args (Numba's protocol: retr collects
+        what to call after the launch)."""
+        for ext in self.extensions:
+            _, value = ext.prepare_args(None, value, stream=stream, retr=retr)
+        return value
 
     def _check_arity(self, args):
         """The argument count against the Python function's parameters, checked here so
@@ -1290,7 +1298,9 @@ class _Launcher:
         kernel = self.dispatcher._get_kernel()
         self.dispatcher._check_arity(args)
         stream = self.stream or 0
-        launch_args, copy_back = [], []
+        launch_args, copy_back, retr = [], [], []
+        if self.dispatcher.extensions:   # Numba's launch hooks: each may rewrite an argument
+            args = tuple(self.dispatcher._prepared(a, stream, retr) for a in args)
         shared = _host_memory_of(args) if any(isinstance(a, np.ndarray) for a in args) else {}
         for a in args:
             if isinstance(a, _PASSED_AS_IS):   # the usual launch: no other test
@@ -1307,6 +1317,8 @@ class _Launcher:
                     copy_back.append((a, d))
             elif isinstance(a, np.void):
                 launch_args.append(_record_arg(a))
+            elif type(a).__name__ in _DIRECTIONS and hasattr(a, 'value'):
+                launch_args.append(_directed_arg(a, stream, copy_back))
             elif hasattr(a, '__cuda_array_interface__'):
                 # another library's device array (CuPy, PyTorch ...): used in place,
                 # as Numba takes any object with the interface
@@ -1320,6 +1332,42 @@ class _Launcher:
             raise kernel_exception(e, self.dispatcher.py_func) from None
         for a, d in copy_back:
             d.copy_to_host(a, stream)
+        for write_back in retr:
+            write_back()
+
+
+class In:
+    """``cuda.In(ary)``: a kernel argument copied to the device before the launch and
+    not back after it (Numba's numba.cuda.args.In)."""
+
+    def __init__(self, value, stream=0):
+        self.value, self.stream = value, stream
+
+
+class Out(In):
+    """``cuda.Out(ary)``: an argument the kernel only writes: not copied in, copied back."""
+
+
+class InOut(In):
+    """``cuda.InOut(ary)``: copied in and back, what a NumPy argument gets by default."""
+
+
+# (copied in, copied back) by the class's name, so Numba's own objects (numba.cuda.args,
+# made by its wrap_arg in a dispatcher extension) are taken as kcc's are
+_DIRECTIONS = {'In': (True, False), 'Out': (False, True), 'InOut': (True, True)}
+
+
+def _directed_arg(a, stream, copy_back):
+    """The device array for cuda.In/Out/InOut(value); a host array to copy back after
+    the launch goes into copy_back."""
+    copy_in, copy_out = _DIRECTIONS[type(a).__name__]
+    value = a.value
+    if not isinstance(value, np.ndarray):
+        return value                      # a device array (or a scalar): used as it is
+    d = to_device(value, stream) if copy_in else device_array_like(value, stream)
+    if copy_out and value.flags.writeable:
+        copy_back.append((value, d))
+    return d
 
 
 class ForeignFunction:

@@ -633,6 +633,32 @@ def test_each_dispatcher_its_own_overloads():
     assert 'max.f64' in ptx and 'max.f32' not in ptx, ptx
 
 
+def test_in_out_arguments_and_extensions():
+    """cuda.In (copied in, not back), cuda.Out (back, not in), cuda.InOut (both), as
+    Numba's; a dispatcher's extensions rewrite each argument before the launch and their
+    write-backs run after it (Numba's test_retrieve_autoconverted_arrays)."""
+    @cuda.jit
+    def bump(a, b):
+        i = cuda.grid(1)
+        if i < a.size:
+            b[i] = a[i] + 1
+            a[i] = -a[i]
+    a, b = np.arange(4.0), np.zeros(4)
+    bump[1, 4](cuda.In(a), cuda.Out(b))
+    assert a.tolist() == [0.0, 1.0, 2.0, 3.0] and b.tolist() == [1.0, 2.0, 3.0, 4.0], (a, b)
+    bump[1, 4](cuda.InOut(a), b)
+    assert a.tolist() == [0.0, -1.0, -2.0, -3.0], a
+    calls = []
+
+    class Hook:
+        def prepare_args(self, ty, val, stream=0, retr=None):
+            retr.append(lambda: calls.append('after'))
+            return ty, cuda.In(val) if isinstance(val, np.ndarray) else val
+    bump.extensions.append(Hook())
+    bump[1, 4](a, b)
+    assert a.tolist() == [0.0, -1.0, -2.0, -3.0] and calls == ['after', 'after'], (a, calls)
+
+
 def test_compile_warnings_are_python_warnings():
     """kcc's compile warnings reach Python as KccWarning (Numba's test_print reads the
     print-of-33-items one from stderr), each once."""
