@@ -205,6 +205,15 @@ fn_instance *ix_lib_instance(infer_ctx *ic, const char *mod, const char *name,
   return inst;
 }
 
+/* Another name for device function fn, compiled as fn is (its own instances). */
+static void define_function_alias(infer_ctx *ic, const char *name, const func_def *fn) {
+  func_def *copy = arena_alloc(ic->ar, sizeof *copy);
+  *copy = *fn;
+  copy->name = name;
+  memset(&copy->instances, 0, sizeof copy->instances);
+  vec_push(ic->ar, &ic->prog->funcs, copy);
+}
+
 /* from numba.cuda.random import xoroshiro128p_uniform_float32 [as name] */
 /* from M import name [as alias], where kcc does not compile M.name: host-side Python */
 static void bind_host_name(infer_ctx *ic, const char *mod, const node *al) {
@@ -226,11 +235,7 @@ static void import_from_lib(infer_ctx *ic, node *s, const char *mod) {
       ix_error(ic, al->sp, "function '%s' is defined twice", al->str2);
       continue;
     }
-    func_def *copy = arena_alloc(ic->ar, sizeof *copy);
-    *copy = *fn;
-    copy->name = al->str2;
-    memset(&copy->instances, 0, sizeof copy->instances);
-    vec_push(ic->ar, &ic->prog->funcs, copy);
+    define_function_alias(ic, al->str2, fn);
   }
 }
 
@@ -330,6 +335,14 @@ static void module_constant(infer_ctx *ic, node *s, node *target, node *value) {
                                                                     : NULL;
   if (path && ix_funcval_path(ic, path)) {
     ix_bind_alias(ic, target->str, path);
+    return;
+  }
+  /* fib = fib1: another name for a device function (a recursive one that calls itself
+   * by its module's name, placed under a caller's name by the Python package) */
+  func_def *fn = value->kind == N_NAME ? ix_find_func(ic, value->str) : NULL;
+  if (fn && fn->kind == FN_DEVICE && !ix_find_func(ic, target->str)) {
+    define_function_alias(ic, target->str, fn);
+    ix_forget_const(ic, target->str);
     return;
   }
   const char *file = all_strings(value) ? NULL : ix_fold_path(ic, value);
