@@ -977,10 +977,13 @@ class Dispatcher:
             # a lazy kernel's module is its own, as each Numba dispatcher compiles
             # for its own launches: its signatures, overloads and inspect_asm() are
             # those launches' alone (the on-disk cache still spares the compiles)
-            self._kernel = kernel_from_source(
-                self.py_func, decorator_line=decorator_line('cuda.jit', self._signatures,
-                                                            self.options),
-                own=not self._signatures)
+            try:
+                self._kernel = kernel_from_source(
+                    self.py_func, decorator_line=decorator_line('cuda.jit', self._signatures,
+                                                                self.options),
+                    own=not self._signatures)
+            except KccError as e:
+                raise kernel_exception(e, self.py_func) from None
         return self._kernel
 
     def _prepared(self, value, stream, retr):
@@ -1251,6 +1254,15 @@ _combined_errors = {}
 _BAD_ARGUMENT = re.compile(r"^kernel '[^']*': (argument \d+ .*: expected |expected \d+)")
 
 
+def _numba_typing_error():
+    """Numba's TypingError where Numba is installed (what its users catch), else None."""
+    try:
+        from numba.core.errors import TypingError
+    except Exception:
+        return None
+    return TypingError
+
+
 def kernel_exception(error, fn):
     """A kernel's raise (or failed assert) reported by libkc (KC_ERR_ASSERT: "kernel
     'k': IndexError: msg, in block ...") as Numba reports it: an exception of the class
@@ -1261,6 +1273,10 @@ def kernel_exception(error, fn):
     status = getattr(error, 'status', None)
     if status == 'KC_ERR_LAUNCH' and _BAD_ARGUMENT.search(str(error)):
         cls = TypeError   # as Numba raises for arguments a kernel does not take
+    elif status == 'KC_ERR_TYPE':
+        cls = _numba_typing_error()   # a kernel that does not type, as Numba's does not
+        if cls is None:
+            return error
     elif status == 'KC_ERR_BOUNDS':
         cls = IndexError  # as Numba's bounds-checked kernels raise
     elif status != 'KC_ERR_ASSERT':

@@ -382,8 +382,9 @@ static void ix_return(infer_ctx *ic, node *s) {
            ix_tname(ic, f->ret), ix_tname(ic, t));
     return;
   }
-  if (!f->ret) {
+  if (!f->ret || f->ret_guessed) {
     f->ret = t;
+    f->ret_guessed = false;
     ic->changed = true;
     return;
   }

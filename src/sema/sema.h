@@ -126,6 +126,7 @@ typedef struct fn_instance {
   const type *ret;        /* TY_VOID for kernels and value-less functions */
   bool ret_failed;        /* a return's value did not type (reported): callers stay quiet */
   bool exported;          /* kcc_options.export_device: a visible function of its own */
+  bool ret_guessed;       /* ret is void only because no return gave it a type */
   bool ret_declared;      /* ret comes from a signature (@cuda.jit("int64(int64)",
                              device=True)): returns convert to it, and the function may
                              call itself */

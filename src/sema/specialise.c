@@ -90,7 +90,7 @@ static void run_passes(infer_ctx *ic, fn_instance *f, bool report) {
         ix_error(ic, s->where, "cannot infer a type for '%s'", s->name);
     }
   }
-  if (!f->ret) f->ret = &ty_void;
+  if (!f->ret) f->ret = &ty_void, f->ret_guessed = true;
   ic->cur = saved;
   ic->report = saved_report;
   ic->changed = saved_changed;
@@ -212,6 +212,11 @@ static void declared_result(func_def *fn, fn_instance *f) {
   }
 }
 
+static bool is_value_return(const node *n, void *ud) {
+  (void)ud;
+  return n->kind == N_RETURN && n->a;
+}
+
 /* The instance for these argument types (and constants), typed silently once made. */
 static fn_instance *instance_for(infer_ctx *ic, func_def *fn, const type **args, int n,
                                  bitset omitted, span site, node **literals) {
@@ -224,14 +229,22 @@ static fn_instance *instance_for(infer_ctx *ic, func_def *fn, const type **args,
         literals_equal(g->literals, literals, n))
       f = g;
   }
-  if (f && f->in_progress && !f->ret_declared) {
-    ix_error(ic, site, "recursive call to '%s': a recursive device function needs its types "
-         "declared, as in Numba: @cuda.jit(\"int64(int64)\", device=True)", fn->name);
+  /* A recursive call is typed as Numba types it: by what the function's other returns
+   * give (return n before return fib(n - 1) + ...); run_passes repeats until that is
+   * stable. A call met before any return has typed the result waits a pass (the error
+   * is silent then), and is an error only if no return ever gives a type. */
+  if (f && f->in_progress && !f->ret_declared && (!f->ret || f->ret_guessed)) {
+    ix_error(ic, site, "recursive call to '%s': cannot type infer runaway recursion (no "
+         "return of its own gives its result a type; declare its types, as in Numba: "
+         "@cuda.jit(\"int64(int64)\", device=True))", fn->name);
     return NULL;
   }
   if (f) return f;
   f = new_instance(ic, fn, args, n, false, literals);
   declared_result(fn, f);
+  /* no return gives a value: it returns nothing, known before its body is typed (a
+     recursive call in it has its type) */
+  if (!f->ret && !ast_visit_list(&fn->def->body, is_value_return, NULL)) f->ret = &ty_void;
   mark_omitted(ic, f, omitted);
   f->in_fast_kernel = ic->fast_kernel;
   f->fastmath = fn->fastmath || ic->fast_kernel;
@@ -246,10 +259,20 @@ static fn_instance *instance_for(infer_ctx *ic, func_def *fn, const type **args,
   return f;
 }
 
+/* Whether an instance of fn is being typed: a call to fn from inside it is recursive. */
+static bool typing_one_of(const func_def *fn) {
+  for (int i = 0; i < fn->instances.len; i++)
+    if (((fn_instance *)fn->instances.items[i])->in_progress) return true;
+  return false;
+}
+
 fn_instance *ix_instantiate(infer_ctx *ic, func_def *fn, const type **args, int n,
                             bitset omitted, span site, node *call) {
   fn_instance *f = instance_for(ic, fn, args, n, omitted, site, NULL);
-  node **literals = f && f->failed_silently && call ? ix_literal_args(ic, call, fn, n) : NULL;
+  /* no literal instances for a recursive call: f(x - 1) with x a constant would make
+     one per value, without end */
+  node **literals = f && f->failed_silently && call && !typing_one_of(fn)
+                        ? ix_literal_args(ic, call, fn, n) : NULL;
   if (literals) f = instance_for(ic, fn, args, n, omitted, site, literals);
   if (!f) return NULL;
   if (ic->report && !f->done) {
