@@ -96,12 +96,27 @@ PyObject *raise_status(kcc_state *st, kc_context *ctx, kc_status s) {
   return raise_kc(st, s, kc_last_error(ctx));
 }
 
+/* The compile warnings Numba gives too, by the start of their message: those a Numba
+ * program sees from kcc. kcc's own hints (a float32 widened to float64 ...) are about
+ * code Numba compiles without a word, so a Python program does not get them. */
+static const char *const numba_warnings[] = {
+  "CUDA print() cannot print more than",
+};
+
+static int numba_warns_too(const char *message) {
+  for (size_t i = 0; i < sizeof numba_warnings / sizeof numba_warnings[0]; i++)
+    if (strncmp(message, numba_warnings[i], strlen(numba_warnings[i])) == 0) return 1;
+  return 0;
+}
+
 /* The context's diagnostic hook: a compile warning's text kept until the call that
  * compiled returns (issue_warnings), since an exception a warnings filter raises could
  * not cross libkc. Called with the GIL held: no call into libkc releases it. */
 static void keep_warning(void *user_data, const kc_diagnostic *d) {
   kcc_state *st = user_data;
-  if (d->severity != KC_SEV_WARNING || st->warnings == NULL) return;
+  if (d->severity != KC_SEV_WARNING || st->warnings == NULL || !d->message ||
+      !numba_warns_too(d->message))
+    return;
   PyObject *text = PyUnicode_DecodeUTF8(d->text, (Py_ssize_t)strlen(d->text), "replace");
   if (text == NULL || PyList_Append(st->warnings, text) < 0) PyErr_Clear();
   Py_XDECREF(text);

@@ -660,11 +660,13 @@ def test_in_out_arguments_and_extensions():
 
 
 def test_compile_warnings_are_python_warnings():
-    """kcc's compile warnings reach Python as KccWarning (Numba's test_print reads the
-    print-of-33-items one from stderr), each once."""
+    """kcc's compile warnings that Numba gives too reach Python as KccWarning (Numba's
+    test_print reads the print-of-33-items one from stderr), each once; kcc's own hints
+    (a float32 widened to float64) do not, Numba compiling such code without a word."""
     import warnings
     from kcc import KccWarning
     src = ('from kcc import cuda\n@cuda.jit\ndef many(r):\n    print(%s)\n'
+           '@cuda.jit\ndef widened(a, x):\n    a[0] += x\n'
            % ', '.join('r[%d]' % k for k in range(33)))
     namespace = {}
     path = os.path.join(tempfile.mkdtemp(), 'many_items.py')
@@ -675,6 +677,7 @@ def test_compile_warnings_are_python_warnings():
         warnings.simplefilter('always')
         namespace['many'][1, 1](np.arange(33))
         namespace['many'][1, 1](np.arange(33))
+        namespace['widened'][1, 1](np.zeros(1, np.float32), 0.5)
         cuda.synchronize()
     texts = [str(w.message) for w in caught if issubclass(w.category, KccWarning)]
     assert len(texts) == 1 and 'many_items.py:4:5: warning: CUDA print() cannot print ' \
