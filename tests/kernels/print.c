@@ -72,6 +72,19 @@ static void want_sep(char *out, size_t size, const int64_t *n, const double *x) 
            a, x[0], b, a, b, x[1], a, a, a, a, x[0]);
 }
 
+/* One thread of kernel name run with args: what it printed must be want. */
+static void check_printed(const char *name, const kc_arg *args, int nargs, const char *want,
+                          const char *what) {
+  capture_begin();
+  kc_status s = kc_launch(h_kernel(name), kc_dim(1), kc_dim(1), 0, NULL, args, nargs);
+  if (s == KC_OK) s = kc_synchronize(H.ctx);
+  char *text = capture_end();
+  h_ok(s, name);
+  if (strcmp(text, want) != 0 && H.failures++ == 0)
+    printf("FAIL print: %s printed\n\"%s\"\nexpected\n\"%s\"\n", what, text, want);
+  free(text);
+}
+
 static void check_sep(void) {
   int64_t n[2] = {-42, 7000000000ll};
   double x[2] = {0.5, -3.25};
@@ -79,14 +92,7 @@ static void check_sep(void) {
   kc_arg args[2] = {kc_arg_array(na), kc_arg_array(xa)};
   char want[MAX_LINE * 4];
   want_sep(want, sizeof want, n, x);
-  capture_begin();
-  kc_status s = kc_launch(h_kernel("show_sep"), kc_dim(1), kc_dim(1), 0, NULL, args, 2);
-  if (s == KC_OK) s = kc_synchronize(H.ctx);
-  char *text = capture_end();
-  h_ok(s, "kc_launch show_sep");
-  if (strcmp(text, want) != 0 && H.failures++ == 0)
-    printf("FAIL print: sep=/end= printed\n\"%s\"\nexpected\n\"%s\"\n", text, want);
-  free(text);
+  check_printed("show_sep", args, 2, want, "sep=/end=");
   kc_array_free(na), kc_array_free(xa);
 }
 
@@ -101,14 +107,7 @@ static void check_many(void) {
   strcat(want, "\n%s");
   for (int i = 0; i < 31; i++) strcat(want, " %lld");
   strcat(want, " %s\n");
-  capture_begin();
-  kc_status s = kc_launch(h_kernel("show_many"), kc_dim(1), kc_dim(1), 0, NULL, &arg, 1);
-  if (s == KC_OK) s = kc_synchronize(H.ctx);
-  char *text = capture_end();
-  h_ok(s, "kc_launch show_many");
-  if (strcmp(text, want) != 0 && H.failures++ == 0)
-    printf("FAIL print: 32 and 33 items printed\n\"%s\"\nexpected\n\"%s\"\n", text, want);
-  free(text);
+  check_printed("show_many", &arg, 1, want, "32 and 33 items");
   kc_array_free(na);
 }
 
