@@ -206,6 +206,8 @@ START_TEST(specialisation_warnings_once) {
   kc_array *d = NULL, *i = NULL;
   ck_assert_int_eq(kc_array_new(ctx, KC_FLOAT64, 1, &n, &d), KC_OK);
   ck_assert_int_eq(kc_array_new(ctx, KC_INT64, 1, &n, &i), KC_OK);
+  ck_assert_int_eq(kc_array_zero(d), KC_OK);   /* printed: defined values */
+  ck_assert_int_eq(kc_array_zero(i), KC_OK);
   kc_arg ad = kc_arg_array(d), ai = kc_arg_array(i);
   ck_assert_int_eq(kc_launch(k, kc_dim(1), kc_dim(1), 0, NULL, &ad, 1), KC_OK);
   ck_assert_int_eq(nheard, 2);
