@@ -132,10 +132,13 @@ static uint64_t warp_collective(rt_worker *w, uint32_t op, uint32_t mask, uint64
   return f->cres;
 }
 
-/* activemask(): the lanes of the warp that have not exited. The thread waits until the
- * sweep has run every other lane as far as it goes (to its end or to a wait), so that a
- * lane returning early is not counted because it had not started yet; the end of the
- * sweep (rt_complete_stranded_warps) answers. */
+/* activemask(): the lanes of the warp running this call with it, as a GPU with
+ * independent thread scheduling answers inside a divergent branch: those that reached
+ * the same call site (the even lanes in `if i % 2 == 0:`, all of them where the warp has
+ * not diverged), not the exited ones nor those waiting elsewhere. The thread waits until
+ * the sweep has run every other lane as far as it goes (to its end or to a wait), so
+ * that a lane is not left out because it had not started yet; the end of the sweep
+ * (rt_complete_stranded_warps) answers. */
 static uint64_t activemask_wait(rt_worker *w, uint32_t site) {
   rt_fiber *f = &w->fibers[w->cur];
   f->cop = KC_COLL_ACTIVEMASK;
@@ -162,21 +165,36 @@ uint64_t rt_cpu_collective(kc_cpu_block *blk, uint32_t op, uint32_t mask, uint64
   return warp_collective(w, op, mask, value, arg, site);
 }
 
+/* The lanes of base's warp waiting in activemask() at site. */
+static uint32_t lanes_at_site(rt_worker *w, unsigned base, uint32_t site) {
+  uint32_t members = warp_members(w, base, 0xffffffffu), mask = 0;
+  for (unsigned l = 0; l < 32; l++) {
+    const rt_fiber *g = &w->fibers[base + l];
+    if ((members >> l & 1u) && g->state == FIBER_WARP && g->cop == KC_COLL_ACTIVEMASK &&
+        g->site == site)
+      mask |= 1u << l;
+  }
+  return mask;
+}
+
 /* After a sweep: answer activemask(), and complete the warp collectives whose missing
- * lanes have exited since. */
+ * lanes have exited since. Every activemask() waiting is answered before any is made
+ * runnable, so each sees the others of its site still waiting. */
 int rt_complete_stranded_warps(rt_worker *w) {
   int any = 0;
   for (unsigned i = 0; i < w->job->nthreads; i++) {
     rt_fiber *f = &w->fibers[i];
     if (f->state != FIBER_WARP) continue;
     if (f->cop == KC_COLL_ACTIVEMASK) {
-      f->cres = warp_members(w, i & ~31u, 0xffffffffu);
-      f->state = FIBER_RUN;
+      f->cres = lanes_at_site(w, i & ~31u, f->site);
       any = 1;
       continue;
     }
     any |= warp_try_complete(w, i & ~31u, f->cmask);
   }
+  for (unsigned i = 0; i < w->job->nthreads; i++)
+    if (w->fibers[i].state == FIBER_WARP && w->fibers[i].cop == KC_COLL_ACTIVEMASK)
+      w->fibers[i].state = FIBER_RUN;
   return any;
 }
 

@@ -152,11 +152,27 @@ static void half_warp_mask(void) {
   kc_array_free(d);
 }
 
+/* Even and odd lanes call activemask() in the two branches of an if: 0x55555555 and
+ * 0xaaaaaaaa, the lanes of each branch. */
+static void split_mask(void) {
+  enum { M = 64 };
+  uint32_t out[M], want[M];
+  h_poison_u32(out, M);
+  for (int i = 0; i < M; i++) want[i] = i % 2 == 0 ? 0x55555555u : 0xaaaaaaaau;
+  kc_array *d = h_array1(KC_UINT32, M, out);
+  kc_arg args[] = {kc_arg_array(d)};
+  h_launch(h_kernel("split_mask"), kc_dim(1), kc_dim(M), args, 1);
+  h_fetch(d, out);
+  h_check_u32("activemask in the two branches of a divergent if", want, out, M);
+  kc_array_free(d);
+}
+
 int main(int argc, char **argv) {
   h_begin("warp", argc, argv);
   shuffles();
   votes();
   bit_ops();
   half_warp_mask();
+  split_mask();
   return h_end();
 }
