@@ -880,6 +880,69 @@ def _function_text(fn, decorator_line, kind='ptx', arch=0):
     return _kcc.compile_text(fn.__code__.co_filename, text, kind, arch)
 
 
+def _cuda_tool(name):
+    """A CUDA toolkit program (ptxas, nvdisasm): on PATH, else in $CUDA_HOME, $CUDA_PATH
+    or /usr/local/cuda; None where there is none."""
+    import shutil
+    found = shutil.which(name)
+    if found:
+        return found
+    for root in (os.environ.get('CUDA_HOME'), os.environ.get('CUDA_PATH'), '/usr/local/cuda'):
+        path = os.path.join(root, 'bin', name) if root else None
+        if path and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _run_cuda_tool(name, args, why):
+    import subprocess
+    tool = _cuda_tool(name)
+    if tool is None:
+        raise RuntimeError('%s is required for %s, and has not been found. You may need to '
+                           'install the CUDA toolkit and ensure that it is available on '
+                           'your PATH' % (name, why))
+    p = subprocess.run([tool] + args, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError('%s failed (%s): %s' % (name, ' '.join(args), p.stderr.strip()[-2000:]))
+    return p
+
+
+def _assembled(ptx, folder, why, verbose=False):
+    """(cubin path, ptxas's report) of ptx assembled for the sm_XX it targets."""
+    target = re.search(r'^\.target\s+(sm_\w+)', ptx, re.M)
+    arch = target.group(1) if target else 'sm_80'
+    src, cubin = os.path.join(folder, 'kernel.ptx'), os.path.join(folder, 'kernel.cubin')
+    with open(src, 'w') as f:
+        f.write(ptx)
+    p = _run_cuda_tool('ptxas', (['-v'] if verbose else []) + ['-arch=' + arch, '-o', cubin, src],
+                       why)
+    return cubin, p.stdout + p.stderr
+
+
+def _ptxas_resources(ptx):
+    """What ptxas reports of the PTX's kernel (its first entry): {'regs', 'shared',
+    'local'} in registers and bytes (the first figures after the entry's name are its
+    own; its device functions' follow)."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix='kcc-ptxas-') as folder:
+        _, report = _assembled(ptx, folder, 'a kernel\'s resource usage', verbose=True)
+    entry = report.split("Compiling entry function", 1)[-1]
+    def count(pattern):
+        m = re.search(pattern, entry)
+        return int(m.group(1)) if m else 0
+    return {'regs': count(r'Used (\d+) registers'), 'shared': count(r'(\d+) bytes smem'),
+            'local': count(r'(\d+) bytes stack frame')}
+
+
+def _sass_of(ptx):
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix='kcc-sass-') as folder:
+        if _cuda_tool('nvdisasm') is None:   # said before ptxas runs
+            _run_cuda_tool('nvdisasm', [], 'SASS inspection')
+        cubin, _ = _assembled(ptx, folder, 'SASS inspection')
+        return _run_cuda_tool('nvdisasm', ['-c', cubin], 'SASS inspection').stdout
+
+
 def kernel_from_source(fn, noun='kernel', decorator='cuda.jit', decorator_line=None,
                        own=False):
     """The compiled kernel (or ufunc, gufunc, reduction: the noun) of fn, compiled as
@@ -1071,6 +1134,39 @@ class Dispatcher:
             return tuple(eval('(%s,)' % args, names)) if args else ()
         except Exception:
             return sig
+
+    def _per_signature(self, signature, value_of):
+        """Numba's shape for a kernel's facts: one signature's value; with none given,
+        a specialised kernel's value, else {argument types: value} of each compiled."""
+        self._get_kernel()
+        if signature is not None:
+            return value_of(source.type_text(signature))
+        sigs = self._typed_signatures()
+        if self._specialized and len(sigs) == 1:
+            return value_of(sigs[0])
+        return {self._signature_key(sig): value_of(sig) for sig in sigs}
+
+    def _resources(self, sig):
+        return _ptxas_resources(self._ptx_for(sig))
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread of the kernel's SASS, as ptxas allocates them for the PTX
+        kcc writes (for sm_80, or the GPU's): Numba's get_regs_per_thread."""
+        return self._per_signature(signature, lambda s: self._resources(s)['regs'])
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block (ptxas's count)."""
+        return self._per_signature(signature, lambda s: self._resources(s)['shared'])
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread: the stack frame ptxas reports."""
+        return self._per_signature(signature, lambda s: self._resources(s)['local'])
+
+    def inspect_sass(self, signature=None):
+        """The SASS of each compiled signature (or of one), as Numba's: the PTX assembled
+        by ptxas and disassembled by nvdisasm, which must be on PATH or in the CUDA
+        toolkit (RuntimeError, in Numba's words, where it is not)."""
+        return self._per_signature(signature, lambda s: _sass_of(self._ptx_for(s)))
 
     def inspect_llvm(self, signature=None):
         """The optimised LLVM IR of each compiled signature ({argument types: text}), or

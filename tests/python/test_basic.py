@@ -659,6 +659,48 @@ def test_in_out_arguments_and_extensions():
     assert a.tolist() == [0.0, -1.0, -2.0, -3.0] and calls == ['after', 'after'], (a, calls)
 
 
+def test_kernel_resources_from_ptxas():
+    """get_regs_per_thread, get_shared_mem_per_block, get_local_mem_per_thread: what
+    ptxas reports of the kernel's PTX (Numba asks the driver of the same SASS); one value
+    for a kernel with a signature, {argument types: value} for a lazy one. inspect_sass
+    needs nvdisasm, and says so in Numba's words where it is missing."""
+    from kcc import cuda as kcuda
+    if kcuda._cuda_tool('ptxas') is None:
+        raise Skip('no ptxas (the CUDA toolkit) to assemble the PTX')
+    from kcc import types as kt
+
+    @cuda.jit('void(float32[::1])')
+    def flip(a):
+        tile = cuda.shared.array(64, kt.float32)
+        i = cuda.threadIdx.x
+        tile[i] = a[i]
+        cuda.syncthreads()
+        a[i] = tile[63 - i]
+    regs = flip.get_regs_per_thread()
+    assert isinstance(regs, int) and regs > 0, regs
+    assert flip.get_shared_mem_per_block() == 64 * 4, flip.get_shared_mem_per_block()
+    assert flip.get_local_mem_per_thread() == 0, flip.get_local_mem_per_thread()
+
+    @cuda.jit
+    def scale(a, k):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= k
+    scale[1, 4](np.ones(4, np.float32), 2.0)
+    scale[1, 4](np.ones(4), 2.0)
+    per_sig = scale.get_regs_per_thread()
+    assert len(per_sig) == 2 and all(r > 0 for r in per_sig.values()), per_sig
+    if kcuda._cuda_tool('nvdisasm') is None:
+        try:
+            flip.inspect_sass()
+        except RuntimeError as e:
+            assert 'nvdisasm is required' in str(e), e
+        else:
+            raise AssertionError('inspect_sass without nvdisasm gave no error')
+    else:
+        assert 'EXIT' in flip.inspect_sass(), flip.inspect_sass()
+
+
 def test_compile_warnings_are_python_warnings():
     """kcc's compile warnings that Numba gives too reach Python as KccWarning (Numba's
     test_print reads the print-of-33-items one from stderr), each once; kcc's own hints
