@@ -329,6 +329,10 @@ def vectorize(ftylist_or_function=(), **kws):
         if opt not in ('target', 'identity', 'nopython'):
             raise KeyError("Unrecognized options. cuda vectorize target does not support "
                            "option: '%s'" % opt)
+    if 'nopython' in kws:   # as Numba's DeviceVectorize says
+        import warnings
+        warnings.warn('nopython kwarg for cuda target is redundant', RuntimeWarning,
+                      stacklevel=2)
     return lambda fn: CUDAUFunc(fn, ftylist_or_function)
 
 

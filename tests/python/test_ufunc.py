@@ -130,6 +130,21 @@ def test_gufunc_options_as_numba_checks_them():
             raise AssertionError('%s was taken' % kws)
 
 
+def test_vectorize_nopython_is_redundant():
+    """@vectorize(..., nopython=True) for the GPU warns as Numba's does, and works."""
+    import warnings
+
+    def plus(a, b):
+        return a + b
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        add = vectorize(['float32(float32, float32)'], target='cuda', nopython=True)(plus)
+    assert [str(w.message) for w in caught] == ['nopython kwarg for cuda target is redundant'] \
+        and caught[0].category is RuntimeWarning, caught
+    x = np.arange(4, dtype=np.float32)
+    assert np.array_equal(add(x, x), 2 * x)
+
+
 def test_ufunc_host_out():
     x = np.arange(6, dtype=np.float64)
     out = np.zeros(6)
