@@ -23,9 +23,11 @@
 
 /* ---- typing ---- */
 
-/* cuda.cg.this_grid(): the grid group. */
+/* cuda.cg.this_grid(): the grid group. A kernel that takes it is launched
+ * cooperatively, as Numba launches one (its overload.cooperative), sync or not. */
 static const type *ix_this_grid(infer_ctx *ic, node *e, const builtin *b) {
-  (void)ic, (void)b;
+  (void)b;
+  ic->cur->uses_grid_sync = true;
   return ix_set_type(e, &ty_grid_group, false);
 }
 

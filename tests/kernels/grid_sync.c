@@ -47,8 +47,8 @@ static void cpu_errors(void) {
   if (s != KC_ERR_DEADLOCK) h_die("expected KC_ERR_DEADLOCK, got %s", kc_status_name(s));
   kc_synchronize(H.ctx);   /* reports it once more, as a CUDA fault would be */
   const char *msg = kc_last_error(H.ctx);
-  if (!strstr(msg, "grid barrier at 47:5") || !strstr(msg, "block (1, 0, 0)"))
-    h_die("the message should name the grid barrier at 47:5 and block 1: %s", msg);
+  if (!strstr(msg, "grid barrier at 48:5") || !strstr(msg, "block (1, 0, 0)"))
+    h_die("the message should name the grid barrier at 48:5 and block 1: %s", msg);
   /* too many blocks to run at once */
   int64_t n = 100000;
   float *big = h_alloc(n, 4), *out = h_alloc(n, 4);
@@ -67,6 +67,9 @@ int main(int argc, char **argv) {
   h_begin("grid_sync", argc, argv);
   if (kc_kernel_cooperative(h_kernel("neighbour_sum")) != 1 || kc_kernel_cooperative(NULL) != 0)
     h_die("kc_kernel_cooperative: neighbour_sum syncs its grid, NULL is no kernel");
+  if (kc_kernel_cooperative(h_kernel("takes_group")) != 1 ||
+      kc_kernel_cooperative(h_kernel("block_skips_sync")) != 1)
+    h_die("kc_kernel_cooperative: a kernel that takes this_grid() is cooperative, as Numba's");
   neighbour_sum(1);
   neighbour_sum(8);
   count_arrivals(1);
