@@ -136,35 +136,38 @@ static void bit_ops(void) {
   kc_array_free(dof), kc_array_free(dod);
 }
 
+/* Kernel name, one block of m threads, writes the masks want (elements it leaves
+ * poisoned in both). */
+static void check_masks(const char *name, int m, const uint32_t *want, const char *what) {
+  uint32_t *out = h_alloc(m, 4);
+  h_poison_u32(out, m);
+  kc_array *d = h_array1(KC_UINT32, m, out);
+  kc_arg args[] = {kc_arg_array(d)};
+  h_launch(h_kernel(name), kc_dim(1), kc_dim(m), args, 1);
+  h_fetch(d, out);
+  h_check_u32(what, want, out, m);
+  kc_array_free(d);
+  free(out);
+}
+
 /* Lanes 16..31 of each warp return before the others call activemask(): the lower
  * half sees 0x0000ffff, the upper half writes nothing. */
 static void half_warp_mask(void) {
   enum { M = 96 };
-  uint32_t out[M], want[M];
-  h_poison_u32(out, M), h_poison_u32(want, M);
+  uint32_t want[M];
+  h_poison_u32(want, M);
   for (int i = 0; i < M; i++)
     if (i % 32 < 16) want[i] = 0x0000ffffu;
-  kc_array *d = h_array1(KC_UINT32, M, out);
-  kc_arg args[] = {kc_arg_array(d)};
-  h_launch(h_kernel("half_warp_mask"), kc_dim(1), kc_dim(M), args, 1);
-  h_fetch(d, out);
-  h_check_u32("activemask after half the warp returned", want, out, M);
-  kc_array_free(d);
+  check_masks("half_warp_mask", M, want, "activemask after half the warp returned");
 }
 
 /* Even and odd lanes call activemask() in the two branches of an if: 0x55555555 and
  * 0xaaaaaaaa, the lanes of each branch. */
 static void split_mask(void) {
   enum { M = 64 };
-  uint32_t out[M], want[M];
-  h_poison_u32(out, M);
+  uint32_t want[M];
   for (int i = 0; i < M; i++) want[i] = i % 2 == 0 ? 0x55555555u : 0xaaaaaaaau;
-  kc_array *d = h_array1(KC_UINT32, M, out);
-  kc_arg args[] = {kc_arg_array(d)};
-  h_launch(h_kernel("split_mask"), kc_dim(1), kc_dim(M), args, 1);
-  h_fetch(d, out);
-  h_check_u32("activemask in the two branches of a divergent if", want, out, M);
-  kc_array_free(d);
+  check_masks("split_mask", M, want, "activemask in the two branches of a divergent if");
 }
 
 int main(int argc, char **argv) {
