@@ -116,14 +116,13 @@ def _make_shim(real):
 
 def _keep_command_source():
     """A program run as python3 -c CODE (a child a Numba program starts, as Numba's own
-    tests do) has its kernels' source in CODE alone: kept where inspect finds the
-    source of functions defined in '<string>', so kcc can compile them."""
+    tests do) has its kernels' source in CODE alone: kept with the texts exec() compiled
+    (kcc/source.py), where a function's text is found by matching its code object, so
+    that another '<string>' function is never given CODE's text."""
     argv = getattr(sys, 'orig_argv', [])
     if sys.argv[:1] == ['-c'] and '-c' in argv[:-1]:
-        code = argv[argv.index('-c') + 1]
-        import linecache
-        linecache.cache.setdefault('<string>', (len(code), None, code.splitlines(True),
-                                                '<string>'))
+        from . import source
+        source.keep_exec_text('<string>', argv[argv.index('-c') + 1])
 
 
 def install():

@@ -269,6 +269,12 @@ def _audit(event, args):
 sys.addaudithook(_audit)
 
 
+def keep_exec_text(filename, text):
+    """Keep text as one exec() compiled under filename (python3 -c's command, compiled
+    before kcc was imported)."""
+    _EXEC_TEXTS.append((filename, text))
+
+
 def _same_code(a, b):
     """Whether two code objects were compiled from the same text: texts made from one
     template differ only in names or constants (cuda.atomic.max and .min)."""
