@@ -409,13 +409,16 @@ kc_status kc_launch(kc_kernel *k, kc_dim3 grid, kc_dim3 block, size_t shared_byt
       why = ARG_OK;
     }
   }
-  if (why == ARG_LAYOUT) {
-    /* a view where the signature said float32[:]: Numba reads that as any layout, so
-       the kernel is compiled again taking its arrays so (once; then found in the list) */
+  /* a view where a signature said float32[:]: Numba reads that as any layout, so the
+     overload that takes the arguments but for their layout is compiled again taking
+     its arrays so (once; then found in the module's list) */
+  for (kc_kernel *o = first; why != ARG_OK && why != ARG_ALIAS && o; o = o->next_overload) {
+    int b2, o2;
+    if (pack(o, args, nargs, params, scalars, &b2, &o2) != ARG_LAYOUT) continue;
     kc_kernel *v = NULL;
-    s = rt_module_layout_variant(first, &v);
+    s = rt_module_layout_variant(o, &v);
     if (s != KC_OK) return s;
-    if (v && pack(v, args, nargs, params, scalars, &bad, &other) == ARG_OK) k = v, why = ARG_OK;
+    if (v && pack(v, args, nargs, params, scalars, &b2, &o2) == ARG_OK) k = v, why = ARG_OK;
   }
   if (why != ARG_OK) return arg_error(ctx, first, args, nargs, why, bad, other);
   s = rt_check_shape(ctx, k, grid, block, shared_bytes);
