@@ -143,6 +143,13 @@ class DeviceNDArray(_kcc.DeviceArray):
         return np.dtype(_dtype_name.__get__(self))
 
     @property
+    def stream(self):
+        """The stream the array was made with (device_array, to_device ...; 0: none), as
+        Numba's arrays remember it. kcc's copies that are given no stream are
+        synchronous whatever it is: their results are there when the call returns."""
+        return self.__dict__.get('_kc_stream', 0)
+
+    @property
     def strides(self):
         itemsize = self.dtype.itemsize
         return tuple(s * itemsize for s in _kcc.array_layout(self)[0])
@@ -453,7 +460,7 @@ def to_device(obj, stream=0, copy=True, to=None):
         return _kcc.record_array(DeviceNDArray, record_of(host.dtype), host.shape, host)
     if _stream_arg(stream) is None:
         return DeviceNDArray(host)
-    d = device_array(host.shape, host.dtype)
+    d = device_array(host.shape, host.dtype, stream=stream)
     d.copy_to_device(host, stream)
     return d
 
@@ -490,10 +497,14 @@ def device_array(shape, dtype=np.float64, strides=None, order='C', stream=0):
         raise ValueError("device_array: order must be 'C' or 'F', not %r" % (order,))
     if order == 'F' and len(shape) > 1 and not dtype.names and all(shape):
         # a C-ordered array of the reversed shape, seen column by column
-        return _axes_reversed(device_array(tuple(reversed(shape)), dtype))
-    if dtype.names:
-        return _kcc.record_array(DeviceNDArray, record_of(dtype), shape, None)
-    return DeviceNDArray(shape=shape, dtype=dtype.name)
+        d = _axes_reversed(device_array(tuple(reversed(shape)), dtype))
+    elif dtype.names:
+        d = _kcc.record_array(DeviceNDArray, record_of(dtype), shape, None)
+    else:
+        d = DeviceNDArray(shape=shape, dtype=dtype.name)
+    if stream:
+        d._kc_stream = stream   # remembered, as Numba's arrays remember theirs
+    return d
 
 
 def _np_dtype(dtype):

@@ -633,6 +633,16 @@ def test_each_dispatcher_its_own_overloads():
     assert 'max.f64' in ptx and 'max.f32' not in ptx, ptx
 
 
+def test_arrays_remember_their_stream():
+    """d.stream: the stream a device array was made with, 0 without one (Numba's)."""
+    s = cuda.stream()
+    assert cuda.device_array(4, stream=s).stream is s
+    assert cuda.to_device(np.ones(3), stream=s).stream is s
+    assert cuda.device_array((2, 3), order='F', stream=s).stream is s
+    assert cuda.device_array(2).stream == 0 and cuda.to_device(np.ones(2)).stream == 0
+    s.synchronize()
+
+
 def test_in_out_arguments_and_extensions():
     """cuda.In (copied in, not back), cuda.Out (back, not in), cuda.InOut (both), as
     Numba's; a dispatcher's extensions rewrite each argument before the launch and their
