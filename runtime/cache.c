@@ -31,11 +31,12 @@
  *
  * Entry format (text header, then the code's bytes; <h0>.ptxc for PTX, <h0>.cpuc for
  * object code):
- *   kcc-cache 7 <key: 32 hex digits> <checksum of the rest: XXH3-64, 16 hex digits>
+ *   kcc-cache 8 <key: 32 hex digits> <checksum of the rest: XXH3-64, 16 hex digits>
  *   counts <nkernels> <nuntyped> <code bytes>
  *   kernel <flags: 1 uses a barrier, 2 cooperative, 4 / 8 inner axis y / z (compile.h's
  *          inner_axis), 16 blocks may be fused (fuse_blocks), 32 region form (regions)>
- *          <static_shared> <stack_bytes> <nparams> <name> <symbol> <signature...>
+ *          <static_shared> <stack_bytes> <max_threads> <nparams> <name> <symbol>
+ *          <signature...>
  *   param <dtype> <ndim> <flags> <tuple> <name...>   (nparams lines per kernel; flags:
  *                                        1 written, 2 strided ('A'); tuple is "-", or a
  *                                        tuple's element dtypes "9,9,10")
@@ -58,16 +59,18 @@
 #include "rt.h"
 #include "rt_compiler.h"
 
-#define CACHE_FORMAT 7   /* 2: @guvectorize loop kernels take the broadcast parameters;
+#define CACHE_FORMAT 8   /* 2: @guvectorize loop kernels take the broadcast parameters;
                             3: the kernel line's flags say cooperative (2);
                             4: tuple parameters, param flags (2 strided);
                             5: the code's checksum; CPU entries (object code);
                             6: XXH3 key and a checksum of the whole entry;
                             7: the kernel line's stack_bytes (later, the inner axis
                             in its flags, 4 and 8, and fused blocks, 16: absent in
-                            older entries, which the build id keeps apart anyway) */
+                            older entries, which the build id keeps apart anyway);
+                            8: the kernel line's max_threads (launch_bounds), which a
+                            hit on the CPU lost: a block past it was run, not refused */
 #define CACHE_MAX_ENTRY ((size_t)1 << 30)   /* a bigger file is not an entry of ours */
-#define CACHE_LINE1_LEN 61                  /* "kcc-cache 7 " + 32 + " " + 16 */
+#define CACHE_LINE1_LEN 61                  /* "kcc-cache 8 " + 32 + " " + 16 */
 
 /* ---- The key -------------------------------------------------------------------------- */
 /* A field: its length first, so ("ab", "c") and ("a", "bc") hash apart. */
@@ -298,14 +301,15 @@ static int parse_param(char **at, char *end, kcc_param *p) {
 }
 
 static int parse_kernel(char **at, char *end, kcc_kernel *k) {
-  char *w[8], *line = next_line(at, end);
-  int flags, np;
+  char *w[9], *line = next_line(at, end);
+  int flags, np, max_threads;
   unsigned long long shared, stack;
-  if (!line || split(line, w, 8) != 8 || strcmp(w[0], "kernel") != 0 ||
+  if (!line || split(line, w, 9) != 9 || strcmp(w[0], "kernel") != 0 ||
       small(w[1], 63, &flags) != 0 || (flags & 12) == 12 || num(w[2], SIZE_MAX, &shared) != 0 ||
-      num(w[3], SIZE_MAX, &stack) != 0 ||
-      small(w[4], RT_MAX_FLAT_PARAMS, &np) != 0 || !*w[5] || !*w[6])
+      num(w[3], SIZE_MAX, &stack) != 0 || small(w[4], 1 << 20, &max_threads) != 0 ||
+      small(w[5], RT_MAX_FLAT_PARAMS, &np) != 0 || !*w[6] || !*w[7])
     return -1;
+  k->max_threads = max_threads;
   k->uses_barrier = (flags & 1) != 0;
   k->cooperative = (flags & 2) != 0;
   k->inner_axis = (flags >> 2) & 3;
@@ -313,8 +317,8 @@ static int parse_kernel(char **at, char *end, kcc_kernel *k) {
   k->regions = (flags & 32) != 0;
   k->static_shared = (size_t)shared;
   k->stack_bytes = (size_t)stack;
-  if (!(k->name = dup_str(w[5])) || !(k->symbol = dup_str(w[6])) ||
-      !(k->signature = dup_str(w[7])))
+  if (!(k->name = dup_str(w[6])) || !(k->symbol = dup_str(w[7])) ||
+      !(k->signature = dup_str(w[8])))
     return -1;
   k->params = calloc((size_t)np + 1, sizeof *k->params);
   if (!k->params) return -1;
@@ -418,10 +422,10 @@ static int write_kernel(FILE *f, const kcc_kernel *k) {
   if (bad_word(k->name, 0) || bad_word(k->symbol, 0) || bad_word(k->signature, 1) ||
       !*k->name || !*k->symbol)
     return -1;
-  fprintf(f, "kernel %d %zu %zu %d %s %s %s\n",
+  fprintf(f, "kernel %d %zu %zu %d %d %s %s %s\n",
           (k->uses_barrier != 0) | (k->cooperative ? 2 : 0) | (k->inner_axis & 3) << 2 |
           (k->fuse_blocks ? 16 : 0) | (k->regions ? 32 : 0), k->static_shared, k->stack_bytes,
-          k->nparams, k->name, k->symbol, k->signature);
+          k->max_threads, k->nparams, k->name, k->symbol, k->signature);
   for (int j = 0; j < k->nparams; j++) {
     const kcc_param *p = &k->params[j];
     const char *name = p->name ? p->name : "";

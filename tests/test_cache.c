@@ -208,6 +208,7 @@ static void fake_output(kcc_output *out) {
   k->name = strdup("red"), k->symbol = strdup("red__f64"), k->signature = strdup("red()");
   k->uses_barrier = 1;
   k->static_shared = 4096;
+  k->max_threads = 64;   /* launch_bounds=64: a hit on the CPU once lost it */
   out->kernels[0].inner_axis = 2;   /* z innermost (host_order.c) */
   out->nuntyped = 1;
   out->untyped = calloc(2, sizeof *out->untyped);
@@ -252,6 +253,8 @@ START_TEST(store_and_load) {
   ck_assert_int_eq(back.kernels[1].uses_barrier, 1);
   ck_assert_int_eq(back.kernels[1].inner_axis, 0);
   ck_assert_uint_eq(back.kernels[1].static_shared, 4096);
+  ck_assert_int_eq(back.kernels[1].max_threads, 64);
+  ck_assert_int_eq(back.kernels[0].max_threads, 0);
   ck_assert_int_eq(back.kernels[1].nparams, 0);
   ck_assert_int_eq(back.nuntyped, 1);
   ck_assert_str_eq(back.untyped[0], "later");
