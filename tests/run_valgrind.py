@@ -54,11 +54,19 @@ def elf_tests(build):
 
 
 def meson_test(build, names, wrapper, env, quiet=False):
-    """Exit status of `meson test` of names under wrapper (a command line)."""
+    """Exit status of `meson test` of names under wrapper (a command line); quiet, only
+    the lines of the tests that failed are printed."""
     cmd = ["meson", "test", "-C", build, "--no-rebuild", "--num-processes",
            os.environ.get("KC_VALGRIND_JOBS", "2"), "--timeout-multiplier", "20",
-           "--wrapper", wrapper] + (["--quiet"] if quiet else ["--print-errorlogs"]) + names
-    return subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL if quiet else None).returncode
+           "--wrapper", wrapper] + ([] if quiet else ["--print-errorlogs"]) + names
+    if not quiet:
+        return subprocess.run(cmd, env=env).returncode
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    for line in p.stdout.splitlines():
+        if " FAIL " in line or " ERROR " in line or " TIMEOUT " in line:
+            print(line)
+    return p.returncode
 
 
 # the Python package's tests whose work is in the extension (docs/python.md); the ones
@@ -125,8 +133,8 @@ def main(argv):
         with tempfile.TemporaryDirectory(prefix="kc-valgrind-cache-") as cache:
             on = "env KC_CACHE=1 XDG_CACHE_HOME=" + cache
             if meson_test(build, cached, on, env, quiet=True) != 0:
-                print("run_valgrind: warming the cache: a test failed natively (make test "
-                      "says which)")
+                print("run_valgrind: warming the cache: the tests above failed natively "
+                      "with the compile cache on (make test runs without it)")
                 rc = 1
             rc |= meson_test(build, cached, on + " " + wrapper, env)
     if not only:
