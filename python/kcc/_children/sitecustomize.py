@@ -31,7 +31,10 @@ class _NumbaServedByKcc(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name != 'numba':
             return None
         sys.meta_path.remove(self)
-        from kcc import numba_shim
+        try:
+            from kcc import numba_shim
+        except ImportError:   # another interpreter (a venv's) without kcc: its own numba
+            return None
         self.shim = numba_shim.install()
         return importlib.util.spec_from_loader(name, self)
 
