@@ -930,6 +930,7 @@ def _assembled(ptx, folder, why, verbose=False):
     return cubin, p.stdout + p.stderr
 
 
+@functools.lru_cache(maxsize=64)   # one ptxas run per PTX, however many getters ask
 def _ptxas_resources(ptx):
     """What ptxas reports of the PTX's kernel (its first entry): {'regs', 'shared',
     'local'} in registers and bytes (the first figures after the entry's name are its
