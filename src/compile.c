@@ -508,8 +508,21 @@ kc_status kcc_cpu_check(const char *cpu, const char **name, char *msg, size_t le
   return KC_ERR_INVALID;
 }
 
+/* The code generator's switches read from the environment (for comparisons: see
+ * docs/language.md), so that a cached kernel built with another setting is not taken. */
+static const char *const codegen_switches[] = {"KC_CPU_REGIONS", "KC_CPU_SPLIT", "KC_CPU_WIDE"};
+
 char *kcc_cpu_id(const char *cpu) {
   char *id = NULL, *err = NULL;
   if (host_target_id(cpu, &id, &err)) free(err);
+  for (size_t k = 0; id && k < sizeof codegen_switches / sizeof *codegen_switches; k++) {
+    const char *v = getenv(codegen_switches[k]);
+    if (!v) continue;
+    size_t len = strlen(id) + strlen(codegen_switches[k]) + strlen(v) + 3;
+    char *more = malloc(len);
+    if (more) snprintf(more, len, "%s %s=%s", id, codegen_switches[k], v);
+    free(id);
+    id = more;
+  }
   return id;
 }

@@ -180,7 +180,8 @@ void kcc_output_drop_object(kcc_output *out);
  * KC_ERR_INVALID with the reason in msg. */
 kc_status kcc_cpu_check(const char *cpu, const char **name, char *msg, size_t len);
 /* What host code for cpu depends on, for cache keys (malloc'd; NULL when cpu is
- * unknown or out of memory): its name and, for this CPU, its features. */
+ * unknown or out of memory): its name and, for this CPU, its features, and the code
+ * generator's switches set in the environment (KC_CPU_SPLIT...). */
 char *kcc_cpu_id(const char *cpu);
 
 #endif

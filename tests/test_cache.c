@@ -432,9 +432,16 @@ START_TEST(cpu_cache_misses_on_changes) {
   ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, "x86-64"), 1);
   entries++;
 #endif
+  /* a code generator's switch from the environment (docs/language.md) */
+  setenv("KC_CPU_WIDE", "0", 1);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 0);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 1);
+  unsetenv("KC_CPU_WIDE");
+  entries++;
   ck_assert_int_eq(count_entries(&tmp), entries);
   ck_assert_int_eq(fresh_run(other, 3.0f, 0, NULL), 1);
   ck_assert_int_eq(fresh_run(scale_src, 3.0f, 1, NULL), 1);
+  ck_assert_int_eq(fresh_run(scale_src, 3.0f, 0, NULL), 1);
 }
 END_TEST
 
