@@ -515,17 +515,52 @@ def _np_dtype(dtype):
         return np.dtype(str(dtype))
 
 
+class MappedNDArray(np.ndarray):
+    """Numba's mapped and managed arrays: NumPy arrays host code reads and writes as any
+    other (a.sum(), print(a), a[:] = ...), which kernels take too, seeing what the host
+    wrote before the launch and leaving what they write there once the launch has
+    finished (it is copied in and back around each launch, as a NumPy argument is), with
+    the device array methods Numba's have (copy_to_host, copy_to_device)."""
+
+    def copy_to_host(self, ary=None, stream=0):
+        if ary is None:
+            return np.array(self, copy=True, subok=False)
+        ary[...] = self
+        return ary
+
+    def copy_to_device(self, ary, stream=0):
+        self[...] = ary.copy_to_host() if hasattr(ary, 'copy_to_host') else ary
+
+    @property
+    def device_ctypes_pointer(self):
+        import ctypes
+        return ctypes.c_void_p(self.ctypes.data)
+
+
+class ManagedNDArray(MappedNDArray):
+    """Numba's managed_array (unified memory): see MappedNDArray."""
+
+
+def _host_mapped(cls, shape, dtype, strides, order):
+    a = np.empty(shape, dtype, order=order)
+    if strides is not None:
+        strides = tuple(strides) if isinstance(strides, (tuple, list)) else (strides,)
+        if strides != a.strides:
+            raise NotImplementedError('kcc makes mapped and managed arrays C- or '
+                                      'F-contiguous only, not with strides %r' % (strides,))
+    return a.view(cls)
+
+
 def mapped_array(shape, dtype=np.float64, strides=None, order='C', stream=0, portable=False,
                  wc=False):
-    """Numba's mapped_array (host memory the device reads): a device array here; on the
-    CPU back end device memory is host memory."""
-    return device_array(shape, dtype, strides, order, stream)
+    """Numba's mapped_array: host memory kernels read and write (MappedNDArray)."""
+    return _host_mapped(MappedNDArray, shape, dtype, strides, order)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order='C', stream=0,
                   attach_global=True):
-    """Numba's managed_array (unified memory): a device array here."""
-    return device_array(shape, dtype, strides, order, stream)
+    """Numba's managed_array: unified memory (ManagedNDArray)."""
+    return _host_mapped(ManagedNDArray, shape, dtype, strides, order)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):

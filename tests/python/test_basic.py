@@ -245,6 +245,7 @@ def test_kernel_fault_raises():
             % (code.co_filename, code.co_firstlineno + 3) in str(e), e
     else:
         raise AssertionError('a failed assert in a debug kernel did not raise')
+    cuda.synchronize()                   # raised once, at the launch, as Numba does
     x = np.zeros(4)                      # the context runs on
     checked[1, 4](x)
     np.testing.assert_array_equal(x, np.full(4, -1.0))
@@ -641,6 +642,32 @@ def test_arrays_remember_their_stream():
     assert cuda.device_array((2, 3), order='F', stream=s).stream is s
     assert cuda.device_array(2).stream == 0 and cuda.to_device(np.ones(2)).stream == 0
     s.synchronize()
+
+
+def test_mapped_and_managed_arrays_are_host_arrays():
+    """cuda.mapped_array and cuda.managed_array: NumPy arrays to host code (Numba's
+    MappedNDArray and ManagedNDArray), which kernels read and write in place of the
+    host: what the host wrote before a launch, the kernel sees; what the kernel wrote,
+    the host sees after it."""
+    @cuda.jit
+    def twice_plus(x, k):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = 2 * x[i] + k
+    for make in (cuda.mapped_array, cuda.managed_array):
+        m = make((2, 3), dtype=np.float32)
+        assert isinstance(m, np.ndarray) and m.shape == (2, 3) and m.dtype == np.float32
+        m[:] = np.arange(6, dtype=np.float32).reshape(2, 3)
+        twice_plus[1, 8](m.reshape(6), 1)
+        cuda.synchronize()
+        want = 2 * np.arange(6, dtype=np.float32).reshape(2, 3) + 1
+        np.testing.assert_array_equal(m, want)
+        assert float(m.sum()) == float(want.sum())                  # NumPy's own methods
+        np.testing.assert_array_equal(m.copy_to_host(), want)      # and a device array's
+        m.copy_to_device(cuda.to_device(np.zeros((2, 3), np.float32)))
+        assert not m.any(), m
+    f = cuda.mapped_array((3, 4), order='F')
+    assert f.flags['F_CONTIGUOUS'] and f.dtype == np.float64, f.flags
 
 
 def test_in_out_arguments_and_extensions():
