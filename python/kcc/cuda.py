@@ -35,6 +35,9 @@ from .device_ns import libdevice, fp16, bf16   # device-only: cuda.fp16.hadd ...
 for _name, _ns in (('libdevice', libdevice), ('fp16', fp16), ('bf16', bf16)):
     sys.modules[__name__ + '.' + _name] = _ns
 from ._kcc import KccError
+from .device_ns import cuda_device_names
+for _name, _stub in cuda_device_names().items():   # from numba.cuda import grid ...
+    globals().setdefault(_name, _stub)
 
 __all__ = ['jit', 'reduce', 'Reduce', 'get_current_device', 'select_device', 'gpus',
            'to_device', 'device_array', 'device_array_like', 'pinned_array',

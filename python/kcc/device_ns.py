@@ -41,6 +41,36 @@ def _namespace(name):
     return mod
 
 
+# numba.cuda's own device-side names (Numba's numba/cuda/device_init.py), so that
+# `from numba.cuda import grid, threadIdx, shared` succeeds as under Numba: namespaces
+# (threadIdx.x, shared.array, atomic.add, cg.this_grid) and functions.
+CUDA_NAMESPACES = ('threadIdx', 'blockIdx', 'blockDim', 'gridDim', 'shared', 'local',
+                   'const', 'atomic', 'cg')
+CUDA_FUNCTIONS = (
+    'grid', 'gridsize', 'laneid', 'warpsize', 'syncthreads', 'syncthreads_count',
+    'syncthreads_and', 'syncthreads_or', 'syncwarp', 'threadfence', 'threadfence_block',
+    'threadfence_system', 'selp', 'popc', 'brev', 'clz', 'ffs', 'fma', 'cbrt',
+    'activemask', 'lanemask_lt', 'nanosleep', 'match_any_sync', 'match_all_sync',
+    'all_sync', 'any_sync', 'eq_sync', 'ballot_sync', 'shfl_sync', 'shfl_up_sync',
+    'shfl_down_sync', 'shfl_xor_sync', 'shfl_sync_intrinsic', 'vote_sync_intrinsic')
+# CUDA's vector types by Numba's names and their C aliases (float32x4, float4 ...)
+_VECTOR_BASES = (('int8', 'char'), ('int16', 'short'), ('int32', 'int'),
+                 ('int64', 'long', 'longlong'), ('uint8', 'uchar'), ('uint16', 'ushort'),
+                 ('uint32', 'uint'), ('uint64', 'ulong', 'ulonglong'),
+                 ('float32', 'float'), ('float64', 'double'))
+
+
+def cuda_device_names():
+    """{name: stub} for numba.cuda's device-side names."""
+    names = {n: _namespace('numba.cuda.' + n) for n in CUDA_NAMESPACES}
+    fns = list(CUDA_FUNCTIONS)
+    for base in _VECTOR_BASES:
+        for n in range(1, 5):
+            fns += ['%sx%d' % (base[0], n)] + ['%s%d' % (a, n) for a in base[1:]]
+    names.update((n, DeviceFunction('numba.cuda', n)) for n in fns)
+    return names
+
+
 libdevice = _namespace('numba.cuda.libdevice')
 fp16 = _namespace('numba.cuda.fp16')
 bf16 = _namespace('numba.cuda.bf16')

@@ -175,8 +175,9 @@ def _module_text(name, mod):
         return 'import numba.cuda.random as %s' % name
     if mod.__name__ in ('numba', 'numba.cuda'):
         return 'import %s as %s' % (mod.__name__, name)
-    for ns in ('libdevice', 'fp16', 'bf16'):
-        if mod.__name__ in ('numba.cuda.' + ns, 'kcc.cuda.' + ns):
+    for prefix in ('numba.cuda.', 'kcc.cuda.'):   # libdevice, fp16, shared, threadIdx ...
+        ns = mod.__name__[len(prefix):]
+        if mod.__name__.startswith(prefix) and getattr(kcc_cuda, ns, None) is mod:
             return 'from numba.cuda import %s as %s' % (ns, name)
     if mod.__name__ in ('numba.core.types', 'numba.types', 'kcc.types'):
         return 'from numba import types as %s' % name

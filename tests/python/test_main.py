@@ -45,6 +45,22 @@ def test_device_namespaces():
         'device functions', lines
 
 
+def test_cuda_device_names_imported():
+    """from numba.cuda import grid, threadIdx, shared, atomic ... (numba.cuda's device
+    names, as Numba exports them) in a kernel's module; NumPy computes the reference."""
+    rc, out, err = run_kcc('cuda_names_program.py')
+    assert rc == 0, err
+    i = np.arange(64)
+    popc = np.array([bin(v).count('1') for v in i])
+    want = (i // 32) * 32 + popc + 64
+    hist = np.bincount(i % 4)
+    lines = out.splitlines()
+    assert lines[0] == ' '.join(str(v) for v in want), (lines[0], want)
+    assert lines[1] == ' '.join(str(v) for v in hist), lines
+    assert lines[2] == 'host call: numba.cuda.grid runs only inside kernels and device ' \
+        'functions', lines
+
+
 def check_shim_output(out, n):
     a = np.arange(n, dtype=np.float64)
     lines = out.splitlines()

@@ -20,7 +20,9 @@ PASSING = [
     'test_matmul', 'test_multigpu',
     'test_montecarlo', 'test_nondet', 'test_exception', 'test_forall', 'test_gufunc_scalar', 'test_operator', 'test_powi', 'test_sync', 'test_py2_div_issue', 'test_reduction',
     'test_slicing', 'test_transpose', 'test_vectorize', 'test_vectorize_complex', 'test_vectorize_device',
-    'test_vectorize_scalar_arg',
+    'test_vectorize_scalar_arg', 'test_dispatcher', 'test_minmax', 'test_multithreads',
+    'test_print', 'test_retrieve_autoconverted_arrays', 'test_vectorize_decor',
+    'test_warp_ops',
 ]
 
 
