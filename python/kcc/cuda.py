@@ -441,9 +441,12 @@ def record_of(dtype):
     return rec
 
 
-def _record_arg(value):
-    """A NumPy record scalar (np.void, np.record) as a kernel argument by value."""
-    return _kcc.RecordArg(record_of(value.dtype), value.tobytes())
+def _record_written_back(rec, d, stream):
+    """What the kernel left in device record d[0], into the record scalar rec (a view
+    into its array where it came from one, as Numba writes it back)."""
+    host = d.copy_to_host(stream=stream)[0]
+    for name in rec.dtype.names:
+        rec[name] = host[name]
 
 
 def to_device(obj, stream=0, copy=True, to=None):
@@ -1099,6 +1102,27 @@ class Dispatcher:
                 raise kernel_exception(e, self.py_func) from None
         return self._kernel
 
+    def _by_reference_kernel(self, nargs, records):
+        """The kernel for a launch passing record scalars at positions `records`: fn
+        called as a device function, each record's one-record device array's element
+        passed on (source.by_reference_text), compiled once per positions."""
+        key = (nargs, records)
+        cache = self.__dict__.setdefault('_by_reference', {})
+        if key not in cache:
+            device_options = {k: v for k, v in self.options.items()
+                              if k in ('debug', 'opt', 'fastmath', 'lineinfo')}
+            # the function keeps its signatures (its arguments converted to their
+            # types as a typed kernel's are); the kernel is specialised for the launch
+            text, name = source.by_reference_text(
+                self.py_func,
+                decorator_line('cuda.jit', self._signatures, dict(device_options, device=True)),
+                decorator_line('cuda.jit', None, self.options), nargs, records)
+            try:
+                cache[key] = _kcc.compile(self.py_func.__code__.co_filename, text).get_kernel(name)
+            except KccError as e:
+                raise kernel_exception(e, self.py_func) from None
+        return cache[key]
+
     def _prepared(self, value, stream, retr):
         """value after every extension's prepare_args (Numba's protocol: retr collects
         what to call after the launch)."""
@@ -1457,8 +1481,10 @@ class _Launcher:
         self.stream = stream   # None: the default stream, synchronous copies
 
     def __call__(self, *args):
-        kernel = self.dispatcher._get_kernel()
         self.dispatcher._check_arity(args)
+        records = tuple(k for k, a in enumerate(args) if isinstance(a, np.void))
+        kernel = (self.dispatcher._by_reference_kernel(len(args), records) if records
+                  else self.dispatcher._get_kernel())
         stream = self.stream or 0
         launch_args, copy_back, retr = [], [], []
         if self.dispatcher.extensions:   # Numba's launch hooks: each may rewrite an argument
@@ -1478,7 +1504,11 @@ class _Launcher:
                 if a.flags.writeable:
                     copy_back.append((a, d))
             elif isinstance(a, np.void):
-                launch_args.append(_record_arg(a))
+                # by reference, as Numba: a device copy all threads share, and written
+                # back into the record (a view of its array) after the launch
+                d = to_device(np.array([a], dtype=a.dtype), stream)
+                launch_args.append(d)
+                retr.append(functools.partial(_record_written_back, a, d, stream))
             elif type(a).__name__ in _DIRECTIONS and hasattr(a, 'value'):
                 launch_args.append(_directed_arg(a, stream, copy_back))
             elif hasattr(a, '__cuda_array_interface__'):

@@ -489,6 +489,28 @@ class _Text:
         return '\n'.join(lines + self.tail) + '\n'
 
 
+def by_reference_text(fn, device_decorator, kernel_decorator, nargs, records):
+    """(text, kernel name) for a launch passing Numba's record scalars at positions
+    `records` (of nargs arguments): Numba passes a record to a kernel by reference, its
+    device copy shared by the threads and copied back after the launch, where kcc's
+    kernels take records by value. So fn becomes a device function under
+    device_decorator (kcc's device functions take records by reference) called by a
+    kernel whose argument at each such position is a one-record array, its element 0
+    passed on."""
+    name = fn.__name__
+    text = _Text(fn)
+    text.done[fn.__code__] = name
+    text.place(fn, name, device_decorator.replace('@cuda.', '@%s.' % _CUDA, 1))
+    text.add_values(fn)
+    kernel = '%s__kcc_by_reference' % name
+    params = ['__kcc_arg%d' % k for k in range(nargs)]
+    passed = [p + '[0]' if k in records else p for k, p in enumerate(params)]
+    text.tail += [kernel_decorator.replace('@cuda.', '@%s.' % _CUDA, 1),
+                  'def %s(%s):' % (kernel, ', '.join(params)),
+                  '    %s(%s)' % (name, ', '.join(passed))]
+    return text.joined(_header()), kernel
+
+
 def function_text(fn, decorator, name=None):
     """(text, kernel name): fn's definition named name (default: its own; a lambda's is
     made from its line) under decorator (a line such as '@cuda.jit(...)'), with the
@@ -503,6 +525,10 @@ def function_text(fn, decorator, name=None):
     text.done[fn.__code__] = name
     text.place(fn, name, decorator)
     text.add_values(fn)
-    # the decorators' names must be imported above them: line 1
-    return text.joined('from numba import cuda as %s, vectorize as %s, guvectorize as %s; '
-                       'import numpy as %s' % (_CUDA, _VECTORIZE, _GUVECTORIZE, _NP)), name
+    return text.joined(_header()), name
+
+
+def _header():
+    """Line 1 of a function's text: the decorators' names must be imported above them."""
+    return ('from numba import cuda as %s, vectorize as %s, guvectorize as %s; '
+            'import numpy as %s' % (_CUDA, _VECTORIZE, _GUVECTORIZE, _NP))

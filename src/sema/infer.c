@@ -508,7 +508,9 @@ const type *ix_index(infer_ctx *ic, node *e) {
     if (e->b) ix_expr(ic, e->b);
     return NULL;
   }
-  if (ix_record_key(e, bt)) return ix_attr(ic, e);
+  int position = ix_record_position(ic, e, bt);   /* r[1]: its second field */
+  if (position < 0) return NULL;
+  if (ix_record_key(e, bt) || position) return ix_attr(ic, e);
   if (bt->kind == TY_TUPLE) {
     int64_t k;
     if (!ix_const_int(ic, e->b, &k)) return ix_tuple_index_dynamic(ic, e, bt);

@@ -275,6 +275,41 @@ void ix_record_written(infer_ctx *ic, node *e) {
     mark_record_arrays_written(ic);
 }
 
+/* r[k] for a constant k: the record's k-th field (from the end when negative), in
+ * Numba's order (by offset), e rewritten as r.name: 1; -1 after an error (k out of
+ * range); 0 when e is not such an index. */
+int ix_record_position(infer_ctx *ic, node *e, const type *bt) {
+  int64_t k;
+  if (bt->kind != TY_RECORD || !e->b || e->b->kind == N_STR || !ix_const_int(ic, e->b, &k))
+    return 0;
+  int n = bt->rec->nfields;
+  if (k < -n || k >= n) {
+    ix_error(ic, e->b->sp, "field index %lld is out of range for a record of %d fields",
+             (long long)k, n);
+    return -1;
+  }
+  e->kind = N_ATTR;
+  e->str = bt->rec->fields[k < 0 ? k + n : k].name;
+  e->b = NULL;
+  return 1;
+}
+
+/* r.h = v, r["h"] = v for a nested array field h and an array v: t rewritten in place
+ * as r.h[:] = v, which copies v's elements in (its shape checked as any slice store's),
+ * as Numba copies an array into a nested array field (a number is refused there, as
+ * Numba refuses it). Whether t was rewritten. */
+bool ix_record_array_target(infer_ctx *ic, node *t, const type *vt) {
+  if (!vt || vt->kind != TY_ARRAY) return false;
+  const type *rt = ix_expr(ic, t->a);
+  const rec_field *f = rt && rt->kind == TY_RECORD && t->str ? rec_find(rt, t->str) : NULL;
+  if (!f || f->ty->kind != TY_ARRAY) return false;
+  node *field = node_new(ic->ar, t->kind, t->sp);
+  *field = *t;
+  node *all = node_new(ic->ar, N_SLICE, t->sp);
+  *t = (node){.kind = N_INDEX, .sp = t->sp, .a = field, .b = all};
+  return true;
+}
+
 /* r.x = v, a[i].x = v: a number field takes a number (converted as an array element
  * does); nested arrays are written element by element, nested records field by field. */
 void ix_record_store(infer_ctx *ic, node *t, const type *vt) {
@@ -293,9 +328,13 @@ void ix_record_store(infer_ctx *ic, node *t, const type *vt) {
   if (!f) return;
   t->ty = f->ty;
   ix_record_written(ic, t->a);
-  if (f->ty->kind == TY_ARRAY || f->ty->kind == TY_RECORD) {
-    ix_error(ic, t->sp, "field '%s' is a %s: assign its elements or fields one by one",
-         f->name, f->ty->kind == TY_ARRAY ? "nested array" : "record");
+  if (f->ty->kind == TY_ARRAY) {
+    ix_error(ic, t->sp, "field '%s' is a nested array: assign it an array (copied in, as "
+             "Numba does) or assign its elements one by one", f->name);
+    return;
+  }
+  if (f->ty->kind == TY_RECORD) {
+    ix_error(ic, t->sp, "field '%s' is a record: assign its fields one by one", f->name);
     return;
   }
   if (vt && !type_is_scalar(vt))

@@ -108,13 +108,17 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
     return;
   }
   case N_INDEX:
-    if (t->b && t->b->kind == N_STR && ix_record_key(t, ix_expr(ic, t->a))) {
+    if (t->b && t->b->kind == N_STR && ix_record_key(t, ix_expr(ic, t->a)) &&
+        !ix_record_array_target(ic, t, vt)) {
       ix_record_store(ic, t, vt);   /* r["y"] = v */
       return;
     }
-    ix_store_element(ic, t, vt);
+    ix_store_element(ic, t, vt);    /* a[i] = v, a[1:] = v, r["h"][:] = v */
     return;
-  case N_ATTR: ix_record_store(ic, t, vt); return;
+  case N_ATTR:
+    if (ix_record_array_target(ic, t, vt)) ix_store_element(ic, t, vt);   /* r.h[:] = v */
+    else ix_record_store(ic, t, vt);
+    return;
   default:
     ix_error(ic, t->sp, "cannot assign to this expression");
   }

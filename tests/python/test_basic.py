@@ -670,6 +670,39 @@ def test_mapped_and_managed_arrays_are_host_arrays():
     assert f.flags['F_CONTIGUOUS'] and f.dtype == np.float64, f.flags
 
 
+def test_records_are_passed_by_reference():
+    """A record scalar argument (a[i] of a structured array) is passed as Numba passes
+    it: one device copy the block's threads share, written back into the record (so
+    into its array) after the launch; typed kernels convert their other arguments as
+    declared. References: NumPy doing the same writes."""
+    from numba import from_dtype, void, float32
+    rt = np.dtype([('a', np.float64), ('b', np.int32), ('h', np.float32, 2)], align=True)
+
+    @cuda.jit
+    def set_fields(r, v, src):
+        if cuda.grid(1) == 0:
+            r.a = v
+            r.b = 7
+            r.h = src                      # an array into a nested array: copied in
+        cuda.syncthreads()
+        src[cuda.grid(1)] = r.b + r[2][1]  # every thread sees thread 0's writes
+
+    arr = np.zeros(3, dtype=rt)
+    src = np.array([2.5, -4.0], np.float32)
+    set_fields[1, 2](arr[1], 1.5, src)
+    want = np.zeros(3, dtype=rt)
+    want[1] = (1.5, 7, [2.5, -4.0])
+    np.testing.assert_array_equal(arr, want)
+    assert src.tolist() == [3.0, 3.0], src
+
+    @cuda.jit(void(from_dtype(rt), float32))
+    def typed(r, v):
+        r.a = v / 3                        # float32, as the signature declares v
+    typed[1, 1](arr[2], 1.0)
+    assert arr[2]['a'] == np.float64(np.float32(1.0) / np.float32(3.0)), arr[2]
+    assert arr[1]['b'] == 7 and arr[0]['b'] == 0, arr
+
+
 def test_in_out_arguments_and_extensions():
     """cuda.In (copied in, not back), cuda.Out (back, not in), cuda.InOut (both), as
     Numba's; a dispatcher's extensions rewrite each argument before the launch and their
