@@ -441,6 +441,53 @@ def record_of(dtype):
     return rec
 
 
+def _needs_wrapper(a):
+    """A record scalar, or a tuple kcc's kernels do not take as a parameter (they take
+    tuples of numbers): one holding an array, a tuple or a record, or an empty one."""
+    if isinstance(a, np.void):
+        return True
+    return isinstance(a, tuple) and (not a or any(
+        isinstance(x, (tuple, np.void)) or hasattr(x, 'shape') and getattr(x, 'ndim', 0) > 0
+        for x in a))
+
+
+def _layout(args):
+    """How a launch's arguments reach the kernel when some need the wrapper kernel
+    (Dispatcher._wrapped_kernel), else None: per argument 'r' (a record, by
+    reference), 'v' (as it is) or a tuple of the layouts of a tuple's elements."""
+    if not any(_needs_wrapper(a) for a in args):
+        return None
+
+    def one(a):
+        if isinstance(a, np.void):
+            return 'r'
+        if _needs_wrapper(a):
+            return tuple(one(x) for x in a)
+        return 'v'
+    return tuple(one(a) for a in args)
+
+
+def _leaves(args, out):
+    """The arguments in the wrapper kernel's order: tuples (those _layout opens) taken
+    apart, depth first."""
+    for a in args:
+        if isinstance(a, tuple) and _needs_wrapper(a):
+            _leaves(a, out)
+        else:
+            out.append(a)
+    return out
+
+
+def _wrapper_arg(item, name, params):
+    """The expression that passes a value of layout item to the kernel's function, its
+    leaves added to params (names)."""
+    if isinstance(item, tuple):
+        parts = [_wrapper_arg(x, '%s_%d' % (name, k), params) for k, x in enumerate(item)]
+        return '(%s%s)' % (', '.join(parts), ',' if len(parts) == 1 else '')
+    params.append(name)
+    return name + '[0]' if item == 'r' else name
+
+
 def _record_written_back(rec, d, stream):
     """What the kernel left in device record d[0], into the record scalar rec (a view
     into its array where it came from one, as Numba writes it back)."""
@@ -1102,26 +1149,29 @@ class Dispatcher:
                 raise kernel_exception(e, self.py_func) from None
         return self._kernel
 
-    def _by_reference_kernel(self, nargs, records):
-        """The kernel for a launch passing record scalars at positions `records`: fn
-        called as a device function, each record's one-record device array's element
-        passed on (source.by_reference_text), compiled once per positions."""
-        key = (nargs, records)
-        cache = self.__dict__.setdefault('_by_reference', {})
-        if key not in cache:
+    def _wrapped_kernel(self, layout):
+        """The kernel for a launch whose arguments have `layout` (_layout): fn called
+        as a device function by a kernel taking the arguments' leaves
+        (source.wrapper_text), compiled once per layout."""
+        cache = self.__dict__.setdefault('_wrapped', {})
+        if layout not in cache:
+            params = []
+            call_args = [_wrapper_arg(item, '__kcc_arg%d' % k, params)
+                         for k, item in enumerate(layout)]
             device_options = {k: v for k, v in self.options.items()
                               if k in ('debug', 'opt', 'fastmath', 'lineinfo')}
             # the function keeps its signatures (its arguments converted to their
             # types as a typed kernel's are); the kernel is specialised for the launch
-            text, name = source.by_reference_text(
+            text, name = source.wrapper_text(
                 self.py_func,
                 decorator_line('cuda.jit', self._signatures, dict(device_options, device=True)),
-                decorator_line('cuda.jit', None, self.options), nargs, records)
+                decorator_line('cuda.jit', None, self.options), params, call_args)
             try:
-                cache[key] = _kcc.compile(self.py_func.__code__.co_filename, text).get_kernel(name)
+                cache[layout] = _kcc.compile(self.py_func.__code__.co_filename,
+                                             text).get_kernel(name)
             except KccError as e:
                 raise kernel_exception(e, self.py_func) from None
-        return cache[key]
+        return cache[layout]
 
     def _prepared(self, value, stream, retr):
         """value after every extension's prepare_args (Numba's protocol: retr collects
@@ -1482,13 +1532,16 @@ class _Launcher:
 
     def __call__(self, *args):
         self.dispatcher._check_arity(args)
-        records = tuple(k for k, a in enumerate(args) if isinstance(a, np.void))
-        kernel = (self.dispatcher._by_reference_kernel(len(args), records) if records
-                  else self.dispatcher._get_kernel())
         stream = self.stream or 0
         launch_args, copy_back, retr = [], [], []
         if self.dispatcher.extensions:   # Numba's launch hooks: each may rewrite an argument
             args = tuple(self.dispatcher._prepared(a, stream, retr) for a in args)
+        layout = _layout(args)
+        if layout is None:               # every launch but a few
+            kernel = self.dispatcher._get_kernel()
+        else:                            # records, tuples of arrays: their leaves
+            kernel = self.dispatcher._wrapped_kernel(layout)
+            args = tuple(_leaves(args, []))
         shared = _host_memory_of(args) if any(isinstance(a, np.ndarray) for a in args) else {}
         for a in args:
             if isinstance(a, _PASSED_AS_IS):   # the usual launch: no other test

@@ -489,25 +489,22 @@ class _Text:
         return '\n'.join(lines + self.tail) + '\n'
 
 
-def by_reference_text(fn, device_decorator, kernel_decorator, nargs, records):
-    """(text, kernel name) for a launch passing Numba's record scalars at positions
-    `records` (of nargs arguments): Numba passes a record to a kernel by reference, its
-    device copy shared by the threads and copied back after the launch, where kcc's
-    kernels take records by value. So fn becomes a device function under
-    device_decorator (kcc's device functions take records by reference) called by a
-    kernel whose argument at each such position is a one-record array, its element 0
-    passed on."""
+def wrapper_text(fn, device_decorator, kernel_decorator, params, call_args):
+    """(text, kernel name) of a kernel taking params (names) that calls fn, as a device
+    function under device_decorator, with call_args (expressions over params). How
+    kcc passes what its kernels do not take, as Numba passes it: a record scalar by
+    reference (a one-record array there, its element [0] passed on: kcc's kernels take
+    records by value, its device functions by reference), a tuple holding arrays or
+    tuples (its leaves one parameter each, the tuple made again for fn)."""
     name = fn.__name__
     text = _Text(fn)
     text.done[fn.__code__] = name
     text.place(fn, name, device_decorator.replace('@cuda.', '@%s.' % _CUDA, 1))
     text.add_values(fn)
-    kernel = '%s__kcc_by_reference' % name
-    params = ['__kcc_arg%d' % k for k in range(nargs)]
-    passed = [p + '[0]' if k in records else p for k, p in enumerate(params)]
+    kernel = '%s__kcc_wrapped' % name
     text.tail += [kernel_decorator.replace('@cuda.', '@%s.' % _CUDA, 1),
                   'def %s(%s):' % (kernel, ', '.join(params)),
-                  '    %s(%s)' % (name, ', '.join(passed))]
+                  '    %s(%s)' % (name, ', '.join(call_args))]
     return text.joined(_header()), kernel
 
 

@@ -703,6 +703,34 @@ def test_records_are_passed_by_reference():
     assert arr[1]['b'] == 7 and arr[0]['b'] == 0, arr
 
 
+def test_tuples_of_arrays_and_nested_tuples():
+    """Tuple arguments beyond tuples of numbers, as Numba takes them: a tuple of arrays
+    (NumPy ones copied in and back, device ones in place), nested tuples, an empty
+    tuple, a tuple holding a record. References: NumPy."""
+    @cuda.jit
+    def scale_all(arrays, factors, nothing, nested):
+        i = cuda.grid(1)
+        a, b = arrays
+        if i < a.size:
+            a[i] = a[i] * factors[0] + len(nothing)
+            b[i] = b[i] * factors[1][0] + factors[1][1] + nested[0][1]
+
+    a, b = np.arange(5.0), cuda.to_device(np.ones(5, np.float32))
+    scale_all[1, 8]((a, b), (2.0, (3, 0.5)), (), ((1, 4),))
+    assert a.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0], a
+    assert b.copy_to_host().tolist() == [7.5] * 5, b.copy_to_host()
+    rt = np.dtype([('n', np.int64)])
+    recs = np.zeros(2, dtype=rt)
+
+    @cuda.jit
+    def count(pair):
+        r, arr = pair
+        if cuda.grid(1) == 0:
+            r.n = arr.size
+    count[1, 1]((recs[1], np.zeros(6)))
+    assert recs['n'].tolist() == [0, 6], recs
+
+
 def test_in_out_arguments_and_extensions():
     """cuda.In (copied in, not back), cuda.Out (back, not in), cuda.InOut (both), as
     Numba's; a dispatcher's extensions rewrite each argument before the launch and their
