@@ -441,10 +441,28 @@ def record_of(dtype):
     return rec
 
 
+def _is_namedtuple_of_numbers(a):
+    return isinstance(a, tuple) and hasattr(a, '_fields') and len(a) > 0 and all(
+        isinstance(x, (bool, int, float, complex, np.number, np.bool_)) for x in a)
+
+
+def _namedtuple_record(t):
+    """A namedtuple of numbers as the record kernels read its fields from (p.x, p[0]):
+    each field of the type Numba gives the value (int64, float64, complex128, bool, a
+    NumPy scalar's own), passed by reference as a record is."""
+    dtype = np.dtype([(name, np.asarray(v).dtype) for name, v in zip(t._fields, t)],
+                     align=True)
+    rec = np.zeros(1, dtype)
+    for name, v in zip(t._fields, t):
+        rec[0][name] = v
+    return rec[0]
+
+
 def _needs_wrapper(a):
     """A record scalar, or a tuple kcc's kernels do not take as a parameter (they take
-    tuples of numbers): one holding an array, a tuple or a record, or an empty one."""
-    if isinstance(a, np.void):
+    tuples of numbers): one holding an array, a tuple or a record, an empty one, a
+    namedtuple."""
+    if isinstance(a, np.void) or _is_namedtuple_of_numbers(a):
         return True
     return isinstance(a, tuple) and (not a or any(
         isinstance(x, (tuple, np.void)) or hasattr(x, 'shape') and getattr(x, 'ndim', 0) > 0
@@ -459,7 +477,7 @@ def _layout(args):
         return None
 
     def one(a):
-        if isinstance(a, np.void):
+        if isinstance(a, np.void) or _is_namedtuple_of_numbers(a):
             return 'r'
         if _needs_wrapper(a):
             return tuple(one(x) for x in a)
@@ -471,7 +489,9 @@ def _leaves(args, out):
     """The arguments in the wrapper kernel's order: tuples (those _layout opens) taken
     apart, depth first."""
     for a in args:
-        if isinstance(a, tuple) and _needs_wrapper(a):
+        if _is_namedtuple_of_numbers(a):
+            out.append(_namedtuple_record(a))
+        elif isinstance(a, tuple) and _needs_wrapper(a):
             _leaves(a, out)
         else:
             out.append(a)

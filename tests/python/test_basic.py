@@ -731,6 +731,25 @@ def test_tuples_of_arrays_and_nested_tuples():
     assert recs['n'].tolist() == [0, 6], recs
 
 
+def test_namedtuple_arguments():
+    """A namedtuple of numbers: its fields read by name and by position, each of the
+    type Numba gives the value (int64, float64). Reference: the namedtuple itself."""
+    from collections import namedtuple
+    Point = namedtuple('Point', ('x', 'y', 'r'))
+
+    @cuda.jit
+    def read(p, ints, floats):
+        ints[0] = p.x
+        ints[1] = p[1]
+        floats[0] = p.r * 2
+    p = Point(3, -4, 2.25)
+    ints, floats = np.zeros(2, np.int64), np.zeros(1)
+    read[1, 1](p, ints, floats)
+    assert ints.tolist() == [3, -4] and floats.tolist() == [4.5], (ints, floats)
+    read[1, 1](Point(1, 2, 0.5), ints, floats)          # the same kernel again
+    assert ints.tolist() == [1, 2] and floats.tolist() == [1.0], (ints, floats)
+
+
 def test_in_out_arguments_and_extensions():
     """cuda.In (copied in, not back), cuda.Out (back, not in), cuda.InOut (both), as
     Numba's; a dispatcher's extensions rewrite each argument before the launch and their
