@@ -189,10 +189,23 @@ def differs(got, want, rel):
 
 
 # ---- MODE cpu ---------------------------------------------------------------------------------
+_EVICT = None
+
+
+def evict_caches():
+    """512 MiB read, as cpu_bench reads before each timed run: every column starts with
+    its arrays out of the caches."""
+    global _EVICT
+    if _EVICT is None:
+        _EVICT = np.ones(64 << 20)
+    _EVICT[::8].sum()
+
+
 def timed(fn, clock, reps):
     fn()  # warm-up: compiles
     ts = []
     for _ in range(reps):
+        evict_caches()
         t0 = clock()
         fn()
         ts.append((clock() - t0) * 1e3)

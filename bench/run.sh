@@ -183,7 +183,9 @@ for the tiled transpose; the grid-stride rows on 2 blocks of 256 (the grid
 \`time.thread_time\`), which time slices given to other processes do not inflate: on a
 shared machine they are the figures to trust; 2T columns are wall time and move with
 the load. Each figure is the median of $REPS runs after one warm-up (C and kcc: the four
-variants interleaved; Numba runs after them, on the same inputs); the ratio in brackets
+variants interleaved; Numba runs after them, on the same inputs), each run started with
+cold caches (512 MiB read before it, so that no variant finds its arrays left in the
+L3 by the one before); the ratio in brackets
 is against C measured in the same run (1T against C 1T CPU time, 2T against C 2T wall
 time). Every kcc and Numba result is checked against the C result: exactly (the sum's
 and the matmul's inputs are small integers, so every order of additions is exact;
