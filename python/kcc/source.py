@@ -496,12 +496,12 @@ def wrapper_text(fn, device_decorator, kernel_decorator, params, call_args):
     reference (a one-record array there, its element [0] passed on: kcc's kernels take
     records by value, its device functions by reference), a tuple holding arrays or
     tuples (its leaves one parameter each, the tuple made again for fn)."""
-    name = fn.__name__
+    kernel = fn.__name__             # the name the kernel's messages give
+    name = '%s__kcc_body' % kernel
     text = _Text(fn)
     text.done[fn.__code__] = name
     text.place(fn, name, device_decorator.replace('@cuda.', '@%s.' % _CUDA, 1))
     text.add_values(fn)
-    kernel = '%s__kcc_wrapped' % name
     text.tail += [kernel_decorator.replace('@cuda.', '@%s.' % _CUDA, 1),
                   'def %s(%s):' % (kernel, ', '.join(params)),
                   '    %s(%s)' % (name, ', '.join(call_args))]
