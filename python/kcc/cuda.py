@@ -458,11 +458,17 @@ def _namedtuple_record(t):
     return rec[0]
 
 
+def _is_enum_member(a):
+    """A member of an Enum that is not an int (IntEnum members pass as their ints)."""
+    import enum
+    return isinstance(a, enum.Enum) and not isinstance(a, int)
+
+
 def _needs_wrapper(a):
-    """A record scalar, or a tuple kcc's kernels do not take as a parameter (they take
-    tuples of numbers): one holding an array, a tuple or a record, an empty one, a
-    namedtuple."""
-    if isinstance(a, np.void) or _is_namedtuple_of_numbers(a):
+    """A record scalar, an Enum member, or a tuple kcc's kernels do not take as a
+    parameter (they take tuples of numbers): one holding an array, a tuple or a record,
+    an empty one, a namedtuple."""
+    if isinstance(a, np.void) or _is_namedtuple_of_numbers(a) or _is_enum_member(a):
         return True
     return isinstance(a, tuple) and (not a or any(
         isinstance(x, (tuple, np.void)) or hasattr(x, 'shape') and getattr(x, 'ndim', 0) > 0
@@ -479,6 +485,8 @@ def _layout(args):
     def one(a):
         if isinstance(a, np.void) or _is_namedtuple_of_numbers(a):
             return 'r'
+        if _is_enum_member(a):
+            return ('enum', type(a), a.name)
         if _needs_wrapper(a):
             return tuple(one(x) for x in a)
         return 'v'
@@ -489,6 +497,8 @@ def _leaves(args, out):
     """The arguments in the wrapper kernel's order: tuples (those _layout opens) taken
     apart, depth first."""
     for a in args:
+        if _is_enum_member(a):
+            continue                     # written into the wrapper kernel's call
         if _is_namedtuple_of_numbers(a):
             out.append(_namedtuple_record(a))
         elif isinstance(a, tuple) and _needs_wrapper(a):
@@ -498,11 +508,18 @@ def _leaves(args, out):
     return out
 
 
-def _wrapper_arg(item, name, params):
+def _wrapper_arg(item, name, params, enums):
     """The expression that passes a value of layout item to the kernel's function, its
-    leaves added to params (names)."""
+    leaves added to params (names), the Enum classes it names to enums ({alias:
+    class})."""
+    if isinstance(item, tuple) and item[:1] == ('enum',):
+        aliases = {cls: alias for alias, cls in enums.items()}
+        alias = aliases.get(item[1]) or '__kcc_enum%d' % len(enums)
+        enums[alias] = item[1]
+        return '%s.%s' % (alias, item[2])
     if isinstance(item, tuple):
-        parts = [_wrapper_arg(x, '%s_%d' % (name, k), params) for k, x in enumerate(item)]
+        parts = [_wrapper_arg(x, '%s_%d' % (name, k), params, enums)
+                 for k, x in enumerate(item)]
         return '(%s%s)' % (', '.join(parts), ',' if len(parts) == 1 else '')
     params.append(name)
     return name + '[0]' if item == 'r' else name
@@ -1175,8 +1192,8 @@ class Dispatcher:
         (source.wrapper_text), compiled once per layout."""
         cache = self.__dict__.setdefault('_wrapped', {})
         if layout not in cache:
-            params = []
-            call_args = [_wrapper_arg(item, '__kcc_arg%d' % k, params)
+            params, enums = [], {}
+            call_args = [_wrapper_arg(item, '__kcc_arg%d' % k, params, enums)
                          for k, item in enumerate(layout)]
             device_options = {k: v for k, v in self.options.items()
                               if k in ('debug', 'opt', 'fastmath', 'lineinfo')}
@@ -1185,7 +1202,7 @@ class Dispatcher:
             text, name = source.wrapper_text(
                 self.py_func,
                 decorator_line('cuda.jit', self._signatures, dict(device_options, device=True)),
-                decorator_line('cuda.jit', None, self.options), params, call_args)
+                decorator_line('cuda.jit', None, self.options), params, call_args, enums)
             try:
                 cache[layout] = _kcc.compile(self.py_func.__code__.co_filename,
                                              text).get_kernel(name)

@@ -489,19 +489,23 @@ class _Text:
         return '\n'.join(lines + self.tail) + '\n'
 
 
-def wrapper_text(fn, device_decorator, kernel_decorator, params, call_args):
+def wrapper_text(fn, device_decorator, kernel_decorator, params, call_args, enums=None):
     """(text, kernel name) of a kernel taking params (names) that calls fn, as a device
-    function under device_decorator, with call_args (expressions over params). How
-    kcc passes what its kernels do not take, as Numba passes it: a record scalar by
-    reference (a one-record array there, its element [0] passed on: kcc's kernels take
-    records by value, its device functions by reference), a tuple holding arrays or
-    tuples (its leaves one parameter each, the tuple made again for fn)."""
+    function under device_decorator, with call_args (expressions over params and the
+    Enum classes of enums, {alias: class}, defined in the text). How kcc passes what its
+    kernels do not take, as Numba passes it: a record scalar by reference (a one-record
+    array there, its element [0] passed on: kcc's kernels take records by value, its
+    device functions by reference), a tuple holding arrays or tuples (its leaves one
+    parameter each, the tuple made again for fn), an Enum member (the member itself,
+    written in the call: the kernel is compiled for it)."""
     kernel = fn.__name__             # the name the kernel's messages give
     name = '%s__kcc_body' % kernel
     text = _Text(fn)
     text.done[fn.__code__] = name
     text.place(fn, name, device_decorator.replace('@cuda.', '@%s.' % _CUDA, 1))
     text.add_values(fn)
+    for alias, cls in sorted((enums or {}).items()):
+        text.tail.append(_enum_text(alias, cls))
     text.tail += [kernel_decorator.replace('@cuda.', '@%s.' % _CUDA, 1),
                   'def %s(%s):' % (kernel, ', '.join(params)),
                   '    %s(%s)' % (name, ', '.join(call_args))]

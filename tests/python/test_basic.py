@@ -864,6 +864,17 @@ def test_enum_globals():
     cuda.jit(f)[1, 1](out)
     assert out.tolist() == [2, 4, 0, 1], out
 
+    # members as arguments (Numba's EnumMember): compared with the class's members and
+    # with one another; Python computes the reference
+    def g(a, b, out):
+        out[0] = a == Shape.square
+        out[1] = a != b
+
+    k = cuda.jit(g)
+    for a, b in ((Shape.circle, Shape.circle), (Shape.square, Shape.circle)):
+        k[1, 1](a, b, out)
+        assert out[:2].tolist() == [a == Shape.square, a != b], (a, b, out)
+
 
 def resident_bytes():
     with open('/proc/self/statm') as f:
