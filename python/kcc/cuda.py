@@ -626,6 +626,21 @@ class MappedNDArray(np.ndarray):
         import ctypes
         return ctypes.c_void_p(self.ctypes.data)
 
+    @property
+    def __cuda_array_interface__(self):
+        """Version 3, on the CPU back end, where device memory is host memory (stream
+        None: nothing queued). On a GPU kcc's mapped arrays are host memory the device
+        does not address, so another library cannot be handed one there."""
+        if _kcc.device() == 'cuda':
+            raise AttributeError('kcc\'s mapped and managed arrays are host memory a GPU '
+                                 'does not address: pass cuda.to_device(a) to another '
+                                 'library')
+        contiguous = self.flags['C_CONTIGUOUS']
+        return {'shape': self.shape, 'typestr': self.dtype.str,
+                'data': (self.ctypes.data if self.size else 0, False),
+                'strides': None if contiguous else self.strides, 'version': 3,
+                'stream': None}
+
 
 class ManagedNDArray(MappedNDArray):
     """Numba's managed_array (unified memory): see MappedNDArray."""

@@ -666,6 +666,9 @@ def test_mapped_and_managed_arrays_are_host_arrays():
         np.testing.assert_array_equal(m.copy_to_host(), want)      # and a device array's
         m.copy_to_device(cuda.to_device(np.zeros((2, 3), np.float32)))
         assert not m.any(), m
+        cai = m.__cuda_array_interface__                 # the CPU back end's: host memory
+        assert cai['data'][0] == m.ctypes.data and cai['shape'] == (2, 3), cai
+        assert cai['stream'] is None and cai['typestr'] == '<f4', cai
     f = cuda.mapped_array((3, 4), order='F')
     assert f.flags['F_CONTIGUOUS'] and f.dtype == np.float64, f.flags
 
