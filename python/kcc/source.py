@@ -404,6 +404,11 @@ def _def_lines(fn, name, decorator):
     return out, {alias: v for _, alias, v in attrs}
 
 
+def _is_user_exception(v):
+    """An exception class of the program's own (kernels may raise it)."""
+    return isinstance(v, type) and issubclass(v, Exception) and v.__module__ != 'builtins'
+
+
 def _is_enum(cls):
     import enum
     return issubclass(cls, enum.Enum) and cls not in (enum.Enum, enum.IntEnum, enum.Flag,
@@ -455,6 +460,10 @@ class _Text:
                 line = _module_text(name, v)
             elif isinstance(v, type) and _is_enum(v):
                 line = _enum_text(name, v)
+            elif _is_user_exception(v):
+                # declared for kcc under the name the kernel uses, which a raise reports
+                # and kernel_exception looks up in the kernel's globals (its class)
+                line = 'class %s(Exception):\n    pass' % name
             elif _is_device_function(v):
                 line = self.device_function(name, _function_of(v),
                                             getattr(v, 'decorator', None))

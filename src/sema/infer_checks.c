@@ -36,7 +36,16 @@ static const char *const exception_classes[] = {
     "RecursionError", "RuntimeError", "StopIteration", "SystemError", "TypeError",
     "UnboundLocalError", "UnicodeError", "ValueError", "ZeroDivisionError"};
 
+bool ix_builtin_exception(const char *name) {
+  for (size_t i = 0; i < sizeof exception_classes / sizeof *exception_classes; i++)
+    if (strcmp(name, exception_classes[i]) == 0) return true;
+  return false;
+}
+
 static const char *exception_class(infer_ctx *ic, const node *e) {
+  const char *path = e->kind == N_NAME ? ix_alias_path(ic, e->str) : NULL;
+  if (path && strncmp(path, USER_EXCEPTION_PREFIX, strlen(USER_EXCEPTION_PREFIX)) == 0)
+    return path + strlen(USER_EXCEPTION_PREFIX);   /* class MyError(ValueError) */
   const char *name = NULL;
   if (e->kind == N_NAME && !ix_find_local(ic->cur, e->str) && !ix_find_const(ic, e->str))
     name = e->str;
@@ -154,9 +163,9 @@ static void ix_raise(infer_ctx *ic, node *s) {
   node *callee = call ? call->a : s->a;
   const char *cls = exception_class(ic, callee);
   if (!cls) {
-    ix_error(ic, callee->sp, "a kernel can raise one of Python's built-in exception classes, "
-             "e.g. raise ValueError(\"...\") or raise IndexError (classes of its own cannot "
-             "be defined in a kernel's module)");
+    ix_error(ic, callee->sp, "a kernel can raise one of Python's built-in exception classes "
+             "or a class derived from one at module level, e.g. raise ValueError(\"...\") "
+             "or raise IndexError");
     return;
   }
   const char *text = raise_text(ic, cls, call);

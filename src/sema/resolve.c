@@ -53,6 +53,20 @@ static void bind_host(infer_ctx *ic, const char *name, span where, const char *w
   vec_push(ic->ar, &ic->host_defs, h);
 }
 
+/* class MyError(ValueError): ... — a class derived from one of Python's exception
+ * classes, or from such a class declared before it: kernels may raise it (its body is
+ * Python's, never run on the device; a raise reports the class by its name, which the
+ * Python package looks up in the kernel's globals, as Numba raises the user's class). */
+static bool exception_class_decl(infer_ctx *ic, const node *s) {
+  if (!s->str2 || s->list.len != 1) return false;
+  const char *base = ix_alias_path(ic, s->str2);
+  bool user = base && strncmp(base, USER_EXCEPTION_PREFIX, strlen(USER_EXCEPTION_PREFIX)) == 0;
+  if (!user && (base || !ix_builtin_exception(s->str2))) return false;
+  const char *name = s->list.items[0]->str;
+  ix_bind_alias(ic, name, arena_printf(ic->ar, USER_EXCEPTION_PREFIX "%s", name));
+  return true;
+}
+
 static host_def *host_def_of(infer_ctx *ic, const char *path) {
   if (!path || strncmp(path, HOST_DEF_PREFIX, strlen(HOST_DEF_PREFIX)) != 0) return NULL;
   int i = atoi(path + strlen(HOST_DEF_PREFIX));
@@ -698,6 +712,7 @@ void ix_module_level(infer_ctx *ic, node *module) {
       if (!host_decorated(ic, s)) define_function(ic, s);
       break;
     case N_HOST:
+      if (exception_class_decl(ic, s)) break;
       for (int k = 0; k < s->list.len; k++) {
         node *n = s->list.items[k];
         bind_host(ic, n->str, n->sp, s->str, s->a->sp);

@@ -98,6 +98,10 @@ symbol *ix_find_local(fn_instance *f, const char *name);
 symbol *ix_find_const(infer_ctx *ic, const char *name);
 func_def *ix_find_func(infer_ctx *ic, const char *name);
 const char *ix_alias_path(infer_ctx *ic, const char *name);
+/* An exception class a module declares (class MyError(ValueError): ...) is bound to
+ * USER_EXCEPTION_PREFIX + its name (resolve.c); a kernel may raise it. */
+#define USER_EXCEPTION_PREFIX "kcc.user_exception."
+bool ix_builtin_exception(const char *name);
 void ix_bind_alias(infer_ctx *ic, const char *name, const char *path);
 /* Forget a module constant of this name (rebound by a later binding). */
 void ix_forget_const(infer_ctx *ic, const char *name);

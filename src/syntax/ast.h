@@ -64,7 +64,8 @@ typedef enum node_kind {
   N_IMPORT,     /* list = N_ALIAS nodes: import numba.cuda as cuda */
   N_IMPORTFROM, /* str = module ("numba.cuda"), list = N_ALIAS nodes */
   N_ALIAS,      /* str = dotted name, str2 = `as` name or NULL */
-  N_HOST,       /* a top-level statement kcc does not compile (host Python, parse.c):
+  N_HOST,       /* a top-level statement kcc does not compile (host Python, parse.c);
+                   for a class, str2 = its first base's last dotted part:
                    list = N_NAME nodes it binds at module level; str = why it is not the
                    kernel language (the first error parsing it met), a = an N_PASS whose
                    span is that error's */

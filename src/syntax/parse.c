@@ -160,10 +160,25 @@ static void host_bindings(arena *a, const diag_sink *d, node *host, const char *
   }
 }
 
+/* `class NAME(BASE, ...):` — BASE's last dotted part (ValueError of builtins.ValueError),
+ * or NULL: what resolve.c needs to tell an exception class kernels may raise. */
+static const char *class_first_base(arena *a, const char *src, size_t len) {
+  if (!toplevel_starts_with(src, len, "class")) return NULL;
+  const char *open = memchr(src, '(', len), *colon = memchr(src, ':', len);
+  if (!open || !colon || colon < open) return NULL;
+  const char *b = open + 1, *end = b, *last = b;
+  while (end < colon && (*end == ' ' || *end == '\t')) end++;
+  b = last = end;
+  while (end < colon && (isalnum((unsigned char)*end) || *end == '_' || *end == '.'))
+    if (*end++ == '.') last = end;
+  return end > last ? arena_strndup(a, last, (size_t)(end - last)) : NULL;
+}
+
 static node *host_statement(arena *a, const diag_sink *d, const diag_first *fe, span sp,
                             const char *src, size_t len) {
   node *h = node_new(a, N_HOST, sp);
   h->str = fe->message ? fe->message : "not in the kernel language";
+  h->str2 = class_first_base(a, src, len);
   h->a = node_new(a, N_PASS, fe->message ? fe->sp : sp);
   host_bindings(a, d, h, src, len, sp.line);
   return h;

@@ -79,6 +79,14 @@ static void int_kernels(kc_module *m) {
   const char *const index[] = {"debug_checks.k:45:9", "'raises_index': IndexError, in block",
                                "thread (5, 0, 0)", NULL};
   expect_raise("raise IndexError", kernel(m, "raises_index"), 32, args, 1, index);
+  /* the program's own class, raised by its name (the Python package raises that class):
+     thread 7 of 8 raises it */
+  const char *const own[] = {"debug_checks.k:", "'raises_own': ", NULL};
+  expect_raise("raise of the program's own class", kernel(m, "raises_own"), 8, args, 1, own);
+  const char *msg = kc_last_error(H.ctx);
+  if (!strstr(msg, "debug_checks.k:116:9") || !strstr(msg, "FarOut: ('index', 7), in block") ||
+      !strstr(msg, "thread (7, 0, 0)"))
+    h_die("raise FarOut: the message is %s", msg);
   /* after a barrier: thread 28 reads s[3] and ends; the others store s[31 - i] */
   const char *const mirror[] = {"debug_checks.k:56:5", "AssertionError: mirror",
                                 "thread (28, 0, 0)", NULL};

@@ -251,6 +251,29 @@ def test_kernel_fault_raises():
     np.testing.assert_array_equal(x, np.full(4, -1.0))
 
 
+class OutOfRange(ValueError):
+    """A program's own exception class, raised by a kernel as Numba raises it."""
+
+
+def test_program_exception_classes():
+    """raise OutOfRange(...) in a kernel: in a debug kernel the launch raises that very
+    class (also a KccError), elsewhere the raising thread ends silently (Numba's)."""
+    def body(a):
+        i = cuda.grid(1)
+        if i >= 3:
+            raise OutOfRange("past", 3)
+        a[i] = i + 1
+    a = np.zeros(5)
+    cuda.jit(body)[1, 5](a)
+    assert a.tolist() == [1.0, 2.0, 3.0, 0.0, 0.0], a
+    try:
+        cuda.jit(debug=True, opt=False)(body)[1, 5](np.zeros(5))
+    except OutOfRange as e:
+        assert isinstance(e, KccError) and "OutOfRange: ('past', 3)" in str(e), e
+    else:
+        raise AssertionError('a debug kernel raising OutOfRange did not raise it')
+
+
 def test_wrong_launches_raise():
     a = np.zeros(4, np.float32)
 
