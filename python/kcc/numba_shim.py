@@ -143,6 +143,12 @@ def install():
     # numba.cuda.cudadrv.devicearray is kcc's (Numba's needs a driver); its package,
     # Numba's, is imported for it when Numba is there
     sys.modules['numba.cuda.devicearray'] = kcc_cuda.devicearray
+    # numba.cuda.compiler's PTX entry points (`from numba.cuda.compiler import
+    # compile_ptx`), kcc's; Numba's module would need its NVVM
+    compiler = types.ModuleType('numba.cuda.compiler')
+    compiler.compile_ptx = kcc_cuda.compile_ptx
+    compiler.compile_ptx_for_current_device = kcc_cuda.compile_ptx_for_current_device
+    sys.modules['numba.cuda.compiler'] = compiler
     kernels = types.ModuleType('numba.cuda.kernels.transpose')
     kernels.transpose = kcc_cuda._transpose   # Numba's device-side transpose, kcc's
     sys.modules['numba.cuda.kernels.transpose'] = kernels
