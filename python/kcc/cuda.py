@@ -1566,12 +1566,33 @@ def kernel_exception(error, fn):
         except TypeError:         # a class that cannot be combined: its own kind
             combined = cls
         _combined_errors[cls] = combined
+    text = str(error)
+    if status == 'KC_ERR_ASSERT':
+        text += _numba_words(text, fn)
     try:
-        raised = combined(str(error))
+        raised = combined(text)
     except Exception:
         return error
     raised.status = error.status
     return raised
+
+
+_KCC_RAISE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):\d+: error: kernel '[^']*': "
+                        r"[A-Za-z_][A-Za-z0-9_]*(?:: (?P<args>.*?))?, in block "
+                        r"\((?P<block>[^)]*)\), thread \((?P<thread>[^)]*)\)")
+
+
+def _numba_words(text, fn):
+    """A kernel's raise reported as Numba words it after its own ("tid=[0, 0, 0]
+    ctaid=[1, 0, 0]: message", then "In function 'k', file f.py, line 7"), for programs
+    and tests that read Numba's text; '' when the message is not a raise's."""
+    m = _KCC_RAISE.match(text)
+    if not m:
+        return ''
+    where = '[%s]' % m.group('thread'), '[%s]' % m.group('block')
+    said = 'tid=%s ctaid=%s' % where + (': %s' % m.group('args') if m.group('args') else '')
+    return "\n%s\nIn function '%s', file %s, line %s" % (
+        said, fn.__name__, m.group('file'), m.group('line'))
 
 
 class _Launcher:

@@ -270,6 +270,9 @@ def test_program_exception_classes():
         cuda.jit(debug=True, opt=False)(body)[1, 5](np.zeros(5))
     except OutOfRange as e:
         assert isinstance(e, KccError) and "OutOfRange: ('past', 3)" in str(e), e
+        # and in Numba's words after kcc's (Numba's test_userexc reads them)
+        assert "tid=[3, 0, 0] ctaid=[0, 0, 0]: ('past', 3)\nIn function 'body', file " \
+            in str(e), e
     else:
         raise AssertionError('a debug kernel raising OutOfRange did not raise it')
 

@@ -22,7 +22,7 @@ PASSING = [
     'test_slicing', 'test_transpose', 'test_vectorize', 'test_vectorize_complex', 'test_vectorize_device',
     'test_vectorize_scalar_arg', 'test_dispatcher', 'test_minmax', 'test_multithreads',
     'test_print', 'test_retrieve_autoconverted_arrays', 'test_vectorize_decor',
-    'test_warp_ops', 'test_record_dtype', 'test_array_args', 'test_fastmath',
+    'test_warp_ops', 'test_record_dtype', 'test_array_args', 'test_fastmath', 'test_userexc',
 ]
 
 
