@@ -1526,6 +1526,36 @@ _combined_errors = {}
 _BAD_ARGUMENT = re.compile(r"^kernel '[^']*': (argument \d+ .*: expected |expected \d+)")
 
 
+_performance_warning = None
+
+
+def _numba_config(name, default):
+    """Numba's setting `name` (numba.core.config, which programs and Numba's tests set)
+    where Numba is installed, else NUMBA_<name> from the environment."""
+    config = sys.modules.get('numba.core.config')
+    if config is not None and hasattr(config, name):
+        return getattr(config, name)
+    try:
+        return int(os.environ.get('NUMBA_' + name, default))
+    except ValueError:
+        return default
+
+
+def _warn_performance(message):
+    """Numba's NumbaPerformanceWarning (kcc's own subclass of KccWarning without Numba):
+    the launch warnings Numba 0.56 gives by default."""
+    global _performance_warning
+    if _performance_warning is None:
+        try:
+            from numba.core.errors import NumbaPerformanceWarning as cls
+        except Exception:
+            from ._kcc import KccWarning
+            cls = type('NumbaPerformanceWarning', (KccWarning,), {'__module__': 'kcc'})
+        _performance_warning = cls
+    import warnings
+    warnings.warn(_performance_warning(message))
+
+
 def _numba_typing_error():
     """Numba's TypingError where Numba is installed (what its users catch), else None."""
     try:
@@ -1615,7 +1645,19 @@ class _Launcher:
         else:                            # records, tuples of arrays: their leaves
             kernel = self.dispatcher._wrapped_kernel(layout)
             args = tuple(_leaves(args, []))
-        shared = _host_memory_of(args) if any(isinstance(a, np.ndarray) for a in args) else {}
+        grid = self.griddim
+        blocks = functools.reduce(operator.mul, grid) if isinstance(grid, tuple) else grid
+        if blocks < 128 and _numba_config('CUDA_LOW_OCCUPANCY_WARNINGS', 1):
+            # Numba's words and threshold (its dispatcher warns under 128 blocks)
+            _warn_performance('Grid size %d will likely result in GPU under-utilization '
+                              'due to low occupancy.' % blocks)
+        host = any(isinstance(a, np.ndarray) for a in args)
+        if host and _numba_config('CUDA_WARN_ON_IMPLICIT_COPY', 1) and \
+                any(isinstance(a, np.ndarray) and not isinstance(a, MappedNDArray)
+                    for a in args):
+            _warn_performance('Host array used in CUDA kernel will incur copy overhead '
+                              'to/from device.')
+        shared = _host_memory_of(args) if host else {}
         for a in args:
             if isinstance(a, _PASSED_AS_IS):   # the usual launch: no other test
                 launch_args.append(a)

@@ -29,8 +29,46 @@ class SerialMixin:
     _numba_parallel_test_ = False
 
 
+_QUIET = ('CUDA_LOW_OCCUPANCY_WARNINGS', 'CUDA_WARN_ON_IMPLICIT_COPY')
+
+
+def _settings():
+    """Where the launch warnings' switches live: Numba's config module, else the
+    environment kcc.cuda reads them from without Numba."""
+    try:
+        from numba.core import config
+        return config
+    except Exception:
+        return None
+
+
 class CUDATestCase(SerialMixin, _Base):
-    """Numba's base class for CUDA tests; kcc needs no per-test set-up."""
+    """Numba's base class for CUDA tests: as Numba's, it turns the launch warnings off
+    for each test (low occupancy, implicit copies of host arrays)."""
+
+    def setUp(self):
+        config = _settings()
+        if config is not None:
+            self._kcc_saved = {k: getattr(config, k, 1) for k in _QUIET}
+            for k in _QUIET:
+                setattr(config, k, 0)
+        else:
+            import os
+            self._kcc_saved = {k: os.environ.get('NUMBA_' + k) for k in _QUIET}
+            for k in _QUIET:
+                os.environ['NUMBA_' + k] = '0'
+
+    def tearDown(self):
+        config = _settings()
+        for k, v in getattr(self, '_kcc_saved', {}).items():
+            if config is not None:
+                setattr(config, k, v)
+            else:
+                import os
+                if v is None:
+                    os.environ.pop('NUMBA_' + k, None)
+                else:
+                    os.environ['NUMBA_' + k] = v
 
 
 ContextResettingTestCase = CUDATestCase

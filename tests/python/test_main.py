@@ -45,6 +45,24 @@ def test_device_namespaces():
         'device functions', lines
 
 
+def test_numba_launch_warnings():
+    """Numba's launch warnings, on by default in Numba 0.56 and worded as Numba's: a grid
+    under 128 blocks, a host array copied for a launch (not a mapped one); its
+    NUMBA_CUDA_* switches turn them off. Reference: Numba's numba/cuda/dispatcher.py
+    and devicearray.py."""
+    rc, out, err = run_kcc('warnings_program.py')
+    assert rc == 0, err
+    assert 'NumbaPerformanceWarning: Grid size 1 will likely result in GPU under-utilization ' \
+        'due to low occupancy.' in err, err
+    assert 'NumbaPerformanceWarning: Host array used in CUDA kernel will incur copy ' \
+        'overhead to/from device.' in err, err
+    assert out.splitlines() == ['caught 0 for a big grid and device arrays',
+                                'caught 0 for a mapped array'], out
+    rc, out, err = run_kcc('warnings_program.py', env={
+        'NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS': '0', 'NUMBA_CUDA_WARN_ON_IMPLICIT_COPY': '0'})
+    assert rc == 0 and 'Warning' not in err, err
+
+
 def test_cuda_device_names_imported():
     """from numba.cuda import grid, threadIdx, shared, atomic ... (numba.cuda's device
     names, as Numba exports them) in a kernel's module; NumPy computes the reference."""
@@ -89,7 +107,11 @@ def test_shim_without_numba():
 def test_child_processes_run_under_kcc():
     """A python3 -c child (Numba's test_print runs its kernels so) and multiprocessing's
     spawned workers get kcc's numba too; a child that imports no numba is left alone."""
-    rc, out, err = run_kcc('children_program.py', env={'KCC_REAL_NUMBA': '0'})
+    # the child's stderr is part of what it prints: without Numba's launch warnings
+    # (a grid of one block; Numba's NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0 turns them off)
+    rc, out, err = run_kcc('children_program.py', env={
+        'KCC_REAL_NUMBA': '0', 'NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS': '0',
+        'NUMBA_CUDA_WARN_ON_IMPLICIT_COPY': '0'})
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0] == "child 0 ['0 999', '1 999', 'module kcc.cuda'] ", lines
