@@ -316,6 +316,32 @@ class DeviceNDArray(_kcc.DeviceArray):
         """Numba's spelling of self[item]."""
         return self[item]
 
+    def view(self, dtype):
+        """Numba's view(dtype): the same memory read as another number dtype; the last
+        axis's extent scales by the item sizes' ratio, which needs that axis contiguous
+        (Numba's rule and messages)."""
+        dtype = np.dtype(dtype)
+        if dtype.names or self.dtype.names:
+            raise NotImplementedError('kcc views number dtypes only, not records')
+        shape, strides = list(self.shape), list(self.strides)
+        old, new = self.dtype.itemsize, dtype.itemsize
+        if old != new:
+            if not self.is_c_contiguous():
+                raise ValueError('To change to a dtype of a different size, the array must '
+                                 'be C-contiguous')
+            shape[-1], rem = divmod(shape[-1] * old, new)
+            if rem:
+                raise ValueError('When changing to a larger dtype, its size must be a '
+                                 'divisor of the total size in bytes of the last axis of '
+                                 'the array.')
+            strides[-1] = new
+        if any(st % new for st in strides):
+            raise ValueError('view: strides %s are not multiples of the item size %d'
+                             % (tuple(strides), new))
+        address = self.__cuda_array_interface__['data'][0] if self.size else 0
+        return _kcc.array_wrap(type(self), self, address, tuple(shape),
+                               tuple(st // new for st in strides), dtype.name)
+
     def reshape(self, *newshape, **kws):
         """A view of another shape (Numba's reshape): C order, one extent may be -1;
         a non-contiguous array would need a copy and raises NotImplementedError."""

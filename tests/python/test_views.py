@@ -427,6 +427,24 @@ def test_devicearray_module():
     np.testing.assert_array_equal(out.copy_to_host(), x.T)
 
 
+
+def test_view_as_another_dtype():
+    """d.view(dtype), as NumPy's a.view(dtype) of the same bytes (the reference): the
+    last axis rescaled, writes through the view reach the array, Numba's errors."""
+    a = np.arange(8, dtype=np.float32)
+    d = cuda.to_device(a)
+    for dt in (np.int32, np.float64, np.uint8, np.complex64):
+        v = d.view(dt)
+        assert v.shape == a.view(dt).shape and v.dtype == np.dtype(dt), (dt, v.shape)
+        np.testing.assert_array_equal(v.copy_to_host(), a.view(dt))
+    m = np.arange(12, dtype=np.int16).reshape(3, 4)
+    np.testing.assert_array_equal(cuda.to_device(m).view(np.int32).copy_to_host(),
+                                  m.view(np.int32))
+    d.view(np.int32)[1] = 0
+    assert d.copy_to_host()[1] == 0.0, d.copy_to_host()
+    raises(ValueError, lambda: cuda.to_device(np.arange(3, dtype=np.int8)).view(np.int16))
+    raises(ValueError, lambda: cuda.to_device(np.zeros((4, 4), np.int16))[:, :2].view(np.int32))
+
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runner import run
