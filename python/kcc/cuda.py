@@ -1622,7 +1622,9 @@ def kernel_exception(error, fn):
         except TypeError:         # a class that cannot be combined: its own kind
             combined = cls
         _combined_errors[cls] = combined
-    text = str(error)
+    # a wrapper kernel's function (source.wrapper_text) is compiled under a name of
+    # kcc's own: its messages say the kernel's
+    text = str(error).replace("'%s__kcc_body'" % fn.__name__, "'%s'" % fn.__name__)
     if status == 'KC_ERR_ASSERT':
         text += _numba_words(text, fn)
     try:
