@@ -843,6 +843,15 @@ def from_dlpack(obj):
 
 
 # ---- streams and events -------------------------------------------------------------
+class _Handle(int):
+    """A stream's CUstream as an int that also reads as Numba's ctypes handle does
+    (stream.handle.value, None for 0): programs hand it to CuPy and others either way."""
+
+    @property
+    def value(self):
+        return int(self) or None
+
+
 class Stream(_kcc.Stream):
     """A stream (Numba's cuda.stream()): launches kernel[grid, block, stream](args)
     and copies with stream= queue on it, in order. Host arrays of its queued copies are
@@ -851,6 +860,10 @@ class Stream(_kcc.Stream):
     def __init__(self, *args, **kwargs):
         _live_streams.add(self)
 
+    @property
+    def handle(self):
+        return _Handle(_kcc.Stream.handle.__get__(self))
+
     @contextlib.contextmanager
     def auto_synchronize(self):
         """with stream.auto_synchronize(): ... synchronizes the stream at the end."""
@@ -858,7 +871,7 @@ class Stream(_kcc.Stream):
         self.synchronize()
 
     def __int__(self):
-        return self.handle
+        return int(self.handle)
 
     def __repr__(self):
         if self.is_default:

@@ -267,6 +267,16 @@ def test_no_leaks():
     assert len(gc.get_objects()) <= objects + 5, (len(gc.get_objects()), objects)
 
 
+
+def test_handle_reads_as_numba_reads_it():
+    """stream.handle is the CUstream as an int and, as Numba's ctypes handle, has
+    .value (None for no CUstream: the CPU back end's and the default stream's)."""
+    s = cuda.stream()
+    h = s.handle
+    assert isinstance(h, int) and int(s) == int(h), (h, int(s))
+    assert h.value == (int(h) or None), h.value
+    assert cuda.default_stream().handle.value is None
+
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runner import run
