@@ -166,9 +166,9 @@ static const char *class_first_base(arena *a, const char *src, size_t len) {
   if (!toplevel_starts_with(src, len, "class")) return NULL;
   const char *open = memchr(src, '(', len), *colon = memchr(src, ':', len);
   if (!open || !colon || colon < open) return NULL;
-  const char *b = open + 1, *end = b, *last = b;
+  const char *end = open + 1;
   while (end < colon && (*end == ' ' || *end == '\t')) end++;
-  b = last = end;
+  const char *last = end;
   while (end < colon && (isalnum((unsigned char)*end) || *end == '_' || *end == '.'))
     if (*end++ == '.') last = end;
   return end > last ? arena_strndup(a, last, (size_t)(end - last)) : NULL;
