@@ -519,19 +519,31 @@ def _layout(args):
     return tuple(one(a) for a in args)
 
 
-def _leaves(args, out):
+def _leaves(args, out, owners, top=None):
     """The arguments in the wrapper kernel's order: tuples (those _layout opens) taken
-    apart, depth first."""
-    for a in args:
+    apart, depth first; owners gets each leaf's argument (0-based)."""
+    for k, a in enumerate(args):
+        owner = k if top is None else top
         if _is_enum_member(a):
             continue                     # written into the wrapper kernel's call
         if _is_namedtuple_of_numbers(a):
             out.append(_namedtuple_record(a))
+            owners.append(owner)
         elif isinstance(a, tuple) and _needs_wrapper(a):
-            _leaves(a, out)
+            _leaves(a, out, owners, owner)
         else:
             out.append(a)
+            owners.append(owner)
     return out
+
+
+def _renumbered(message, owners):
+    """libkc's "argument N: ..." about a wrapper kernel's leaf N, said of the launch's
+    argument it came from."""
+    m = re.match(r'argument (\d+)(.*)', message, re.S)
+    if not m or not 1 <= int(m.group(1)) <= len(owners):
+        return message
+    return 'argument %d (an element of it)%s' % (owners[int(m.group(1)) - 1] + 1, m.group(2))
 
 
 def _wrapper_arg(item, name, params, enums):
@@ -1681,11 +1693,13 @@ class _Launcher:
         if self.dispatcher.extensions:   # Numba's launch hooks: each may rewrite an argument
             args = tuple(self.dispatcher._prepared(a, stream, retr) for a in args)
         layout = _layout(args)
+        owners = None
         if layout is None:               # every launch but a few
             kernel = self.dispatcher._get_kernel()
         else:                            # records, tuples of arrays: their leaves
             kernel = self.dispatcher._wrapped_kernel(layout)
-            args = tuple(_leaves(args, []))
+            owners = []                  # per leaf, the argument it came from
+            args = tuple(_leaves(args, [], owners))
         grid = self.griddim
         blocks = functools.reduce(operator.mul, grid) if isinstance(grid, tuple) else grid
         if blocks < 128 and _numba_config('CUDA_LOW_OCCUPANCY_WARNINGS', 1):
@@ -1731,6 +1745,10 @@ class _Launcher:
                           stream=self.stream)
         except KccError as e:
             raise kernel_exception(e, self.dispatcher.py_func) from None
+        except TypeError as e:
+            if owners is None:
+                raise
+            raise TypeError(_renumbered(str(e), owners)) from None
         for a, d in copy_back:
             d.copy_to_host(a, stream)
         for write_back in retr:

@@ -75,6 +75,12 @@ def test_tuples_of_arrays_and_nested_tuples():
             r.n = arr.size
     count[1, 1]((recs[1], np.zeros(6)))
     assert recs['n'].tolist() == [0, 6], recs
+    try:   # what cannot be passed is named by the argument that holds it
+        scale_all[1, 1]((a, 'text'), (2.0, (3, 0.5)), (), ((1, 4),))
+    except TypeError as e:
+        assert str(e).startswith('argument 1 (an element of it): kcc cannot pass a str'), e
+    else:
+        raise AssertionError('a tuple holding a str was passed')
 
 
 def test_namedtuple_arguments():
