@@ -871,6 +871,12 @@ class Stream(_kcc.Stream):
 
     def __init__(self, *args, **kwargs):
         _live_streams.add(self)
+        self._external = kwargs.get('external') is not None
+
+    @property
+    def external(self):
+        """Whether the stream is another library's (cuda.external_stream), as Numba's."""
+        return self._external
 
     @property
     def handle(self):

@@ -276,6 +276,7 @@ def test_handle_reads_as_numba_reads_it():
     assert isinstance(h, int) and int(s) == int(h), (h, int(s))
     assert h.value == (int(h) or None), h.value
     assert cuda.default_stream().handle.value is None
+    assert s.external is False and cuda.default_stream().external is False
 
 if __name__ == '__main__':
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
