@@ -876,7 +876,7 @@ class Stream(_kcc.Stream):
     @property
     def external(self):
         """Whether the stream is another library's (cuda.external_stream), as Numba's."""
-        return self.__dict__.get("_external", False)
+        return self.__dict__.get('_external', False)
 
     @property
     def handle(self):
