@@ -565,8 +565,10 @@ def _wrapper_arg(item, name, params, enums):
 
 def _record_written_back(rec, d, stream):
     """What the kernel left in device record d[0], into the record scalar rec (a view
-    into its array where it came from one, as Numba writes it back)."""
-    host = d.copy_to_host(stream=stream)[0]
+    into its array where it came from one, as Numba writes it back). The copy is the
+    synchronous one, which waits for the launch's stream (kcc's default stream follows
+    every stream's work): the record's fields are read right after it."""
+    host = d.copy_to_host()[0]
     for name in rec.dtype.names:
         rec[name] = host[name]
 
