@@ -563,7 +563,7 @@ def _wrapper_arg(item, name, params, enums):
     return name + '[0]' if item == 'r' else name
 
 
-def _record_written_back(rec, d, stream):
+def _record_written_back(rec, d):
     """What the kernel left in device record d[0], into the record scalar rec (a view
     into its array where it came from one, as Numba writes it back). The copy is the
     synchronous one, which waits for the launch's stream (kcc's default stream follows
@@ -1739,7 +1739,7 @@ class _Launcher:
                 # back into the record (a view of its array) after the launch
                 d = to_device(np.array([a], dtype=a.dtype), stream)
                 launch_args.append(d)
-                retr.append(functools.partial(_record_written_back, a, d, stream))
+                retr.append(functools.partial(_record_written_back, a, d))
             elif type(a).__name__ in _DIRECTIONS and hasattr(a, 'value'):
                 launch_args.append(_directed_arg(a, stream, copy_back))
             elif hasattr(a, '__cuda_array_interface__'):
