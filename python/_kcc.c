@@ -90,22 +90,17 @@ static PyObject *raise_kc(kcc_state *st, kc_status s, const char *message) {
 
 /* kc_last_error's text, or for a compilation every diagnostic (kcc prints them all,
  * as GCC does, not only the first). */
-/* A kernel's fault as a CPU launch returns it: the runtime keeps it for the next
- * synchronisation too, as a CUDA fault would surface there (runtime/launch.c). */
-static int cpu_launch_fault(kc_context *ctx, kc_status s) {
-  return ctx && kc_context_device(ctx) == KC_DEVICE_CPU &&
-         (s == KC_ERR_LAUNCH || s == KC_ERR_DEADLOCK || s == KC_ERR_BOUNDS ||
-          s == KC_ERR_ASSERT || s == KC_ERR_TIMEOUT);
-}
-
 PyObject *raise_status(kcc_state *st, kc_context *ctx, kc_status s) {
   if ((s == KC_ERR_SYNTAX || s == KC_ERR_TYPE) && ctx && kc_last_diagnostics(ctx)[0])
     return raise_kc(st, s, kc_last_diagnostics(ctx));
   PyObject *r = raise_kc(st, s, kc_last_error(ctx));
-  /* raised here, as Numba raises a debug kernel's exception at its launch: not again
-     by the program's next cuda.synchronize() (which takes the kept fault, the same
-     message, already in the exception) */
-  if (cpu_launch_fault(ctx, s)) (void)kc_synchronize(ctx);
+  /* A CPU launch returns its kernel's fault and the runtime keeps it for the next
+     synchronisation too, as a CUDA fault surfaces there (runtime/launch.c). Raised
+     here, as Numba raises a debug kernel's exception at its launch, it is taken now,
+     not raised again by the program's next cuda.synchronize(). (On the CPU every
+     launch is done when it returns, and Python raises each failure: what is kept is
+     this one or nothing.) */
+  if (ctx && kc_context_device(ctx) == KC_DEVICE_CPU) (void)kc_synchronize(ctx);
   return r;
 }
 

@@ -17,6 +17,7 @@ inside kernels: Python cannot run them.
 
 import builtins
 import contextlib
+import enum
 import functools
 import inspect
 import operator
@@ -338,7 +339,7 @@ class DeviceNDArray(_kcc.DeviceArray):
         if any(st % new for st in strides):
             raise ValueError('view: strides %s are not multiples of the item size %d'
                              % (tuple(strides), new))
-        address = self.__cuda_array_interface__['data'][0] if self.size else 0
+        address = _kcc.array_layout(self)[2] if self.size else 0
         return _kcc.array_wrap(type(self), self, address, tuple(shape),
                                tuple(st // new for st in strides), dtype.name)
 
@@ -486,7 +487,6 @@ def _namedtuple_record(t):
 
 def _is_enum_member(a):
     """A member of an Enum that is not an int (IntEnum members pass as their ints)."""
-    import enum
     return isinstance(a, enum.Enum) and not isinstance(a, int)
 
 
@@ -501,39 +501,39 @@ def _needs_wrapper(a):
         for x in a))
 
 
+def _layout_of(a):
+    """How one argument reaches the kernel: 'r' (a record, or a namedtuple made one, by
+    reference), ('enum', class, member name), a tuple of its elements' layouts (a tuple
+    _needs_wrapper opens), or 'v' (as it is)."""
+    if isinstance(a, np.void) or _is_namedtuple_of_numbers(a):
+        return 'r'
+    if _is_enum_member(a):
+        return ('enum', type(a), a.name)
+    if _needs_wrapper(a):
+        return tuple(_layout_of(x) for x in a)
+    return 'v'
+
+
 def _layout(args):
-    """How a launch's arguments reach the kernel when some need the wrapper kernel
-    (Dispatcher._wrapped_kernel), else None: per argument 'r' (a record, by
-    reference), 'v' (as it is) or a tuple of the layouts of a tuple's elements."""
-    if not any(_needs_wrapper(a) for a in args):
-        return None
-
-    def one(a):
-        if isinstance(a, np.void) or _is_namedtuple_of_numbers(a):
-            return 'r'
-        if _is_enum_member(a):
-            return ('enum', type(a), a.name)
-        if _needs_wrapper(a):
-            return tuple(one(x) for x in a)
-        return 'v'
-    return tuple(one(a) for a in args)
+    """The arguments' layouts when some need the wrapper kernel
+    (Dispatcher._wrapped_kernel), else None."""
+    layout = tuple(_layout_of(a) for a in args)
+    return None if all(item == 'v' for item in layout) else layout
 
 
-def _leaves(args, out, owners, top=None):
-    """The arguments in the wrapper kernel's order: tuples (those _layout opens) taken
-    apart, depth first; owners gets each leaf's argument (0-based)."""
-    for k, a in enumerate(args):
+def _leaves(args, layout, out, owners, top=None):
+    """The arguments in the wrapper kernel's order, as their layout says: tuples taken
+    apart, depth first, an Enum member left out (written into the call), a namedtuple
+    made a record; owners gets each leaf's argument (0-based)."""
+    for k, (a, item) in enumerate(zip(args, layout)):
         owner = k if top is None else top
-        if _is_enum_member(a):
-            continue                     # written into the wrapper kernel's call
-        if _is_namedtuple_of_numbers(a):
-            out.append(_namedtuple_record(a))
-            owners.append(owner)
-        elif isinstance(a, tuple) and _needs_wrapper(a):
-            _leaves(a, out, owners, owner)
-        else:
-            out.append(a)
-            owners.append(owner)
+        if isinstance(item, tuple) and item[:1] == ('enum',):
+            continue
+        if isinstance(item, tuple):
+            _leaves(a, item, out, owners, owner)
+            continue
+        out.append(_namedtuple_record(a) if item == 'r' and isinstance(a, tuple) else a)
+        owners.append(owner)
     return out
 
 
@@ -1693,6 +1693,8 @@ class _Launcher:
         self.dispatcher = dispatcher
         self.griddim, self.blockdim, self.sharedmem = griddim, blockdim, sharedmem
         self.stream = stream   # None: the default stream, synchronous copies
+        self._blocks = functools.reduce(operator.mul, griddim) \
+            if isinstance(griddim, tuple) else griddim
 
     def __call__(self, *args):
         self.dispatcher._check_arity(args)
@@ -1700,21 +1702,20 @@ class _Launcher:
         launch_args, copy_back, retr = [], [], []
         if self.dispatcher.extensions:   # Numba's launch hooks: each may rewrite an argument
             args = tuple(self.dispatcher._prepared(a, stream, retr) for a in args)
-        layout = _layout(args)
         owners = None
-        if layout is None:               # every launch but a few
+        plain = all(isinstance(a, _PASSED_AS_IS) for a in args)   # every launch but a few
+        layout = None if plain else _layout(args)
+        if layout is None:
             kernel = self.dispatcher._get_kernel()
         else:                            # records, tuples of arrays: their leaves
             kernel = self.dispatcher._wrapped_kernel(layout)
             owners = []                  # per leaf, the argument it came from
-            args = tuple(_leaves(args, [], owners))
-        grid = self.griddim
-        blocks = functools.reduce(operator.mul, grid) if isinstance(grid, tuple) else grid
-        if blocks < 128 and _numba_config('CUDA_LOW_OCCUPANCY_WARNINGS', 1):
+            args = tuple(_leaves(args, layout, [], owners))
+        if self._blocks < 128 and _numba_config('CUDA_LOW_OCCUPANCY_WARNINGS', 1):
             # Numba's words and threshold (its dispatcher warns under 128 blocks)
             _warn_performance('Grid size %d will likely result in GPU under-utilization '
-                              'due to low occupancy.' % blocks)
-        host = any(isinstance(a, np.ndarray) for a in args)
+                              'due to low occupancy.' % self._blocks)
+        host = not plain and any(isinstance(a, np.ndarray) for a in args)
         if host and _numba_config('CUDA_WARN_ON_IMPLICIT_COPY', 1) and \
                 any(isinstance(a, np.ndarray) and not isinstance(a, MappedNDArray)
                     for a in args):

@@ -511,11 +511,11 @@ def wrapper_text(fn, device_decorator, kernel_decorator, params, call_args, enum
     name = '%s__kcc_body' % kernel
     text = _Text(fn)
     text.done[fn.__code__] = name
-    text.place(fn, name, device_decorator.replace('@cuda.', '@%s.' % _CUDA, 1))
+    text.place(fn, name, _own_decorator(device_decorator))
     text.add_values(fn)
     for alias, cls in sorted((enums or {}).items()):
         text.tail.append(_enum_text(alias, cls))
-    text.tail += [kernel_decorator.replace('@cuda.', '@%s.' % _CUDA, 1),
+    text.tail += [_own_decorator(kernel_decorator),
                   'def %s(%s):' % (kernel, ', '.join(params)),
                   '    %s(%s)' % (name, ', '.join(call_args))]
     return text.joined(_header()), kernel
@@ -527,15 +527,21 @@ def function_text(fn, decorator, name=None):
     imports, values and device functions it uses, as Python binds them now."""
     name = name or (fn.__name__ if fn.__name__ != '<lambda>' else
                     'lambda_at_line_%d' % fn.__code__.co_firstlineno)
-    for plain, own in (('@cuda.', '@%s.' % _CUDA), ('@vectorize(', '@%s(' % _VECTORIZE),
-                       ('@guvectorize(', '@%s(' % _GUVECTORIZE)):
-        if decorator.startswith(plain):
-            decorator = own + decorator[len(plain):]
+    decorator = _own_decorator(decorator)
     text = _Text(fn)
     text.done[fn.__code__] = name
     text.place(fn, name, decorator)
     text.add_values(fn)
     return text.joined(_header()), name
+
+
+def _own_decorator(decorator):
+    """A decorator line naming cuda, vectorize or guvectorize as the header imports them."""
+    for plain, own in (('@cuda.', '@%s.' % _CUDA), ('@vectorize(', '@%s(' % _VECTORIZE),
+                       ('@guvectorize(', '@%s(' % _GUVECTORIZE)):
+        if decorator.startswith(plain):
+            return own + decorator[len(plain):]
+    return decorator
 
 
 def _header():

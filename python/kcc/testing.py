@@ -32,14 +32,20 @@ class SerialMixin:
 _QUIET = ('CUDA_LOW_OCCUPANCY_WARNINGS', 'CUDA_WARN_ON_IMPLICIT_COPY')
 
 
-def _settings():
-    """Where the launch warnings' switches live: Numba's config module, else the
-    environment kcc.cuda reads them from without Numba."""
+def _switch(name, value):
+    """Set launch-warning switch `name` where kcc.cuda reads it (Numba's config module,
+    else NUMBA_<name> in the environment: None removes it); its value before."""
     try:
         from numba.core import config
-        return config
     except Exception:
-        return None
+        import os
+        old = os.environ.pop('NUMBA_' + name, None)
+        if value is not None:
+            os.environ['NUMBA_' + name] = str(value)
+        return old
+    old = getattr(config, name, 1)
+    setattr(config, name, value)
+    return old
 
 
 class CUDATestCase(SerialMixin, _Base):
@@ -47,28 +53,11 @@ class CUDATestCase(SerialMixin, _Base):
     for each test (low occupancy, implicit copies of host arrays)."""
 
     def setUp(self):
-        config = _settings()
-        if config is not None:
-            self._kcc_saved = {k: getattr(config, k, 1) for k in _QUIET}
-            for k in _QUIET:
-                setattr(config, k, 0)
-        else:
-            import os
-            self._kcc_saved = {k: os.environ.get('NUMBA_' + k) for k in _QUIET}
-            for k in _QUIET:
-                os.environ['NUMBA_' + k] = '0'
+        self._kcc_saved = {k: _switch(k, 0) for k in _QUIET}
 
     def tearDown(self):
-        config = _settings()
         for k, v in getattr(self, '_kcc_saved', {}).items():
-            if config is not None:
-                setattr(config, k, v)
-            else:
-                import os
-                if v is None:
-                    os.environ.pop('NUMBA_' + k, None)
-                else:
-                    os.environ['NUMBA_' + k] = v
+            _switch(k, v)
 
 
 ContextResettingTestCase = CUDATestCase

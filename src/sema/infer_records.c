@@ -294,50 +294,50 @@ int ix_record_position(infer_ctx *ic, node *e, const type *bt) {
   return 1;
 }
 
-/* r.h = v, r["h"] = v for a nested array field h and an array v: t rewritten in place
- * as r.h[:] = v, which copies v's elements in (its shape checked as any slice store's),
- * as Numba copies an array into a nested array field (a number is refused there, as
- * Numba refuses it). Whether t was rewritten. */
-bool ix_record_array_target(infer_ctx *ic, node *t, const type *vt) {
-  if (!vt || vt->kind != TY_ARRAY) return false;
-  const type *rt = ix_expr(ic, t->a);
-  const rec_field *f = rt && rt->kind == TY_RECORD && t->str ? rec_find(rt, t->str) : NULL;
-  if (!f || f->ty->kind != TY_ARRAY) return false;
+/* t as r.h[:], its place a slice of nested array field h. */
+static void as_whole_slice(infer_ctx *ic, node *t) {
   node *field = node_new(ic->ar, t->kind, t->sp);
   *field = *t;
   node *all = node_new(ic->ar, N_SLICE, t->sp);
   *t = (node){.kind = N_INDEX, .sp = t->sp, .a = field, .b = all};
-  return true;
 }
 
-/* r.x = v, a[i].x = v: a number field takes a number (converted as an array element
- * does); nested arrays are written element by element, nested records field by field. */
-void ix_record_store(infer_ctx *ic, node *t, const type *vt) {
-  const type *rt = ix_expr(ic, t->a);
-  if (!rt) return;
+/* r.x = v, a[i].x = v (r["x"] = v, its key resolved: ix_record_key), rt the type of r
+ * (NULL after an error there): a number field takes a number (converted as an array
+ * element does). A nested array takes an array in a plain assignment, copied in as
+ * Numba copies it: t becomes r.h[:] and true is returned, for the caller to store v
+ * there as into any slice (its shape checked so); a number is refused there, as Numba
+ * refuses it. A nested record is written field by field. */
+bool ix_record_store(infer_ctx *ic, node *t, const type *rt, const type *vt, bool plain) {
+  if (!rt) return false;
   if (rt->kind == TY_VECTOR) {
     ix_error(ic, t->sp, "the fields of %s are read-only, as in numba-cuda: make a new vector "
          "(e.g. v = %s(...))", ix_tname(ic, rt), ix_tname(ic, rt));
-    return;
+    return false;
   }
   if (rt->kind != TY_RECORD) {
     ix_error(ic, t->sp, "cannot assign to an attribute of %s", ix_tname(ic, rt));
-    return;
+    return false;
   }
   const rec_field *f = field_of(ic, t, rt);
-  if (!f) return;
+  if (!f) return false;
   t->ty = f->ty;
   ix_record_written(ic, t->a);
+  if (f->ty->kind == TY_ARRAY && plain && vt && vt->kind == TY_ARRAY) {
+    as_whole_slice(ic, t);
+    return true;
+  }
   if (f->ty->kind == TY_ARRAY) {
     ix_error(ic, t->sp, "field '%s' is a nested array: assign it an array (copied in, as "
              "Numba does) or assign its elements one by one", f->name);
-    return;
+    return false;
   }
   if (f->ty->kind == TY_RECORD) {
     ix_error(ic, t->sp, "field '%s' is a record: assign its fields one by one", f->name);
-    return;
+    return false;
   }
   if (vt && !type_is_scalar(vt))
     ix_error(ic, t->sp, "cannot store %s into field '%s' (%s)", ix_tname(ic, vt), f->name,
          ix_tname(ic, f->ty));
+  return false;
 }

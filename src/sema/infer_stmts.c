@@ -108,16 +108,18 @@ static void ix_store_target(infer_ctx *ic, node *t, const type *vt, bool weak, n
     return;
   }
   case N_INDEX:
-    if (t->b && t->b->kind == N_STR && ix_record_key(t, ix_expr(ic, t->a)) &&
-        !ix_record_array_target(ic, t, vt)) {
-      ix_record_store(ic, t, vt);   /* r["y"] = v */
-      return;
+    if (t->b && t->b->kind == N_STR) {   /* r["y"] = v */
+      const type *bt = ix_expr(ic, t->a);
+      if (!bt) return;                   /* reported */
+      if (ix_record_key(t, bt)) {
+        if (ix_record_store(ic, t, bt, vt, true)) ix_store_element(ic, t, vt);
+        return;
+      }
     }
-    ix_store_element(ic, t, vt);    /* a[i] = v, a[1:] = v, r["h"][:] = v */
+    ix_store_element(ic, t, vt);         /* a[i] = v, a[1:] = v, r.h[:] = v */
     return;
   case N_ATTR:
-    if (ix_record_array_target(ic, t, vt)) ix_store_element(ic, t, vt);   /* r.h[:] = v */
-    else ix_record_store(ic, t, vt);
+    if (ix_record_store(ic, t, ix_expr(ic, t->a), vt, true)) ix_store_element(ic, t, vt);
     return;
   default:
     ix_error(ic, t->sp, "cannot assign to this expression");
@@ -217,7 +219,7 @@ static void ix_augassign(infer_ctx *ic, node *s) {
     }
     ix_store_target(ic, t, rt, tmp.weak, NULL);
   } else if (t->kind == N_ATTR) {
-    ix_record_store(ic, t, rt);
+    ix_record_store(ic, t, ix_expr(ic, t->a), rt, false);
   } else {
     ix_store_element(ic, t, rt);
   }

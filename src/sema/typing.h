@@ -205,8 +205,7 @@ const type *ix_record_field(infer_ctx *ic, node *e, const type *rt);
 /* v.x of a CUDA vector v (e->aux: which element) */
 const type *ix_vector_field(infer_ctx *ic, node *e, const type *vt);
 void ix_record_written(infer_ctx *ic, node *e);
-void ix_record_store(infer_ctx *ic, node *t, const type *vt);
-bool ix_record_array_target(infer_ctx *ic, node *t, const type *vt);
+bool ix_record_store(infer_ctx *ic, node *t, const type *rt, const type *vt, bool plain);
 int ix_record_position(infer_ctx *ic, node *e, const type *bt);
 /* resolve_sigs.c: signatures in every spelling; 'U' or 'T' for a path naming Numba's
  * UniTuple or Tuple type (a kernel parameter's type), else 0 */
